@@ -1,0 +1,115 @@
+/**
+ * Availability rules: when a staff member can be booked (API.md §3). `weekly` hours repeat
+ * on weekdays in a zone; `date` rules replace the weekly hours of one local date; `blocked`
+ * ranges are time off. Wall-clock rules carry their IANA zone, so they follow it across DST.
+ */
+import { Schema } from "effect"
+import { Instant, LocalDate, LocalTime, Metadata, TimeZone, Timestamps, minutesOfDay, toMillis } from "./common.js"
+import { Id } from "./ids.js"
+
+const Weekday = Schema.Int.pipe(Schema.between(1, 7, { message: () => "must be a weekday from 1 (Monday) to 7 (Sunday)" }))
+const Weekdays = Schema.Array(Weekday).pipe(
+  Schema.minItems(1),
+  Schema.filter((days) => new Set(days).size === days.length || "must not repeat a weekday")
+)
+
+const WeeklyFields = {
+  staff_id: Id("staff"),
+  type: Schema.Literal("weekly"),
+  time_zone: TimeZone,
+  weekdays: Weekdays,
+  start_time: LocalTime,
+  end_time: LocalTime,
+  valid_from: Schema.NullOr(LocalDate),
+  valid_until: Schema.NullOr(LocalDate),
+  metadata: Metadata
+}
+const DateFields = {
+  staff_id: Id("staff"),
+  type: Schema.Literal("date"),
+  time_zone: TimeZone,
+  date: LocalDate,
+  start_time: LocalTime,
+  end_time: LocalTime,
+  metadata: Metadata
+}
+const BlockedFields = {
+  staff_id: Id("staff"),
+  type: Schema.Literal("blocked"),
+  time_zone: TimeZone,
+  start: Instant,
+  end: Instant,
+  metadata: Metadata
+}
+
+interface WallClockWindow {
+  readonly start_time: string
+  readonly end_time: string
+}
+const endsAfterStart = <A extends WallClockWindow>(rule: A) =>
+  minutesOfDay(rule.end_time) > minutesOfDay(rule.start_time) ||
+  { path: ["end_time"], message: "must be later than start_time" }
+
+const validPeriod = <A extends { readonly valid_from?: string | null; readonly valid_until?: string | null }>(rule: A) =>
+  rule.valid_from == null || rule.valid_until == null || rule.valid_from <= rule.valid_until ||
+  { path: ["valid_until"], message: "must not be before valid_from" }
+
+const blockedOrder = <A extends { readonly start: string; readonly end: string }>(rule: A) =>
+  toMillis(rule.end) > toMillis(rule.start) || { path: ["end"], message: "must be later than start" }
+
+const resource = { id: Id("availability"), object: Schema.Literal("availability") }
+
+export const WeeklyRule = Schema.Struct({ ...resource, ...WeeklyFields, ...Timestamps }).pipe(
+  Schema.filter(endsAfterStart),
+  Schema.filter(validPeriod)
+).annotations({ identifier: "WeeklyAvailability" })
+export const DateRule = Schema.Struct({ ...resource, ...DateFields, ...Timestamps }).pipe(
+  Schema.filter(endsAfterStart)
+).annotations({ identifier: "DateAvailability" })
+export const BlockedRule = Schema.Struct({ ...resource, ...BlockedFields, ...Timestamps }).pipe(
+  Schema.filter(blockedOrder)
+).annotations({ identifier: "BlockedAvailability" })
+
+export const AvailabilityRule = Schema.Union(WeeklyRule, DateRule, BlockedRule).annotations({
+  identifier: "Availability"
+})
+export type WeeklyRule = typeof WeeklyRule.Type
+export type DateRule = typeof DateRule.Type
+export type BlockedRule = typeof BlockedRule.Type
+export type AvailabilityRule = typeof AvailabilityRule.Type
+
+/** Create input: the rule's fields; `time_zone` defaults to the staff member's. */
+const createOf = <F extends Schema.Struct.Fields & { time_zone: typeof TimeZone; metadata: typeof Metadata }>(fields: F) => {
+  const { time_zone, metadata, ...required } = fields
+  return { ...required, time_zone: Schema.optional(time_zone), metadata: Schema.optional(metadata) }
+}
+const { valid_from, valid_until, ...weeklyRequired } = createOf(WeeklyFields)
+
+export const AvailabilityCreate = Schema.Union(
+  Schema.Struct({ ...weeklyRequired, valid_from: Schema.optional(valid_from), valid_until: Schema.optional(valid_until) })
+    .pipe(Schema.filter(endsAfterStart), Schema.filter(validPeriod))
+    .annotations({ identifier: "WeeklyAvailabilityCreate" }),
+  Schema.Struct(createOf(DateFields)).pipe(Schema.filter(endsAfterStart))
+    .annotations({ identifier: "DateAvailabilityCreate" }),
+  Schema.Struct(createOf(BlockedFields)).pipe(Schema.filter(blockedOrder))
+    .annotations({ identifier: "BlockedAvailabilityCreate" })
+).annotations({ identifier: "AvailabilityCreate" })
+export type AvailabilityCreate = typeof AvailabilityCreate.Type
+
+/**
+ * Update input: any field of any rule type; the merged rule is validated again as a whole,
+ * so a field that does not belong to the rule's type is refused there.
+ */
+export const AvailabilityUpdate = Schema.partial(Schema.Struct({
+  time_zone: TimeZone,
+  weekdays: Weekdays,
+  start_time: LocalTime,
+  end_time: LocalTime,
+  valid_from: Schema.NullOr(LocalDate),
+  valid_until: Schema.NullOr(LocalDate),
+  date: LocalDate,
+  start: Instant,
+  end: Instant,
+  metadata: Metadata
+})).annotations({ identifier: "AvailabilityUpdate" })
+export type AvailabilityUpdate = typeof AvailabilityUpdate.Type

@@ -1,0 +1,125 @@
+/**
+ * Value schemas shared by every resource: instants, wall-clock times, dates, zones, money,
+ * metadata. Each is the one definition of its concept; the resources, the storage rows,
+ * the HTTP bodies and the OpenAPI document all derive from these.
+ */
+import { DateTime, Option, Schema } from "effect"
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i
+
+/** Parses an RFC 3339 instant to epoch milliseconds; `undefined` if malformed or impossible (Feb 30). */
+export const parseInstant = (text: string): number | undefined => {
+  const m = RFC3339.exec(text)
+  if (m === null) return undefined
+  const [, y, mo, d, h, mi, s] = m
+  const ms = Date.parse(text.toUpperCase())
+  if (Number.isNaN(ms)) return undefined
+  // Date.parse rolls Feb 30 over to Mar 2; a round trip of the calendar fields catches that.
+  const probe = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s ?? 0)))
+  if (
+    probe.getUTCFullYear() !== Number(y) || probe.getUTCMonth() !== Number(mo) - 1 ||
+    probe.getUTCDate() !== Number(d) || probe.getUTCHours() !== Number(h) || probe.getUTCMinutes() !== Number(mi)
+  ) return undefined
+  return ms
+}
+
+/** The canonical text of an instant: UTC with `Z`, milliseconds only when present. */
+export const formatInstant = (ms: number): string => {
+  const iso = new Date(ms).toISOString()
+  return iso.endsWith(".000Z") ? `${iso.slice(0, 19)}Z` : iso
+}
+
+/**
+ * An RFC 3339 instant. Accepts any offset on input and normalises to UTC `Z`, so every
+ * stored and returned instant has one spelling and compares as text in time order.
+ */
+export const Instant = Schema.transform(
+  Schema.String.pipe(
+    Schema.filter((s) => parseInstant(s) !== undefined || "must be an RFC 3339 date-time such as 2026-03-29T08:30:00Z")
+  ),
+  Schema.String,
+  { strict: true, decode: (s) => formatInstant(parseInstant(s)!), encode: (s) => s }
+).annotations({ identifier: "Instant", description: "RFC 3339 instant, UTC (`2026-03-29T08:30:00Z`)" })
+
+/** Epoch milliseconds of an instant already validated by {@link Instant}. */
+export const toMillis = (instant: string): number => Date.parse(instant)
+
+export const LocalTime = Schema.String.pipe(
+  Schema.filter((s) => /^([01]\d|2[0-3]):[0-5]\d$/.test(s) || s === "24:00" || "must be a wall-clock time HH:MM"),
+  Schema.annotations({ identifier: "LocalTime", description: "wall-clock time `HH:MM` (24:00 = end of day)" })
+)
+
+/** Minutes since local midnight of a validated `HH:MM`. */
+export const minutesOfDay = (time: string): number => Number(time.slice(0, 2)) * 60 + Number(time.slice(3, 5))
+
+export const isLocalDate = (s: string): boolean => {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s)
+  if (m === null) return false
+  const probe = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])))
+  return probe.getUTCFullYear() === Number(m[1]) && probe.getUTCMonth() === Number(m[2]) - 1 &&
+    probe.getUTCDate() === Number(m[3])
+}
+
+export const LocalDate = Schema.String.pipe(
+  Schema.filter((s) => isLocalDate(s) || "must be a calendar date YYYY-MM-DD"),
+  Schema.annotations({ identifier: "LocalDate", description: "calendar date `YYYY-MM-DD`" })
+)
+
+export const isTimeZone = (s: string): boolean => s.length <= 64 && Option.isSome(DateTime.zoneMakeNamed(s))
+
+export const TimeZone = Schema.String.pipe(
+  Schema.filter((s) => isTimeZone(s) || "must be an IANA time zone such as Europe/Berlin"),
+  Schema.annotations({ identifier: "TimeZone", description: "IANA time zone name" })
+)
+
+export const Currency = Schema.String.pipe(
+  Schema.pattern(/^[A-Z]{3}$/, { message: () => "must be an ISO 4217 code such as EUR" })
+)
+
+export const MinorUnits = Schema.Int.pipe(
+  Schema.nonNegative({ message: () => "must be a non-negative integer" }),
+  Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER, { message: () => "is too large" })
+)
+
+export const Money = Schema.Struct({ amount: MinorUnits, currency: Currency }).annotations({
+  identifier: "Money",
+  description: "amount in minor units (integer) and ISO 4217 currency"
+})
+export type Money = typeof Money.Type
+
+/** Free string key-values, at most 50 keys (Stripe's limits on key and value length). */
+export const Metadata = Schema.Record({
+  key: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(40)),
+  value: Schema.String.pipe(Schema.maxLength(500))
+}).pipe(
+  Schema.filter((m) => Object.keys(m).length <= 50 || "must have at most 50 keys"),
+  Schema.annotations({ identifier: "Metadata" })
+)
+export type Metadata = typeof Metadata.Type
+
+export const Name = Schema.String.pipe(
+  Schema.filter((s) => s.trim().length > 0 || "must not be empty"),
+  Schema.maxLength(200)
+)
+export const Email = Schema.String.pipe(
+  Schema.maxLength(254),
+  Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an email address" })
+)
+export const Phone = Schema.String.pipe(
+  Schema.pattern(/^\+?[0-9 ()\-.]{3,32}$/, { message: () => "must be a phone number" })
+)
+export const Text = (max: number) => Schema.String.pipe(Schema.maxLength(max))
+
+export const Minutes = (max: number) =>
+  Schema.Int.pipe(Schema.between(0, max, { message: () => `must be a whole number from 0 to ${max}` }))
+export const PositiveMinutes = (max: number) =>
+  Schema.Int.pipe(Schema.between(1, max, { message: () => `must be a whole number from 1 to ${max}` }))
+
+export const Environment = Schema.Literal("sandbox", "production")
+export type Environment = typeof Environment.Type
+
+/** Fields every resource carries (API.md §1). */
+export const Timestamps = {
+  created_at: Instant,
+  updated_at: Instant
+}

@@ -1,0 +1,79 @@
+/**
+ * Resource ids: a type prefix and a time-ordered random part (ULID layout: 48 bits of
+ * milliseconds, 80 random bits, Crockford base32), so ids sort by creation time and never
+ * collide across processes. Within one millisecond the random part increments, keeping
+ * ids from one process strictly ordered.
+ */
+import { Clock, Effect, Schema } from "effect"
+
+export const IdPrefixes = {
+  booking: "bkg",
+  client: "cli",
+  service: "svc",
+  staff: "stf",
+  availability: "avl",
+  hold: "hld",
+  event: "evt",
+  webhook: "whk",
+  delivery: "whd",
+  key: "key",
+  payment: "pay",
+  account: "acc",
+  oauthClient: "oac"
+} as const
+export type IdKind = keyof typeof IdPrefixes
+
+const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+const RANDOM_CHARS = 16
+
+let lastTime = -1
+let lastRandom: Array<number> = []
+
+const randomDigits = (): Array<number> => {
+  const bytes = new Uint8Array(RANDOM_CHARS)
+  globalThis.crypto.getRandomValues(bytes)
+  return Array.from(bytes, (b) => b & 31)
+}
+
+const increment = (digits: Array<number>): Array<number> => {
+  const next = digits.slice()
+  for (let i = next.length - 1; i >= 0; i--) {
+    if (next[i]! < 31) {
+      next[i] = next[i]! + 1
+      return next
+    }
+    next[i] = 0
+  }
+  return randomDigits() // 2^80 ids in one millisecond: start afresh rather than wrap.
+}
+
+/** A new id for `kind` at time `now` (epoch ms). */
+export const makeId = (kind: IdKind, now: number): string => {
+  let random: Array<number>
+  if (now === lastTime) random = increment(lastRandom)
+  else {
+    random = randomDigits()
+    lastTime = now
+  }
+  lastRandom = random
+  let time = ""
+  let t = Math.max(0, Math.floor(now))
+  for (let i = 0; i < 10; i++) {
+    time = ALPHABET[t % 32] + time
+    t = Math.floor(t / 32)
+  }
+  return `${IdPrefixes[kind]}_${time}${random.map((d) => ALPHABET[d]).join("")}`
+}
+
+/** A new id stamped with the current time of Effect's `Clock`. */
+export const newId = (kind: IdKind): Effect.Effect<string> =>
+  Effect.map(Clock.currentTimeMillis, (now) => makeId(kind, now))
+
+/** Schema of an id of one kind: its prefix and 26 base32 characters. */
+export const Id = (kind: IdKind) =>
+  Schema.String.pipe(
+    Schema.pattern(new RegExp(`^${IdPrefixes[kind]}_[0-9A-HJKMNP-TV-Z]{26}$`), {
+      message: () => `must be a ${IdPrefixes[kind]}_ id`
+    }),
+    Schema.annotations({ description: `${kind} id (\`${IdPrefixes[kind]}_…\`)` })
+  )

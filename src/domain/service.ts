@@ -1,0 +1,56 @@
+import { Schema } from "effect"
+import { Metadata, Minutes, Money, Name, PositiveMinutes, Text, Timestamps } from "./common.js"
+import { Id } from "./ids.js"
+
+/** The editable fields of a service, each with its one validation rule. */
+export const ServiceFields = {
+  name: Name,
+  description: Schema.NullOr(Text(2000)),
+  duration_minutes: PositiveMinutes(1440),
+  buffer_before_minutes: Minutes(1440),
+  buffer_after_minutes: Minutes(1440),
+  slot_interval_minutes: PositiveMinutes(1440),
+  capacity: Schema.Int.pipe(Schema.between(1, 1000, { message: () => "must be a whole number from 1 to 1000" })),
+  min_notice_minutes: Minutes(525_600),
+  max_advance_days: Schema.Int.pipe(Schema.between(1, 1830, { message: () => "must be a whole number from 1 to 1830" })),
+  requires_confirmation: Schema.Boolean,
+  price: Schema.NullOr(Money),
+  staff_ids: Schema.Array(Id("staff")).pipe(Schema.maxItems(500)),
+  active: Schema.Boolean,
+  metadata: Metadata
+}
+
+export const Service = Schema.Struct({
+  id: Id("service"),
+  object: Schema.Literal("service"),
+  ...ServiceFields,
+  ...Timestamps
+}).annotations({ identifier: "Service" })
+export type Service = typeof Service.Type
+
+const { name, duration_minutes, ...optionalOnCreate } = ServiceFields
+
+export const ServiceCreate = Schema.Struct({
+  name,
+  duration_minutes,
+  ...Schema.partial(Schema.Struct(optionalOnCreate)).fields
+}).annotations({ identifier: "ServiceCreate" })
+export type ServiceCreate = typeof ServiceCreate.Type
+
+export const ServiceUpdate = Schema.partial(Schema.Struct(ServiceFields)).annotations({ identifier: "ServiceUpdate" })
+export type ServiceUpdate = typeof ServiceUpdate.Type
+
+export const serviceDefaults = (input: ServiceCreate) => ({
+  description: null,
+  buffer_before_minutes: 0,
+  buffer_after_minutes: 0,
+  slot_interval_minutes: input.duration_minutes,
+  capacity: 1,
+  min_notice_minutes: 0,
+  max_advance_days: 365,
+  requires_confirmation: false,
+  price: null,
+  staff_ids: [],
+  active: true,
+  metadata: {}
+})

@@ -1,0 +1,31 @@
+import { Schema } from "effect"
+import { Email, Metadata, Name, TimeZone, Timestamps } from "./common.js"
+import { Id } from "./ids.js"
+
+export const StaffFields = {
+  name: Name,
+  email: Schema.NullOr(Email),
+  time_zone: TimeZone,
+  active: Schema.Boolean,
+  metadata: Metadata
+}
+
+export const Staff = Schema.Struct({
+  id: Id("staff"),
+  object: Schema.Literal("staff"),
+  ...StaffFields,
+  ...Timestamps
+}).annotations({ identifier: "Staff" })
+export type Staff = typeof Staff.Type
+
+const { name, ...optionalOnCreate } = StaffFields
+export const StaffCreate = Schema.Struct({
+  name,
+  ...Schema.partial(Schema.Struct(optionalOnCreate)).fields
+}).annotations({ identifier: "StaffCreate" })
+export type StaffCreate = typeof StaffCreate.Type
+
+export const StaffUpdate = Schema.partial(Schema.Struct(StaffFields)).annotations({ identifier: "StaffUpdate" })
+export type StaffUpdate = typeof StaffUpdate.Type
+
+export const staffDefaults = { email: null, time_zone: "UTC", active: true, metadata: {} }
