@@ -4,7 +4,7 @@
  * ranges are time off. Wall-clock rules carry their IANA zone, so they follow it across DST.
  */
 import { Schema } from "effect"
-import { Instant, LocalDate, LocalTime, Metadata, TimeZone, Timestamps, minutesOfDay, toMillis } from "./common.js"
+import { Instant, LocalDate, LocalTime, Metadata, TimeZone, Timestamps, minutesOfDay, optionalFields, toMillis } from "./common.js"
 import { Id } from "./ids.js"
 
 const Weekday = Schema.Int.pipe(Schema.between(1, 7, { message: () => "must be a weekday from 1 (Monday) to 7 (Sunday)" }))
@@ -50,7 +50,7 @@ const endsAfterStart = <A extends WallClockWindow>(rule: A) =>
   minutesOfDay(rule.end_time) > minutesOfDay(rule.start_time) ||
   { path: ["end_time"], message: "must be later than start_time" }
 
-const validPeriod = <A extends { readonly valid_from?: string | null; readonly valid_until?: string | null }>(rule: A) =>
+const validPeriod = <A extends { readonly valid_from?: string | null | undefined; readonly valid_until?: string | null | undefined }>(rule: A) =>
   rule.valid_from == null || rule.valid_until == null || rule.valid_from <= rule.valid_until ||
   { path: ["valid_until"], message: "must not be before valid_from" }
 
@@ -81,12 +81,12 @@ export type AvailabilityRule = typeof AvailabilityRule.Type
 /** Create input: the rule's fields; `time_zone` defaults to the staff member's. */
 const createOf = <F extends Schema.Struct.Fields & { time_zone: typeof TimeZone; metadata: typeof Metadata }>(fields: F) => {
   const { time_zone, metadata, ...required } = fields
-  return { ...required, time_zone: Schema.optional(time_zone), metadata: Schema.optional(metadata) }
+  return { ...required, ...optionalFields({ time_zone, metadata }) }
 }
 const { valid_from, valid_until, ...weeklyRequired } = createOf(WeeklyFields)
 
 export const AvailabilityCreate = Schema.Union(
-  Schema.Struct({ ...weeklyRequired, valid_from: Schema.optional(valid_from), valid_until: Schema.optional(valid_until) })
+  Schema.Struct({ ...weeklyRequired, ...optionalFields({ valid_from, valid_until }) })
     .pipe(Schema.filter(endsAfterStart), Schema.filter(validPeriod))
     .annotations({ identifier: "WeeklyAvailabilityCreate" }),
   Schema.Struct(createOf(DateFields)).pipe(Schema.filter(endsAfterStart))
@@ -100,7 +100,7 @@ export type AvailabilityCreate = typeof AvailabilityCreate.Type
  * Update input: any field of any rule type; the merged rule is validated again as a whole,
  * so a field that does not belong to the rule's type is refused there.
  */
-export const AvailabilityUpdate = Schema.partial(Schema.Struct({
+export const AvailabilityUpdate = Schema.Struct(optionalFields({
   time_zone: TimeZone,
   weekdays: Weekdays,
   start_time: LocalTime,

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Email, Metadata, Name, Phone, Text, TimeZone, Timestamps } from "./common.js"
+import { Email, Metadata, Name, Phone, Text, TimeZone, Timestamps , optionalFields } from "./common.js"
 import { Id } from "./ids.js"
 
 export const ClientFields = {
@@ -22,11 +22,11 @@ export type Client = typeof Client.Type
 const { name, ...optionalOnCreate } = ClientFields
 export const ClientCreate = Schema.Struct({
   name,
-  ...Schema.partial(Schema.Struct(optionalOnCreate)).fields
+  ...optionalFields(optionalOnCreate)
 }).annotations({ identifier: "ClientCreate" })
 export type ClientCreate = typeof ClientCreate.Type
 
-export const ClientUpdate = Schema.partial(Schema.Struct(ClientFields)).annotations({ identifier: "ClientUpdate" })
+export const ClientUpdate = Schema.Struct(optionalFields(ClientFields)).annotations({ identifier: "ClientUpdate" })
 export type ClientUpdate = typeof ClientUpdate.Type
 
 export const clientDefaults = { email: null, phone: null, time_zone: null, notes: null, metadata: {} }

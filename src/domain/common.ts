@@ -123,3 +123,14 @@ export const Timestamps = {
   created_at: Instant,
   updated_at: Instant
 }
+
+/** Every field optional (absent, never `undefined`): create and update inputs derive from the fields. */
+export const optionalFields = <F extends { readonly [k: string]: Schema.Schema.All }>(
+  fields: F
+): { readonly [K in keyof F]: Schema.optionalWith<F[K], { exact: true }> } =>
+  Object.fromEntries(
+    Object.entries(fields).map(([key, schema]) => [key, Schema.optionalWith(schema, { exact: true })])
+  ) as any
+
+/** An optional field that is absent rather than `undefined` when not given. */
+export const optional = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Metadata, Minutes, Money, Name, PositiveMinutes, Text, Timestamps } from "./common.js"
+import { Metadata, Minutes, Money, Name, PositiveMinutes, Text, Timestamps , optionalFields } from "./common.js"
 import { Id } from "./ids.js"
 
 /** The editable fields of a service, each with its one validation rule. */
@@ -33,11 +33,11 @@ const { name, duration_minutes, ...optionalOnCreate } = ServiceFields
 export const ServiceCreate = Schema.Struct({
   name,
   duration_minutes,
-  ...Schema.partial(Schema.Struct(optionalOnCreate)).fields
+  ...optionalFields(optionalOnCreate)
 }).annotations({ identifier: "ServiceCreate" })
 export type ServiceCreate = typeof ServiceCreate.Type
 
-export const ServiceUpdate = Schema.partial(Schema.Struct(ServiceFields)).annotations({ identifier: "ServiceUpdate" })
+export const ServiceUpdate = Schema.Struct(optionalFields(ServiceFields)).annotations({ identifier: "ServiceUpdate" })
 export type ServiceUpdate = typeof ServiceUpdate.Type
 
 export const serviceDefaults = (input: ServiceCreate) => ({

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Email, Metadata, Name, TimeZone, Timestamps } from "./common.js"
+import { Email, Metadata, Name, TimeZone, Timestamps , optionalFields } from "./common.js"
 import { Id } from "./ids.js"
 
 export const StaffFields = {
@@ -21,11 +21,11 @@ export type Staff = typeof Staff.Type
 const { name, ...optionalOnCreate } = StaffFields
 export const StaffCreate = Schema.Struct({
   name,
-  ...Schema.partial(Schema.Struct(optionalOnCreate)).fields
+  ...optionalFields(optionalOnCreate)
 }).annotations({ identifier: "StaffCreate" })
 export type StaffCreate = typeof StaffCreate.Type
 
-export const StaffUpdate = Schema.partial(Schema.Struct(StaffFields)).annotations({ identifier: "StaffUpdate" })
+export const StaffUpdate = Schema.Struct(optionalFields(StaffFields)).annotations({ identifier: "StaffUpdate" })
 export type StaffUpdate = typeof StaffUpdate.Type
 
 export const staffDefaults = { email: null, time_zone: "UTC", active: true, metadata: {} }

@@ -1,0 +1,247 @@
+/**
+ * In-memory storage. A write transaction collects its writes and events in an overlay held
+ * in a FiberRef and applies them in one synchronous step at commit, under a one-permit
+ * semaphore: readers never see half a transaction, and a failed one leaves nothing behind.
+ */
+import { Effect, FiberRef, Layer, Option } from "effect"
+import { StorageFailure } from "../../src/domain/errors.js"
+import type { Event } from "../../src/events/catalogue.js"
+import {
+  type Collection,
+  type CollectionSpec,
+  type Condition,
+  type IndexValue,
+  type ListQuery,
+  Storage,
+  type StorageService,
+  type StoredEvent
+} from "../../src/ports/storage.js"
+import { Tenant, type TenantId } from "../../src/ports/tenant.js"
+
+interface Row {
+  readonly tenant: TenantId
+  readonly doc: { readonly id: string }
+  readonly index: Readonly<Record<string, IndexValue>>
+}
+
+const DELETED = Symbol("deleted")
+
+interface Overlay {
+  /** collection → tenant key → id → row or DELETED */
+  readonly writes: Map<string, Map<string, Map<string, Row | typeof DELETED>>>
+  readonly events: Array<{ readonly tenant: TenantId; readonly event: Event }>
+  readonly erased: Set<string>
+}
+
+const tenantKey = (t: TenantId) => `${t.account_id}\u0000${t.environment}`
+
+const compareValues = (a: IndexValue, b: IndexValue): number =>
+  a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1
+
+const matches = (row: Row, conditions: ReadonlyArray<Condition>): boolean =>
+  conditions.every((c) => {
+    const v = c.column === "id" ? row.doc.id : (row.index[c.column] ?? null)
+    switch (c.op) {
+      case "in":
+        return c.value.includes(v)
+      case "eq":
+        return v === c.value
+      case "ne":
+        return v !== c.value
+      case "lt":
+        return v !== null && c.value !== null && v < c.value
+      case "lte":
+        return v !== null && c.value !== null && v <= c.value
+      case "gt":
+        return v !== null && c.value !== null && v > c.value
+      case "gte":
+        return v !== null && c.value !== null && v >= c.value
+    }
+  })
+
+const sortKey = (spec: CollectionSpec<any>, row: Row): Array<IndexValue> => [
+  ...spec.order.map((column) => row.index[column] ?? null),
+  row.doc.id
+]
+
+const compareKeys = (a: ReadonlyArray<IndexValue>, b: ReadonlyArray<IndexValue>): number => {
+  for (let i = 0; i < a.length; i++) {
+    const c = compareValues(a[i] ?? null, b[i] ?? null)
+    if (c !== 0) return c
+  }
+  return 0
+}
+
+export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(function*() {
+  const lock = yield* Effect.makeSemaphore(1)
+  const currentOverlay = FiberRef.unsafeMake<Overlay | undefined>(undefined)
+  /** collection → tenant key → id → row */
+  const tables = new Map<string, Map<string, Map<string, Row>>>()
+  const eventLog: Array<StoredEvent> = []
+  let lastSeq = 0
+
+  const tableOf = (name: string, key: string): Map<string, Row> => {
+    let byTenant = tables.get(name)
+    if (byTenant === undefined) tables.set(name, byTenant = new Map())
+    let rows = byTenant.get(key)
+    if (rows === undefined) byTenant.set(key, rows = new Map())
+    return rows
+  }
+
+  const overlayOf = (overlay: Overlay, name: string, key: string) => {
+    let byTenant = overlay.writes.get(name)
+    if (byTenant === undefined) overlay.writes.set(name, byTenant = new Map())
+    let rows = byTenant.get(key)
+    if (rows === undefined) byTenant.set(key, rows = new Map())
+    return rows
+  }
+
+  const commit = (overlay: Overlay) => {
+    for (const key of overlay.erased) {
+      for (const byTenant of tables.values()) byTenant.delete(key)
+      for (let i = eventLog.length - 1; i >= 0; i--) {
+        if (tenantKey(eventLog[i]!.tenant) === key) eventLog.splice(i, 1)
+      }
+    }
+    for (const [name, byTenant] of overlay.writes) {
+      for (const [key, rows] of byTenant) {
+        const table = tableOf(name, key)
+        for (const [id, row] of rows) {
+          if (row === DELETED) table.delete(id)
+          else table.set(id, row)
+        }
+      }
+    }
+    for (const { event, tenant } of overlay.events) eventLog.push({ seq: ++lastSeq, tenant, event })
+  }
+
+  const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageFailure, R> =>
+    Effect.flatMap(FiberRef.get(currentOverlay), (open) => {
+      if (open !== undefined) return effect
+      return lock.withPermits(1)(
+        Effect.suspend(() => {
+          const overlay: Overlay = { writes: new Map(), events: [], erased: new Set() }
+          return Effect.locally(effect, currentOverlay, overlay).pipe(
+            Effect.tap(() => Effect.sync(() => commit(overlay)))
+          )
+        })
+      )
+    })
+
+  /** Runs a write in the open transaction, or in one of its own. */
+  const write = <A>(f: (overlay: Overlay, tenant: TenantId) => A): Effect.Effect<A, StorageFailure, Tenant> =>
+    transaction(
+      Effect.flatMap(Tenant, (tenant) =>
+        Effect.flatMap(FiberRef.get(currentOverlay), (overlay) => Effect.sync(() => f(overlay!, tenant))))
+    )
+
+  /** The tenant's rows as the current fiber sees them: committed state plus its own overlay. */
+  const visibleRows = (name: string, tenant: TenantId, overlay: Overlay | undefined): Map<string, Row> => {
+    const key = tenantKey(tenant)
+    const base = overlay?.erased.has(key) ? new Map<string, Row>() : tableOf(name, key)
+    const pending = overlay?.writes.get(name)?.get(key)
+    if (pending === undefined || pending.size === 0) return base
+    const merged = new Map(base)
+    for (const [id, row] of pending) {
+      if (row === DELETED) merged.delete(id)
+      else merged.set(id, row)
+    }
+    return merged
+  }
+
+  const select = (spec: CollectionSpec<any>, rows: Iterable<Row>, query: ListQuery): Array<Row> => {
+    const where = query.where ?? []
+    let result = Array.from(rows).filter((row) => matches(row, where))
+    if (query.after !== undefined) {
+      const after = query.after
+      result = result.filter((row) => compareKeys(sortKey(spec, row), after) > 0)
+    }
+    result.sort((a, b) => compareKeys(sortKey(spec, a), sortKey(spec, b)))
+    return query.limit === undefined ? result : result.slice(0, query.limit)
+  }
+
+  const collection = <A extends { readonly id: string }>(spec: CollectionSpec<A>): Collection<A> => {
+    const rowOf = (tenant: TenantId, doc: A): Row => {
+      const index: Record<string, IndexValue> = {}
+      for (const [column, ix] of Object.entries(spec.indexes)) index[column] = ix.get(doc)
+      return { tenant, doc, index }
+    }
+    const read = <B>(f: (rows: Map<string, Row>) => B): Effect.Effect<B, never, Tenant> =>
+      Effect.flatMap(Tenant, (tenant) =>
+        Effect.map(FiberRef.get(currentOverlay), (overlay) => f(visibleRows(spec.name, tenant, overlay))))
+
+    return {
+      spec,
+      get: (id) => read((rows) => Option.map(Option.fromNullable(rows.get(id)), (row) => row.doc as A)),
+      insert: (doc) =>
+        Effect.flatMap(
+          read((rows) => rows.has(doc.id)),
+          (exists) =>
+            exists
+              ? Effect.fail(new StorageFailure({ detail: `${spec.name}: duplicate id ${doc.id}` }))
+              : write((overlay, tenant) => {
+                overlayOf(overlay, spec.name, tenantKey(tenant)).set(doc.id, rowOf(tenant, doc))
+              })
+        ),
+      update: (doc) =>
+        write((overlay, tenant) => {
+          overlayOf(overlay, spec.name, tenantKey(tenant)).set(doc.id, rowOf(tenant, doc))
+        }),
+      remove: (id) =>
+        write((overlay, tenant) => {
+          overlayOf(overlay, spec.name, tenantKey(tenant)).set(id, DELETED)
+        }),
+      list: (query) => read((rows) => select(spec, rows.values(), query).map((row) => row.doc as A)),
+      listIndexes: (query) =>
+        read((rows) => select(spec, rows.values(), query).map((row) => ({ ...row.index, id: row.doc.id }))),
+      listAcrossTenants: (query) =>
+        Effect.sync(() => {
+          const all: Array<Row> = []
+          for (const rows of tables.get(spec.name)?.values() ?? []) all.push(...rows.values())
+          return select(spec, all, query).map((row) => ({ tenant: row.tenant, doc: row.doc as A }))
+        })
+    }
+  }
+
+  const events: StorageService["events"] = {
+    append: (event) =>
+      write((overlay, tenant) => {
+        overlay.events.push({ tenant, event })
+      }),
+    get: (id) =>
+      Effect.map(Tenant, (tenant) => {
+        const key = tenantKey(tenant)
+        return Option.fromNullable(
+          eventLog.find((stored) => stored.event.id === id && tenantKey(stored.tenant) === key)?.event
+        )
+      }),
+    read: ({ after, limit, types }) =>
+      Effect.map(Tenant, (tenant) => {
+        const key = tenantKey(tenant)
+        const result: Array<StoredEvent> = []
+        for (const stored of eventLog) {
+          if (result.length >= limit) break
+          if (stored.seq <= after || tenantKey(stored.tenant) !== key) continue
+          if (types !== undefined && !types.includes(stored.event.type)) continue
+          result.push(stored)
+        }
+        return result
+      }),
+    readAcrossTenants: ({ after, limit }) =>
+      Effect.sync(() => eventLog.filter((stored) => stored.seq > after).slice(0, limit))
+  }
+
+  const eraseTenant = write((overlay, tenant) => {
+    const key = tenantKey(tenant)
+    overlay.erased.add(key)
+    for (const byTenant of overlay.writes.values()) byTenant.delete(key)
+    for (let i = overlay.events.length - 1; i >= 0; i--) {
+      if (tenantKey(overlay.events[i]!.tenant) === key) overlay.events.splice(i, 1)
+    }
+  })
+
+  return { collection, events, transaction, eraseTenant } satisfies StorageService
+})
+
+/** A fresh, empty in-memory store. */
+export const MemoryStorageLive: Layer.Layer<Storage> = Layer.effect(Storage, makeMemoryStorage)

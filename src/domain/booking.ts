@@ -1,0 +1,143 @@
+/**
+ * Bookings and their status rules (API.md §3). The transition table below is the only
+ * place that decides which status changes are allowed.
+ */
+import { Schema } from "effect"
+import { Instant, Metadata, Money, optional, Text, Timestamps } from "./common.js"
+import { ClientCreate } from "./client.js"
+import { Id } from "./ids.js"
+
+export const BookingStatus = Schema.Literal("pending", "confirmed", "cancelled", "completed", "no_show")
+export type BookingStatus = typeof BookingStatus.Type
+
+export const PaymentStatus = Schema.Literal("unpaid", "partially_paid", "paid")
+export type PaymentStatus = typeof PaymentStatus.Type
+
+export const Booking = Schema.Struct({
+  id: Id("booking"),
+  object: Schema.Literal("booking"),
+  service_id: Id("service"),
+  staff_id: Id("staff"),
+  client_id: Id("client"),
+  start: Instant,
+  end: Instant,
+  status: BookingStatus,
+  notes: Schema.NullOr(Text(5000)),
+  cancellation_reason: Schema.NullOr(Text(1000)),
+  price: Schema.NullOr(Money),
+  amount_paid: Schema.NullOr(Money),
+  payment_status: PaymentStatus,
+  rescheduled_from: Schema.NullOr(Instant),
+  buffer_before_minutes: Schema.Int.annotations({ description: "the service's buffer when booked" }),
+  buffer_after_minutes: Schema.Int.annotations({ description: "the service's buffer when booked" }),
+  metadata: Metadata,
+  ...Timestamps
+}).annotations({ identifier: "Booking" })
+export type Booking = typeof Booking.Type
+
+export const BookingCreate = Schema.Struct({
+  service_id: Id("service"),
+  staff_id: optional(Id("staff")).annotations({
+    description: "omit to book the first staff member of the service who is free at `start`"
+  }),
+  client_id: optional(Id("client")),
+  client: optional(ClientCreate),
+  start: Instant,
+  notes: optional(Schema.NullOr(Text(5000))),
+  metadata: optional(Metadata),
+  hold_id: optional(Id("hold"))
+}).pipe(
+  Schema.filter((input) => {
+    if (input.client_id !== undefined && input.client !== undefined) {
+      return { path: ["client"], message: "give client_id or client, not both" }
+    }
+    if (input.client_id === undefined && input.client === undefined) {
+      return { path: ["client_id"], message: "is required (or an inline client object)" }
+    }
+    return true
+  })
+).annotations({ identifier: "BookingCreate" })
+export type BookingCreate = typeof BookingCreate.Type
+
+export const BookingUpdate = Schema.Struct({
+  start: optional(Instant),
+  staff_id: optional(Id("staff")),
+  status: optional(BookingStatus),
+  notes: optional(Schema.NullOr(Text(5000))),
+  cancellation_reason: optional(Schema.NullOr(Text(1000))),
+  metadata: optional(Metadata)
+}).annotations({ identifier: "BookingUpdate" })
+export type BookingUpdate = typeof BookingUpdate.Type
+
+export const BookingReschedule = Schema.Struct({
+  start: Instant,
+  staff_id: optional(Id("staff"))
+}).annotations({ identifier: "BookingReschedule" })
+export type BookingReschedule = typeof BookingReschedule.Type
+
+export const BookingCancel = Schema.Struct({
+  reason: optional(Schema.NullOr(Text(1000)))
+}).annotations({ identifier: "BookingCancel" })
+export type BookingCancel = typeof BookingCancel.Type
+
+export type BookingAction = "confirm" | "cancel" | "reschedule" | "complete" | "no_show"
+
+export const FINAL_STATUSES: ReadonlySet<BookingStatus> = new Set(["cancelled", "completed", "no_show"])
+/** Statuses that hold a slot. */
+export const ACTIVE_STATUSES: ReadonlyArray<BookingStatus> = ["pending", "confirmed"]
+
+interface Transition {
+  readonly from: ReadonlyArray<BookingStatus>
+  readonly to: BookingStatus | "same"
+  /** The transition is allowed only once the booking has started. */
+  readonly afterStart: boolean
+}
+
+/** API.md §3, "Booking status rules": the whole table. */
+export const TRANSITIONS: { readonly [A in BookingAction]: Transition } = {
+  confirm: { from: ["pending"], to: "confirmed", afterStart: false },
+  cancel: { from: ["pending", "confirmed"], to: "cancelled", afterStart: false },
+  reschedule: { from: ["pending", "confirmed"], to: "same", afterStart: false },
+  complete: { from: ["confirmed"], to: "completed", afterStart: true },
+  no_show: { from: ["confirmed"], to: "no_show", afterStart: true }
+}
+
+/** The action that moves a booking to `status` through `PATCH {status}`, if any. */
+export const actionForStatus = (status: BookingStatus): BookingAction | undefined => {
+  switch (status) {
+    case "confirmed":
+      return "confirm"
+    case "cancelled":
+      return "cancel"
+    case "completed":
+      return "complete"
+    case "no_show":
+      return "no_show"
+    case "pending":
+      return undefined
+  }
+}
+
+/**
+ * Why `action` is not allowed on a booking in `from` at `now`, or `undefined` if it is.
+ * `startMs` is the booking's start.
+ */
+export const transitionRefusal = (
+  action: BookingAction,
+  from: BookingStatus,
+  startMs: number,
+  now: number
+): string | undefined => {
+  const rule = TRANSITIONS[action]
+  if (!rule.from.includes(from)) {
+    return FINAL_STATUSES.has(from)
+      ? `a ${from} booking is final and cannot ${action.replace("_", "-")}`
+      : `cannot ${action.replace("_", "-")} a ${from} booking`
+  }
+  if (rule.afterStart && now < startMs) return `cannot ${action.replace("_", "-")} a booking before its start`
+  return undefined
+}
+
+/** Payment status from what is owed and what was paid. */
+export const paymentStatusOf = (price: number | null, paid: number): PaymentStatus =>
+  paid <= 0 ? "unpaid" : price !== null && paid < price ? "partially_paid" : "paid"

@@ -1,0 +1,47 @@
+/**
+ * The event catalogue (API.md §4). Every change appends one of these in the same storage
+ * transaction as the change (the outbox); polling, webhooks and in-process subscribers all
+ * read that one log. The list is open: consumers must ignore types they do not know.
+ */
+import { Schema } from "effect"
+import { Instant, optional } from "../domain/common.js"
+import { Id } from "../domain/ids.js"
+
+export const EVENT_TYPES = [
+  "booking.created",
+  "booking.updated",
+  "booking.cancelled",
+  "booking.rescheduled",
+  "payment.received",
+  "client.created",
+  "client.updated",
+  "client.deleted",
+  "service.created",
+  "service.updated",
+  "service.deleted",
+  "staff.created",
+  "staff.updated",
+  "staff.deleted",
+  "availability.created",
+  "availability.updated",
+  "availability.deleted"
+] as const
+
+export const EventType = Schema.Literal(...EVENT_TYPES)
+export type EventType = typeof EventType.Type
+
+export const EventData = Schema.Struct({
+  object: Schema.Unknown.annotations({ description: "the full resource after the change" }),
+  previous: optional(Schema.Unknown.annotations({ description: "the resource before an update" })),
+  booking: optional(Schema.Unknown.annotations({ description: "payment.received: the booking paid for" }))
+})
+export type EventData = typeof EventData.Type
+
+export const Event = Schema.Struct({
+  id: Id("event"),
+  object: Schema.Literal("event"),
+  type: Schema.String.annotations({ description: "one of the catalogue's types; ignore unknown ones" }),
+  created_at: Instant,
+  data: EventData
+}).annotations({ identifier: "Event" })
+export type Event = typeof Event.Type

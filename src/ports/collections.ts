@@ -1,0 +1,83 @@
+/** The core's collections: what each resource is indexed by, for filters and order. */
+import type { AvailabilityRule } from "../domain/availability.js"
+import type { Booking } from "../domain/booking.js"
+import type { Client } from "../domain/client.js"
+import { toMillis } from "../domain/common.js"
+import type { Hold } from "../domain/hold.js"
+import type { Payment } from "../domain/payment.js"
+import type { Service } from "../domain/service.js"
+import type { Staff } from "../domain/staff.js"
+import type { CollectionSpec } from "./storage.js"
+
+const MINUTE = 60_000
+
+export const ServicesCollection: CollectionSpec<Service> = {
+  name: "services",
+  indexes: { active: { type: "integer", get: (s) => (s.active ? 1 : 0) } },
+  order: []
+}
+
+export const StaffCollection: CollectionSpec<Staff> = {
+  name: "staff",
+  indexes: { active: { type: "integer", get: (s) => (s.active ? 1 : 0) } },
+  order: []
+}
+
+export const ClientsCollection: CollectionSpec<Client> = {
+  name: "clients",
+  indexes: { email: { type: "text", get: (c) => c.email?.toLowerCase() ?? null } },
+  order: []
+}
+
+export const AvailabilityCollection: CollectionSpec<AvailabilityRule> = {
+  name: "availability",
+  indexes: {
+    staff_id: { type: "text", get: (r) => r.staff_id },
+    type: { type: "text", get: (r) => r.type }
+  },
+  order: []
+}
+
+export const BookingsCollection: CollectionSpec<Booking> = {
+  name: "bookings",
+  indexes: {
+    staff_id: { type: "text", get: (b) => b.staff_id },
+    service_id: { type: "text", get: (b) => b.service_id },
+    client_id: { type: "text", get: (b) => b.client_id },
+    status: { type: "text", get: (b) => b.status },
+    start_ms: { type: "integer", get: (b) => toMillis(b.start) },
+    end_ms: { type: "integer", get: (b) => toMillis(b.end) },
+    occupied_start: { type: "integer", get: (b) => toMillis(b.start) - b.buffer_before_minutes * MINUTE },
+    occupied_end: { type: "integer", get: (b) => toMillis(b.end) + b.buffer_after_minutes * MINUTE }
+  },
+  order: ["start_ms"]
+}
+
+export const HoldsCollection: CollectionSpec<Hold> = {
+  name: "holds",
+  indexes: {
+    staff_id: { type: "text", get: (h) => h.staff_id },
+    service_id: { type: "text", get: (h) => h.service_id },
+    start_ms: { type: "integer", get: (h) => toMillis(h.start) },
+    end_ms: { type: "integer", get: (h) => toMillis(h.end) },
+    expires_ms: { type: "integer", get: (h) => toMillis(h.expires_at) }
+  },
+  order: []
+}
+
+export const PaymentsCollection: CollectionSpec<Payment> = {
+  name: "payments",
+  indexes: { booking_id: { type: "text", get: (p) => p.booking_id } },
+  order: []
+}
+
+/** Every collection of the core, for adapters that prepare tables up front. */
+export const CoreCollections: ReadonlyArray<CollectionSpec<any>> = [
+  ServicesCollection,
+  StaffCollection,
+  ClientsCollection,
+  AvailabilityCollection,
+  BookingsCollection,
+  HoldsCollection,
+  PaymentsCollection
+]

@@ -1,0 +1,101 @@
+/**
+ * The storage port. Resources are documents in tenant-scoped collections with a few
+ * declared index columns (derived from the document by the collection's spec), which is
+ * all the core ever filters or orders by; events live in an append-only log whose sequence
+ * numbers follow commit order. Adapters: adapters/memory, adapters/sqlite.
+ */
+import { Context, type Effect, type Option } from "effect"
+import type { StorageFailure } from "../domain/errors.js"
+import type { Event } from "../events/catalogue.js"
+import type { Tenant, TenantId } from "./tenant.js"
+
+export type IndexValue = string | number | null
+
+export interface IndexSpec<A> {
+  readonly type: "text" | "integer"
+  readonly get: (doc: A) => IndexValue
+}
+
+export interface CollectionSpec<A extends { readonly id: string }> {
+  /** Stable name; the SQLite table is `c_<name>`. */
+  readonly name: string
+  readonly indexes: { readonly [column: string]: IndexSpec<A> }
+  /** Index columns that order lists; `id` is always the final tie-break. */
+  readonly order: ReadonlyArray<string>
+}
+
+export type Condition =
+  | { readonly column: string; readonly op: "eq" | "ne" | "lt" | "lte" | "gt" | "gte"; readonly value: IndexValue }
+  | { readonly column: string; readonly op: "in"; readonly value: ReadonlyArray<IndexValue> }
+
+export interface IndexedRow {
+  readonly id: string
+  readonly [column: string]: IndexValue
+}
+
+export interface ListQuery {
+  readonly where?: ReadonlyArray<Condition>
+  /** Keyset: the order columns' values and then the id of the last row already seen. */
+  readonly after?: ReadonlyArray<IndexValue>
+  /** At most this many rows; all when absent. */
+  readonly limit?: number
+}
+
+export interface Collection<A extends { readonly id: string }> {
+  readonly spec: CollectionSpec<A>
+  readonly get: (id: string) => Effect.Effect<Option.Option<A>, StorageFailure, Tenant>
+  /** Fails with a StorageFailure if the id exists. */
+  readonly insert: (doc: A) => Effect.Effect<void, StorageFailure, Tenant>
+  /** Replaces the document with the same id. */
+  readonly update: (doc: A) => Effect.Effect<void, StorageFailure, Tenant>
+  readonly remove: (id: string) => Effect.Effect<void, StorageFailure, Tenant>
+  /** Rows matching every condition, in `spec.order` then id, ascending. */
+  readonly list: (query: ListQuery) => Effect.Effect<ReadonlyArray<A>, StorageFailure, Tenant>
+  /**
+   * Like `list`, but only the id and the index columns: hot paths (slot computation over
+   * thousands of bookings) read these without decoding whole documents.
+   */
+  readonly listIndexes: (query: ListQuery) => Effect.Effect<ReadonlyArray<IndexedRow>, StorageFailure, Tenant>
+  /** Across every tenant (authentication, background dispatch); not for tenant-facing reads. */
+  readonly listAcrossTenants: (
+    query: ListQuery
+  ) => Effect.Effect<ReadonlyArray<{ readonly tenant: TenantId; readonly doc: A }>, StorageFailure>
+}
+
+export interface StoredEvent {
+  /** Position in the log: increases in commit order, never reused. */
+  readonly seq: number
+  readonly tenant: TenantId
+  readonly event: Event
+}
+
+export interface EventLog {
+  readonly append: (event: Event) => Effect.Effect<void, StorageFailure, Tenant>
+  readonly get: (id: string) => Effect.Effect<Option.Option<Event>, StorageFailure, Tenant>
+  /** The tenant's events after `after` (a seq), oldest first, optionally of some types only. */
+  readonly read: (query: {
+    readonly after: number
+    readonly types?: ReadonlyArray<string>
+    readonly limit: number
+  }) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageFailure, Tenant>
+  /** Every tenant's events after `after`, for dispatchers. */
+  readonly readAcrossTenants: (query: {
+    readonly after: number
+    readonly limit: number
+  }) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageFailure>
+}
+
+export interface StorageService {
+  readonly collection: <A extends { readonly id: string }>(spec: CollectionSpec<A>) => Collection<A>
+  readonly events: EventLog
+  /**
+   * Runs `effect` as one atomic write: all its writes and events commit together or not at
+   * all, and no other write transaction (in this process or another on the same database)
+   * interleaves with it. Nested calls join the outer transaction.
+   */
+  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageFailure, R>
+  /** Deletes every document and event of the tenant (sandbox reset). */
+  readonly eraseTenant: Effect.Effect<void, StorageFailure, Tenant>
+}
+
+export class Storage extends Context.Tag("slotwise/Storage")<Storage, StorageService>() {}
