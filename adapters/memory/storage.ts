@@ -227,6 +227,7 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
         }
         return result
       }),
+    lastSeq: Effect.sync(() => lastSeq),
     readAcrossTenants: ({ after, limit }) =>
       Effect.sync(() => eventLog.filter((stored) => stored.seq > after).slice(0, limit))
   }

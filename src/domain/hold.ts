@@ -14,6 +14,8 @@ export const Hold = Schema.Struct({
   start: Instant,
   end: Instant,
   expires_at: Instant,
+  buffer_before_minutes: Schema.Int.annotations({ description: "the service's buffer when held" }),
+  buffer_after_minutes: Schema.Int.annotations({ description: "the service's buffer when held" }),
   metadata: Metadata,
   ...Timestamps
 }).annotations({ identifier: "Hold" })

@@ -60,6 +60,8 @@ export const HoldsCollection: CollectionSpec<Hold> = {
     service_id: { type: "text", get: (h) => h.service_id },
     start_ms: { type: "integer", get: (h) => toMillis(h.start) },
     end_ms: { type: "integer", get: (h) => toMillis(h.end) },
+    occupied_start: { type: "integer", get: (h) => toMillis(h.start) - h.buffer_before_minutes * MINUTE },
+    occupied_end: { type: "integer", get: (h) => toMillis(h.end) + h.buffer_after_minutes * MINUTE },
     expires_ms: { type: "integer", get: (h) => toMillis(h.expires_at) }
   },
   order: []

@@ -78,6 +78,8 @@ export interface EventLog {
     readonly types?: ReadonlyArray<string>
     readonly limit: number
   }) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageFailure, Tenant>
+  /** The highest seq in the log (0 when empty): where a live subscription starts. */
+  readonly lastSeq: Effect.Effect<number, StorageFailure>
   /** Every tenant's events after `after`, for dispatchers. */
   readonly readAcrossTenants: (query: {
     readonly after: number

@@ -1,0 +1,284 @@
+/**
+ * Availability: the rules that say when staff can be booked, and what follows from them:
+ * slots, explanations and holds (API.md §3).
+ */
+import { Effect, Schema } from "effect"
+import {
+  AvailabilityCreate,
+  AvailabilityRule,
+  AvailabilityUpdate,
+  BlockedRule,
+  DateRule,
+  WeeklyRule
+} from "./domain/availability.js"
+import { formatInstant, Instant, optional, TimeZone, toMillis } from "./domain/common.js"
+import { ValidationFailed } from "./domain/errors.js"
+import { HOLD_DEFAULT_TTL_SECONDS, type Hold, HoldCreate } from "./domain/hold.js"
+import { Id } from "./domain/ids.js"
+import { Reason, Slot } from "./domain/slot.js"
+import { Events } from "./Events.js"
+import { changes, currentStamp, findOr404, listPage, newResource, PageParams } from "./internal/resources.js"
+import { makeScheduleLoader, policyOf, slotOf } from "./internal/schedule.js"
+import { decodeInput } from "./internal/validation.js"
+import { AvailabilityCollection, HoldsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
+import { type Condition, Storage } from "./ports/storage.js"
+import { localDateOf } from "./scheduling/zones.js"
+import { computeSlots } from "./scheduling/slots.js"
+import { InvalidReference } from "./domain/errors.js"
+
+const DAY = 86_400_000
+export const MAX_SLOT_RANGE_DAYS = 62
+
+export const AvailabilityListParams = Schema.Struct({
+  ...PageParams,
+  staff_id: optional(Id("staff")),
+  type: optional(Schema.Literal("weekly", "date", "blocked"))
+})
+export type AvailabilityListParams = typeof AvailabilityListParams.Encoded
+
+export const SlotQuery = Schema.Struct({
+  service_id: Id("service"),
+  start: Instant,
+  end: Instant,
+  staff_id: optional(Id("staff")),
+  time_zone: optional(TimeZone)
+}).pipe(
+  Schema.filter((q) => {
+    const span = toMillis(q.end) - toMillis(q.start)
+    if (span <= 0) return { path: ["end"], message: "must be later than start" }
+    if (span > MAX_SLOT_RANGE_DAYS * DAY) return { path: ["end"], message: `must be at most ${MAX_SLOT_RANGE_DAYS} days after start` }
+    return true
+  })
+).annotations({ identifier: "SlotQuery" })
+export type SlotQuery = typeof SlotQuery.Encoded
+
+export const SlotList = Schema.Struct({
+  object: Schema.Literal("list"),
+  data: Schema.Array(Slot),
+  days: optional(Schema.Array(Schema.Struct({ date: Schema.String, slots: Schema.Array(Slot) })))
+}).annotations({ identifier: "SlotList" })
+export type SlotList = typeof SlotList.Type
+
+export const ExplainQuery = Schema.Struct({
+  service_id: Id("service"),
+  staff_id: Id("staff"),
+  start: Instant
+}).annotations({ identifier: "ExplainQuery" })
+export type ExplainQuery = typeof ExplainQuery.Encoded
+
+export const Explanation = Schema.Struct({
+  object: Schema.Literal("explanation"),
+  service_id: Schema.String,
+  staff_id: Schema.String,
+  start: Instant,
+  end: Instant,
+  bookable: Schema.Boolean,
+  reasons: Schema.Array(Reason)
+}).annotations({ identifier: "Explanation" })
+export type Explanation = typeof Explanation.Type
+
+/** The fields a PATCH may set on each type of rule. */
+const UPDATABLE: Record<AvailabilityRule["type"], ReadonlySet<string>> = {
+  weekly: new Set(["time_zone", "weekdays", "start_time", "end_time", "valid_from", "valid_until", "metadata"]),
+  date: new Set(["time_zone", "date", "start_time", "end_time", "metadata"]),
+  blocked: new Set(["time_zone", "start", "end", "metadata"])
+}
+const RULE_SCHEMAS = { weekly: WeeklyRule, date: DateRule, blocked: BlockedRule } as const
+
+export class Availability extends Effect.Service<Availability>()("slotwise/Availability", {
+  effect: Effect.gen(function*() {
+    const storage = yield* Storage
+    const events = yield* Events
+    const rules = storage.collection(AvailabilityCollection)
+    const staff = storage.collection(StaffCollection)
+    const services = storage.collection(ServicesCollection)
+    const holds = storage.collection(HoldsCollection)
+    const schedule = makeScheduleLoader(storage)
+    const findRule = findOr404(rules, "availability rule")
+    const findStaff = findOr404(staff, "staff member")
+    const findService = findOr404(services, "service")
+    const findHold = findOr404(holds, "hold")
+    const decodeCreate = decodeInput(AvailabilityCreate)
+    const decodeUpdate = decodeInput(AvailabilityUpdate)
+    const decodeList = decodeInput(AvailabilityListParams)
+    const decodeSlots = decodeInput(SlotQuery)
+    const decodeExplain = decodeInput(ExplainQuery)
+    const decodeHold = decodeInput(HoldCreate)
+    const validateRule = {
+      weekly: decodeInput(RULE_SCHEMAS.weekly),
+      date: decodeInput(RULE_SCHEMAS.date),
+      blocked: decodeInput(RULE_SCHEMAS.blocked)
+    }
+
+    /** A referenced staff member of this tenant, or `invalid_reference` on `path`. */
+    const referencedStaff = (id: string, path = "staff_id") =>
+      Effect.catchTag(findStaff(id), "NotFound", () =>
+        Effect.fail(new InvalidReference({ detail: `no staff member with id ${id}`, errors: [{ path, message: `no staff member ${id}` }] })))
+    const referencedService = (id: string) =>
+      Effect.catchTag(findService(id), "NotFound", () =>
+        Effect.fail(new InvalidReference({ detail: `no service with id ${id}`, errors: [{ path: "service_id", message: `no service ${id}` }] })))
+
+    const create = (input: typeof AvailabilityCreate.Encoded) =>
+      Effect.gen(function*() {
+        const fields = yield* decodeCreate(input)
+        return yield* events.mutate(Effect.gen(function*() {
+          const member = yield* referencedStaff(fields.staff_id)
+          const base = { ...(yield* newResource("availability")), object: "availability" as const, metadata: {} }
+          const rule = {
+            ...base,
+            ...(fields.type === "weekly" ? { valid_from: null, valid_until: null } : {}),
+            ...fields,
+            time_zone: fields.time_zone ?? member.time_zone
+          } as AvailabilityRule
+          yield* rules.insert(rule)
+          yield* events.record("availability.created", rule)
+          return rule
+        }))
+      })
+
+    const update = (id: string, input: typeof AvailabilityUpdate.Encoded) =>
+      Effect.gen(function*() {
+        const patch = yield* decodeUpdate(input)
+        return yield* events.mutate(Effect.gen(function*() {
+          const current = yield* findRule(id)
+          const foreign = Object.keys(patch).filter((key) => !UPDATABLE[current.type].has(key))
+          if (foreign.length > 0) {
+            return yield* new ValidationFailed({
+              detail: `${foreign.join(", ")} cannot be set on a ${current.type} rule`,
+              errors: foreign.map((path) => ({ path, message: `does not apply to a ${current.type} rule` }))
+            })
+          }
+          if (!changes(current, patch)) return current
+          const merged = { ...current, ...patch, updated_at: (yield* currentStamp).iso }
+          const next: AvailabilityRule = yield* validateRule[current.type](merged)
+          yield* rules.update(next)
+          yield* events.record("availability.updated", next, { previous: current })
+          return next
+        }))
+      })
+
+    const remove = (id: string) =>
+      events.mutate(Effect.gen(function*() {
+        const current = yield* findRule(id)
+        yield* rules.remove(id)
+        yield* events.record("availability.deleted", current)
+        return current
+      }))
+
+    const list = (params: AvailabilityListParams = {}) =>
+      Effect.gen(function*() {
+        const { cursor, limit, staff_id, type } = yield* decodeList(params)
+        const where: Array<Condition> = [
+          ...(staff_id === undefined ? [] : [{ column: "staff_id", op: "eq", value: staff_id } as const]),
+          ...(type === undefined ? [] : [{ column: "type", op: "eq", value: type } as const])
+        ]
+        return yield* listPage(rules, { where, limit, cursor, filters: { staff_id, type } })
+      })
+
+    /** Every bookable start in the range, across the service's active staff or one member. */
+    const slots = (query: SlotQuery) =>
+      Effect.gen(function*() {
+        const q = yield* decodeSlots(query)
+        const service = yield* referencedService(q.service_id)
+        const now = (yield* currentStamp).ms
+        let staffIds: ReadonlyArray<string>
+        if (q.staff_id !== undefined) {
+          const member = yield* referencedStaff(q.staff_id)
+          staffIds = schedule.staffReasons(service, member).length === 0 ? [member.id] : []
+        } else if (!service.active || service.staff_ids.length === 0) {
+          staffIds = []
+        } else {
+          const active = yield* staff.listIndexes({
+            where: [{ column: "id", op: "in", value: service.staff_ids }, { column: "active", op: "eq", value: 1 }]
+          })
+          const activeIds = new Set(active.map((row) => row.id))
+          staffIds = service.staff_ids.filter((id) => activeIds.has(id))
+        }
+        const range = { start: toMillis(q.start), end: toMillis(q.end) }
+        const policy = policyOf(service)
+        const schedules = staffIds.length === 0 ? [] : yield* schedule.schedules(staffIds, policy, range, now)
+        const data = computeSlots({ policy, schedules, range, now }).map(slotOf)
+        if (q.time_zone === undefined) return { object: "list", data } satisfies SlotList
+        const byDate = new Map<string, Array<Slot>>()
+        for (const slot of data) {
+          const date = localDateOf(q.time_zone, toMillis(slot.start))
+          const group = byDate.get(date)
+          if (group === undefined) byDate.set(date, [slot])
+          else group.push(slot)
+        }
+        const days = [...byDate].map(([date, slots]) => ({ date, slots }))
+        return { object: "list", data, days } satisfies SlotList
+      })
+
+    /** Why a start is or is not bookable: one reason per failed check. */
+    const explain = (query: ExplainQuery) =>
+      Effect.gen(function*() {
+        const q = yield* decodeExplain(query)
+        const service = yield* referencedService(q.service_id)
+        const member = yield* referencedStaff(q.staff_id)
+        const now = (yield* currentStamp).ms
+        const start = toMillis(q.start)
+        const reasons = yield* schedule.explain(service, member, start, now)
+        return {
+          object: "explanation",
+          service_id: service.id,
+          staff_id: member.id,
+          start: q.start,
+          end: formatInstant(start + service.duration_minutes * 60_000),
+          bookable: reasons.length === 0,
+          reasons
+        } satisfies Explanation
+      })
+
+    /** Reserves a bookable slot for a few minutes; it leaves `slots` for everyone else. */
+    const hold = (input: typeof HoldCreate.Encoded) =>
+      Effect.gen(function*() {
+        const fields = yield* decodeHold(input)
+        return yield* events.mutate(Effect.gen(function*() {
+          const service = yield* referencedService(fields.service_id)
+          const member = yield* referencedStaff(fields.staff_id)
+          const now = yield* currentStamp
+          const start = toMillis(fields.start)
+          yield* schedule.ensureBookable(service, member, start, now.ms)
+          const ttl = fields.ttl_seconds ?? HOLD_DEFAULT_TTL_SECONDS
+          const created: Hold = {
+            ...(yield* newResource("hold")),
+            object: "hold",
+            service_id: service.id,
+            staff_id: member.id,
+            start: fields.start,
+            end: formatInstant(start + service.duration_minutes * 60_000),
+            expires_at: formatInstant(now.ms + ttl * 1000),
+            buffer_before_minutes: service.buffer_before_minutes,
+            buffer_after_minutes: service.buffer_after_minutes,
+            metadata: fields.metadata ?? {}
+          }
+          yield* holds.insert(created)
+          return created
+        }))
+      })
+
+    /** Releases a hold at once; releasing an expired or converted hold is `not_found`. */
+    const releaseHold = (id: string) =>
+      storage.transaction(Effect.gen(function*() {
+        const current = yield* findHold(id)
+        yield* holds.remove(id)
+        return current
+      }))
+
+    return {
+      create,
+      get: findRule,
+      list,
+      update,
+      delete: remove,
+      slots,
+      explain,
+      hold,
+      getHold: findHold,
+      releaseHold
+    } as const
+  })
+}) {}
+
+export { AvailabilityRule }

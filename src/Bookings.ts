@@ -1,0 +1,378 @@
+/**
+ * Bookings: creation with the checks of API.md §3 as one atomic step, the status rules,
+ * rescheduling and payments.
+ */
+import { Effect, Option, Schema } from "effect"
+import {
+  ACTIVE_STATUSES,
+  actionForStatus,
+  type Booking,
+  type BookingAction,
+  BookingCancel,
+  BookingCreate,
+  BookingReschedule,
+  BookingStatus,
+  BookingUpdate,
+  paymentStatusOf,
+  transitionRefusal
+} from "./domain/booking.js"
+import { formatInstant, Instant, optional, toMillis } from "./domain/common.js"
+import { HoldExpired, InvalidReference, InvalidTransition, ValidationFailed } from "./domain/errors.js"
+import { Id } from "./domain/ids.js"
+import { type Payment, PaymentCreate } from "./domain/payment.js"
+import type { Service } from "./domain/service.js"
+import type { Staff } from "./domain/staff.js"
+import { Clients } from "./Clients.js"
+import { Events } from "./Events.js"
+import { changes, currentStamp, findOr404, listPage, newResource, PageParams } from "./internal/resources.js"
+import { type Exclusions, makeScheduleLoader } from "./internal/schedule.js"
+import { decodeInput } from "./internal/validation.js"
+import {
+  BookingsCollection,
+  ClientsCollection,
+  HoldsCollection,
+  PaymentsCollection,
+  ServicesCollection,
+  StaffCollection
+} from "./ports/collections.js"
+import { type Condition, Storage } from "./ports/storage.js"
+
+const MINUTE = 60_000
+
+export const BookingListParams = Schema.Struct({
+  ...PageParams,
+  status: optional(Schema.Union(BookingStatus, Schema.Array(BookingStatus))),
+  staff_id: optional(Id("staff")),
+  client_id: optional(Id("client")),
+  service_id: optional(Id("service")),
+  start_from: optional(Instant),
+  start_to: optional(Instant),
+  upcoming: optional(Schema.Boolean)
+}).annotations({ identifier: "BookingListParams" })
+export type BookingListParams = typeof BookingListParams.Encoded
+
+const EVENT_OF_ACTION: Record<BookingAction, "booking.updated" | "booking.cancelled" | "booking.rescheduled"> = {
+  confirm: "booking.updated",
+  cancel: "booking.cancelled",
+  reschedule: "booking.rescheduled",
+  complete: "booking.updated",
+  no_show: "booking.updated"
+}
+
+const STATUS_OF_ACTION: Record<Exclude<BookingAction, "reschedule">, Booking["status"]> = {
+  confirm: "confirmed",
+  cancel: "cancelled",
+  complete: "completed",
+  no_show: "no_show"
+}
+
+export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
+  effect: Effect.gen(function*() {
+    const storage = yield* Storage
+    const events = yield* Events
+    const clientUseCases = yield* Clients
+    const bookings = storage.collection(BookingsCollection)
+    const services = storage.collection(ServicesCollection)
+    const staff = storage.collection(StaffCollection)
+    const clients = storage.collection(ClientsCollection)
+    const holds = storage.collection(HoldsCollection)
+    const payments = storage.collection(PaymentsCollection)
+    const schedule = makeScheduleLoader(storage)
+    const find = findOr404(bookings, "booking")
+    const decodeCreate = decodeInput(BookingCreate)
+    const decodeUpdate = decodeInput(BookingUpdate)
+    const decodeReschedule = decodeInput(BookingReschedule)
+    const decodeCancel = decodeInput(BookingCancel)
+    const decodeList = decodeInput(BookingListParams)
+    const decodePayment = decodeInput(PaymentCreate)
+
+    /** A referenced resource of this tenant, or `invalid_reference` naming the field. */
+    const reference = <A extends { readonly id: string }>(
+      get: (id: string) => Effect.Effect<Option.Option<A>, any, any>,
+      label: string,
+      path: string
+    ) =>
+    (id: string) =>
+      Effect.flatMap(get(id), (found) =>
+        Option.match(found, {
+          onNone: () =>
+            Effect.fail(new InvalidReference({ detail: `no ${label} with id ${id}`, errors: [{ path, message: `no ${label} ${id}` }] })),
+          onSome: Effect.succeed
+        }))
+    const referencedService = reference(services.get, "service", "service_id")
+    const referencedStaff = reference(staff.get, "staff member", "staff_id")
+    const referencedClient = reference(clients.get, "client", "client_id")
+    const referencedHold = reference(holds.get, "hold", "hold_id")
+
+    /**
+     * The staff member to book: the one asked for, or else the first of the service's
+     * staff who is free at `start` (the first one's refusal when nobody is).
+     */
+    const chooseStaff = (service: Service, staffId: string | undefined, start: number, now: number, exclude: Exclusions) =>
+      Effect.gen(function*() {
+        if (staffId !== undefined) {
+          const member = yield* referencedStaff(staffId)
+          yield* schedule.ensureBookable(service, member, start, now, exclude)
+          return member
+        }
+        if (service.staff_ids.length === 0) {
+          return yield* new InvalidReference({
+            detail: `service ${service.id} has no staff`,
+            errors: [{ path: "staff_id", message: "is required: the service has no staff to choose from" }]
+          })
+        }
+        let firstRefusal: Effect.Effect<never, any> | undefined
+        for (const id of service.staff_ids) {
+          const member = Option.getOrUndefined(yield* staff.get(id))
+          if (member === undefined) continue
+          const outcome = yield* Effect.either(schedule.ensureBookable(service, member, start, now, exclude))
+          if (outcome._tag === "Right") return member
+          firstRefusal ??= Effect.fail(outcome.left)
+        }
+        return yield* (firstRefusal ?? referencedStaff(service.staff_ids[0]!)) as Effect.Effect<Staff, any>
+      })
+
+    const create = (input: typeof BookingCreate.Encoded) =>
+      Effect.gen(function*() {
+        const fields = yield* decodeCreate(input)
+        return yield* events.mutate(Effect.gen(function*() {
+          const now = yield* currentStamp
+          const start = toMillis(fields.start)
+          const service = yield* referencedService(fields.service_id)
+          const exclude: Exclusions = {}
+          if (fields.hold_id !== undefined) {
+            const held = yield* referencedHold(fields.hold_id)
+            if (toMillis(held.expires_at) <= now.ms) {
+              return yield* new HoldExpired({ detail: `hold ${held.id} expired at ${held.expires_at}` })
+            }
+            if (
+              held.service_id !== service.id || held.start !== fields.start ||
+              (fields.staff_id !== undefined && held.staff_id !== fields.staff_id)
+            ) {
+              return yield* new ValidationFailed({
+                detail: `hold ${held.id} is for another slot`,
+                errors: [{ path: "hold_id", message: `holds ${held.service_id} with ${held.staff_id} at ${held.start}` }]
+              })
+            }
+            Object.assign(exclude, { holdId: held.id })
+          }
+          const heldStaff = exclude.holdId === undefined ? fields.staff_id : (yield* holds.get(exclude.holdId)).pipe(
+            Option.map((h) => h.staff_id),
+            Option.getOrUndefined
+          )
+          const member = yield* chooseStaff(service, heldStaff, start, now.ms, exclude)
+          const client = fields.client !== undefined
+            ? yield* clientUseCases.insert(fields.client)
+            : yield* referencedClient(fields.client_id!)
+          const booking: Booking = {
+            ...(yield* newResource("booking")),
+            object: "booking",
+            service_id: service.id,
+            staff_id: member.id,
+            client_id: client.id,
+            start: fields.start,
+            end: formatInstant(start + service.duration_minutes * MINUTE),
+            status: service.requires_confirmation ? "pending" : "confirmed",
+            notes: fields.notes ?? null,
+            cancellation_reason: null,
+            price: service.price,
+            amount_paid: null,
+            payment_status: "unpaid",
+            rescheduled_from: null,
+            buffer_before_minutes: service.buffer_before_minutes,
+            buffer_after_minutes: service.buffer_after_minutes,
+            metadata: fields.metadata ?? {}
+          }
+          yield* bookings.insert(booking)
+          if (exclude.holdId !== undefined) yield* holds.remove(exclude.holdId)
+          yield* events.record("booking.created", booking)
+          return booking
+        }))
+      })
+
+    const list = (params: BookingListParams = {}) =>
+      Effect.gen(function*() {
+        const p = yield* decodeList(params)
+        const now = (yield* currentStamp).ms
+        const statuses = p.status === undefined ? undefined : typeof p.status === "string" ? [p.status] : p.status
+        const where: Array<Condition> = [
+          ...(statuses !== undefined ? [{ column: "status", op: "in", value: statuses } as const] : []),
+          ...(p.upcoming === true && statuses === undefined
+            ? [{ column: "status", op: "in", value: ACTIVE_STATUSES } as const]
+            : []),
+          ...(p.upcoming === true ? [{ column: "end_ms", op: "gt", value: now } as const] : []),
+          ...(p.upcoming === false ? [{ column: "end_ms", op: "lte", value: now } as const] : []),
+          ...(p.staff_id !== undefined ? [{ column: "staff_id", op: "eq", value: p.staff_id } as const] : []),
+          ...(p.client_id !== undefined ? [{ column: "client_id", op: "eq", value: p.client_id } as const] : []),
+          ...(p.service_id !== undefined ? [{ column: "service_id", op: "eq", value: p.service_id } as const] : []),
+          ...(p.start_from !== undefined ? [{ column: "start_ms", op: "gte", value: toMillis(p.start_from) } as const] : []),
+          ...(p.start_to !== undefined ? [{ column: "start_ms", op: "lt", value: toMillis(p.start_to) } as const] : [])
+        ]
+        const { cursor, limit, ...filters } = p
+        return yield* listPage(bookings, { where, limit, cursor, filters })
+      })
+
+    /** Applies a status action (not reschedule) with the table's rules and its event. */
+    const transition = (
+      id: string,
+      action: Exclude<BookingAction, "reschedule">,
+      extra: Partial<Pick<Booking, "notes" | "cancellation_reason" | "metadata">> = {}
+    ) =>
+      events.mutate(Effect.gen(function*() {
+        const current = yield* find(id)
+        const now = yield* currentStamp
+        const refusal = transitionRefusal(action, current.status, toMillis(current.start), now.ms)
+        if (refusal !== undefined) return yield* new InvalidTransition({ detail: refusal })
+        const next: Booking = { ...current, ...extra, status: STATUS_OF_ACTION[action], updated_at: now.iso }
+        yield* bookings.update(next)
+        yield* events.record(EVENT_OF_ACTION[action], next, { previous: current })
+        return next
+      }))
+
+    /** Moves a pending or confirmed booking to a new start (and staff member), rechecked in full. */
+    const moveTo = (
+      id: string,
+      target: { readonly start?: string; readonly staff_id?: string },
+      extra: Partial<Pick<Booking, "notes" | "cancellation_reason" | "metadata">> = {}
+    ) =>
+      events.mutate(Effect.gen(function*() {
+        const current = yield* find(id)
+        const now = yield* currentStamp
+        const refusal = transitionRefusal("reschedule", current.status, toMillis(current.start), now.ms)
+        if (refusal !== undefined) return yield* new InvalidTransition({ detail: refusal })
+        const startText = target.start ?? current.start
+        const staffId = target.staff_id ?? current.staff_id
+        if (startText === current.start && staffId === current.staff_id && !changes(current, extra)) return current
+        const service = yield* referencedService(current.service_id)
+        const member = yield* referencedStaff(staffId)
+        const start = toMillis(startText)
+        yield* schedule.ensureBookable(service, member, start, now.ms, { bookingId: current.id })
+        const moved = startText !== current.start || staffId !== current.staff_id
+        const next: Booking = {
+          ...current,
+          ...extra,
+          staff_id: member.id,
+          start: startText,
+          end: formatInstant(start + service.duration_minutes * MINUTE),
+          rescheduled_from: startText !== current.start ? current.start : current.rescheduled_from,
+          buffer_before_minutes: service.buffer_before_minutes,
+          buffer_after_minutes: service.buffer_after_minutes,
+          updated_at: now.iso
+        }
+        yield* bookings.update(next)
+        yield* events.record(moved ? "booking.rescheduled" : "booking.updated", next, { previous: current })
+        return next
+      }))
+
+    const reschedule = (id: string, input: typeof BookingReschedule.Encoded) =>
+      Effect.flatMap(decodeReschedule(input), (target) => moveTo(id, target))
+
+    const cancel = (id: string, input: typeof BookingCancel.Encoded = {}) =>
+      Effect.flatMap(decodeCancel(input), ({ reason }) => transition(id, "cancel", { cancellation_reason: reason ?? null }))
+
+    /** DELETE: cancels; cancelling an already cancelled booking returns it unchanged. */
+    const remove = (id: string) =>
+      events.mutate(Effect.gen(function*() {
+        const current = yield* find(id)
+        if (current.status === "cancelled") return current
+        return yield* transition(id, "cancel")
+      }))
+
+    /**
+     * PATCH: a new `status` follows the status table; a new `start` or `staff_id` is a
+     * reschedule; other fields are a plain update.
+     */
+    const update = (id: string, input: typeof BookingUpdate.Encoded) =>
+      Effect.gen(function*() {
+        const { start, staff_id, status, ...extra } = yield* decodeUpdate(input)
+        if (status !== undefined && (start !== undefined || staff_id !== undefined)) {
+          return yield* new ValidationFailed({
+            detail: "change the status and the time in separate requests",
+            errors: [{ path: "status", message: "cannot be combined with start or staff_id" }]
+          })
+        }
+        if (status !== undefined) {
+          const action = actionForStatus(status)
+          if (action === undefined) {
+            const current = yield* find(id)
+            return yield* new InvalidTransition({ detail: `cannot move a ${current.status} booking to ${status}` })
+          }
+          return yield* transition(id, action as Exclude<BookingAction, "reschedule">, extra)
+        }
+        if (start !== undefined || staff_id !== undefined) {
+          return yield* moveTo(id, { ...(start !== undefined ? { start } : {}), ...(staff_id !== undefined ? { staff_id } : {}) }, extra)
+        }
+        return yield* events.mutate(Effect.gen(function*() {
+          const current = yield* find(id)
+          if (!changes(current, extra)) return current
+          const next: Booking = { ...current, ...extra, updated_at: (yield* currentStamp).iso }
+          yield* bookings.update(next)
+          yield* events.record("booking.updated", next, { previous: current })
+          return next
+        }))
+      })
+
+    /** Records a payment received for a booking and updates what it has paid. */
+    const recordPayment = (id: string, input: typeof PaymentCreate.Encoded) =>
+      Effect.gen(function*() {
+        const fields = yield* decodePayment(input)
+        if (fields.amount.amount <= 0) {
+          return yield* new ValidationFailed({
+            detail: "amount.amount must be greater than 0",
+            errors: [{ path: "amount.amount", message: "must be greater than 0" }]
+          })
+        }
+        return yield* events.mutate(Effect.gen(function*() {
+          const current = yield* find(id)
+          const currency = current.price?.currency ?? current.amount_paid?.currency
+          if (currency !== undefined && currency !== fields.amount.currency) {
+            return yield* new ValidationFailed({
+              detail: `booking ${id} is priced in ${currency}`,
+              errors: [{ path: "amount.currency", message: `must be ${currency}, the booking's currency` }]
+            })
+          }
+          const paid = (current.amount_paid?.amount ?? 0) + fields.amount.amount
+          const payment: Payment = {
+            ...(yield* newResource("payment")),
+            object: "payment",
+            booking_id: current.id,
+            amount: fields.amount,
+            reference: fields.reference ?? null,
+            metadata: fields.metadata ?? {}
+          }
+          const booking: Booking = {
+            ...current,
+            amount_paid: { amount: paid, currency: fields.amount.currency },
+            payment_status: paymentStatusOf(current.price?.amount ?? null, paid),
+            updated_at: payment.created_at
+          }
+          yield* payments.insert(payment)
+          yield* bookings.update(booking)
+          yield* events.record("payment.received", payment, { booking })
+          return { payment, booking }
+        }))
+      })
+
+    const listPayments = (id: string) =>
+      Effect.gen(function*() {
+        yield* find(id)
+        const data = yield* payments.list({ where: [{ column: "booking_id", op: "eq", value: id }] })
+        return { object: "list" as const, data, has_more: false, next_cursor: null }
+      })
+
+    return {
+      create,
+      get: find,
+      list,
+      update,
+      delete: remove,
+      confirm: (id: string) => transition(id, "confirm"),
+      cancel,
+      reschedule,
+      complete: (id: string) => transition(id, "complete"),
+      noShow: (id: string) => transition(id, "no_show"),
+      recordPayment,
+      listPayments
+    } as const
+  })
+}) {}

@@ -1,0 +1,74 @@
+/** Clients: the people who book (API.md §3). */
+import { Effect, Schema } from "effect"
+import { Client, ClientCreate, clientDefaults, ClientUpdate } from "./domain/client.js"
+import { Events } from "./Events.js"
+import { changes, currentStamp, findOr404, listPage, newResource, PageParams } from "./internal/resources.js"
+import { decodeInput } from "./internal/validation.js"
+import { BookingsCollection, ClientsCollection } from "./ports/collections.js"
+import { type Condition, Storage } from "./ports/storage.js"
+import { refuseIfBooked } from "./Services.js"
+
+export const ClientListParams = Schema.Struct({
+  ...PageParams,
+  email: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(254)), { exact: true })
+})
+export type ClientListParams = typeof ClientListParams.Encoded
+
+export class Clients extends Effect.Service<Clients>()("slotwise/Clients", {
+  effect: Effect.gen(function*() {
+    const storage = yield* Storage
+    const events = yield* Events
+    const clients = storage.collection(ClientsCollection)
+    const bookings = storage.collection(BookingsCollection)
+    const find = findOr404(clients, "client")
+    const decodeCreate = decodeInput(ClientCreate)
+    const decodeUpdate = decodeInput(ClientUpdate)
+    const decodeList = decodeInput(ClientListParams)
+    const validate = decodeInput(Client)
+
+    /** Inserts an already-decoded client inside the caller's change (bookings create inline clients). */
+    const insert = (fields: ClientCreate) =>
+      Effect.gen(function*() {
+        const client: Client = { ...(yield* newResource("client")), object: "client", ...clientDefaults, ...fields }
+        yield* clients.insert(client)
+        yield* events.record("client.created", client)
+        return client
+      })
+
+    const create = (input: typeof ClientCreate.Encoded) =>
+      Effect.flatMap(decodeCreate(input), (fields) => events.mutate(insert(fields)))
+
+    const update = (id: string, input: typeof ClientUpdate.Encoded) =>
+      Effect.gen(function*() {
+        const patch = yield* decodeUpdate(input)
+        return yield* events.mutate(Effect.gen(function*() {
+          const current = yield* find(id)
+          if (!changes(current, patch)) return current
+          const next = yield* validate({ ...current, ...patch, updated_at: (yield* currentStamp).iso })
+          yield* clients.update(next)
+          yield* events.record("client.updated", next, { previous: current })
+          return next
+        }))
+      })
+
+    const remove = (id: string) =>
+      events.mutate(Effect.gen(function*() {
+        const current = yield* find(id)
+        yield* refuseIfBooked(bookings, [{ column: "client_id", op: "eq", value: id }], `client ${id}`)
+        yield* clients.remove(id)
+        yield* events.record("client.deleted", current)
+        return current
+      }))
+
+    const list = (params: ClientListParams = {}) =>
+      Effect.gen(function*() {
+        const { cursor, email, limit } = yield* decodeList(params)
+        const where: Array<Condition> = email === undefined
+          ? []
+          : [{ column: "email", op: "eq", value: email.toLowerCase() }]
+        return yield* listPage(clients, { where, limit, cursor, filters: { email } })
+      })
+
+    return { create, insert, get: find, list, update, delete: remove } as const
+  })
+}) {}

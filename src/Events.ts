@@ -1,0 +1,164 @@
+/**
+ * The event log's use cases: recording an event inside a change's transaction (the outbox),
+ * reading the feed by cursor, and delivering committed events to in-process subscribers.
+ * Subscribers hear of an event only after its transaction committed, in commit order.
+ */
+import { Chunk, Clock, Effect, FiberRef, Option, PubSub, Schema, Stream } from "effect"
+import { formatInstant } from "./domain/common.js"
+import { NotFound, type StorageFailure } from "./domain/errors.js"
+import { makeId } from "./domain/ids.js"
+import type { Event, EventData, EventType } from "./events/catalogue.js"
+import { decodeCursor, encodeCursor, Limit, type Page } from "./internal/pagination.js"
+import { decodeInput } from "./internal/validation.js"
+import { Storage } from "./ports/storage.js"
+import { Tenant, type TenantId } from "./ports/tenant.js"
+
+export interface CommittedEvent {
+  readonly tenant: TenantId
+  readonly event: Event
+}
+
+export type EventListener = (event: Event, tenant: TenantId) => void
+
+export const EventListParams = Schema.Struct({
+  after: Schema.optionalWith(Schema.String, { exact: true }),
+  types: Schema.optionalWith(Schema.Array(Schema.String.pipe(Schema.maxLength(100))).pipe(Schema.maxItems(50)), {
+    exact: true
+  }),
+  limit: Schema.optionalWith(Limit, { exact: true })
+})
+export type EventListParams = typeof EventListParams.Encoded
+
+/** How often a live stream looks for events that other processes committed. */
+const POLL_INTERVAL = "1 second"
+
+export class Events extends Effect.Service<Events>()("slotwise/Events", {
+  effect: Effect.gen(function*() {
+    const storage = yield* Storage
+    const committed = yield* PubSub.unbounded<CommittedEvent>()
+    const listeners = new Set<EventListener>()
+    /** Events recorded by the open mutation of this fiber, published once it commits. */
+    const recorded = FiberRef.unsafeMake<Array<CommittedEvent> | undefined>(undefined)
+
+    const publish = (events: ReadonlyArray<CommittedEvent>) =>
+      Effect.suspend(() => {
+        for (const { event, tenant } of events) {
+          for (const listener of listeners) {
+            try {
+              listener(event, tenant)
+            } catch {
+              // A subscriber's bug must not undo or block a committed change.
+            }
+          }
+        }
+        return PubSub.publishAll(committed, events)
+      })
+
+    /**
+     * Runs a change as one transaction; the events it records are appended in that same
+     * transaction and published only after it commits. Nested calls join the outer change.
+     */
+    const mutate = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageFailure, R> =>
+      Effect.flatMap(FiberRef.get(recorded), (open) => {
+        if (open !== undefined) return effect
+        const events: Array<CommittedEvent> = []
+        return Effect.locally(storage.transaction(effect), recorded, events).pipe(
+          Effect.tap(() => publish(events))
+        )
+      })
+
+    /** Appends an event for `object` to the log of the current tenant, inside the open change. */
+    const record = (
+      type: EventType,
+      object: unknown,
+      extra: Omit<EventData, "object"> = {}
+    ): Effect.Effect<Event, StorageFailure, Tenant> =>
+      Effect.gen(function*() {
+        const tenant = yield* Tenant
+        const now = yield* Clock.currentTimeMillis
+        const event: Event = {
+          id: makeId("event", now),
+          object: "event",
+          type,
+          created_at: formatInstant(now),
+          data: { object, ...extra }
+        }
+        yield* storage.events.append(event)
+        const open = yield* FiberRef.get(recorded)
+        open?.push({ tenant, event })
+        return event
+      })
+
+    const decodeParams = decodeInput(EventListParams)
+
+    /**
+     * The feed, oldest first. `next_cursor` is always set (to where this page ended), so a
+     * poller that stores it and asks again never misses or repeats an event.
+     */
+    const list = (params: EventListParams = {}) =>
+      Effect.gen(function*() {
+        const { after, limit = 20, types } = yield* decodeParams(params)
+        const filters = { types: types ?? null }
+        const key = yield* decodeCursor(after, filters)
+        const from = typeof key?.[0] === "number" ? key[0] : 0
+        const rows = yield* storage.events.read({
+          after: from,
+          limit: limit + 1,
+          ...(types !== undefined ? { types } : {})
+        })
+        const data = rows.slice(0, limit)
+        const last = data.length > 0 ? data[data.length - 1]!.seq : from
+        return {
+          object: "list",
+          data: data.map((row) => row.event),
+          has_more: rows.length > limit,
+          next_cursor: encodeCursor([last], filters)
+        } satisfies Page<Event>
+      })
+
+    const get = (id: string) =>
+      Effect.flatMap(storage.events.get(id), (found) =>
+        Option.match(found, {
+          onNone: () => Effect.fail(new NotFound({ detail: `no event ${id}` })),
+          onSome: Effect.succeed
+        }))
+
+    /**
+     * A live stream of the tenant's events from now on (or after a feed cursor), read from
+     * the log itself so it is complete and in commit order even when other processes write.
+     */
+    const stream = (options: { readonly after?: string; readonly types?: ReadonlyArray<string> } = {}) =>
+      Stream.unwrapScoped(Effect.gen(function*() {
+        const wake = yield* PubSub.subscribe(committed)
+        const filters = { types: options.types ?? null }
+        const key = yield* decodeCursor(options.after, filters)
+        let cursor = typeof key?.[0] === "number" ? key[0] : yield* storage.events.lastSeq
+        const next = Effect.gen(function*() {
+          for (;;) {
+            const batch = yield* storage.events.read({
+              after: cursor,
+              limit: 100,
+              ...(options.types !== undefined ? { types: options.types } : {})
+            })
+            if (batch.length > 0) {
+              cursor = batch[batch.length - 1]!.seq
+              return Chunk.fromIterable(batch.map((row) => row.event))
+            }
+            yield* Effect.raceFirst(wake.take, Effect.sleep(POLL_INTERVAL))
+            yield* wake.takeAll
+          }
+        })
+        return Stream.repeatEffectChunk(next)
+      }))
+
+    /** Calls `listener` synchronously after each commit in this process; returns the unsubscribe. */
+    const subscribe = (listener: EventListener): (() => void) => {
+      listeners.add(listener)
+      return () => {
+        listeners.delete(listener)
+      }
+    }
+
+    return { mutate, record, list, get, stream, subscribe, committed } as const
+  })
+}) {}

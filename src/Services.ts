@@ -1,0 +1,117 @@
+/** Services: what can be booked, for how long, by whom (API.md §3). */
+import { Effect, Schema } from "effect"
+import { InvalidReference, ResourceInUse } from "./domain/errors.js"
+import { Service, ServiceCreate, serviceDefaults, ServiceUpdate } from "./domain/service.js"
+import { Events } from "./Events.js"
+import { changes, currentStamp, findOr404, listPage, newResource, PageParams } from "./internal/resources.js"
+import { decodeInput } from "./internal/validation.js"
+import { BookingsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
+import { type Collection, type Condition, Storage } from "./ports/storage.js"
+import { ACTIVE_STATUSES, type Booking } from "./domain/booking.js"
+
+export const ServiceListParams = Schema.Struct({
+  ...PageParams,
+  active: Schema.optionalWith(Schema.Boolean, { exact: true })
+})
+export type ServiceListParams = typeof ServiceListParams.Encoded
+
+export class Services extends Effect.Service<Services>()("slotwise/Services", {
+  effect: Effect.gen(function*() {
+    const storage = yield* Storage
+    const events = yield* Events
+    const services = storage.collection(ServicesCollection)
+    const staff = storage.collection(StaffCollection)
+    const bookings = storage.collection(BookingsCollection)
+    const find = findOr404(services, "service")
+    const decodeCreate = decodeInput(ServiceCreate)
+    const decodeUpdate = decodeInput(ServiceUpdate)
+    const decodeList = decodeInput(ServiceListParams)
+    const validate = decodeInput(Service)
+
+    /** Every staff id must name a staff member of this tenant. */
+    const checkStaff = (ids: ReadonlyArray<string>) =>
+      Effect.gen(function*() {
+        const unique = [...new Set(ids)]
+        if (unique.length === 0) return unique
+        const found = yield* staff.listIndexes({ where: [{ column: "id", op: "in", value: unique }] })
+        const known = new Set(found.map((row) => row.id))
+        const missing = unique.filter((id) => !known.has(id))
+        if (missing.length > 0) {
+          return yield* new InvalidReference({
+            detail: `no staff member with id ${missing.join(", ")}`,
+            errors: missing.map((id) => ({ path: `staff_ids.${ids.indexOf(id)}`, message: `no staff member ${id}` }))
+          })
+        }
+        return unique
+      })
+
+    const create = (input: typeof ServiceCreate.Encoded) =>
+      Effect.gen(function*() {
+        const fields = yield* decodeCreate(input)
+        return yield* events.mutate(Effect.gen(function*() {
+          const staff_ids = yield* checkStaff(fields.staff_ids ?? [])
+          const service: Service = {
+            ...(yield* newResource("service")),
+            object: "service",
+            ...serviceDefaults(fields),
+            ...fields,
+            staff_ids
+          }
+          yield* services.insert(service)
+          yield* events.record("service.created", service)
+          return service
+        }))
+      })
+
+    const update = (id: string, input: typeof ServiceUpdate.Encoded) =>
+      Effect.gen(function*() {
+        const patch = yield* decodeUpdate(input)
+        return yield* events.mutate(Effect.gen(function*() {
+          const current = yield* find(id)
+          if (!changes(current, patch)) return current
+          const staff_ids = patch.staff_ids === undefined ? current.staff_ids : yield* checkStaff(patch.staff_ids)
+          const next = yield* validate({ ...current, ...patch, staff_ids, updated_at: (yield* currentStamp).iso })
+          yield* services.update(next)
+          yield* events.record("service.updated", next, { previous: current })
+          return next
+        }))
+      })
+
+    const remove = (id: string) =>
+      events.mutate(Effect.gen(function*() {
+        const current = yield* find(id)
+        yield* refuseIfBooked(bookings, [{ column: "service_id", op: "eq", value: id }], `service ${id}`)
+        yield* services.remove(id)
+        yield* events.record("service.deleted", current)
+        return current
+      }))
+
+    const list = (params: ServiceListParams = {}) =>
+      Effect.gen(function*() {
+        const { active, cursor, limit } = yield* decodeList(params)
+        const where: Array<Condition> = active === undefined ? [] : [{ column: "active", op: "eq", value: active ? 1 : 0 }]
+        return yield* listPage(services, { where, limit, cursor, filters: { active } })
+      })
+
+    return { create, get: find, list, update, delete: remove } as const
+  })
+}) {}
+
+/** `resource_in_use` when upcoming pending or confirmed bookings match `where`. */
+export const refuseIfBooked = (
+  bookings: Collection<Booking>,
+  where: ReadonlyArray<Condition>,
+  what: string
+) =>
+  Effect.gen(function*() {
+    const now = yield* currentStamp
+    const upcoming = yield* bookings.listIndexes({
+      where: [...where, { column: "status", op: "in", value: ACTIVE_STATUSES }, { column: "end_ms", op: "gt", value: now.ms }],
+      limit: 1
+    })
+    if (upcoming.length > 0) {
+      return yield* new ResourceInUse({
+        detail: `${what} has upcoming bookings (${upcoming[0]!.id}); cancel or reschedule them first`
+      })
+    }
+  })

@@ -1,0 +1,93 @@
+/** Staff: the people who deliver services (API.md §3). */
+import { Effect, Schema } from "effect"
+import { Staff as StaffMember, StaffCreate, staffDefaults, StaffUpdate } from "./domain/staff.js"
+import { Events } from "./Events.js"
+import { changes, currentStamp, findOr404, listPage, newResource, PageParams } from "./internal/resources.js"
+import { decodeInput } from "./internal/validation.js"
+import { AvailabilityCollection, BookingsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
+import { type Condition, Storage } from "./ports/storage.js"
+import { refuseIfBooked } from "./Services.js"
+
+export const StaffListParams = Schema.Struct({
+  ...PageParams,
+  active: Schema.optionalWith(Schema.Boolean, { exact: true })
+})
+export type StaffListParams = typeof StaffListParams.Encoded
+
+export class Staff extends Effect.Service<Staff>()("slotwise/Staff", {
+  effect: Effect.gen(function*() {
+    const storage = yield* Storage
+    const events = yield* Events
+    const staff = storage.collection(StaffCollection)
+    const services = storage.collection(ServicesCollection)
+    const rules = storage.collection(AvailabilityCollection)
+    const bookings = storage.collection(BookingsCollection)
+    const find = findOr404(staff, "staff member")
+    const decodeCreate = decodeInput(StaffCreate)
+    const decodeUpdate = decodeInput(StaffUpdate)
+    const decodeList = decodeInput(StaffListParams)
+    const validate = decodeInput(StaffMember)
+
+    const create = (input: typeof StaffCreate.Encoded) =>
+      Effect.gen(function*() {
+        const fields = yield* decodeCreate(input)
+        return yield* events.mutate(Effect.gen(function*() {
+          const member: StaffMember = {
+            ...(yield* newResource("staff")),
+            object: "staff",
+            ...staffDefaults,
+            ...fields
+          }
+          yield* staff.insert(member)
+          yield* events.record("staff.created", member)
+          return member
+        }))
+      })
+
+    const update = (id: string, input: typeof StaffUpdate.Encoded) =>
+      Effect.gen(function*() {
+        const patch = yield* decodeUpdate(input)
+        return yield* events.mutate(Effect.gen(function*() {
+          const current = yield* find(id)
+          if (!changes(current, patch)) return current
+          const next = yield* validate({ ...current, ...patch, updated_at: (yield* currentStamp).iso })
+          yield* staff.update(next)
+          yield* events.record("staff.updated", next, { previous: current })
+          return next
+        }))
+      })
+
+    /**
+     * Deletes a staff member with no upcoming bookings, with their availability rules, and
+     * takes them off every service; each of those changes records its own event.
+     */
+    const remove = (id: string) =>
+      events.mutate(Effect.gen(function*() {
+        const current = yield* find(id)
+        yield* refuseIfBooked(bookings, [{ column: "staff_id", op: "eq", value: id }], `staff member ${id}`)
+        const now = yield* currentStamp
+        for (const rule of yield* rules.list({ where: [{ column: "staff_id", op: "eq", value: id }] })) {
+          yield* rules.remove(rule.id)
+          yield* events.record("availability.deleted", rule)
+        }
+        for (const service of yield* services.list({})) {
+          if (!service.staff_ids.includes(id)) continue
+          const next = { ...service, staff_ids: service.staff_ids.filter((s) => s !== id), updated_at: now.iso }
+          yield* services.update(next)
+          yield* events.record("service.updated", next, { previous: service })
+        }
+        yield* staff.remove(id)
+        yield* events.record("staff.deleted", current)
+        return current
+      }))
+
+    const list = (params: StaffListParams = {}) =>
+      Effect.gen(function*() {
+        const { active, cursor, limit } = yield* decodeList(params)
+        const where: Array<Condition> = active === undefined ? [] : [{ column: "active", op: "eq", value: active ? 1 : 0 }]
+        return yield* listPage(staff, { where, limit, cursor, filters: { active } })
+      })
+
+    return { create, get: find, list, update, delete: remove } as const
+  })
+}) {}

@@ -1,0 +1,61 @@
+/** Small pieces every resource's use cases share: lookups, timestamps, list pages, patches. */
+import { Clock, Effect, Option, Schema } from "effect"
+import { formatInstant } from "../domain/common.js"
+import { NotFound } from "../domain/errors.js"
+import { type IdKind, makeId } from "../domain/ids.js"
+import type { Collection, Condition } from "../ports/storage.js"
+import { decodeCursor, DEFAULT_LIMIT, Limit, pageOf } from "./pagination.js"
+
+/** The resource or `not_found`; another tenant's id is indistinguishable from a missing one. */
+export const findOr404 = <A extends { readonly id: string }>(collection: Collection<A>, label: string) => (id: string) =>
+  Effect.flatMap(collection.get(id), (found) =>
+    Option.match(found, {
+      onNone: () => Effect.fail(new NotFound({ detail: `no ${label} with id ${id}` })),
+      onSome: Effect.succeed
+    }))
+
+export interface Stamp {
+  readonly ms: number
+  readonly iso: string
+}
+
+export const currentStamp: Effect.Effect<Stamp> = Effect.map(
+  Clock.currentTimeMillis,
+  (ms) => ({ ms, iso: formatInstant(ms) })
+)
+
+/** Id and timestamps of a new resource. */
+export const newResource = <K extends IdKind>(kind: K) =>
+  Effect.map(currentStamp, (now) => ({ id: makeId(kind, now.ms), created_at: now.iso, updated_at: now.iso }))
+
+export const PageParams = {
+  limit: Schema.optionalWith(Limit, { exact: true }),
+  cursor: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(1000)), { exact: true })
+}
+
+/** One page of `collection` after the cursor, under `where`, bound to `filters`. */
+export const listPage = <A extends { readonly id: string }>(
+  collection: Collection<A>,
+  options: {
+    readonly where: ReadonlyArray<Condition>
+    readonly limit: number | undefined
+    readonly cursor: string | undefined
+    readonly filters: unknown
+  }
+) =>
+  Effect.gen(function*() {
+    const limit = options.limit ?? DEFAULT_LIMIT
+    const after = yield* decodeCursor(options.cursor, options.filters)
+    const rows = yield* collection.list({
+      where: options.where,
+      limit: limit + 1,
+      ...(after !== undefined ? { after } : {})
+    })
+    const spec = collection.spec
+    return pageOf(rows, limit, (row) => [...spec.order.map((column) => spec.indexes[column]!.get(row)), row.id], options.filters)
+  })
+
+/** Whether applying `patch` to `current` changes anything. */
+export const changes = <A extends object>(current: A, patch: Partial<A>): boolean =>
+  Object.entries(patch).some(([key, value]) =>
+    JSON.stringify((current as Record<string, unknown>)[key]) !== JSON.stringify(value))

@@ -1,0 +1,154 @@
+/**
+ * Loads what the pure scheduling functions need from storage (rules, bookings and holds as
+ * index rows, never whole documents) and turns their verdicts into the API's errors. The
+ * booking checks of API.md §3 are decided here and in src/scheduling, nowhere else.
+ */
+import { Effect } from "effect"
+import { ACTIVE_STATUSES } from "../domain/booking.js"
+import { formatInstant } from "../domain/common.js"
+import { InvalidReference, OutsideAvailability, SlotUnavailable } from "../domain/errors.js"
+import type { Service } from "../domain/service.js"
+import type { Reason, Slot } from "../domain/slot.js"
+import type { Staff } from "../domain/staff.js"
+import { AvailabilityCollection, BookingsCollection, HoldsCollection } from "../ports/collections.js"
+import type { IndexedRow, StorageService } from "../ports/storage.js"
+import { checkStart, nearestSlots } from "../scheduling/slots.js"
+import type { Interval, Occupancy, SlotCandidate, SlotPolicy, StaffSchedule } from "../scheduling/types.js"
+
+const MINUTE = 60_000
+const DAY = 86_400_000
+/** How far from a refused start alternatives are looked for. */
+const ALTERNATIVES_RANGE = 31 * DAY
+const SLOT_CONFLICTS: ReadonlySet<Reason["code"]> = new Set(["booking_overlap", "buffer_overlap", "capacity_full", "held"])
+
+export const policyOf = (service: Service): SlotPolicy => ({
+  service_id: service.id,
+  duration: service.duration_minutes * MINUTE,
+  buffer_before: service.buffer_before_minutes * MINUTE,
+  buffer_after: service.buffer_after_minutes * MINUTE,
+  interval: service.slot_interval_minutes * MINUTE,
+  capacity: service.capacity,
+  min_notice: service.min_notice_minutes * MINUTE,
+  max_advance: service.max_advance_days * DAY
+})
+
+export const slotOf = (candidate: SlotCandidate): Slot => ({
+  start: formatInstant(candidate.start),
+  end: formatInstant(candidate.end),
+  staff_id: candidate.staff_id,
+  remaining: candidate.remaining
+})
+
+const occupancyOf = (kind: Occupancy["kind"]) => (row: IndexedRow): Occupancy => ({
+  kind,
+  id: row.id,
+  service_id: row.service_id as string,
+  start: row.start_ms as number,
+  end: row.end_ms as number,
+  occupied_start: row.occupied_start as number,
+  occupied_end: row.occupied_end as number
+})
+
+export interface Exclusions {
+  /** A booking being rescheduled does not conflict with itself. */
+  readonly bookingId?: string
+  /** A hold being converted into a booking does not conflict with it. */
+  readonly holdId?: string
+}
+
+export const makeScheduleLoader = (storage: StorageService) => {
+  const rules = storage.collection(AvailabilityCollection)
+  const bookings = storage.collection(BookingsCollection)
+  const holds = storage.collection(HoldsCollection)
+
+  /**
+   * The schedules of `staffIds` for candidates starting in `range`: every rule, and every
+   * active booking and unexpired hold whose occupied range can touch a candidate's.
+   */
+  const schedules = (
+    staffIds: ReadonlyArray<string>,
+    policy: SlotPolicy,
+    range: Interval,
+    now: number,
+    exclude: Exclusions = {}
+  ) =>
+    Effect.gen(function*() {
+      const from = range.start - policy.buffer_before
+      const to = range.end + policy.duration + policy.buffer_after
+      const overlapping = [
+        { column: "staff_id", op: "in", value: staffIds },
+        { column: "occupied_start", op: "lt", value: to },
+        { column: "occupied_end", op: "gt", value: from }
+      ] as const
+      const [ruleDocs, bookingRows, holdRows] = yield* Effect.all([
+        rules.list({ where: [{ column: "staff_id", op: "in", value: staffIds }] }),
+        bookings.listIndexes({ where: [...overlapping, { column: "status", op: "in", value: ACTIVE_STATUSES }] }),
+        holds.listIndexes({ where: [...overlapping, { column: "expires_ms", op: "gt", value: now }] })
+      ])
+      return staffIds.map((staff_id): StaffSchedule => ({
+        staff_id,
+        rules: ruleDocs.filter((rule) => rule.staff_id === staff_id),
+        occupancy: [
+          ...bookingRows.filter((row) => row.staff_id === staff_id && row.id !== exclude.bookingId).map(
+            occupancyOf("booking")
+          ),
+          ...holdRows.filter((row) => row.staff_id === staff_id && row.id !== exclude.holdId).map(occupancyOf("hold"))
+        ]
+      }))
+    })
+
+  /** Why `staff` cannot be booked for `service` at all, whatever the time. */
+  const staffReasons = (service: Service, staff: Staff): Array<Reason> => [
+    ...(service.active ? [] : [{ code: "service_inactive" as const, detail: `service ${service.id} is inactive` }]),
+    ...(staff.active ? [] : [{ code: "staff_inactive" as const, detail: `staff member ${staff.id} is inactive` }]),
+    ...(service.staff_ids.includes(staff.id) ? [] : [{
+      code: "staff_not_assigned" as const,
+      detail: `staff member ${staff.id} does not deliver service ${service.id}`
+    }])
+  ]
+
+  /** The reasons `start` is not bookable with `staff` (empty when it is). */
+  const explain = (service: Service, staff: Staff, start: number, now: number, exclude: Exclusions = {}) =>
+    Effect.gen(function*() {
+      const policy = policyOf(service)
+      const [schedule] = yield* schedules([staff.id], policy, { start, end: start + 1 }, now, exclude)
+      return [...staffReasons(service, staff), ...checkStart({ policy, schedule: schedule!, start, now })]
+    })
+
+  /** Up to three free slots of `staff` nearest to `start`. */
+  const alternatives = (service: Service, staff: Staff, start: number, now: number, exclude: Exclusions = {}) =>
+    Effect.gen(function*() {
+      if (staffReasons(service, staff).length > 0) return []
+      const policy = policyOf(service)
+      const range = { start: start - ALTERNATIVES_RANGE, end: start + ALTERNATIVES_RANGE }
+      const [schedule] = yield* schedules([staff.id], policy, range, now, exclude)
+      return nearestSlots({ policy, schedule: schedule!, start, now, count: 3 }).map(slotOf)
+    })
+
+  /**
+   * Succeeds when `start` is bookable with `staff`; otherwise fails with the API's error for
+   * the first kind of reason: the staff member or service itself, availability, or conflict.
+   */
+  const ensureBookable = (service: Service, staff: Staff, start: number, now: number, exclude: Exclusions = {}) =>
+    Effect.gen(function*() {
+      const reasons = yield* explain(service, staff, start, now, exclude)
+      if (reasons.length === 0) return
+      const fixed = staffReasons(service, staff)
+      if (fixed.length > 0) {
+        return yield* new InvalidReference({
+          detail: fixed.map((r) => r.detail).join("; "),
+          errors: fixed.map((r) => ({
+            path: r.code === "service_inactive" ? "service_id" : "staff_id",
+            message: r.detail
+          }))
+        })
+      }
+      const detail = reasons.map((r) => r.detail).join("; ")
+      const slots = yield* alternatives(service, staff, start, now, exclude)
+      return yield* reasons.every((r) => SLOT_CONFLICTS.has(r.code))
+        ? new SlotUnavailable({ detail, reasons, alternatives: slots })
+        : new OutsideAvailability({ detail, reasons, alternatives: slots })
+    })
+
+  return { schedules, explain, alternatives, ensureBookable, staffReasons } as const
+}
