@@ -107,3 +107,6 @@ export const toProblem = (error: SlotwiseFailure): Problem => {
     ...("alternatives" in error ? { alternatives: error.alternatives, reasons: error.reasons } : {})
   }
 }
+
+export const isSlotwiseFailure = (u: unknown): u is SlotwiseFailure =>
+  typeof u === "object" && u !== null && "_tag" in u && typeof u._tag === "string" && Object.hasOwn(ErrorCatalog, u._tag)

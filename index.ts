@@ -1,0 +1,82 @@
+/**
+ * The `slotwise` package: the core (src/) wired to its storage adapters. This is the
+ * composition root for embedders; adapters/http/bin.ts is the one for the server.
+ */
+import { Duration, Effect, Layer, ManagedRuntime } from "effect"
+import { MemoryStorageLive } from "./adapters/memory/storage.js"
+import { SqliteStorageLive } from "./adapters/sqlite/storage.js"
+import { formatInstant, parseInstant } from "./src/domain/common.js"
+import { DEFAULT_TENANT, makeFacade, resolveServices, type SchedulingClient } from "./src/facade.js"
+import { CoreLive } from "./src/layers.js"
+import type { Storage } from "./src/ports/storage.js"
+import { ControlledClock, ControlledClockLive } from "./src/testing/ControlledClock.js"
+
+export * from "./src/index.js"
+export { MemoryStorageLive } from "./adapters/memory/storage.js"
+export { SqliteStorageLive } from "./adapters/sqlite/storage.js"
+
+export interface SchedulingOptions {
+  /** `"memory"` (the default) or a SQLite database file, created if missing. */
+  readonly storage?: "memory" | { readonly sqlite: string }
+}
+
+const storageLayer = (storage: SchedulingOptions["storage"]): Layer.Layer<Storage, unknown> =>
+  storage === undefined || storage === "memory" ? MemoryStorageLive : SqliteStorageLive({ filename: storage.sqlite })
+
+/** An embedded Slotwise acting for one default account's sandbox (see `tenant(...)`). */
+export const createScheduling = async (options: SchedulingOptions = {}): Promise<SchedulingClient> => {
+  const runtime = ManagedRuntime.make(CoreLive.pipe(Layer.provide(storageLayer(options.storage))))
+  return makeFacade(runtime, await resolveServices(runtime), DEFAULT_TENANT)
+}
+
+export interface ClockAdvance {
+  readonly days?: number
+  readonly hours?: number
+  readonly minutes?: number
+  readonly seconds?: number
+  readonly milliseconds?: number
+}
+
+export interface TestClockControls {
+  /** Moves time forward; timers due on the way fire in order. */
+  readonly advance: (by: ClockAdvance) => Promise<void>
+  /** Moves time to an instant (never backwards). */
+  readonly set: (instant: string) => Promise<void>
+  /** The current instant. */
+  readonly now: () => string
+}
+
+export interface TestScheduling extends SchedulingClient {
+  readonly clock: TestClockControls
+}
+
+/**
+ * An in-memory sandbox whose clock starts at `now` (default: the real time) and moves
+ * only when told, for tests that book, advance time and observe without sleeping.
+ */
+export const createTestScheduling = async (options: { readonly now?: string } = {}): Promise<TestScheduling> => {
+  const start = options.now === undefined ? Date.now() : parseInstant(options.now)
+  if (start === undefined) throw new TypeError(`now must be an RFC 3339 instant, got ${options.now}`)
+  const runtime = ManagedRuntime.make(
+    CoreLive.pipe(Layer.provide(MemoryStorageLive), Layer.provideMerge(ControlledClockLive(start)))
+  )
+  const client = makeFacade(runtime, await resolveServices(runtime), DEFAULT_TENANT)
+  const clock = await runtime.runPromise(ControlledClock)
+  return {
+    ...client,
+    clock: {
+      advance: (by) => {
+        const ms = (by.days ?? 0) * 86_400_000 + (by.hours ?? 0) * 3_600_000 + (by.minutes ?? 0) * 60_000 +
+          (by.seconds ?? 0) * 1000 + (by.milliseconds ?? 0)
+        if (!Number.isFinite(ms) || ms < 0) return Promise.reject(new RangeError("advance takes a non-negative duration"))
+        return runtime.runPromise(clock.advance(Duration.millis(ms)))
+      },
+      set: (instant) => {
+        const target = parseInstant(instant)
+        if (target === undefined) return Promise.reject(new TypeError(`not an RFC 3339 instant: ${instant}`))
+        return runtime.runPromise(clock.setTime(target))
+      },
+      now: () => formatInstant(Effect.runSync(clock.currentTimeMillis))
+    }
+  }
+}

@@ -1,0 +1,202 @@
+/**
+ * The Promise facade for Node apps without Effect (API.md §6): the same use cases, the same
+ * objects, and failures as `SlotwiseError` subclasses carrying the HTTP API's problem.
+ */
+import { Cause, Effect, Exit, type ManagedRuntime, Option } from "effect"
+import { Availability } from "./Availability.js"
+import { Bookings } from "./Bookings.js"
+import { Clients } from "./Clients.js"
+import { Environment } from "./domain/common.js"
+import { type FieldError, isSlotwiseFailure, type Problem, type SlotwiseFailure, toProblem } from "./domain/errors.js"
+import type { Reason, Slot } from "./domain/slot.js"
+import { Events } from "./Events.js"
+import type { Event } from "./events/catalogue.js"
+import type { CoreServices } from "./layers.js"
+import { Tenant, type TenantId } from "./ports/tenant.js"
+import { Services } from "./Services.js"
+import { Staff } from "./Staff.js"
+
+/** A failure of a Slotwise call: `code` and `status` are the HTTP API's for the same problem. */
+export class SlotwiseError extends Error {
+  readonly code: string
+  readonly status: number
+  readonly title: string
+  readonly detail: string
+  readonly errors: ReadonlyArray<FieldError> | undefined
+  readonly alternatives: ReadonlyArray<Slot> | undefined
+  readonly reasons: ReadonlyArray<Reason> | undefined
+  constructor(readonly problem: Problem, options?: { cause?: unknown }) {
+    super(problem.detail, options)
+    this.name = new.target.name
+    this.code = problem.code
+    this.status = problem.status
+    this.title = problem.title
+    this.detail = problem.detail
+    this.errors = problem.errors
+    this.alternatives = problem.alternatives
+    this.reasons = problem.reasons
+  }
+}
+/** 400 and 422: the input was malformed or invalid (`errors` names each field). */
+export class ValidationError extends SlotwiseError {}
+export class NotFoundError extends SlotwiseError {}
+/** 409: the request conflicts with the current state. */
+export class ConflictError extends SlotwiseError {}
+export class SlotUnavailableError extends ConflictError {}
+export class OutsideAvailabilityError extends ConflictError {}
+export class InvalidTransitionError extends ConflictError {}
+export class ResourceInUseError extends ConflictError {}
+export class AuthenticationError extends SlotwiseError {}
+export class PermissionError extends SlotwiseError {}
+export class RateLimitError extends SlotwiseError {}
+/** 500: a fault in Slotwise or its storage, not in the request. */
+export class InternalError extends SlotwiseError {}
+
+const ERROR_CLASSES: { readonly [K in SlotwiseFailure["_tag"]]: typeof SlotwiseError } = {
+  BadRequest: ValidationError,
+  ValidationFailed: ValidationError,
+  InvalidReference: ValidationError,
+  IdempotencyMismatch: ValidationError,
+  NotFound: NotFoundError,
+  SlotUnavailable: SlotUnavailableError,
+  OutsideAvailability: OutsideAvailabilityError,
+  InvalidTransition: InvalidTransitionError,
+  ResourceInUse: ResourceInUseError,
+  HoldExpired: ConflictError,
+  IdempotencyConflict: ConflictError,
+  Unauthorized: AuthenticationError,
+  Forbidden: PermissionError,
+  RateLimited: RateLimitError,
+  StorageFailure: InternalError
+}
+
+export const toSlotwiseError = (failure: SlotwiseFailure): SlotwiseError =>
+  new ERROR_CLASSES[failure._tag](toProblem(failure), { cause: failure })
+
+const internalError = (cause: unknown) =>
+  new InternalError({
+    type: "https://slotwise.dev/errors/internal_error",
+    title: "Internal error",
+    status: 500,
+    code: "internal_error",
+    detail: "An internal error occurred."
+  }, { cause })
+
+/** The default tenant of an embedded instance: one account's sandbox. */
+export const DEFAULT_TENANT: TenantId = { account_id: `acc_${"0".repeat(26)}`, environment: "sandbox" }
+
+type Promisified<S, K extends keyof S> = {
+  readonly [P in K]: S[P] extends (...args: infer A) => Effect.Effect<infer R, any, any> ? (...args: A) => Promise<R>
+    : never
+}
+
+export interface SchedulingClient {
+  readonly services: Promisified<Services, "create" | "get" | "list" | "update" | "delete">
+  readonly staff: Promisified<Staff, "create" | "get" | "list" | "update" | "delete">
+  readonly clients: Promisified<Clients, "create" | "get" | "list" | "update" | "delete">
+  readonly availability: Promisified<
+    Availability,
+    "create" | "get" | "list" | "update" | "delete" | "slots" | "explain" | "hold" | "getHold" | "releaseHold"
+  >
+  readonly bookings: Promisified<
+    Bookings,
+    | "create"
+    | "get"
+    | "list"
+    | "update"
+    | "delete"
+    | "confirm"
+    | "cancel"
+    | "reschedule"
+    | "complete"
+    | "noShow"
+    | "recordPayment"
+    | "listPayments"
+  >
+  readonly events: Promisified<Events, "list" | "get"> & {
+    /** Calls `listener` after each committed change of this tenant; returns the unsubscribe. */
+    readonly subscribe: (listener: (event: Event) => void) => () => void
+  }
+  /** The tenant this client acts for. */
+  readonly currentTenant: TenantId
+  /** The same API acting for another tenant, over the same storage. */
+  readonly tenant: (tenant: { readonly account_id: string; readonly environment: string }) => SchedulingClient
+  /** Closes storage and stops background work; the instance cannot be used afterwards. */
+  readonly close: () => Promise<void>
+}
+
+const ACCOUNT_ID = /^acc_[0-9A-HJKMNP-TV-Z]{26}$/
+
+export const makeFacade = (
+  runtime: ManagedRuntime.ManagedRuntime<CoreServices, unknown>,
+  services: {
+    readonly services: Services
+    readonly staff: Staff
+    readonly clients: Clients
+    readonly availability: Availability
+    readonly bookings: Bookings
+    readonly events: Events
+  },
+  tenant: TenantId
+): SchedulingClient => {
+  const run = <A>(effect: Effect.Effect<A, SlotwiseFailure, Tenant>): Promise<A> =>
+    runtime.runPromiseExit(Effect.provideService(effect, Tenant, tenant)).then((exit) => {
+      if (Exit.isSuccess(exit)) return exit.value
+      const failure = Cause.failureOption(exit.cause)
+      throw Option.isSome(failure) && isSlotwiseFailure(failure.value)
+        ? toSlotwiseError(failure.value)
+        : internalError(Cause.squash(exit.cause))
+    })
+
+  const promisify = <S extends object, K extends keyof S>(service: S, keys: ReadonlyArray<K>) =>
+    Object.fromEntries(
+      keys.map((key) => [key, (...args: Array<unknown>) => run((service[key] as any)(...args))])
+    ) as Promisified<S, K>
+
+  const crud = ["create", "get", "list", "update", "delete"] as const
+  return {
+    services: promisify(services.services, crud),
+    staff: promisify(services.staff, crud),
+    clients: promisify(services.clients, crud),
+    availability: promisify(services.availability, [...crud, "slots", "explain", "hold", "getHold", "releaseHold"]),
+    bookings: promisify(services.bookings, [
+      ...crud,
+      "confirm",
+      "cancel",
+      "reschedule",
+      "complete",
+      "noShow",
+      "recordPayment",
+      "listPayments"
+    ]),
+    events: {
+      ...promisify(services.events, ["list", "get"]),
+      subscribe: (listener) =>
+        services.events.subscribe((event, from) => {
+          if (from.account_id === tenant.account_id && from.environment === tenant.environment) listener(event)
+        })
+    },
+    currentTenant: tenant,
+    tenant: (next) => {
+      if (!ACCOUNT_ID.test(next.account_id)) throw new TypeError(`account_id must be an acc_ id, got ${next.account_id}`)
+      if (!Environment.literals.includes(next.environment as any)) {
+        throw new TypeError(`environment must be "sandbox" or "production", got ${next.environment}`)
+      }
+      return makeFacade(runtime, services, next as TenantId)
+    },
+    close: () => runtime.dispose()
+  }
+}
+
+/** Reads the core services out of a runtime, for {@link makeFacade}. */
+export const resolveServices = (runtime: ManagedRuntime.ManagedRuntime<CoreServices, unknown>) =>
+  runtime.runPromise(Effect.gen(function*() {
+    return {
+      services: yield* Services,
+      staff: yield* Staff,
+      clients: yield* Clients,
+      availability: yield* Availability,
+      bookings: yield* Bookings,
+      events: yield* Events
+    }
+  }))
