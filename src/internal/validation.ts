@@ -16,7 +16,8 @@ export const fieldErrorsOf = (error: ParseResult.ParseError): Array<FieldError> 
     seen.add(key)
     result.push({ path, message })
   }
-  return result
+  // A union (`NullOr(Money)`) reports its branches: keep the deepest, most specific ones.
+  return result.filter((e) => !result.some((other) => other.path.startsWith(e.path === "" ? "" : `${e.path}.`) && other !== e && other.path !== e.path))
 }
 
 export const validationFailed = (errors: ReadonlyArray<FieldError>): ValidationFailed =>

@@ -1,0 +1,58 @@
+/** Validation names every bad field, with its path, and refuses unknown fields. */
+import { describe, expect, it } from "vitest"
+import { createTestScheduling } from "../../index.js"
+import { failure, NOW, salon } from "../support/fixtures.js"
+
+describe("validation", () => {
+  it("reports every invalid field of a service at once", async () => {
+    const s = await createTestScheduling({ now: NOW })
+    const error = await failure(s.services.create({
+      name: " ",
+      duration_minutes: 1.5,
+      capacity: 0,
+      price: { amount: -1, currency: "euro" },
+      staff_ids: ["nope"],
+      metadata: { k: 1 },
+      colour: "red"
+    } as any))
+    expect(error).toMatchObject({ code: "validation_failed", status: 422, name: "ValidationError" })
+    const paths = (error.errors as Array<{ path: string }>).map((e) => e.path).sort()
+    expect(paths).toEqual(["capacity", "colour", "duration_minutes", "metadata.k", "name", "price.amount", "price.currency", "staff_ids.0"])
+    expect((await s.services.list()).data).toEqual([])
+  })
+
+  it("checks zones, dates, times and instants for real, not by shape", async () => {
+    const { s, staffId } = await salon()
+    const bad = await failure(s.availability.create({ staff_id: staffId, type: "date", date: "2027-02-30", start_time: "25:00", end_time: "09:00", time_zone: "Mars/Olympus" }))
+    expect((bad.errors as Array<{ path: string }>).map((e) => e.path).sort()).toEqual(["date", "start_time", "time_zone"])
+    const order = await failure(s.availability.create({ staff_id: staffId, type: "weekly", weekdays: [1, 1, 8], start_time: "17:00", end_time: "09:00" }))
+    expect((order.errors as Array<{ path: string }>).map((e) => e.path)).toContain("weekdays.2")
+    const backwards = await failure(s.availability.create({ staff_id: staffId, type: "weekly", weekdays: [1], start_time: "17:00", end_time: "09:00" }))
+    expect(backwards.errors).toEqual([{ path: "end_time", message: "must be later than start_time" }])
+    expect(await failure(s.staff.create({ name: "X", time_zone: "Europe/Berlinn" }))).toMatchObject({ errors: [{ path: "time_zone" }] })
+    expect(await failure(s.bookings.list({ start_from: "2027-13-01T00:00:00Z" }))).toMatchObject({ errors: [{ path: "start_from" }] })
+  })
+
+  it("refuses fields that do not belong to a rule's type on update", async () => {
+    const { s, staffId } = await salon()
+    const rule = await s.availability.create({ staff_id: staffId, type: "blocked", start: "2027-03-29T10:00:00Z", end: "2027-03-29T11:00:00Z" })
+    expect(await failure(s.availability.update(rule.id, { weekdays: [1] }))).toMatchObject({ code: "validation_failed", errors: [{ path: "weekdays" }] })
+    expect(await failure(s.availability.update(rule.id, { end: "2027-03-29T09:00:00Z" }))).toMatchObject({ errors: [{ path: "end" }] })
+    const updated = await s.availability.update(rule.id, { end: "2027-03-29T12:00:00Z" })
+    expect(updated).toMatchObject({ type: "blocked", end: "2027-03-29T12:00:00Z", time_zone: "Europe/Berlin" })
+  })
+
+  it("limits metadata to 50 keys", async () => {
+    const s = await createTestScheduling({ now: NOW })
+    const metadata = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, "v"]))
+    expect(await failure(s.clients.create({ name: "M", metadata }))).toMatchObject({ errors: [{ path: "metadata" }] })
+    expect((await s.clients.create({ name: "M", metadata: { a: "b" } })).metadata).toEqual({ a: "b" })
+  })
+
+  it("answers unknown ids with not_found and malformed cursors with bad_request", async () => {
+    const s = await createTestScheduling({ now: NOW })
+    expect(await failure(s.bookings.get("bkg_00000000000000000000000000"))).toMatchObject({ code: "not_found", status: 404, name: "NotFoundError" })
+    expect(await failure(s.clients.list({ cursor: "garbage" }))).toMatchObject({ code: "bad_request", status: 400, errors: [{ path: "cursor" }] })
+    expect(await failure(s.clients.list({ limit: 101 }))).toMatchObject({ code: "validation_failed", errors: [{ path: "limit" }] })
+  })
+})
