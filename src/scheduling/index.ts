@@ -1,0 +1,5 @@
+/** Pure scheduling: zones, availability windows, slots, booking checks and explain. */
+export * from "./types.js"
+export * from "./zones.js"
+export { availableWindows } from "./windows.js"
+export { checkStart, computeSlots, nearestSlots } from "./slots.js"
