@@ -23,10 +23,38 @@ export const parseInstant = (text: string): number | undefined => {
   return ms
 }
 
-/** The canonical text of an instant: UTC with `Z`, milliseconds only when present. */
+const DAY_MS = 86_400_000
+/** Years 0000–9999, the range where `YYYY-MM-DD` has four digits. */
+const FIRST_DAY = -719_528
+const LAST_DAY = 2_932_896
+const datePrefixes = new Map<number, string>()
+const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`)
+
+/**
+ * The canonical text of an instant: UTC with `Z`, milliseconds only when present. Slot lists
+ * format tens of thousands of instants on few days, so the date part is cached per day.
+ */
 export const formatInstant = (ms: number): string => {
-  const iso = new Date(ms).toISOString()
-  return iso.endsWith(".000Z") ? `${iso.slice(0, 19)}Z` : iso
+  const day = Math.floor(ms / DAY_MS)
+  if (day < FIRST_DAY || day > LAST_DAY || !Number.isInteger(ms)) {
+    const iso = new Date(ms).toISOString()
+    return iso.endsWith(".000Z") ? `${iso.slice(0, 19)}Z` : iso
+  }
+  let prefix = datePrefixes.get(day)
+  if (prefix === undefined) {
+    if (datePrefixes.size > 20_000) datePrefixes.clear()
+    prefix = new Date(day * DAY_MS).toISOString().slice(0, 11)
+    datePrefixes.set(day, prefix)
+  }
+  let rest = ms - day * DAY_MS
+  const millis = rest % 1000
+  rest = (rest - millis) / 1000
+  const seconds = rest % 60
+  rest = (rest - seconds) / 60
+  const minutes = rest % 60
+  const hours = (rest - minutes) / 60
+  const time = `${pad2(hours)}:${pad2(minutes)}:${pad2(seconds)}`
+  return millis === 0 ? `${prefix}${time}Z` : `${prefix}${time}.${String(millis).padStart(3, "0")}Z`
 }
 
 /**

@@ -7,6 +7,7 @@ import { Effect } from "effect"
 import { ACTIVE_STATUSES } from "../domain/booking.js"
 import { formatInstant } from "../domain/common.js"
 import { InvalidReference, OutsideAvailability, SlotUnavailable } from "../domain/errors.js"
+import type { AvailabilityRule } from "../domain/availability.js"
 import type { Service } from "../domain/service.js"
 import type { Reason, Slot } from "../domain/slot.js"
 import type { Staff } from "../domain/staff.js"
@@ -39,7 +40,7 @@ export const slotOf = (candidate: SlotCandidate): Slot => ({
   remaining: candidate.remaining
 })
 
-const occupancyOf = (kind: Occupancy["kind"]) => (row: IndexedRow): Occupancy => ({
+const occupancyOf = (kind: Occupancy["kind"], row: IndexedRow): Occupancy => ({
   kind,
   id: row.id,
   service_id: row.service_id as string,
@@ -85,16 +86,16 @@ export const makeScheduleLoader = (storage: StorageService) => {
         bookings.listIndexes({ where: [...overlapping, { column: "status", op: "in", value: ACTIVE_STATUSES }] }),
         holds.listIndexes({ where: [...overlapping, { column: "expires_ms", op: "gt", value: now }] })
       ])
-      return staffIds.map((staff_id): StaffSchedule => ({
-        staff_id,
-        rules: ruleDocs.filter((rule) => rule.staff_id === staff_id),
-        occupancy: [
-          ...bookingRows.filter((row) => row.staff_id === staff_id && row.id !== exclude.bookingId).map(
-            occupancyOf("booking")
-          ),
-          ...holdRows.filter((row) => row.staff_id === staff_id && row.id !== exclude.holdId).map(occupancyOf("hold"))
-        ]
-      }))
+      // One pass over each result, grouped by staff member: thousands of rows, dozens of staff.
+      const byStaff = new Map(staffIds.map((id) => [id, { rules: [] as Array<AvailabilityRule>, occupancy: [] as Array<Occupancy> }]))
+      for (const rule of ruleDocs) byStaff.get(rule.staff_id)?.rules.push(rule)
+      for (const row of bookingRows) {
+        if (row.id !== exclude.bookingId) byStaff.get(row.staff_id as string)?.occupancy.push(occupancyOf("booking", row))
+      }
+      for (const row of holdRows) {
+        if (row.id !== exclude.holdId) byStaff.get(row.staff_id as string)?.occupancy.push(occupancyOf("hold", row))
+      }
+      return staffIds.map((staff_id): StaffSchedule => ({ staff_id, ...byStaff.get(staff_id)! }))
     })
 
   /** Why `staff` cannot be booked for `service` at all, whatever the time. */
