@@ -151,13 +151,18 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
 
   const select = (spec: CollectionSpec<any>, rows: Iterable<Row>, query: ListQuery): Array<Row> => {
     const where = query.where ?? []
-    let result = Array.from(rows).filter((row) => matches(row, where))
-    if (query.after !== undefined) {
-      const after = query.after
-      result = result.filter((row) => compareKeys(sortKey(spec, row), after) > 0)
+    const after = query.after
+    // Each row's sort key is built once, not once per comparison.
+    const keyed: Array<{ readonly row: Row; readonly key: Array<IndexValue> }> = []
+    for (const row of rows) {
+      if (!matches(row, where)) continue
+      const key = sortKey(spec, row)
+      if (after !== undefined && compareKeys(key, after) <= 0) continue
+      keyed.push({ row, key })
     }
-    result.sort((a, b) => compareKeys(sortKey(spec, a), sortKey(spec, b)))
-    return query.limit === undefined ? result : result.slice(0, query.limit)
+    keyed.sort((a, b) => compareKeys(a.key, b.key))
+    const limited = query.limit === undefined ? keyed : keyed.slice(0, query.limit)
+    return limited.map((entry) => entry.row)
   }
 
   const collection = <A extends { readonly id: string }>(spec: CollectionSpec<A>): Collection<A> => {
