@@ -1,0 +1,604 @@
+/**
+ * The storage contract: one suite, run against every adapter (memory.test.ts,
+ * sqlite.test.ts). The in-memory adapter is the reference; every assertion here is what it
+ * does, so an adapter that passes behaves the same to the core.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Deferred, Effect, Either, Layer, Option } from "effect"
+import type { Event } from "../../src/events/catalogue.js"
+import type { CollectionSpec, IndexValue, ListQuery } from "../../src/ports/storage.js"
+import { Storage } from "../../src/ports/storage.js"
+import { Tenant, type TenantId } from "../../src/ports/tenant.js"
+
+export interface Thing {
+  readonly id: string
+  readonly kind: string
+  readonly rank: number
+  readonly tag: string | null
+  readonly note?: string
+}
+
+/** A collection the core does not know: SQLite prepares its table on first use. */
+export const Things: CollectionSpec<Thing> = {
+  name: "contract_things",
+  indexes: {
+    kind: { type: "text", get: (t) => t.kind },
+    rank: { type: "integer", get: (t) => t.rank },
+    tag: { type: "text", get: (t) => t.tag }
+  },
+  order: ["rank"]
+}
+
+/** Two order columns, the first nullable: keyset cursors that hold nulls. */
+export const Pairs: CollectionSpec<Thing> = {
+  name: "contract_pairs",
+  indexes: {
+    tag: { type: "text", get: (t) => t.tag },
+    rank: { type: "integer", get: (t) => t.rank }
+  },
+  order: ["tag", "rank"]
+}
+
+export const tenantA: TenantId = { account_id: "acct_a", environment: "sandbox" }
+export const tenantAProd: TenantId = { account_id: "acct_a", environment: "production" }
+export const tenantB: TenantId = { account_id: "acct_b", environment: "sandbox" }
+
+export const as = (tenant: TenantId) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.provideService(effect, Tenant, tenant)
+
+export const thing = (id: string, rank: number, kind = "plain", tag: string | null = null): Thing => ({
+  id,
+  kind,
+  rank,
+  tag
+})
+
+let eventCounter = 0
+export const event = (type = "booking.created", object: unknown = {}): Event => ({
+  id: `evt_${(++eventCounter).toString().padStart(8, "0")}_${Math.random().toString(36).slice(2, 8)}`,
+  object: "event",
+  type,
+  created_at: "2026-03-29T08:30:00Z",
+  data: { object }
+})
+
+const ids = (rows: ReadonlyArray<{ readonly id: string }>) => rows.map((r) => r.id)
+
+/** Every page of `list` from the start, `limit` rows at a time, running `between` after each. */
+const paginate = (
+  query: (after: ReadonlyArray<IndexValue> | undefined) => Effect.Effect<ReadonlyArray<Thing>, unknown, Tenant>,
+  keyOf: (row: Thing) => ReadonlyArray<IndexValue>,
+  between: (page: number) => Effect.Effect<void, unknown, Tenant> = () => Effect.void
+) =>
+  Effect.gen(function*() {
+    const seen: Array<string> = []
+    let after: ReadonlyArray<IndexValue> | undefined = undefined
+    for (let page = 0; page < 100; page++) {
+      const rows: ReadonlyArray<Thing> = yield* query(after)
+      if (rows.length === 0) return seen
+      seen.push(...ids(rows))
+      after = keyOf(rows[rows.length - 1]!)
+      yield* between(page)
+    }
+    return yield* Effect.dieMessage("pagination did not end")
+  })
+
+export const storageContract = (name: string, makeLayer: () => Layer.Layer<Storage, unknown>) => {
+  /** Runs a test body on a fresh store. */
+  const test = <A, E>(title: string, body: Effect.Effect<A, E, Storage>, timeout?: number) =>
+    it.live(title, () => Effect.provide(body, makeLayer()), timeout)
+
+  describe(`storage contract: ${name}`, () => {
+    describe("documents", () => {
+      test(
+        "insert, get, update, remove",
+        Effect.gen(function*() {
+          const things = (yield* Storage).collection(Things)
+          const t1 = { ...thing("t1", 5, "a", "x"), note: "first" }
+          yield* things.insert(t1)
+          expect(yield* things.get("t1")).toEqual(Option.some(t1))
+          expect(yield* things.get("missing")).toEqual(Option.none())
+
+          const t1b = { ...t1, rank: 7, note: "second" }
+          yield* things.update(t1b)
+          expect(yield* things.get("t1")).toEqual(Option.some(t1b))
+          expect(yield* things.listIndexes({})).toEqual([{ id: "t1", kind: "a", rank: 7, tag: "x" }])
+
+          yield* things.remove("t1")
+          expect(yield* things.get("t1")).toEqual(Option.none())
+          expect(yield* things.list({})).toEqual([])
+          // Removing what is not there is not an error.
+          yield* things.remove("t1")
+          // Update replaces by id, creating the document if it is absent.
+          yield* things.update(thing("t2", 1))
+          expect(yield* things.get("t2")).toEqual(Option.some(thing("t2", 1)))
+        }).pipe(as(tenantA))
+      )
+
+      test(
+        "a duplicate insert fails with StorageFailure and keeps the first document",
+        Effect.gen(function*() {
+          const things = (yield* Storage).collection(Things)
+          yield* things.insert(thing("t1", 1, "first"))
+          const error = yield* Effect.flip(things.insert(thing("t1", 2, "second")))
+          expect(error._tag).toBe("StorageFailure")
+          expect(yield* things.get("t1")).toEqual(Option.some(thing("t1", 1, "first")))
+        }).pipe(as(tenantA))
+      )
+
+      test(
+        "tenants and environments are isolated",
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const things = storage.collection(Things)
+          const tenants = [tenantA, tenantAProd, tenantB] as const
+          for (const [i, tenant] of tenants.entries()) {
+            yield* things.insert(thing("same", i, `kind_${i}`)).pipe(as(tenant))
+          }
+          yield* things.insert(thing("only_b", 9)).pipe(as(tenantB))
+          for (const [i, tenant] of tenants.entries()) {
+            const scoped = as(tenant)
+            expect(yield* scoped(things.get("same"))).toEqual(Option.some(thing("same", i, `kind_${i}`)))
+            const listed = yield* scoped(things.list({}))
+            expect(ids(listed)).toEqual(tenant === tenantB ? ["same", "only_b"] : ["same"])
+            expect(yield* scoped(things.listIndexes({ where: [{ column: "id", op: "eq", value: "same" }] })))
+              .toEqual([{ id: "same", kind: `kind_${i}`, rank: i, tag: null }])
+          }
+          expect(yield* things.get("only_b").pipe(as(tenantA))).toEqual(Option.none())
+
+          yield* things.remove("same").pipe(as(tenantA))
+          yield* things.update(thing("same", 100, "changed")).pipe(as(tenantAProd))
+          expect(yield* things.get("same").pipe(as(tenantA))).toEqual(Option.none())
+          expect(yield* things.get("same").pipe(as(tenantAProd))).toEqual(Option.some(thing("same", 100, "changed")))
+          expect(yield* things.get("same").pipe(as(tenantB))).toEqual(Option.some(thing("same", 2, "kind_2")))
+        })
+      )
+
+      test(
+        "listAcrossTenants returns every tenant's rows with their tenant",
+        Effect.gen(function*() {
+          const things = (yield* Storage).collection(Things)
+          yield* things.insert(thing("a1", 1, "k")).pipe(as(tenantA))
+          yield* things.insert(thing("p1", 2, "k")).pipe(as(tenantAProd))
+          yield* things.insert(thing("b1", 3, "k")).pipe(as(tenantB))
+          yield* things.insert(thing("b2", 4, "other")).pipe(as(tenantB))
+          const rows = yield* things.listAcrossTenants({ where: [{ column: "kind", op: "eq", value: "k" }] })
+          expect(rows).toEqual([
+            { tenant: tenantA, doc: thing("a1", 1, "k") },
+            { tenant: tenantAProd, doc: thing("p1", 2, "k") },
+            { tenant: tenantB, doc: thing("b1", 3, "k") }
+          ])
+          const after = yield* things.listAcrossTenants({ after: [2, "p1"], limit: 2 })
+          expect(after.map((r) => r.doc.id)).toEqual(["b1", "b2"])
+        })
+      )
+    })
+
+    describe("lists", () => {
+      const fixture = [
+        thing("t1", 1, "a", "x"),
+        thing("t2", 2, "b", null),
+        thing("t3", 3, "a", "y"),
+        thing("t4", 4, "c", "x"),
+        thing("t5", 5, "b", null)
+      ]
+      const seed = Effect.flatMap(Storage, (s) => Effect.forEach(fixture, (t) => s.collection(Things).insert(t)))
+      const listed = (query: ListQuery) =>
+        Effect.flatMap(Storage, (s) => Effect.map(s.collection(Things).list(query), ids))
+
+      test(
+        "every condition op, on index columns and on id, with the reference null semantics",
+        Effect.gen(function*() {
+          yield* seed
+          const where = (...conditions: NonNullable<ListQuery["where"]>) => listed({ where: conditions })
+          expect(yield* where({ column: "kind", op: "eq", value: "a" })).toEqual(["t1", "t3"])
+          expect(yield* where({ column: "kind", op: "ne", value: "a" })).toEqual(["t2", "t4", "t5"])
+          expect(yield* where({ column: "rank", op: "lt", value: 3 })).toEqual(["t1", "t2"])
+          expect(yield* where({ column: "rank", op: "lte", value: 3 })).toEqual(["t1", "t2", "t3"])
+          expect(yield* where({ column: "rank", op: "gt", value: 3 })).toEqual(["t4", "t5"])
+          expect(yield* where({ column: "rank", op: "gte", value: 3 })).toEqual(["t3", "t4", "t5"])
+          expect(yield* where({ column: "kind", op: "in", value: ["b", "c"] })).toEqual(["t2", "t4", "t5"])
+          expect(yield* where({ column: "kind", op: "in", value: [] })).toEqual([])
+          expect(yield* where({ column: "id", op: "eq", value: "t4" })).toEqual(["t4"])
+          expect(yield* where({ column: "id", op: "in", value: ["t5", "t1", "nope"] })).toEqual(["t1", "t5"])
+          expect(yield* where({ column: "id", op: "gt", value: "t3" })).toEqual(["t4", "t5"])
+          // Nulls: eq/ne/in treat null as a value; the order comparisons never match it.
+          expect(yield* where({ column: "tag", op: "eq", value: null })).toEqual(["t2", "t5"])
+          expect(yield* where({ column: "tag", op: "ne", value: null })).toEqual(["t1", "t3", "t4"])
+          expect(yield* where({ column: "tag", op: "ne", value: "x" })).toEqual(["t2", "t3", "t5"])
+          expect(yield* where({ column: "tag", op: "in", value: ["y", null] })).toEqual(["t2", "t3", "t5"])
+          expect(yield* where({ column: "tag", op: "in", value: [null] })).toEqual(["t2", "t5"])
+          expect(yield* where({ column: "tag", op: "lt", value: "z" })).toEqual(["t1", "t3", "t4"])
+          expect(yield* where({ column: "rank", op: "gt", value: null })).toEqual([])
+          // Conditions combine with AND; limit caps the rows.
+          expect(
+            yield* where({ column: "kind", op: "ne", value: "c" }, { column: "rank", op: "gte", value: 2 })
+          ).toEqual(["t2", "t3", "t5"])
+          expect(yield* listed({ where: [{ column: "rank", op: "gt", value: 1 }], limit: 2 })).toEqual(["t2", "t3"])
+          expect(yield* listed({ limit: 0 })).toEqual([])
+        }).pipe(as(tenantA))
+      )
+
+      test(
+        "orders by spec.order, then id",
+        Effect.gen(function*() {
+          const things = (yield* Storage).collection(Things)
+          for (const t of [thing("c", 2), thing("a", 2), thing("z", 1), thing("b", 3), thing("y", 1)]) {
+            yield* things.insert(t)
+          }
+          expect(ids(yield* things.list({}))).toEqual(["y", "z", "a", "c", "b"])
+          expect(ids(yield* things.listIndexes({}))).toEqual(["y", "z", "a", "c", "b"])
+          expect(ids(yield* things.list({ after: [1, "z"] }))).toEqual(["a", "c", "b"])
+          expect(ids(yield* things.list({ after: [2, "a"], limit: 1 }))).toEqual(["c"])
+        }).pipe(as(tenantA))
+      )
+
+      test(
+        "listIndexes returns the id and every index value, integers as numbers",
+        Effect.gen(function*() {
+          yield* seed
+          const rows = yield* Effect.flatMap(Storage, (s) =>
+            s.collection(Things).listIndexes({ where: [{ column: "kind", op: "in", value: ["a", "b"] }] }))
+          expect(rows).toEqual([
+            { id: "t1", kind: "a", rank: 1, tag: "x" },
+            { id: "t2", kind: "b", rank: 2, tag: null },
+            { id: "t3", kind: "a", rank: 3, tag: "y" },
+            { id: "t5", kind: "b", rank: 5, tag: null }
+          ])
+          expect(typeof rows[0]!.rank).toBe("number")
+        }).pipe(as(tenantA))
+      )
+
+      test(
+        "keyset pagination misses nothing and repeats nothing under inserts and deletes",
+        Effect.gen(function*() {
+          const things = (yield* Storage).collection(Things)
+          // Ranks repeat so the id tie-break matters.
+          const initial = Array.from({ length: 12 }, (_, i) => thing(`t${String(i).padStart(2, "0")}`, Math.floor(i / 2)))
+          for (const t of initial) yield* things.insert(t)
+          const seen = yield* paginate(
+            (after) => things.list(after === undefined ? { limit: 3 } : { after, limit: 3 }),
+            (t) => [t.rank, t.id],
+            (page) =>
+              Effect.gen(function*() {
+                if (page === 0) {
+                  // Cursor is t02 (rank 1). Before it: not seen; after it: seen once.
+                  yield* things.insert(thing("early", 0))
+                  yield* things.insert(thing("t01b", 1)) // (1, "t01b") sorts before (1, "t02")
+                  yield* things.insert(thing("t02z", 1)) // (1, "t02z") sorts after the cursor
+                  yield* things.remove("t02") // the cursor row itself
+                  yield* things.remove("t07") // a row not seen yet
+                }
+                if (page === 1) {
+                  yield* things.insert(thing("last", 99))
+                  yield* things.update(thing("t09", 0)) // moves behind the cursor: not seen again
+                }
+              })
+          )
+          expect(seen).toEqual([
+            "t00",
+            "t01",
+            "t02",
+            "t02z",
+            "t03",
+            "t04",
+            "t05",
+            "t06",
+            "t08",
+            "t10",
+            "t11",
+            "last"
+          ])
+        }).pipe(as(tenantA))
+      )
+
+      test(
+        "keyset pagination over a nullable, multi-column order",
+        Effect.gen(function*() {
+          const pairs = (yield* Storage).collection(Pairs)
+          const rows = [
+            thing("p1", 2, "k", null),
+            thing("p2", 1, "k", "m"),
+            thing("p3", 1, "k", null),
+            thing("p4", 3, "k", "a"),
+            thing("p5", 1, "k", null),
+            thing("p6", 2, "k", "m"),
+            thing("p7", 0, "k", "z")
+          ]
+          for (const r of rows) yield* pairs.insert(r)
+          const all = ids(yield* pairs.list({}))
+          expect(all).toEqual(["p3", "p5", "p1", "p4", "p2", "p6", "p7"])
+          for (const limit of [1, 2, 3]) {
+            const seen = yield* paginate(
+              (after) => pairs.list(after === undefined ? { limit } : { after, limit }),
+              (t) => [t.tag, t.rank, t.id]
+            )
+            expect(seen).toEqual(all)
+          }
+          // A shorter cursor counts the missing values as null.
+          expect(ids(yield* pairs.list({ after: [null] }))).toEqual(all)
+          expect(ids(yield* pairs.list({ after: ["m", 1, "p2"] }))).toEqual(["p6", "p7"])
+        }).pipe(as(tenantA))
+      )
+    })
+
+    describe("transactions", () => {
+      test(
+        "commit is all-or-nothing: a failure after writes and an event leaves none of them",
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const things = storage.collection(Things)
+          yield* things.insert(thing("keep", 1, "before"))
+          yield* things.insert(thing("gone", 2))
+          const seqBefore = yield* storage.events.lastSeq
+          const result = yield* Effect.either(storage.transaction(Effect.gen(function*() {
+            yield* things.insert(thing("n1", 3))
+            yield* things.insert(thing("n2", 4))
+            yield* things.update(thing("keep", 1, "after"))
+            yield* things.remove("gone")
+            yield* storage.events.append(event())
+            return yield* Effect.fail("boom" as const)
+          })))
+          expect(result).toEqual(Either.left("boom"))
+          expect(ids(yield* things.list({}))).toEqual(["keep", "gone"])
+          expect(yield* things.get("keep")).toEqual(Option.some(thing("keep", 1, "before")))
+          expect(yield* storage.events.read({ after: 0, limit: 10 })).toEqual([])
+          expect(yield* storage.events.lastSeq).toBe(seqBefore)
+
+          // A typed storage failure inside (a duplicate) rolls back the same way.
+          const duplicate = yield* Effect.flip(storage.transaction(Effect.gen(function*() {
+            yield* things.insert(thing("n3", 5))
+            yield* storage.events.append(event())
+            yield* things.insert(thing("keep", 9))
+          })))
+          expect(duplicate._tag).toBe("StorageFailure")
+          expect(yield* things.get("n3")).toEqual(Option.none())
+          expect(yield* storage.events.read({ after: 0, limit: 10 })).toEqual([])
+
+          // And a successful one commits everything.
+          const value = yield* storage.transaction(Effect.gen(function*() {
+            yield* things.insert(thing("n1", 3))
+            yield* things.remove("gone")
+            yield* storage.events.append(event("client.created"))
+            return 42
+          }))
+          expect(value).toBe(42)
+          expect(ids(yield* things.list({}))).toEqual(["keep", "n1"])
+          expect((yield* storage.events.read({ after: 0, limit: 10 })).map((e) => e.event.type)).toEqual([
+            "client.created"
+          ])
+        }).pipe(as(tenantA))
+      )
+
+      test(
+        "a nested transaction joins the outer one",
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const things = storage.collection(Things)
+          // The outer failure undoes the inner, already "finished", transaction.
+          yield* Effect.either(storage.transaction(Effect.gen(function*() {
+            yield* storage.transaction(things.insert(thing("inner", 1)))
+            yield* things.insert(thing("outer", 2))
+            return yield* Effect.fail("boom")
+          })))
+          expect(yield* things.list({})).toEqual([])
+          // The inner one is no savepoint: its writes stay when the outer catches its failure.
+          yield* storage.transaction(Effect.gen(function*() {
+            yield* Effect.either(storage.transaction(Effect.zipRight(things.insert(thing("inner", 1)), Effect.fail("x"))))
+            yield* things.insert(thing("outer", 2))
+          }))
+          expect(ids(yield* things.list({}))).toEqual(["inner", "outer"])
+        }).pipe(as(tenantA))
+      )
+
+      test(
+        "reads inside a transaction see its own writes",
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const things = storage.collection(Things)
+          yield* things.insert(thing("old", 1))
+          yield* storage.transaction(Effect.gen(function*() {
+            yield* things.insert(thing("new", 2, "fresh"))
+            expect(yield* things.get("new")).toEqual(Option.some(thing("new", 2, "fresh")))
+            expect(ids(yield* things.list({}))).toEqual(["old", "new"])
+            expect(yield* things.listIndexes({ where: [{ column: "kind", op: "eq", value: "fresh" }] })).toEqual([
+              { id: "new", kind: "fresh", rank: 2, tag: null }
+            ])
+            yield* things.update(thing("old", 3))
+            expect(ids(yield* things.list({}))).toEqual(["new", "old"])
+            yield* things.remove("new")
+            expect(yield* things.get("new")).toEqual(Option.none())
+          }))
+          expect(ids(yield* things.list({}))).toEqual(["old"])
+        }).pipe(as(tenantA))
+      )
+
+      test(
+        "reads outside a transaction never see its uncommitted or rolled-back writes",
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const things = storage.collection(Things)
+          const written = yield* Deferred.make<void>()
+          const read = yield* Deferred.make<void>()
+          const writer = storage.transaction(Effect.gen(function*() {
+            yield* things.insert(thing("uncommitted", 1))
+            yield* Deferred.succeed(written, undefined)
+            // An adapter may make the reader wait for the transaction: do not wait forever.
+            yield* Effect.ignore(Effect.timeout(Deferred.await(read), "100 millis"))
+            return yield* Effect.fail("rollback")
+          }))
+          const reader = Effect.gen(function*() {
+            yield* Deferred.await(written)
+            const got = yield* things.get("uncommitted")
+            const listed = yield* things.list({})
+            yield* Deferred.succeed(read, undefined)
+            return { got, listed }
+          })
+          const [, seen] = yield* Effect.all([Effect.either(writer), reader], { concurrency: "unbounded" })
+          expect(seen.got).toEqual(Option.none())
+          expect(seen.listed).toEqual([])
+          expect(yield* things.get("uncommitted")).toEqual(Option.none())
+        }).pipe(as(tenantA))
+      )
+
+      test(
+        "50 concurrent claim-the-seat transactions produce exactly one seat",
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const things = storage.collection(Things)
+          const claim = (i: number) =>
+            storage.transaction(Effect.gen(function*() {
+              const taken = yield* things.listIndexes({ where: [{ column: "kind", op: "eq", value: "seat" }] })
+              yield* Effect.yieldNow() // let the others run between the check and the write
+              if (taken.length > 0) return { won: false, holder: taken[0]!.id }
+              yield* things.insert(thing(`seat_${i}`, i, "seat"))
+              return { won: true, holder: `seat_${i}` }
+            }))
+          const results = yield* Effect.all(Array.from({ length: 50 }, (_, i) => claim(i)), {
+            concurrency: "unbounded"
+          })
+          const winners = results.filter((r) => r.won)
+          expect(winners).toHaveLength(1)
+          const seats = yield* things.list({ where: [{ column: "kind", op: "eq", value: "seat" }] })
+          expect(ids(seats)).toEqual([winners[0]!.holder])
+          expect(new Set(results.map((r) => r.holder))).toEqual(new Set([winners[0]!.holder]))
+        }).pipe(as(tenantA))
+      )
+    })
+
+    describe("events", () => {
+      test(
+        "append, read after a cursor, type filter, get by id within the tenant, across tenants",
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const log = storage.events
+          expect(yield* log.lastSeq).toBe(0)
+          const a1 = event("booking.created")
+          const a2 = event("client.created")
+          const b1 = event("booking.created")
+          const a3 = event("booking.cancelled")
+          yield* log.append(a1).pipe(as(tenantA))
+          yield* log.append(a2).pipe(as(tenantA))
+          yield* log.append(b1).pipe(as(tenantB))
+          yield* log.append(a3).pipe(as(tenantA))
+
+          const all = yield* log.read({ after: 0, limit: 10 }).pipe(as(tenantA))
+          expect(all.map((s) => s.event)).toEqual([a1, a2, a3])
+          expect(all.every((s) => s.tenant.account_id === "acct_a" && s.tenant.environment === "sandbox")).toBe(true)
+          expect(all.map((s) => s.seq)).toEqual([...all.map((s) => s.seq)].sort((x, y) => x - y))
+          expect(new Set(all.map((s) => s.seq)).size).toBe(3)
+
+          expect((yield* log.read({ after: all[0]!.seq, limit: 10 }).pipe(as(tenantA))).map((s) => s.event.id))
+            .toEqual([a2.id, a3.id])
+          expect((yield* log.read({ after: 0, limit: 2 }).pipe(as(tenantA))).map((s) => s.event.id)).toEqual([
+            a1.id,
+            a2.id
+          ])
+          expect(
+            (yield* log.read({ after: 0, limit: 10, types: ["booking.created", "booking.cancelled"] }).pipe(
+              as(tenantA)
+            )).map((s) => s.event.id)
+          ).toEqual([a1.id, a3.id])
+          expect(yield* log.read({ after: 0, limit: 10, types: [] }).pipe(as(tenantA))).toEqual([])
+          expect(yield* log.read({ after: 0, limit: 10 }).pipe(as(tenantAProd))).toEqual([])
+
+          expect(yield* log.get(a2.id).pipe(as(tenantA))).toEqual(Option.some(a2))
+          expect(yield* log.get(b1.id).pipe(as(tenantA))).toEqual(Option.none())
+          expect(yield* log.get(b1.id).pipe(as(tenantB))).toEqual(Option.some(b1))
+          expect(yield* log.get(a2.id).pipe(as(tenantAProd))).toEqual(Option.none())
+
+          const across = yield* log.readAcrossTenants({ after: 0, limit: 10 })
+          expect(across.map((s) => [s.event.id, s.tenant])).toEqual([
+            [a1.id, tenantA],
+            [a2.id, tenantA],
+            [b1.id, tenantB],
+            [a3.id, tenantA]
+          ])
+          expect((yield* log.readAcrossTenants({ after: across[1]!.seq, limit: 1 })).map((s) => s.event.id)).toEqual([
+            b1.id
+          ])
+          expect(yield* log.lastSeq).toBe(across[3]!.seq)
+        })
+      )
+
+      test(
+        "seq follows commit order; paging with limit 3 under 20 concurrent writers misses and repeats nothing",
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const log = storage.events
+          const writers = Array.from({ length: 20 }, (_, i) =>
+            storage.transaction(Effect.gen(function*() {
+              yield* log.append(event("booking.created", { writer: i, n: 0 }))
+              yield* Effect.yieldNow()
+              yield* log.append(event("booking.updated", { writer: i, n: 1 }))
+            })))
+          const reader = Effect.gen(function*() {
+            const seen: Array<{ seq: number; id: string }> = []
+            let after = 0
+            for (let round = 0; seen.length < 40; round++) {
+              if (round > 20_000) return yield* Effect.dieMessage("reader starved")
+              const page = yield* log.read({ after, limit: 3 })
+              for (const s of page) seen.push({ seq: s.seq, id: s.event.id })
+              if (page.length > 0) after = page[page.length - 1]!.seq
+              else yield* Effect.sleep("1 millis")
+            }
+            return seen
+          })
+          const [, seen] = yield* Effect.all([Effect.all(writers, { concurrency: "unbounded" }), reader], {
+            concurrency: "unbounded"
+          })
+          expect(new Set(seen.map((s) => s.id)).size).toBe(40)
+          const all = yield* log.read({ after: 0, limit: 100 })
+          expect(seen).toEqual(all.map((s) => ({ seq: s.seq, id: s.event.id })))
+          // Transactions do not interleave: each writer's two events are neighbours, in order.
+          for (let i = 0; i < all.length; i += 2) {
+            const first = all[i]!.event.data.object as { writer: number; n: number }
+            const second = all[i + 1]!.event.data.object as { writer: number; n: number }
+            expect([first.writer, first.n, second.n]).toEqual([second.writer, 0, 1])
+          }
+        }).pipe(as(tenantA))
+      )
+    })
+
+    describe("eraseTenant", () => {
+      test(
+        "removes the tenant's documents and events only; seqs are not reused",
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const things = storage.collection(Things)
+          const pairs = storage.collection(Pairs)
+          for (const tenant of [tenantA, tenantAProd, tenantB]) {
+            yield* Effect.gen(function*() {
+              yield* things.insert(thing("t1", 1))
+              yield* pairs.insert(thing("p1", 1))
+              yield* storage.events.append(event())
+            }).pipe(as(tenant))
+          }
+          const lastBefore = yield* storage.events.lastSeq
+
+          // An erase in a failed transaction erases nothing.
+          yield* Effect.either(storage.transaction(Effect.zipRight(storage.eraseTenant, Effect.fail("no")))).pipe(
+            as(tenantA)
+          )
+          expect(ids(yield* things.list({}).pipe(as(tenantA)))).toEqual(["t1"])
+
+          yield* storage.eraseTenant.pipe(as(tenantA))
+          expect(yield* things.list({}).pipe(as(tenantA))).toEqual([])
+          expect(yield* pairs.list({}).pipe(as(tenantA))).toEqual([])
+          expect(yield* storage.events.read({ after: 0, limit: 10 }).pipe(as(tenantA))).toEqual([])
+          for (const tenant of [tenantAProd, tenantB]) {
+            expect(ids(yield* things.list({}).pipe(as(tenant)))).toEqual(["t1"])
+            expect(ids(yield* pairs.list({}).pipe(as(tenant)))).toEqual(["p1"])
+            expect(yield* storage.events.read({ after: 0, limit: 10 }).pipe(as(tenant))).toHaveLength(1)
+          }
+          expect(yield* storage.events.readAcrossTenants({ after: 0, limit: 10 })).toHaveLength(2)
+
+          expect(yield* storage.events.lastSeq).toBe(lastBefore)
+          yield* storage.events.append(event()).pipe(as(tenantA))
+          const [fresh] = yield* storage.events.read({ after: 0, limit: 10 }).pipe(as(tenantA))
+          expect(fresh!.seq).toBeGreaterThan(lastBefore)
+        })
+      )
+    })
+  })
+}

@@ -1,0 +1,92 @@
+/**
+ * Two processes on one SQLite file: both open it new at the same moment (start-up migration
+ * under BEGIN IMMEDIATE), then each runs 25 concurrent claim-the-seat transactions at once.
+ * Exactly one seat may exist, and every loser must have seen it: BEGIN IMMEDIATE keeps the
+ * processes' read-check-write transactions from interleaving, with no SQLITE_BUSY surfacing.
+ */
+import Database from "better-sqlite3"
+import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as readline from "node:readline"
+import { fileURLToPath } from "node:url"
+import { afterAll, describe, expect, it } from "vitest"
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+const root = path.resolve(here, "../..")
+const fixture = path.join(here, "fixtures", "claim-seat.ts")
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "slotwise-sqlite-processes-"))
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+interface Outcome {
+  readonly label: string
+  readonly startedAt: number
+  readonly finishedAt: number
+  readonly won: ReadonlyArray<string>
+  readonly holders: ReadonlyArray<string>
+  readonly errors: ReadonlyArray<string>
+}
+
+interface Child {
+  readonly process: ChildProcess
+  readonly ready: Promise<void>
+  readonly done: Promise<{ readonly code: number | null; readonly lines: ReadonlyArray<string>; readonly stderr: string }>
+}
+
+const start = (filename: string, label: string, count: number): Child => {
+  const child = spawn(process.execPath, ["--import", "tsx", fixture, filename, label, String(count)], {
+    cwd: root,
+    stdio: ["pipe", "pipe", "pipe"]
+  })
+  const lines: Array<string> = []
+  let stderr = ""
+  child.stderr!.on("data", (chunk) => (stderr += String(chunk)))
+  let signalReady: () => void = () => {}
+  const ready = new Promise<void>((resolve) => (signalReady = resolve))
+  readline.createInterface({ input: child.stdout! }).on("line", (line) => {
+    lines.push(line)
+    if (line === "ready") signalReady()
+  })
+  const done = new Promise<{ code: number | null; lines: ReadonlyArray<string>; stderr: string }>((resolve) =>
+    child.on("close", (code) => resolve({ code, lines, stderr }))
+  )
+  return { process: child, ready: Promise.race([ready, done.then(() => {})]), done }
+}
+
+describe("sqlite storage across processes", () => {
+  it("two processes × 25 concurrent claim-the-seat transactions on one new file: exactly one seat", async () => {
+    const filename = path.join(dir, "shared.db")
+    const children = [start(filename, "p0", 25), start(filename, "p1", 25)]
+    try {
+      await Promise.all(children.map((c) => c.ready))
+      // The barrier: both are open and waiting; release them together.
+      for (const c of children) c.process.stdin!.write("go\n")
+      const finished = await Promise.all(children.map((c) => c.done))
+
+      const outcomes = finished.map((f, i) => {
+        expect(f.code, `process ${i} exit code; stderr:\n${f.stderr}`).toBe(0)
+        return JSON.parse(f.lines[f.lines.length - 1]!) as Outcome
+      })
+      for (const o of outcomes) expect(o.errors, `errors in ${o.label}`).toEqual([])
+      // The two bursts really ran at the same time.
+      const [a, b] = outcomes as [Outcome, Outcome]
+      expect(a.startedAt < b.finishedAt && b.startedAt < a.finishedAt, JSON.stringify([a, b])).toBe(true)
+      const winners = outcomes.flatMap((o) => o.won)
+      expect(winners).toHaveLength(1)
+      const holders = outcomes.flatMap((o) => o.holders)
+      expect(holders).toHaveLength(50)
+      expect(new Set(holders)).toEqual(new Set(winners))
+
+      const db = new Database(filename, { readonly: true })
+      try {
+        const rows = db.prepare("SELECT id FROM c_seats").all() as Array<{ id: string }>
+        expect(rows.map((r) => r.id)).toEqual(winners)
+      } finally {
+        db.close()
+      }
+    } finally {
+      for (const c of children) if (c.process.exitCode === null) c.process.kill()
+    }
+  }, 30_000)
+})

@@ -1,0 +1,221 @@
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import Database from "better-sqlite3"
+import { Effect, Option } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { SqliteStorageLive } from "../../adapters/sqlite/storage.js"
+import { BookingsCollection } from "../../src/ports/collections.js"
+import type { CollectionSpec } from "../../src/ports/storage.js"
+import { Storage } from "../../src/ports/storage.js"
+import { as, event, type Thing, thing, Things, storageContract, tenantA, tenantB } from "./contract.js"
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "slotwise-sqlite-"))
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+let files = 0
+const freshFile = () => path.join(dir, `store-${++files}.db`)
+
+storageContract("sqlite", () => SqliteStorageLive({ filename: freshFile() }))
+
+/** Runs `body` on a storage over `filename`, closing the database afterwards. */
+const withStorage = <A, E>(filename: string, body: Effect.Effect<A, E, Storage>) =>
+  Effect.provide(body, SqliteStorageLive({ filename }))
+
+const inspect = <A>(filename: string, f: (db: Database.Database) => A): A => {
+  const db = new Database(filename, { readonly: true })
+  try {
+    return f(db)
+  } finally {
+    db.close()
+  }
+}
+
+describe("sqlite storage", () => {
+  it.live("data survives closing and reopening the file", () =>
+    Effect.gen(function*() {
+      const filename = freshFile()
+      const appended = event("client.created")
+      yield* withStorage(
+        filename,
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          yield* storage.transaction(Effect.gen(function*() {
+            yield* storage.collection(Things).insert(thing("t1", 1, "kept"))
+            yield* storage.events.append(appended)
+          }))
+        }).pipe(as(tenantA))
+      )
+      yield* withStorage(
+        filename,
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          expect(yield* storage.collection(Things).get("t1")).toEqual(Option.some(thing("t1", 1, "kept")))
+          const [stored] = yield* storage.events.read({ after: 0, limit: 10 })
+          expect(stored?.event).toEqual(appended)
+          expect(yield* storage.events.lastSeq).toBe(stored?.seq)
+          expect(yield* storage.events.get(appended.id)).toEqual(Option.some(appended))
+        }).pipe(as(tenantA))
+      )
+    }))
+
+  it.live("sets up WAL, the core's tables and their indexes at start", () =>
+    Effect.gen(function*() {
+      const filename = freshFile()
+      yield* withStorage(filename, Effect.void)
+      inspect(filename, (db) => {
+        expect(db.pragma("journal_mode", { simple: true })).toBe("wal")
+        const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<
+          { name: string }
+        >).map((t) => t.name)
+        expect(tables).toEqual(expect.arrayContaining(["slotwise_migrations", "events", "c_bookings", "c_holds"]))
+        const columns = (db.prepare("SELECT name, type FROM pragma_table_info('c_bookings')").all() as Array<
+          { name: string; type: string }
+        >)
+        expect(columns.map((c) => c.name)).toEqual(
+          expect.arrayContaining(["account_id", "environment", "id", "doc", ...Object.keys(BookingsCollection.indexes)])
+        )
+        expect(columns.find((c) => c.name === "start_ms")?.type).toBe("INTEGER")
+        const indexes = (db.prepare("SELECT name FROM pragma_index_list('c_bookings')").all() as Array<
+          { name: string }
+        >).map((i) => i.name)
+        for (const column of Object.keys(BookingsCollection.indexes)) {
+          expect(indexes).toContain(`ix_c_bookings_${column}`)
+        }
+      })
+    }))
+
+  it.live("a spec that grows an index column migrates its table and back-fills it", () =>
+    Effect.gen(function*() {
+      interface Sized extends Thing {
+        readonly size: number
+      }
+      const v1: CollectionSpec<Sized> = {
+        name: "growing",
+        indexes: { kind: { type: "text", get: (t) => t.kind } },
+        order: []
+      }
+      const v2: CollectionSpec<Sized> = {
+        name: "growing",
+        indexes: { kind: v1.indexes.kind!, size: { type: "integer", get: (t) => t.size } },
+        order: ["size"]
+      }
+      const filename = freshFile()
+      const docs = [3, 1, 2].map((size, i): Sized => ({ ...thing(`g${i}`, i), size }))
+      yield* withStorage(
+        filename,
+        Effect.flatMap(Storage, (s) => Effect.forEach(docs, (d) => s.collection(v1).insert(d))).pipe(as(tenantA))
+      )
+      yield* withStorage(
+        filename,
+        Effect.gen(function*() {
+          const grown = (yield* Storage).collection(v2)
+          expect(yield* grown.listIndexes({ where: [{ column: "size", op: "gte", value: 2 }] })).toEqual([
+            { id: "g2", kind: "plain", size: 2 },
+            { id: "g0", kind: "plain", size: 3 }
+          ])
+          yield* grown.insert({ ...thing("g3", 3), size: 0 })
+          expect((yield* grown.list({})).map((d) => d.id)).toEqual(["g3", "g1", "g2", "g0"])
+        }).pipe(as(tenantA))
+      )
+      inspect(filename, (db) => {
+        const steps = (db.prepare("SELECT id FROM slotwise_migrations").all() as Array<{ id: string }>).map((r) => r.id)
+        expect(steps).toEqual(expect.arrayContaining(["events", "c_growing", "c_growing.size"]))
+      })
+    }))
+
+  it.live("a new collection first used in a failed transaction is prepared again next time", () =>
+    withStorage(
+      freshFile(),
+      Effect.gen(function*() {
+        const storage = yield* Storage
+        const fresh = storage.collection<Thing>({ ...Things, name: "late_comer" })
+        yield* Effect.either(storage.transaction(Effect.zipRight(fresh.insert(thing("x", 1)), Effect.fail("no"))))
+        expect(yield* fresh.list({})).toEqual([])
+        yield* fresh.insert(thing("y", 2))
+        expect((yield* fresh.list({})).map((d) => d.id)).toEqual(["y"])
+      }).pipe(as(tenantB))
+    ))
+
+  it.live("faults stay typed: a file that cannot be opened, an unknown column, a changed index type", () =>
+    Effect.gen(function*() {
+      const missing = yield* Effect.flip(
+        withStorage(path.join(dir, "no-such-dir", "x.db"), Effect.void)
+      )
+      expect(missing._tag).toBe("StorageFailure")
+
+      const filename = freshFile()
+      const unknown = yield* Effect.flip(withStorage(
+        filename,
+        Effect.flatMap(Storage, (s) =>
+          s.collection(Things).list({ where: [{ column: "nope", op: "eq", value: 1 }] })).pipe(as(tenantA))
+      ))
+      expect(unknown._tag).toBe("StorageFailure")
+
+      const retyped = yield* Effect.flip(withStorage(
+        filename,
+        Effect.flatMap(Storage, (s) =>
+          s.collection<Thing>({ ...Things, indexes: { ...Things.indexes, rank: { type: "text", get: (t) => `${t.rank}` } } })
+            .list({})).pipe(as(tenantA))
+      ))
+      expect(retyped._tag).toBe("StorageFailure")
+      expect(retyped.detail).toContain("rank")
+    }))
+
+  it.live("a BEGIN IMMEDIATE still busy after busy_timeout is retried until the lock frees", () =>
+    Effect.gen(function*() {
+      const filename = freshFile()
+      yield* withStorage(filename, Effect.void)
+      const blocker = new Database(filename)
+      blocker.exec("BEGIN IMMEDIATE")
+      // Frees the lock while the adapter is between retries (its busy wait blocks the thread).
+      const timer = setTimeout(() => blocker.exec("COMMIT"), 150)
+      try {
+        yield* Effect.provide(
+          Effect.flatMap(Storage, (s) => s.collection(Things).insert(thing("after-busy", 1))).pipe(as(tenantA)),
+          SqliteStorageLive({ filename, busyTimeoutMs: 20 })
+        )
+        yield* withStorage(
+          filename,
+          Effect.flatMap(Storage, (s) => s.collection(Things).get("after-busy")).pipe(
+            as(tenantA),
+            Effect.map((found) => expect(Option.isSome(found)).toBe(true))
+          )
+        )
+      } finally {
+        clearTimeout(timer)
+        blocker.close()
+      }
+    }))
+
+  it.live("a lock that never frees ends in a typed StorageFailure, not a defect", () =>
+    Effect.gen(function*() {
+      const filename = freshFile()
+      yield* withStorage(filename, Effect.void)
+      const blocker = new Database(filename)
+      try {
+        const error = yield* Effect.provide(
+          Effect.gen(function*() {
+            const storage = yield* Storage
+            blocker.exec("BEGIN IMMEDIATE")
+            return yield* Effect.flip(storage.collection(Things).insert(thing("never", 1)))
+          }).pipe(as(tenantA)),
+          SqliteStorageLive({ filename, busyTimeoutMs: 10 })
+        )
+        expect(error._tag).toBe("StorageFailure")
+        expect(error.detail).toMatch(/begin transaction/)
+      } finally {
+        blocker.close()
+      }
+    }))
+
+  it.live("works on a private in-memory database", () =>
+    withStorage(
+      ":memory:",
+      Effect.gen(function*() {
+        const things = (yield* Storage).collection(Things)
+        yield* things.insert(thing("m", 1))
+        expect((yield* things.list({})).map((d) => d.id)).toEqual(["m"])
+      }).pipe(as(tenantA))
+    ))
+})
