@@ -36,6 +36,7 @@ import {
   StaffCollection
 } from "./ports/collections.js"
 import { type Condition, Storage } from "./ports/storage.js"
+import { endsAfter } from "./Services.js"
 
 const MINUTE = 60_000
 
@@ -200,7 +201,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
           ...(p.upcoming === true && statuses === undefined
             ? [{ column: "status", op: "in", value: ACTIVE_STATUSES } as const]
             : []),
-          ...(p.upcoming === true ? [{ column: "end_ms", op: "gt", value: now } as const] : []),
+          ...(p.upcoming === true ? endsAfter(now) : []),
           ...(p.upcoming === false ? [{ column: "end_ms", op: "lte", value: now } as const] : []),
           ...(p.staff_id !== undefined ? [{ column: "staff_id", op: "eq", value: p.staff_id } as const] : []),
           ...(p.client_id !== undefined ? [{ column: "client_id", op: "eq", value: p.client_id } as const] : []),

@@ -1,7 +1,7 @@
 /** Services: what can be booked, for how long, by whom (API.md §3). */
 import { Effect, Schema } from "effect"
 import { InvalidReference, ResourceInUse } from "./domain/errors.js"
-import { Service, ServiceCreate, serviceDefaults, ServiceUpdate } from "./domain/service.js"
+import { MAX_DURATION_MINUTES, Service, ServiceCreate, serviceDefaults, ServiceUpdate } from "./domain/service.js"
 import { Events } from "./Events.js"
 import { changes, currentStamp, findOr404, listPage, newResource, PageParams } from "./internal/resources.js"
 import { decodeInput } from "./internal/validation.js"
@@ -97,6 +97,15 @@ export class Services extends Effect.Service<Services>()("slotwise/Services", {
   })
 }) {}
 
+/**
+ * Bookings that end after `ms`. The start bound is implied (no booking lasts longer than
+ * a service can) and lets storage range-scan by start instead of reading the past.
+ */
+export const endsAfter = (ms: number): ReadonlyArray<Condition> => [
+  { column: "end_ms", op: "gt", value: ms },
+  { column: "start_ms", op: "gt", value: ms - MAX_DURATION_MINUTES * 60_000 }
+]
+
 /** `resource_in_use` when upcoming pending or confirmed bookings match `where`. */
 export const refuseIfBooked = (
   bookings: Collection<Booking>,
@@ -106,7 +115,7 @@ export const refuseIfBooked = (
   Effect.gen(function*() {
     const now = yield* currentStamp
     const upcoming = yield* bookings.listIndexes({
-      where: [...where, { column: "status", op: "in", value: ACTIVE_STATUSES }, { column: "end_ms", op: "gt", value: now.ms }],
+      where: [...where, { column: "status", op: "in", value: ACTIVE_STATUSES }, ...endsAfter(now.ms)],
       limit: 1
     })
     if (upcoming.length > 0) {

@@ -42,6 +42,12 @@ export const checkSpec = (spec: CollectionSpec<any>): string | undefined => {
   for (const column of spec.order) {
     if (!(column in spec.indexes)) return `${spec.name}: order column ${JSON.stringify(column)} is not an index`
   }
+  for (const group of spec.storageIndexes ?? []) {
+    const unknown = group.find((column) => !(column in spec.indexes))
+    if (group.length === 0 || unknown !== undefined) {
+      return `${spec.name}: storage index ${JSON.stringify(group)} names no declared index column`
+    }
+  }
   return undefined
 }
 
@@ -135,22 +141,28 @@ export const migrateCollection = (run: Run, spec: CollectionSpec<any>): Effect.E
       }
     }
 
-    for (const [column] of indexes) {
+    const groups = spec.storageIndexes ?? indexes.map(([column]) => [column])
+    // The order index; a single order column already indexed alone needs no second copy.
+    const withOrder = spec.order.length === 0 || groups.some((g) => g.join() === spec.order.join())
+      ? groups
+      : [...groups, spec.order]
+    const wanted = new Map(withOrder.map((group) => [`ix_${table}_${group.join("__")}`, group]))
+    for (const [name, group] of wanted) {
       yield* run(
-        `CREATE INDEX IF NOT EXISTS ${quote(`ix_${table}_${column}`)} ON ${quote(table)} ` +
-          `(account_id, environment, ${quote(column)}, id)`,
+        `CREATE INDEX IF NOT EXISTS ${quote(name)} ON ${quote(table)} ` +
+          `(account_id, environment, ${group.map(quote).join(", ")}, id)`,
         [],
-        `index ${table}.${column}`
+        `index ${table}.${group.join(",")}`
       )
     }
-    // A single order column is already covered by its own index above.
-    if (spec.order.length > 1) {
-      yield* run(
-        `CREATE INDEX IF NOT EXISTS ${quote(`ix_${table}__order__${spec.order.join("__")}`)} ON ${quote(table)} ` +
-          `(account_id, environment, ${spec.order.map(quote).join(", ")}, id)`,
-        [],
-        `order index ${table}`
-      )
+    // Indexes the spec no longer names only slow writes down.
+    const present = (yield* run(
+      "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND substr(name, 1, 3) = 'ix_'",
+      [table],
+      `list ${table} indexes`
+    )) as ReadonlyArray<{ readonly name: string }>
+    for (const { name } of present) {
+      if (!wanted.has(name)) yield* run(`DROP INDEX IF EXISTS ${quote(name)}`, [], `drop index ${name}`)
     }
   })
 

@@ -2,11 +2,14 @@ import { Schema } from "effect"
 import { Metadata, Minutes, Money, Name, PositiveMinutes, Text, Timestamps , optionalFields } from "./common.js"
 import { Id } from "./ids.js"
 
+/** The longest a service (and so a booking) can last. */
+export const MAX_DURATION_MINUTES = 1440
+
 /** The editable fields of a service, each with its one validation rule. */
 export const ServiceFields = {
   name: Name,
   description: Schema.NullOr(Text(2000)),
-  duration_minutes: PositiveMinutes(1440),
+  duration_minutes: PositiveMinutes(MAX_DURATION_MINUTES),
   buffer_before_minutes: Minutes(1440),
   buffer_after_minutes: Minutes(1440),
   slot_interval_minutes: PositiveMinutes(1440),

@@ -14,13 +14,16 @@ const MINUTE = 60_000
 export const ServicesCollection: CollectionSpec<Service> = {
   name: "services",
   indexes: { active: { type: "integer", get: (s) => (s.active ? 1 : 0) } },
-  order: []
+  order: [],
+  storageIndexes: []
 }
 
 export const StaffCollection: CollectionSpec<Staff> = {
   name: "staff",
   indexes: { active: { type: "integer", get: (s) => (s.active ? 1 : 0) } },
-  order: []
+  order: [],
+  // Tenants have tens of staff and services: an index on `active` would not pay for itself.
+  storageIndexes: []
 }
 
 export const ClientsCollection: CollectionSpec<Client> = {
@@ -50,7 +53,9 @@ export const BookingsCollection: CollectionSpec<Booking> = {
     occupied_start: { type: "integer", get: (b) => toMillis(b.start) - b.buffer_before_minutes * MINUTE },
     occupied_end: { type: "integer", get: (b) => toMillis(b.end) + b.buffer_after_minutes * MINUTE }
   },
-  order: ["start_ms"]
+  order: ["start_ms"],
+  // Overlap checks by staff and time; lists by start; in-use checks by service and client.
+  storageIndexes: [["staff_id", "occupied_end"], ["start_ms"], ["service_id", "start_ms"], ["client_id", "start_ms"]]
 }
 
 export const HoldsCollection: CollectionSpec<Hold> = {
@@ -64,7 +69,8 @@ export const HoldsCollection: CollectionSpec<Hold> = {
     occupied_end: { type: "integer", get: (h) => toMillis(h.end) + h.buffer_after_minutes * MINUTE },
     expires_ms: { type: "integer", get: (h) => toMillis(h.expires_at) }
   },
-  order: []
+  order: [],
+  storageIndexes: [["staff_id", "occupied_end"]]
 }
 
 export const PaymentsCollection: CollectionSpec<Payment> = {

@@ -22,6 +22,12 @@ export interface CollectionSpec<A extends { readonly id: string }> {
   readonly indexes: { readonly [column: string]: IndexSpec<A> }
   /** Index columns that order lists; `id` is always the final tie-break. */
   readonly order: ReadonlyArray<string>
+  /**
+   * Which column groups a database adapter indexes (each followed by `id`). Defaults to
+   * one index per column. Every index costs every write, so hot collections name the few
+   * their queries need; conditions on other columns still work, by scanning.
+   */
+  readonly storageIndexes?: ReadonlyArray<ReadonlyArray<string>>
 }
 
 export type Condition =
