@@ -18,7 +18,7 @@ import { Id } from "./domain/ids.js"
 import { Reason, Slot } from "./domain/slot.js"
 import { Events } from "./Events.js"
 import { changes, currentStamp, findOr404, listPage, newResource, PageParams } from "./internal/resources.js"
-import { makeScheduleLoader, policyOf, slotOf } from "./internal/schedule.js"
+import { makeScheduleLoader, makeSlotFormatter, policyOf } from "./internal/schedule.js"
 import { decodeInput } from "./internal/validation.js"
 import { AvailabilityCollection, HoldsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
 import { type Condition, Storage } from "./ports/storage.js"
@@ -197,7 +197,7 @@ export class Availability extends Effect.Service<Availability>()("slotwise/Avail
         const range = { start: toMillis(q.start), end: toMillis(q.end) }
         const policy = policyOf(service)
         const schedules = staffIds.length === 0 ? [] : yield* schedule.schedules(staffIds, policy, range, now)
-        const data = computeSlots({ policy, schedules, range, now }).map(slotOf)
+        const data = computeSlots({ policy, schedules, range, now }).map(makeSlotFormatter())
         if (q.time_zone === undefined) return { object: "list", data } satisfies SlotList
         const byDate = new Map<string, Array<Slot>>()
         for (const slot of data) {

@@ -13,8 +13,10 @@ import { Events } from "./Events.js"
 import type { Event } from "./events/catalogue.js"
 import type { CoreServices } from "./layers.js"
 import { Tenant, type TenantId } from "./ports/tenant.js"
+import { Sandbox } from "./Sandbox.js"
 import { Services } from "./Services.js"
 import { Staff } from "./Staff.js"
+import { Webhooks } from "./Webhooks.js"
 
 /** A failure of a Slotwise call: `code` and `status` are the HTTP API's for the same problem. */
 export class SlotwiseError extends Error {
@@ -117,6 +119,10 @@ export interface SchedulingClient {
     /** Calls `listener` after each committed change of this tenant; returns the unsubscribe. */
     readonly subscribe: (listener: (event: Event) => void) => () => void
   }
+  /** Webhook endpoints and their deliveries (sent when the instance runs the dispatcher). */
+  readonly webhooks: Promisified<Webhooks, (typeof WEBHOOK_METHODS)[number]>
+  /** The sandbox's triggers; both reject with a PermissionError (403) for a production tenant. */
+  readonly sandbox: Promisified<Sandbox, "emit" | "reset">
   /** The tenant this client acts for. */
   readonly currentTenant: TenantId
   /** The same API acting for another tenant, over the same storage. */
@@ -127,6 +133,20 @@ export interface SchedulingClient {
 
 const ACCOUNT_ID = /^acc_[0-9A-HJKMNP-TV-Z]{26}$/
 
+const WEBHOOK_METHODS = [
+  "create",
+  "get",
+  "list",
+  "update",
+  "delete",
+  "rotateSecret",
+  "listDeliveries",
+  "getDelivery",
+  "retryDelivery",
+  "sendTest",
+  "recover"
+] as const
+
 export const makeFacade = (
   runtime: ManagedRuntime.ManagedRuntime<CoreServices, unknown>,
   services: {
@@ -136,6 +156,8 @@ export const makeFacade = (
     readonly availability: Availability
     readonly bookings: Bookings
     readonly events: Events
+    readonly webhooks: Webhooks
+    readonly sandbox: Sandbox
   },
   tenant: TenantId
 ): SchedulingClient => {
@@ -176,6 +198,8 @@ export const makeFacade = (
           if (from.account_id === tenant.account_id && from.environment === tenant.environment) listener(event)
         })
     },
+    webhooks: promisify(services.webhooks, WEBHOOK_METHODS),
+    sandbox: promisify(services.sandbox, ["emit", "reset"]),
     currentTenant: tenant,
     tenant: (next) => {
       if (!ACCOUNT_ID.test(next.account_id)) throw new TypeError(`account_id must be an acc_ id, got ${next.account_id}`)
@@ -197,6 +221,8 @@ export const resolveServices = (runtime: ManagedRuntime.ManagedRuntime<CoreServi
       clients: yield* Clients,
       availability: yield* Availability,
       bookings: yield* Bookings,
-      events: yield* Events
+      events: yield* Events,
+      webhooks: yield* Webhooks,
+      sandbox: yield* Sandbox
     }
   }))

@@ -16,8 +16,22 @@ export * from "./domain/payment.js"
 export * from "./domain/service.js"
 export { Staff as StaffMember, StaffCreate, StaffFields, StaffUpdate } from "./domain/staff.js"
 export * from "./domain/slot.js"
-export { EventListParams, Events } from "./Events.js"
+export { type CommittedEvent, type EventListener, EventListParams, Events } from "./Events.js"
 export * from "./events/catalogue.js"
+export { Sandbox, SandboxEmit } from "./Sandbox.js"
+export * from "./domain/webhook.js"
+export {
+  type AttemptRecord,
+  type ClaimedDelivery,
+  type ClaimOptions,
+  DeliveryListParams,
+  endpointKey,
+  WebhookListParams,
+  Webhooks
+} from "./Webhooks.js"
+export { addressBlockReason, isIpLiteral, literalHostBlockReason } from "./webhooks/address.js"
+export { WebhookPolicy, type WebhookPolicyService } from "./webhooks/policy.js"
+export * from "./webhooks/schedule.js"
 export * from "./facade.js"
 export { decodeInput, fieldErrorsOf } from "./internal/validation.js"
 export { type Page, PageSchema } from "./internal/pagination.js"

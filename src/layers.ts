@@ -4,15 +4,22 @@ import { Availability } from "./Availability.js"
 import { Bookings } from "./Bookings.js"
 import { Clients } from "./Clients.js"
 import { Events } from "./Events.js"
+import { Sandbox } from "./Sandbox.js"
 import { Services } from "./Services.js"
 import { Staff } from "./Staff.js"
+import { Webhooks } from "./Webhooks.js"
 
-export type CoreServices = Services | Staff | Clients | Availability | Bookings | Events
+export type CoreServices = Services | Staff | Clients | Availability | Bookings | Events | Webhooks | Sandbox
 
-/** Every core use case over one shared event log; needs `Storage`. */
+/**
+ * Every core use case over one shared event log; needs `Storage`. Webhook URLs are checked
+ * with the `WebhookPolicy` in context (default: private addresses refused, no resolver).
+ */
 export const CoreLive = Layer.mergeAll(
   Services.Default,
   Staff.Default,
   Availability.Default,
-  Bookings.Default.pipe(Layer.provideMerge(Clients.Default))
+  Bookings.Default.pipe(Layer.provideMerge(Clients.Default)),
+  Webhooks.Default,
+  Sandbox.Default
 ).pipe(Layer.provideMerge(Events.Default))

@@ -370,11 +370,13 @@ export const makeSqliteStorageWith = (
         })
 
       const names = ["id", ...columns]
-      const indexedRow = (values: ReadonlyArray<unknown>): IndexedRow => {
+      /** Rows of values for `columns`, as objects keyed by column. */
+      const rowOf = (columns: ReadonlyArray<string>) => (values: ReadonlyArray<unknown>): IndexedRow => {
         const row: Record<string, unknown> = {}
-        for (let i = 0; i < names.length; i++) row[names[i]!] = values[i]
+        for (let i = 0; i < columns.length; i++) row[columns[i]!] = values[i]
         return row as unknown as IndexedRow
       }
+      const indexedRow = rowOf(names)
 
       const select = (columnsSql: string, query: ListQuery, what: string) =>
         Effect.flatMap(Tenant, (tenant) =>
@@ -433,19 +435,27 @@ export const makeSqliteStorageWith = (
             prepared,
             Effect.flatMap(select("doc", query, what.list), (rows) => parseDocs(rows, what.list))
           ),
-        listIndexes: (query) =>
-          Effect.zipRight(
+        listIndexes: (query) => {
+          const wanted = query.columns
+          if (wanted !== undefined && wanted.some((c) => !known.has(c))) {
+            return Effect.fail(new StorageFailure({ detail: `${what.listIndexes}: unknown column in ${wanted.join(", ")}` }))
+          }
+          const selected = wanted === undefined ? names : ["id", ...wanted.filter((c) => c !== "id")]
+          const toRow = wanted === undefined ? indexedRow : rowOf(selected)
+          return Effect.zipRight(
             prepared,
             Effect.flatMap(Tenant, (tenant) =>
               Effect.flatMap(whereOf(query, tenant), ({ clause, params }) => {
                 params.push(limitOf(query.limit))
+                const columnsSql = wanted === undefined ? indexColumns : selected.map(quote).join(", ")
                 return runValues(
-                  `SELECT ${indexColumns} FROM ${table} ${clause} ${orderBy} LIMIT ?`,
+                  `SELECT ${columnsSql} FROM ${table} ${clause} ${query.ordered === false ? "" : orderBy} LIMIT ?`,
                   params,
                   what.listIndexes
                 )
               }))
-          ).pipe(Effect.map((rows) => rows.map(indexedRow))),
+          ).pipe(Effect.map((rows) => rows.map(toRow)))
+        },
         listAcrossTenants: (query) =>
           Effect.zipRight(
             prepared,

@@ -93,7 +93,16 @@ export const LocalDate = Schema.String.pipe(
   Schema.annotations({ identifier: "LocalDate", description: "calendar date `YYYY-MM-DD`" })
 )
 
-export const isTimeZone = (s: string): boolean => s.length <= 64 && Option.isSome(DateTime.zoneMakeNamed(s))
+const zoneVerdicts = new Map<string, boolean>()
+/** Whether `s` names an IANA zone; verdicts are cached (asking Intl builds a formatter). */
+export const isTimeZone = (s: string): boolean => {
+  let verdict = zoneVerdicts.get(s)
+  if (verdict === undefined) {
+    verdict = s.length <= 64 && Option.isSome(DateTime.zoneMakeNamed(s))
+    if (zoneVerdicts.size < 1000) zoneVerdicts.set(s, verdict)
+  }
+  return verdict
+}
 
 export const TimeZone = Schema.String.pipe(
   Schema.filter((s) => isTimeZone(s) || "must be an IANA time zone such as Europe/Berlin"),

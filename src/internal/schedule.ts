@@ -33,12 +33,27 @@ export const policyOf = (service: Service): SlotPolicy => ({
   max_advance: service.max_advance_days * DAY
 })
 
-export const slotOf = (candidate: SlotCandidate): Slot => ({
-  start: formatInstant(candidate.start),
-  end: formatInstant(candidate.end),
-  staff_id: candidate.staff_id,
-  remaining: candidate.remaining
-})
+/**
+ * Formats slot candidates. Many staff share the same starts, so each instant's text is
+ * made once per call and shared: a month for fifty people is ~18,000 slots but ~400 texts.
+ */
+export const makeSlotFormatter = () => {
+  const texts = new Map<number, string>()
+  const text = (ms: number) => {
+    let found = texts.get(ms)
+    if (found === undefined) texts.set(ms, found = formatInstant(ms))
+    return found
+  }
+  return (candidate: SlotCandidate): Slot => ({
+    start: text(candidate.start),
+    end: text(candidate.end),
+    staff_id: candidate.staff_id,
+    remaining: candidate.remaining
+  })
+}
+
+/** What the overlap checks read of bookings and holds. */
+const OCCUPANCY_COLUMNS = ["staff_id", "service_id", "start_ms", "end_ms", "occupied_start", "occupied_end"]
 
 const occupancyOf = (kind: Occupancy["kind"], row: IndexedRow): Occupancy => ({
   kind,
@@ -83,8 +98,16 @@ export const makeScheduleLoader = (storage: StorageService) => {
       ] as const
       const [ruleDocs, bookingRows, holdRows] = yield* Effect.all([
         rules.list({ where: [{ column: "staff_id", op: "in", value: staffIds }] }),
-        bookings.listIndexes({ where: [...overlapping, { column: "status", op: "in", value: ACTIVE_STATUSES }] }),
-        holds.listIndexes({ where: [...overlapping, { column: "expires_ms", op: "gt", value: now }] })
+        bookings.listIndexes({
+          where: [...overlapping, { column: "status", op: "in", value: ACTIVE_STATUSES }],
+          columns: OCCUPANCY_COLUMNS,
+          ordered: false
+        }),
+        holds.listIndexes({
+          where: [...overlapping, { column: "expires_ms", op: "gt", value: now }],
+          columns: OCCUPANCY_COLUMNS,
+          ordered: false
+        })
       ])
       // One pass over each result, grouped by staff member: thousands of rows, dozens of staff.
       const byStaff = new Map(staffIds.map((id) => [id, { rules: [] as Array<AvailabilityRule>, occupancy: [] as Array<Occupancy> }]))
@@ -123,7 +146,7 @@ export const makeScheduleLoader = (storage: StorageService) => {
       const policy = policyOf(service)
       const range = { start: start - ALTERNATIVES_RANGE, end: start + ALTERNATIVES_RANGE }
       const [schedule] = yield* schedules([staff.id], policy, range, now, exclude)
-      return nearestSlots({ policy, schedule: schedule!, start, now, count: 3 }).map(slotOf)
+      return nearestSlots({ policy, schedule: schedule!, start, now, count: 3 }).map(makeSlotFormatter())
     })
 
   /**

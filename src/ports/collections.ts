@@ -54,8 +54,14 @@ export const BookingsCollection: CollectionSpec<Booking> = {
     occupied_end: { type: "integer", get: (b) => toMillis(b.end) + b.buffer_after_minutes * MINUTE }
   },
   order: ["start_ms"],
-  // Overlap checks by staff and time; lists by start; in-use checks by service and client.
-  storageIndexes: [["staff_id", "occupied_end"], ["start_ms"], ["service_id", "start_ms"], ["client_id", "start_ms"]]
+  // Overlap checks by staff and time, covering every column they read (slot queries read
+  // thousands of rows: no table lookups); lists by start; in-use checks by service and client.
+  storageIndexes: [
+    ["staff_id", "occupied_end", "occupied_start", "status", "start_ms", "end_ms", "service_id"],
+    ["start_ms"],
+    ["service_id", "start_ms"],
+    ["client_id", "start_ms"]
+  ]
 }
 
 export const HoldsCollection: CollectionSpec<Hold> = {
@@ -70,7 +76,7 @@ export const HoldsCollection: CollectionSpec<Hold> = {
     expires_ms: { type: "integer", get: (h) => toMillis(h.expires_at) }
   },
   order: [],
-  storageIndexes: [["staff_id", "occupied_end"]]
+  storageIndexes: [["staff_id", "occupied_end", "occupied_start", "expires_ms", "start_ms", "end_ms", "service_id"]]
 }
 
 export const PaymentsCollection: CollectionSpec<Payment> = {

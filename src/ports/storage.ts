@@ -45,6 +45,10 @@ export interface ListQuery {
   readonly after?: ReadonlyArray<IndexValue>
   /** At most this many rows; all when absent. */
   readonly limit?: number
+  /** `listIndexes` only: the index columns wanted besides `id` (default: all). */
+  readonly columns?: ReadonlyArray<string>
+  /** `listIndexes` only: `false` when the caller does not need the rows in order. */
+  readonly ordered?: boolean
 }
 
 export interface Collection<A extends { readonly id: string }> {

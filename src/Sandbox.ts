@@ -1,0 +1,99 @@
+/**
+ * The sandbox's triggers (API.md §4 Sandbox): emit any event type on demand — about a real
+ * resource of the tenant, or a realistic sample — to every subscriber (feed, webhooks,
+ * in-process listeners), and erase the sandbox's data. Production tenants are refused.
+ */
+import { Effect, Option, Schema } from "effect"
+import { Forbidden, NotFound } from "./domain/errors.js"
+import { IdPrefixes } from "./domain/ids.js"
+import { Events } from "./Events.js"
+import { type EventData, EventType } from "./events/catalogue.js"
+import { kindOfEventType, type SampleKind, sampleEventData } from "./events/samples.js"
+import { currentStamp } from "./internal/resources.js"
+import { decodeInput, validationFailed } from "./internal/validation.js"
+import {
+  AvailabilityCollection,
+  BookingsCollection,
+  ClientsCollection,
+  PaymentsCollection,
+  ServicesCollection,
+  StaffCollection
+} from "./ports/collections.js"
+import { type Collection, Storage } from "./ports/storage.js"
+import { Tenant } from "./ports/tenant.js"
+
+export const SandboxEmit = Schema.Struct({
+  type: EventType.annotations({
+    message: () => ({ message: "must be an event type of the catalogue", override: true })
+  }),
+  object_id: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(64)), { exact: true }).annotations({
+    description: "a resource of this sandbox the event is about (of the type's kind); a sample when absent"
+  })
+}).annotations({ identifier: "SandboxEmit" })
+export type SandboxEmit = typeof SandboxEmit.Type
+
+/** Types whose real events carry the resource before the change as `previous`. */
+const WITH_PREVIOUS = /\.(updated|cancelled|rescheduled)$/
+
+export class Sandbox extends Effect.Service<Sandbox>()("slotwise/Sandbox", {
+  effect: Effect.gen(function*() {
+    const storage = yield* Storage
+    const events = yield* Events
+    const decodeEmit = decodeInput(SandboxEmit)
+    const bookings = storage.collection(BookingsCollection)
+    const collections: { readonly [K in SampleKind]: Collection<any> } = {
+      booking: bookings,
+      payment: storage.collection(PaymentsCollection),
+      client: storage.collection(ClientsCollection),
+      service: storage.collection(ServicesCollection),
+      staff: storage.collection(StaffCollection),
+      availability: storage.collection(AvailabilityCollection)
+    }
+
+    const sandboxOnly = Effect.flatMap(Tenant, (tenant) =>
+      tenant.environment === "sandbox"
+        ? Effect.void
+        : Effect.fail(new Forbidden({ detail: "sandbox triggers are not available with a production credential" })))
+
+    /** The event's data for a real resource: the resource, and for a payment its booking. */
+    const realData = (kind: SampleKind, type: EventType, objectId: string) =>
+      Effect.gen(function*() {
+        const prefix = `${IdPrefixes[kind]}_`
+        if (!objectId.startsWith(prefix)) {
+          return yield* validationFailed([{ path: "object_id", message: `must be a ${prefix} id for ${type}` }])
+        }
+        const found = yield* collections[kind].get(objectId)
+        if (Option.isNone(found)) return yield* new NotFound({ detail: `no ${kind} with id ${objectId}` })
+        const object = found.value
+        if (kind === "payment") {
+          const booking = yield* bookings.get(object.booking_id)
+          return { object, ...(Option.isSome(booking) ? { booking: booking.value } : {}) } satisfies EventData
+        }
+        return { object, ...(WITH_PREVIOUS.test(type) ? { previous: object } : {}) } satisfies EventData
+      })
+
+    /**
+     * Emits `type` now, exactly as a real change would (same log, same subscribers), about
+     * `object_id` when given, else about a sample. Returns the event.
+     */
+    const emit = (input: typeof SandboxEmit.Encoded) =>
+      Effect.gen(function*() {
+        yield* sandboxOnly
+        const { object_id, type } = yield* decodeEmit(input)
+        const data = object_id === undefined
+          ? sampleEventData(type, (yield* currentStamp).ms)
+          : yield* realData(kindOfEventType(type), type, object_id)
+        const { object, ...extra } = data
+        return yield* events.mutate(events.record(type, object, extra))
+      })
+
+    /** Erases every resource, event, webhook endpoint and delivery of this sandbox. */
+    const reset = () =>
+      Effect.gen(function*() {
+        yield* sandboxOnly
+        yield* storage.eraseTenant
+      })
+
+    return { emit, reset } as const
+  })
+}) {}

@@ -1,0 +1,68 @@
+/**
+ * Collections of the access layer: accounts and credentials live in a system tenant (they
+ * are looked up before any tenant is known); keys and idempotency records in their tenant.
+ */
+import type { Account } from "../domain/account.js"
+import type { ApiKey, KeyType } from "../domain/apiKey.js"
+import type { Environment } from "../domain/common.js"
+import type { CollectionSpec } from "../ports/storage.js"
+import type { TenantId } from "../ports/tenant.js"
+
+/** Where account-wide records live: not an account, never visible through the API. */
+export const SYSTEM_TENANT: TenantId = { account_id: "_system", environment: "production" }
+
+export const AccountsCollection: CollectionSpec<Account> = {
+  name: "accounts",
+  indexes: {},
+  order: []
+}
+
+export const ApiKeysCollection: CollectionSpec<ApiKey> = {
+  name: "api_keys",
+  indexes: { type: { type: "text", get: (k) => k.type } },
+  order: []
+}
+
+/** One record per live secret, keyed by its SHA-256 (hex): authentication is one lookup. */
+export interface Credential {
+  /** SHA-256 of the secret, hex. */
+  readonly id: string
+  readonly key_id: string
+  readonly account_id: string
+  readonly environment: Environment
+  readonly type: KeyType
+  /** End of a rotation's grace period (epoch ms), or null while this is the current secret. */
+  readonly grace_until_ms: number | null
+  readonly created_at: string
+}
+
+export const CredentialsCollection: CollectionSpec<Credential> = {
+  name: "credentials",
+  indexes: { key_id: { type: "text", get: (c) => c.key_id } },
+  order: []
+}
+
+export interface StoredResponse {
+  readonly status: number
+  readonly content_type: string | null
+  readonly body: string
+}
+
+/** An `Idempotency-Key` and what its first request did (API.md §1 Idempotency). */
+export interface IdempotencyRecord {
+  /** SHA-256 of the key, hex. */
+  readonly id: string
+  readonly fingerprint: string
+  readonly state: "in_flight" | "completed"
+  readonly response: StoredResponse | null
+  /** While in flight: when the request is presumed dead (its process crashed). */
+  readonly locked_until_ms: number
+  readonly expires_ms: number
+  readonly created_at: string
+}
+
+export const IdempotencyCollection: CollectionSpec<IdempotencyRecord> = {
+  name: "idempotency_keys",
+  indexes: { expires_ms: { type: "integer", get: (r) => r.expires_ms } },
+  order: []
+}

@@ -1,0 +1,175 @@
+/**
+ * Realistic sample resources for the sandbox's event triggers (API.md §4 Sandbox): what a
+ * subscriber would receive for each event type when no real resource is named. Fresh ids of
+ * the right kind, times around `now`, and every field the real resource has, so a handler
+ * written against a sample works on the real thing.
+ */
+import type { AvailabilityRule } from "../domain/availability.js"
+import type { Booking } from "../domain/booking.js"
+import type { Client } from "../domain/client.js"
+import { formatInstant } from "../domain/common.js"
+import { makeId } from "../domain/ids.js"
+import type { Payment } from "../domain/payment.js"
+import type { Service } from "../domain/service.js"
+import type { Staff } from "../domain/staff.js"
+import type { EventData, EventType } from "./catalogue.js"
+
+const HOUR = 3_600_000
+const DAY = 24 * HOUR
+
+/** The resource kind an event type is about (`booking.created` → booking). */
+export type SampleKind = "booking" | "payment" | "client" | "service" | "staff" | "availability"
+
+export const kindOfEventType = (type: EventType): SampleKind => type.slice(0, type.indexOf(".")) as SampleKind
+
+const stamps = (now: number) => ({ created_at: formatInstant(now - DAY), updated_at: formatInstant(now) })
+
+export const sampleStaff = (now: number): Staff => ({
+  id: makeId("staff", now),
+  object: "staff",
+  name: "Alex Morgan",
+  email: "alex.morgan@example.com",
+  time_zone: "Europe/Berlin",
+  active: true,
+  metadata: {},
+  ...stamps(now)
+})
+
+export const sampleService = (now: number, staffId = makeId("staff", now)): Service => ({
+  id: makeId("service", now),
+  object: "service",
+  name: "Haircut",
+  description: "Wash, cut and style",
+  duration_minutes: 45,
+  buffer_before_minutes: 0,
+  buffer_after_minutes: 15,
+  slot_interval_minutes: 15,
+  capacity: 1,
+  min_notice_minutes: 60,
+  max_advance_days: 90,
+  requires_confirmation: false,
+  price: { amount: 4500, currency: "EUR" },
+  staff_ids: [staffId],
+  active: true,
+  metadata: {},
+  ...stamps(now)
+})
+
+export const sampleClient = (now: number): Client => ({
+  id: makeId("client", now),
+  object: "client",
+  name: "Jamie Rivera",
+  email: "jamie.rivera@example.com",
+  phone: "+49 30 1234567",
+  time_zone: "Europe/Berlin",
+  notes: null,
+  metadata: {},
+  ...stamps(now)
+})
+
+export const sampleAvailability = (now: number): AvailabilityRule => ({
+  id: makeId("availability", now),
+  object: "availability",
+  staff_id: makeId("staff", now),
+  type: "weekly",
+  time_zone: "Europe/Berlin",
+  weekdays: [1, 2, 3, 4, 5],
+  start_time: "09:00",
+  end_time: "17:00",
+  valid_from: null,
+  valid_until: null,
+  metadata: {},
+  ...stamps(now)
+})
+
+export const sampleBooking = (now: number): Booking => {
+  // Tomorrow at 10:00 UTC, 45 minutes.
+  const start = Math.floor(now / DAY) * DAY + DAY + 10 * HOUR
+  return {
+    id: makeId("booking", now),
+    object: "booking",
+    service_id: makeId("service", now),
+    staff_id: makeId("staff", now),
+    client_id: makeId("client", now),
+    start: formatInstant(start),
+    end: formatInstant(start + 45 * 60_000),
+    status: "confirmed",
+    notes: "First visit",
+    cancellation_reason: null,
+    price: { amount: 4500, currency: "EUR" },
+    amount_paid: null,
+    payment_status: "unpaid",
+    rescheduled_from: null,
+    buffer_before_minutes: 0,
+    buffer_after_minutes: 15,
+    metadata: {},
+    ...stamps(now)
+  }
+}
+
+export const samplePayment = (now: number, bookingId: string): Payment => ({
+  id: makeId("payment", now),
+  object: "payment",
+  booking_id: bookingId,
+  amount: { amount: 4500, currency: "EUR" },
+  reference: "ch_sample_3PzQ8x",
+  metadata: {},
+  ...stamps(now)
+})
+
+/** A sample of the resource an event type is about, with what the real event would carry. */
+export const sampleEventData = (type: EventType, now: number): EventData => {
+  switch (type) {
+    case "booking.created":
+      return { object: sampleBooking(now) }
+    case "booking.updated": {
+      const booking = sampleBooking(now)
+      return { object: booking, previous: { ...booking, notes: null } }
+    }
+    case "booking.cancelled": {
+      const booking = sampleBooking(now)
+      return {
+        object: { ...booking, status: "cancelled", cancellation_reason: "Client asked to cancel" },
+        previous: booking
+      }
+    }
+    case "booking.rescheduled": {
+      const booking = sampleBooking(now)
+      const earlier = { ...booking, start: formatInstant(Date.parse(booking.start) - DAY), end: formatInstant(Date.parse(booking.end) - DAY) }
+      return { object: { ...booking, rescheduled_from: earlier.start }, previous: earlier }
+    }
+    case "payment.received": {
+      const booking = sampleBooking(now)
+      const payment = samplePayment(now, booking.id)
+      return { object: payment, booking: { ...booking, amount_paid: payment.amount, payment_status: "paid" } }
+    }
+    case "client.created":
+    case "client.deleted":
+      return { object: sampleClient(now) }
+    case "client.updated": {
+      const client = sampleClient(now)
+      return { object: client, previous: { ...client, phone: null } }
+    }
+    case "service.created":
+    case "service.deleted":
+      return { object: sampleService(now) }
+    case "service.updated": {
+      const service = sampleService(now)
+      return { object: service, previous: { ...service, price: { amount: 4000, currency: "EUR" } } }
+    }
+    case "staff.created":
+    case "staff.deleted":
+      return { object: sampleStaff(now) }
+    case "staff.updated": {
+      const staff = sampleStaff(now)
+      return { object: staff, previous: { ...staff, email: null } }
+    }
+    case "availability.created":
+    case "availability.deleted":
+      return { object: sampleAvailability(now) }
+    case "availability.updated": {
+      const rule = sampleAvailability(now)
+      return { object: rule, previous: { ...rule, end_time: "16:00" } }
+    }
+  }
+}

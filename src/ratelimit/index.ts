@@ -1,0 +1,3 @@
+export * from "./policy.js"
+export * from "./RateLimiter.js"
+export * from "./store.js"

@@ -1,0 +1,51 @@
+/**
+ * Where webhooks live in storage. Endpoints and deliveries are tenant resources; the queue
+ * holds only deliveries still to attempt (so the dispatcher's scan across tenants stays
+ * small however long the history grows); the fan-out cursor is one row of a system tenant
+ * that no account can name.
+ */
+import type { QueuedDelivery, StoredWebhookDelivery, StoredWebhookEndpoint } from "../domain/webhook.js"
+import type { CollectionSpec } from "../ports/storage.js"
+import type { TenantId } from "../ports/tenant.js"
+
+export const WebhookEndpointsCollection: CollectionSpec<StoredWebhookEndpoint> = {
+  name: "webhook_endpoints",
+  indexes: { active: { type: "integer", get: (e) => (e.active ? 1 : 0) } },
+  order: []
+}
+
+export const WebhookDeliveriesCollection: CollectionSpec<StoredWebhookDelivery> = {
+  name: "webhook_deliveries",
+  indexes: {
+    webhook_id: { type: "text", get: (d) => d.webhook_id },
+    event_id: { type: "text", get: (d) => d.event_id },
+    status: { type: "text", get: (d) => d.status }
+  },
+  order: []
+}
+
+export const WebhookQueueCollection: CollectionSpec<QueuedDelivery> = {
+  name: "webhook_queue",
+  indexes: {
+    due_ms: { type: "integer", get: (q) => q.due_ms },
+    webhook_id: { type: "text", get: (q) => q.webhook_id }
+  },
+  order: ["due_ms"]
+}
+
+export interface FanOutCursor {
+  readonly id: string
+  /** The last event seq turned into deliveries. */
+  readonly seq: number
+}
+
+export const WebhookCursorsCollection: CollectionSpec<FanOutCursor> = {
+  name: "webhook_cursors",
+  indexes: {},
+  order: []
+}
+
+/** The tenant that owns the dispatcher's own rows; `_` keeps it apart from every `acc_` id. */
+export const SYSTEM_TENANT: TenantId = { account_id: "_slotwise_system", environment: "production" }
+
+export const FAN_OUT_CURSOR_ID = "fan_out"
