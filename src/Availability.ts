@@ -17,7 +17,7 @@ import { HOLD_DEFAULT_TTL_SECONDS, type Hold, HoldCreate } from "./domain/hold.j
 import { Id } from "./domain/ids.js"
 import { Reason, Slot } from "./domain/slot.js"
 import { Events } from "./Events.js"
-import { changes, currentStamp, findOr404, listPage, newResource, PageParams } from "./internal/resources.js"
+import { currentStamp, findOr404, listPage, newResource, PageParams, patchResource } from "./internal/resources.js"
 import { makeScheduleLoader, makeSlotFormatter, policyOf } from "./internal/schedule.js"
 import { decodeInput } from "./internal/validation.js"
 import { AvailabilityCollection, HoldsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
@@ -136,26 +136,24 @@ export class Availability extends Effect.Service<Availability>()("slotwise/Avail
         }))
       })
 
+    const patch = patchResource({
+      events,
+      collection: rules,
+      find: findRule,
+      validate: (merged) => validateRule[(merged as AvailabilityRule).type](merged) as Effect.Effect<AvailabilityRule, ValidationFailed>,
+      type: "availability.updated",
+      prepare: (current, fields: AvailabilityUpdate) => {
+        const foreign = Object.keys(fields).filter((key) => !UPDATABLE[current.type].has(key))
+        return foreign.length === 0 ? Effect.succeed(fields) : Effect.fail(
+          new ValidationFailed({
+            detail: `${foreign.join(", ")} cannot be set on a ${current.type} rule`,
+            errors: foreign.map((path) => ({ path, message: `does not apply to a ${current.type} rule` }))
+          })
+        )
+      }
+    })
     const update = (id: string, input: typeof AvailabilityUpdate.Encoded) =>
-      Effect.gen(function*() {
-        const patch = yield* decodeUpdate(input)
-        return yield* events.mutate(Effect.gen(function*() {
-          const current = yield* findRule(id)
-          const foreign = Object.keys(patch).filter((key) => !UPDATABLE[current.type].has(key))
-          if (foreign.length > 0) {
-            return yield* new ValidationFailed({
-              detail: `${foreign.join(", ")} cannot be set on a ${current.type} rule`,
-              errors: foreign.map((path) => ({ path, message: `does not apply to a ${current.type} rule` }))
-            })
-          }
-          if (!changes(current, patch)) return current
-          const merged = { ...current, ...patch, updated_at: (yield* currentStamp).iso }
-          const next: AvailabilityRule = yield* validateRule[current.type](merged)
-          yield* rules.update(next)
-          yield* events.record("availability.updated", next, { previous: current })
-          return next
-        }))
-      })
+      Effect.flatMap(decodeUpdate(input), (fields) => patch(id, fields))
 
     const remove = (id: string) =>
       events.mutate(Effect.gen(function*() {

@@ -2,7 +2,7 @@
 import { Effect, Schema } from "effect"
 import { Client, ClientCreate, clientDefaults, ClientUpdate } from "./domain/client.js"
 import { Events } from "./Events.js"
-import { changes, currentStamp, findOr404, listPage, newResource, PageParams } from "./internal/resources.js"
+import { findOr404, listPage, newResource, PageParams, patchResource } from "./internal/resources.js"
 import { decodeInput } from "./internal/validation.js"
 import { BookingsCollection, ClientsCollection } from "./ports/collections.js"
 import { type Condition, Storage } from "./ports/storage.js"
@@ -38,18 +38,9 @@ export class Clients extends Effect.Service<Clients>()("slotwise/Clients", {
     const create = (input: typeof ClientCreate.Encoded) =>
       Effect.flatMap(decodeCreate(input), (fields) => events.mutate(insert(fields)))
 
+    const patch = patchResource({ events, collection: clients, find, validate, type: "client.updated" })
     const update = (id: string, input: typeof ClientUpdate.Encoded) =>
-      Effect.gen(function*() {
-        const patch = yield* decodeUpdate(input)
-        return yield* events.mutate(Effect.gen(function*() {
-          const current = yield* find(id)
-          if (!changes(current, patch)) return current
-          const next = yield* validate({ ...current, ...patch, updated_at: (yield* currentStamp).iso })
-          yield* clients.update(next)
-          yield* events.record("client.updated", next, { previous: current })
-          return next
-        }))
-      })
+      Effect.flatMap(decodeUpdate(input), (fields) => patch(id, fields))
 
     const remove = (id: string) =>
       events.mutate(Effect.gen(function*() {

@@ -3,7 +3,7 @@ import { Effect, Schema } from "effect"
 import { InvalidReference, ResourceInUse } from "./domain/errors.js"
 import { MAX_DURATION_MINUTES, Service, ServiceCreate, serviceDefaults, ServiceUpdate } from "./domain/service.js"
 import { Events } from "./Events.js"
-import { changes, currentStamp, findOr404, listPage, newResource, PageParams } from "./internal/resources.js"
+import { currentStamp, findOr404, listPage, newResource, PageParams, patchResource } from "./internal/resources.js"
 import { decodeInput } from "./internal/validation.js"
 import { BookingsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
 import { type Collection, type Condition, Storage } from "./ports/storage.js"
@@ -63,19 +63,19 @@ export class Services extends Effect.Service<Services>()("slotwise/Services", {
         }))
       })
 
+    const patch = patchResource({
+      events,
+      collection: services,
+      find,
+      validate,
+      type: "service.updated",
+      prepare: (_current, fields: ServiceUpdate) =>
+        fields.staff_ids === undefined
+          ? Effect.succeed(fields)
+          : Effect.map(checkStaff(fields.staff_ids), (staff_ids) => ({ ...fields, staff_ids }))
+    })
     const update = (id: string, input: typeof ServiceUpdate.Encoded) =>
-      Effect.gen(function*() {
-        const patch = yield* decodeUpdate(input)
-        return yield* events.mutate(Effect.gen(function*() {
-          const current = yield* find(id)
-          if (!changes(current, patch)) return current
-          const staff_ids = patch.staff_ids === undefined ? current.staff_ids : yield* checkStaff(patch.staff_ids)
-          const next = yield* validate({ ...current, ...patch, staff_ids, updated_at: (yield* currentStamp).iso })
-          yield* services.update(next)
-          yield* events.record("service.updated", next, { previous: current })
-          return next
-        }))
-      })
+      Effect.flatMap(decodeUpdate(input), (fields) => patch(id, fields))
 
     const remove = (id: string) =>
       events.mutate(Effect.gen(function*() {

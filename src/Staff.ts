@@ -2,7 +2,7 @@
 import { Effect, Schema } from "effect"
 import { Staff as StaffMember, StaffCreate, staffDefaults, StaffUpdate } from "./domain/staff.js"
 import { Events } from "./Events.js"
-import { changes, currentStamp, findOr404, listPage, newResource, PageParams } from "./internal/resources.js"
+import { currentStamp, findOr404, listPage, newResource, PageParams, patchResource } from "./internal/resources.js"
 import { decodeInput } from "./internal/validation.js"
 import { AvailabilityCollection, BookingsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
 import { type Condition, Storage } from "./ports/storage.js"
@@ -44,18 +44,9 @@ export class Staff extends Effect.Service<Staff>()("slotwise/Staff", {
         }))
       })
 
+    const patch = patchResource({ events, collection: staff, find, validate, type: "staff.updated" })
     const update = (id: string, input: typeof StaffUpdate.Encoded) =>
-      Effect.gen(function*() {
-        const patch = yield* decodeUpdate(input)
-        return yield* events.mutate(Effect.gen(function*() {
-          const current = yield* find(id)
-          if (!changes(current, patch)) return current
-          const next = yield* validate({ ...current, ...patch, updated_at: (yield* currentStamp).iso })
-          yield* staff.update(next)
-          yield* events.record("staff.updated", next, { previous: current })
-          return next
-        }))
-      })
+      Effect.flatMap(decodeUpdate(input), (fields) => patch(id, fields))
 
     /**
      * Deletes a staff member with no upcoming bookings, with their availability rules, and

@@ -1,7 +1,9 @@
 /** Small pieces every resource's use cases share: lookups, timestamps, list pages, patches. */
 import { Clock, Effect, Option, Schema } from "effect"
 import { formatInstant } from "../domain/common.js"
-import { NotFound } from "../domain/errors.js"
+import { NotFound, type StorageFailure, type ValidationFailed } from "../domain/errors.js"
+import type { EventData, EventType } from "../events/catalogue.js"
+import type { Tenant } from "../ports/tenant.js"
 import { type IdKind, makeId } from "../domain/ids.js"
 import type { Collection, Condition } from "../ports/storage.js"
 import { decodeCursor, DEFAULT_LIMIT, Limit, pageOf } from "./pagination.js"
@@ -59,3 +61,35 @@ export const listPage = <A extends { readonly id: string }>(
 export const changes = <A extends object>(current: A, patch: Partial<A>): boolean =>
   Object.entries(patch).some(([key, value]) =>
     JSON.stringify((current as Record<string, unknown>)[key]) !== JSON.stringify(value))
+
+/** The parts of `Events` a change needs; a structural type keeps this module below Events.ts. */
+export interface ChangeRecorder {
+  readonly mutate: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageFailure, R>
+  readonly record: (type: EventType, object: unknown, extra?: Omit<EventData, "object">) => Effect.Effect<unknown, StorageFailure, Tenant>
+}
+
+/**
+ * PATCH for a resource: apply the fields, validate the whole result, store it and record
+ * `<type>` with the previous version, in one change. A patch that changes nothing is a
+ * no-op (no new `updated_at`, no event). `prepare` may check or rewrite fields first.
+ */
+export const patchResource = <A extends { readonly id: string; readonly updated_at: string }, P extends Partial<A>, E, R>(
+  options: {
+    readonly events: ChangeRecorder
+    readonly collection: Collection<A>
+    readonly find: (id: string) => Effect.Effect<A, NotFound | StorageFailure, Tenant>
+    readonly validate: (merged: unknown) => Effect.Effect<A, ValidationFailed>
+    readonly type: EventType
+    readonly prepare?: (current: A, patch: P) => Effect.Effect<P, E, R>
+  }
+) =>
+(id: string, patch: P) =>
+  options.events.mutate(Effect.gen(function*() {
+    const current = yield* options.find(id)
+    if (!changes(current, patch)) return current
+    const fields = options.prepare === undefined ? patch : yield* options.prepare(current, patch)
+    const next = yield* options.validate({ ...current, ...fields, updated_at: (yield* currentStamp).iso })
+    yield* options.collection.update(next)
+    yield* options.events.record(options.type, next, { previous: current })
+    return next
+  }))
