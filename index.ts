@@ -5,27 +5,62 @@
 import { Duration, Effect, Layer, ManagedRuntime } from "effect"
 import { MemoryStorageLive } from "./adapters/memory/storage.js"
 import { SqliteStorageLive } from "./adapters/sqlite/storage.js"
+import { WebhookDispatcherLive, type WebhookDispatcherOptions } from "./adapters/webhooks/dispatcher.js"
+import { WebhookPolicyLive } from "./adapters/webhooks/guard.js"
 import { formatInstant, parseInstant } from "./src/domain/common.js"
 import { DEFAULT_TENANT, makeFacade, resolveServices, type SchedulingClient } from "./src/facade.js"
 import { CoreLive } from "./src/layers.js"
+import { WebhookPolicy } from "./src/webhooks/policy.js"
 import type { Storage } from "./src/ports/storage.js"
 import { ControlledClock, ControlledClockLive } from "./src/testing/ControlledClock.js"
 
 export * from "./src/index.js"
 export { MemoryStorageLive } from "./adapters/memory/storage.js"
 export { SqliteStorageLive } from "./adapters/sqlite/storage.js"
+export { createHttpHandler, type HttpHandlerOptions, type SlotwiseHttpHandler } from "./adapters/http/mount.js"
+export * from "./adapters/webhooks/index.js"
 
 export interface SchedulingOptions {
   /** `"memory"` (the default) or a SQLite database file, created if missing. */
   readonly storage?: "memory" | { readonly sqlite: string }
+  /**
+   * Run the webhook dispatcher in this instance (off by default): `true`, or its options
+   * (`{ allowPrivate: true }` to deliver to receivers on localhost or a private network).
+   */
+  readonly webhooks?: boolean | WebhookDispatcherOptions
 }
 
 const storageLayer = (storage: SchedulingOptions["storage"]): Layer.Layer<Storage, unknown> =>
   storage === undefined || storage === "memory" ? MemoryStorageLive : SqliteStorageLive({ filename: storage.sqlite })
 
+/**
+ * The core with its webhook policy, plus the dispatcher when asked for; still needs `Storage`.
+ * In memory every commit is in this process and wakes the dispatcher itself, so it does not
+ * poll for other processes' commits (which also keeps a controlled clock's advance cheap).
+ */
+const coreWithWebhooks = (
+  webhooks: SchedulingOptions["webhooks"],
+  context: { readonly inMemory: boolean; readonly resolveHosts: boolean }
+) => {
+  const options = webhooks === undefined || webhooks === false ? undefined : webhooks === true ? {} : webhooks
+  const dispatch = options === undefined || !context.inMemory ? options : { pollIntervalMs: 86_400_000, ...options }
+  const allowPrivate = dispatch?.allowPrivate ?? false
+  const core = CoreLive.pipe(
+    Layer.provide(
+      context.resolveHosts
+        ? WebhookPolicyLive({ allowPrivate, ...(dispatch?.resolver !== undefined ? { resolver: dispatch.resolver } : {}) })
+        : Layer.succeed(WebhookPolicy, { allowPrivate })
+    )
+  )
+  return dispatch === undefined ? core : WebhookDispatcherLive(dispatch).pipe(Layer.provideMerge(core))
+}
+
 /** An embedded Slotwise acting for one default account's sandbox (see `tenant(...)`). */
 export const createScheduling = async (options: SchedulingOptions = {}): Promise<SchedulingClient> => {
-  const runtime = ManagedRuntime.make(CoreLive.pipe(Layer.provide(storageLayer(options.storage))))
+  const inMemory = options.storage === undefined || options.storage === "memory"
+  const runtime = ManagedRuntime.make(
+    coreWithWebhooks(options.webhooks, { inMemory, resolveHosts: true }).pipe(Layer.provide(storageLayer(options.storage)))
+  )
   return makeFacade(runtime, await resolveServices(runtime), DEFAULT_TENANT)
 }
 
@@ -54,11 +89,18 @@ export interface TestScheduling extends SchedulingClient {
  * An in-memory sandbox whose clock starts at `now` (default: the real time) and moves
  * only when told, for tests that book, advance time and observe without sleeping.
  */
-export const createTestScheduling = async (options: { readonly now?: string } = {}): Promise<TestScheduling> => {
+export const createTestScheduling = async (
+  options: { readonly now?: string; readonly webhooks?: SchedulingOptions["webhooks"] } = {}
+): Promise<TestScheduling> => {
   const start = options.now === undefined ? Date.now() : parseInstant(options.now)
   if (start === undefined) throw new TypeError(`now must be an RFC 3339 instant, got ${options.now}`)
+  // The dispatcher, when asked for, runs on the controlled clock: advancing it fires retries.
   const runtime = ManagedRuntime.make(
-    CoreLive.pipe(Layer.provide(MemoryStorageLive), Layer.provideMerge(ControlledClockLive(start)))
+    // No DNS at create time in a test sandbox (names are still checked when delivering).
+    coreWithWebhooks(options.webhooks, { inMemory: true, resolveHosts: false }).pipe(
+      Layer.provide(MemoryStorageLive),
+      Layer.provideMerge(ControlledClockLive(start))
+    )
   )
   const client = makeFacade(runtime, await resolveServices(runtime), DEFAULT_TENANT)
   const clock = await runtime.runPromise(ControlledClock)

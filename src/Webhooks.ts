@@ -18,6 +18,14 @@
  *    leaves its rows leased; when the lease ends they are claimed again and sent with the
  *    same `webhook-id` (the event id). Delivery is therefore at least once, and a second
  *    copy only happens when a process dies (or an outcome write fails) mid-attempt.
+ *
+ * Which endpoints get an event: those of its tenant that select its type, were created
+ * before it committed (`from_seq`), and are active when it is fanned out. A delivery that
+ * falls due while its endpoint is disabled is settled as `failed` ("endpoint disabled");
+ * `recover` sends what an endpoint missed. Fan-out in a separate step (rather than inside
+ * every change's transaction) keeps writes independent of webhooks, works for events
+ * committed by any process on the database, and loses nothing: the cursor and the rows
+ * move together.
  */
 import { Effect, Option, Random, Schema } from "effect"
 import { formatInstant, toMillis } from "./domain/common.js"
@@ -42,7 +50,6 @@ import {
   WebhookRotateSecret,
   WebhookUpdate
 } from "./domain/webhook.js"
-import { Events } from "./Events.js"
 import { changes, currentStamp, findOr404, listPage, newResource, PageParams, type Stamp } from "./internal/resources.js"
 import { decodeInput, validationFailed } from "./internal/validation.js"
 import { type Condition, Storage } from "./ports/storage.js"
@@ -147,8 +154,6 @@ export const MAX_RECOVERED = 10_000
 export class Webhooks extends Effect.Service<Webhooks>()("slotwise/Webhooks", {
   effect: Effect.gen(function*() {
     const storage = yield* Storage
-    // The feed's service must exist wherever webhooks do: fan-out reads what it commits.
-    yield* Events
     const policy = yield* WebhookPolicy
     const endpoints = storage.collection(WebhookEndpointsCollection)
     const deliveries = storage.collection(WebhookDeliveriesCollection)
@@ -615,48 +620,71 @@ export class Webhooks extends Effect.Service<Webhooks>()("slotwise/Webhooks", {
       storage.transaction(Effect.gen(function*() {
         const now = yield* currentStamp
         const exclude = options.exclude ?? new Set<string>()
-        const scan = options.max * 4 + exclude.size
-        const rows = yield* queue.listAcrossTenants({
-          where: [{ column: "due_ms", op: "lte", value: now.ms }],
-          limit: scan
-        })
+        const perEndpoint = options.perEndpoint ?? Infinity
+        const scan = Math.min(options.max * 2, 1000) + exclude.size
         const known = new Map<string, Option.Option<StoredWebhookEndpoint>>()
         const counts = new Map(options.inFlight ?? [])
         const claimed: Array<ClaimedDelivery> = []
-        let saturated = rows.length === scan
-        for (const { doc: row, tenant } of rows) {
-          if (exclude.has(row.id)) continue
-          if (claimed.length >= options.max) {
-            saturated = true
+        /** Rows this transaction already settled (a store may show them again before commit). */
+        const handled = new Set<string>()
+        /** Endpoints at their in-flight limit: later passes look past their rows. */
+        const full = new Set<string>()
+        let saturated = false
+        // A backlog of one endpoint at its limit must not hide other endpoints' due rows:
+        // when a window holds rows it cannot take, look again without those endpoints.
+        for (let pass = 0; pass < 4 && claimed.length < options.max; pass++) {
+          const rows = yield* queue.listAcrossTenants({
+            where: [
+              { column: "due_ms", op: "lte", value: now.ms },
+              ...Array.from(full, (id): Condition => ({ column: "webhook_id", op: "ne", value: id }))
+            ],
+            limit: scan
+          })
+          let newlyFull = false
+          for (const { doc: row, tenant } of rows) {
+            if (exclude.has(row.id) || handled.has(row.id)) continue
+            if (claimed.length >= options.max) {
+              saturated = true
+              break
+            }
+            const key = endpointKey(tenant, row.webhook_id)
+            let endpoint = known.get(key)
+            if (endpoint === undefined) {
+              endpoint = yield* Effect.provideService(endpoints.get(row.webhook_id), Tenant, tenant)
+              known.set(key, endpoint)
+            }
+            if ((counts.get(key) ?? 0) >= perEndpoint) {
+              saturated = true
+              if (!full.has(row.webhook_id)) {
+                full.add(row.webhook_id)
+                newlyFull = true
+              }
+              continue
+            }
+            handled.add(row.id)
+            if (Option.isNone(endpoint)) {
+              yield* Effect.provideService(abandon(row, "endpoint deleted", now), Tenant, tenant)
+              continue
+            }
+            if (!endpoint.value.active) {
+              yield* Effect.provideService(abandon(row, "endpoint disabled", now), Tenant, tenant)
+              continue
+            }
+            const delivery = yield* Effect.provideService(deliveries.get(row.id), Tenant, tenant)
+            if (Option.isNone(delivery)) {
+              yield* Effect.provideService(queue.remove(row.id), Tenant, tenant)
+              continue
+            }
+            const leased: QueuedDelivery = { ...row, due_ms: now.ms + options.leaseMs, lease: yield* newLease }
+            yield* Effect.provideService(queue.update(leased), Tenant, tenant)
+            claimed.push(claimOf(tenant, endpoint.value, leased, delivery.value.payload, now.ms))
+            counts.set(key, (counts.get(key) ?? 0) + 1)
+          }
+          if (rows.length < scan) break // every due row was seen
+          if (!newlyFull) {
+            saturated = true // the window is full of rows in flight here: wait for them
             break
           }
-          const key = endpointKey(tenant, row.webhook_id)
-          let endpoint = known.get(key)
-          if (endpoint === undefined) {
-            endpoint = yield* Effect.provideService(endpoints.get(row.webhook_id), Tenant, tenant)
-            known.set(key, endpoint)
-          }
-          if (Option.isNone(endpoint)) {
-            yield* Effect.provideService(abandon(row, "endpoint deleted", now), Tenant, tenant)
-            continue
-          }
-          if (!endpoint.value.active) {
-            yield* Effect.provideService(abandon(row, "endpoint disabled", now), Tenant, tenant)
-            continue
-          }
-          if ((counts.get(key) ?? 0) >= (options.perEndpoint ?? Infinity)) {
-            saturated = true
-            continue
-          }
-          const delivery = yield* Effect.provideService(deliveries.get(row.id), Tenant, tenant)
-          if (Option.isNone(delivery)) {
-            yield* Effect.provideService(queue.remove(row.id), Tenant, tenant)
-            continue
-          }
-          const leased: QueuedDelivery = { ...row, due_ms: now.ms + options.leaseMs, lease: yield* newLease }
-          yield* Effect.provideService(queue.update(leased), Tenant, tenant)
-          claimed.push(claimOf(tenant, endpoint.value, leased, delivery.value.payload, now.ms))
-          counts.set(key, (counts.get(key) ?? 0) + 1)
         }
         const later = yield* queue.listAcrossTenants({ where: [{ column: "due_ms", op: "gt", value: now.ms }], limit: 1 })
         return { claimed, saturated, next_due_ms: later[0]?.doc.due_ms ?? null }

@@ -73,7 +73,7 @@ export interface ChangeRecorder {
  * `<type>` with the previous version, in one change. A patch that changes nothing is a
  * no-op (no new `updated_at`, no event). `prepare` may check or rewrite fields first.
  */
-export const patchResource = <A extends { readonly id: string; readonly updated_at: string }, P extends Partial<A>, E, R>(
+export const patchResource = <A extends { readonly id: string; readonly updated_at: string }, P extends Partial<A>, E = never, R = never>(
   options: {
     readonly events: ChangeRecorder
     readonly collection: Collection<A>

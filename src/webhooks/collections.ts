@@ -11,7 +11,9 @@ import type { TenantId } from "../ports/tenant.js"
 export const WebhookEndpointsCollection: CollectionSpec<StoredWebhookEndpoint> = {
   name: "webhook_endpoints",
   indexes: { active: { type: "integer", get: (e) => (e.active ? 1 : 0) } },
-  order: []
+  order: [],
+  // Few rows per tenant; the dispatcher reads them across tenants (a scan either way).
+  storageIndexes: []
 }
 
 export const WebhookDeliveriesCollection: CollectionSpec<StoredWebhookDelivery> = {
@@ -21,7 +23,9 @@ export const WebhookDeliveriesCollection: CollectionSpec<StoredWebhookDelivery> 
     event_id: { type: "text", get: (d) => d.event_id },
     status: { type: "text", get: (d) => d.status }
   },
-  order: []
+  order: [],
+  // Written on every attempt: one index, for the endpoint's list (its filters scan within it).
+  storageIndexes: [["webhook_id"]]
 }
 
 export const WebhookQueueCollection: CollectionSpec<QueuedDelivery> = {
@@ -30,7 +34,9 @@ export const WebhookQueueCollection: CollectionSpec<QueuedDelivery> = {
     due_ms: { type: "integer", get: (q) => q.due_ms },
     webhook_id: { type: "text", get: (q) => q.webhook_id }
   },
-  order: ["due_ms"]
+  order: ["due_ms"],
+  // The dispatcher's reads go across tenants; per tenant only deleting an endpoint's rows.
+  storageIndexes: [["webhook_id"]]
 }
 
 export interface FanOutCursor {

@@ -1,0 +1,114 @@
+/**
+ * A real HTTP receiver on 127.0.0.1 for webhook tests: records every request (headers,
+ * body, arrival time) and answers as the test says (200 unless told otherwise).
+ */
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import { performance } from "node:perf_hooks"
+
+export interface Received {
+  readonly id: string
+  readonly timestamp: string
+  readonly signature: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+  readonly path: string
+  /** performance.now() at arrival */
+  readonly at: number
+}
+
+export type Responder = (request: Received, res: http.ServerResponse) => void
+
+export interface Receiver {
+  readonly url: string
+  readonly port: number
+  readonly received: Array<Received>
+  /** How the receiver answers from now on. */
+  respond: Responder
+  /** Requests per webhook-id. */
+  readonly countOf: (id: string) => number
+  readonly ids: () => Set<string>
+  readonly close: () => Promise<void>
+}
+
+export const ok: Responder = (_request, res) => {
+  res.writeHead(200, { "content-type": "text/plain" })
+  res.end("ok")
+}
+
+export const status = (code: number, headers: Record<string, string> = {}): Responder => (_request, res) => {
+  res.writeHead(code, { "content-type": "text/plain", ...headers })
+  res.end(`status ${code}`)
+}
+
+export const startReceiver = async (respond: Responder = ok): Promise<Receiver> => {
+  const received: Array<Received> = []
+  const counts = new Map<string, number>()
+  const sockets = new Set<import("node:net").Socket>()
+  const receiver: Receiver = {
+    url: "",
+    port: 0,
+    received,
+    respond,
+    countOf: (id) => counts.get(id) ?? 0,
+    ids: () => new Set(counts.keys()),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy()
+        server.close(() => resolve())
+      })
+  }
+  const server = http.createServer((req, res) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (chunk: Buffer) => chunks.push(chunk))
+    req.on("end", () => {
+      const headers: Record<string, string> = {}
+      for (const [key, value] of Object.entries(req.headers)) {
+        if (typeof value === "string") headers[key] = value
+      }
+      const request: Received = {
+        id: headers["webhook-id"] ?? "",
+        timestamp: headers["webhook-timestamp"] ?? "",
+        signature: headers["webhook-signature"] ?? "",
+        headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+        path: req.url ?? "/",
+        at: performance.now()
+      }
+      received.push(request)
+      counts.set(request.id, (counts.get(request.id) ?? 0) + 1)
+      receiver.respond(request, res)
+    })
+  })
+  server.keepAliveTimeout = 30_000
+  server.on("connection", (socket) => {
+    sockets.add(socket)
+    socket.on("close", () => sockets.delete(socket))
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const port = (server.address() as AddressInfo).port
+  Object.assign(receiver, { url: `http://127.0.0.1:${port}/hooks`, port })
+  return receiver
+}
+
+/** Polls `check` (real time) until it holds, or fails after `timeoutMs`. */
+export const waitFor = async (check: () => boolean | Promise<boolean>, timeoutMs = 5000, what = "condition"): Promise<void> => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    if (await check()) return
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+}
+
+/** Waits a little real time (to show that nothing more happens). */
+export const settle = (ms = 150) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** A port nothing listens on: bound and released. */
+export const closedPort = async (): Promise<number> => {
+  const server = http.createServer()
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const port = (server.address() as AddressInfo).port
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
