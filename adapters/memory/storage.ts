@@ -135,18 +135,27 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
         Effect.flatMap(FiberRef.get(currentOverlay), (overlay) => Effect.sync(() => f(overlay!, tenant))))
     )
 
-  /** The tenant's rows as the current fiber sees them: committed state plus its own overlay. */
-  const visibleRows = (name: string, tenant: TenantId, overlay: Overlay | undefined): Map<string, Row> => {
+  /** The fiber's view of one collection of its tenant: committed rows plus its own overlay. */
+  interface View {
+    readonly get: (id: string) => Row | undefined
+    readonly rows: () => Iterable<Row>
+  }
+  const viewOf = (name: string, tenant: TenantId, overlay: Overlay | undefined): View => {
     const key = tenantKey(tenant)
     const base = overlay?.erased.has(key) ? new Map<string, Row>() : tableOf(name, key)
     const pending = overlay?.writes.get(name)?.get(key)
-    if (pending === undefined || pending.size === 0) return base
-    const merged = new Map(base)
-    for (const [id, row] of pending) {
-      if (row === DELETED) merged.delete(id)
-      else merged.set(id, row)
+    if (pending === undefined || pending.size === 0) return { get: (id) => base.get(id), rows: () => base.values() }
+    return {
+      get: (id) => {
+        const row = pending.get(id)
+        return row === DELETED ? undefined : row ?? base.get(id)
+      },
+      // Merged lazily: a transaction's reads must not copy the whole table.
+      rows: function*() {
+        for (const [id, row] of base) if (!pending.has(id)) yield row
+        for (const row of pending.values()) if (row !== DELETED) yield row
+      }
     }
-    return merged
   }
 
   const select = (spec: CollectionSpec<any>, rows: Iterable<Row>, query: ListQuery): Array<Row> => {
@@ -171,16 +180,16 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
       for (const [column, ix] of Object.entries(spec.indexes)) index[column] = ix.get(doc)
       return { tenant, doc, index }
     }
-    const read = <B>(f: (rows: Map<string, Row>) => B): Effect.Effect<B, never, Tenant> =>
+    const read = <B>(f: (view: View) => B): Effect.Effect<B, never, Tenant> =>
       Effect.flatMap(Tenant, (tenant) =>
-        Effect.map(FiberRef.get(currentOverlay), (overlay) => f(visibleRows(spec.name, tenant, overlay))))
+        Effect.map(FiberRef.get(currentOverlay), (overlay) => f(viewOf(spec.name, tenant, overlay))))
 
     return {
       spec,
-      get: (id) => read((rows) => Option.map(Option.fromNullable(rows.get(id)), (row) => row.doc as A)),
+      get: (id) => read((view) => Option.map(Option.fromNullable(view.get(id)), (row) => row.doc as A)),
       insert: (doc) =>
         Effect.flatMap(
-          read((rows) => rows.has(doc.id)),
+          read((view) => view.get(doc.id) !== undefined),
           (exists) =>
             exists
               ? Effect.fail(new StorageFailure({ detail: `${spec.name}: duplicate id ${doc.id}` }))
@@ -196,9 +205,9 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
         write((overlay, tenant) => {
           overlayOf(overlay, spec.name, tenantKey(tenant)).set(id, DELETED)
         }),
-      list: (query) => read((rows) => select(spec, rows.values(), query).map((row) => row.doc as A)),
+      list: (query) => read((view) => select(spec, view.rows(), query).map((row) => row.doc as A)),
       listIndexes: (query) =>
-        read((rows) => select(spec, rows.values(), query).map((row) => ({ ...row.index, id: row.doc.id }))),
+        read((view) => select(spec, view.rows(), query).map((row) => ({ ...row.index, id: row.doc.id }))),
       listAcrossTenants: (query) =>
         Effect.sync(() => {
           const all: Array<Row> = []
