@@ -80,7 +80,12 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("slotwise/ApiKeys", {
     const system = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, Tenant, SYSTEM_TENANT)
 
     const cache = new Map<string, { readonly credential: Credential; readonly principal: Principal; readonly at: number }>()
-    const invalidate = Effect.sync(() => cache.clear())
+    /** Hashes of secrets that authenticated recently (WebCrypto digests cost a promise each). */
+    const hashes = new Map<string, string>()
+    const invalidate = Effect.sync(() => {
+      cache.clear()
+      hashes.clear()
+    })
 
     const newSecret = (type: KeyType, tenant: TenantId) => secretPrefix(type, tenant.environment) + randomBase62(SECRET_LENGTH)
     const redact = (secret: string) => `${secret.slice(0, 8)}…${secret.slice(-4)}`
@@ -243,7 +248,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("slotwise/ApiKeys", {
         if (parseSecretPrefix(secret) === undefined) {
           return yield* unauthorized("the credential is not an API key (sk_test_…, sk_live_…, pk_test_…, pk_live_…)")
         }
-        const hash = yield* sha256Hex(secret)
+        const hash = hashes.get(secret) ?? (yield* sha256Hex(secret))
         const now = yield* Clock.currentTimeMillis
         let entry = cache.get(hash)
         if (entry === undefined || now - entry.at >= AUTH_CACHE_MS || now < entry.at) {
@@ -253,8 +258,10 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("slotwise/ApiKeys", {
             return yield* unauthorized("the API key is unknown or revoked")
           }
           if (cache.size >= AUTH_CACHE_MAX) cache.clear()
+          if (hashes.size >= AUTH_CACHE_MAX) hashes.clear()
           entry = { ...loaded, at: now }
           cache.set(hash, entry)
+          hashes.set(secret, hash)
         }
         const { credential, principal } = entry
         if (credential.grace_until_ms !== null && now >= credential.grace_until_ms) {

@@ -1,0 +1,67 @@
+/**
+ * The /v1 HTTP contract: every group, its endpoints and their schemas (all derived from the
+ * core's), the problems they may answer with. Shared by the server, the OpenAPI document and
+ * a typed `HttpApiClient`.
+ *
+ * Adding a group (events, webhooks, sandbox): define it in `contract/<name>.ts`, add it below
+ * with `.add(…)`, implement it in `handlers/<name>.ts` and list its layer in
+ * `handlers/index.ts`. The pipeline picks up its access annotations by itself.
+ */
+import { HttpApi, OpenApi } from "@effect/platform"
+import { AccountGroup, ApiKeysGroup } from "./contract/account.js"
+import { AdminGroup } from "./contract/admin.js"
+import { AvailabilityGroup } from "./contract/availability.js"
+import { BookingsGroup } from "./contract/bookings.js"
+import {
+  BadRequestProblem,
+  ForbiddenProblem,
+  IdempotencyConflictProblem,
+  IdempotencyMismatchProblem,
+  InternalErrorProblem,
+  InvalidReferenceProblem,
+  MethodNotAllowedProblem,
+  NotFoundProblem,
+  PayloadTooLargeProblem,
+  RateLimitedProblem,
+  UnauthorizedProblem,
+  UnsupportedMediaTypeProblem,
+  ValidationFailedProblem
+} from "./contract/problems.js"
+import { ClientsGroup, ServicesGroup, StaffGroup } from "./contract/resources.js"
+import { SystemGroup } from "./contract/system.js"
+import { cleanOpenApi } from "./openapi.js"
+
+export const VERSION = "0.1.0"
+
+export class SlotwiseApi extends HttpApi.make("slotwise")
+  .add(SystemGroup)
+  .add(AccountGroup)
+  .add(ApiKeysGroup)
+  .add(ServicesGroup)
+  .add(StaffGroup)
+  .add(ClientsGroup)
+  .add(AvailabilityGroup)
+  .add(BookingsGroup)
+  .add(AdminGroup)
+  .addError(BadRequestProblem)
+  .addError(UnauthorizedProblem)
+  .addError(ForbiddenProblem)
+  .addError(NotFoundProblem)
+  .addError(MethodNotAllowedProblem)
+  .addError(IdempotencyConflictProblem)
+  .addError(PayloadTooLargeProblem)
+  .addError(UnsupportedMediaTypeProblem)
+  .addError(ValidationFailedProblem)
+  .addError(InvalidReferenceProblem)
+  .addError(IdempotencyMismatchProblem)
+  .addError(RateLimitedProblem)
+  .addError(InternalErrorProblem)
+  .annotateContext(OpenApi.annotations({
+    title: "Slotwise API",
+    version: VERSION,
+    description: "Scheduling: services, staff, clients, availability, bookings. Errors are RFC 9457 problem " +
+      "details; lists are cursor-paginated; every POST accepts Idempotency-Key; every response carries " +
+      "rate-limit headers.",
+    transform: cleanOpenApi
+  }))
+{}

@@ -1,0 +1,200 @@
+/**
+ * The `slotwise` command line: `serve` runs the HTTP server, `accounts create` creates an
+ * account offline. The composition root of the server: it picks the storage and wires the
+ * adapters to the core.
+ */
+import { NodeRuntime } from "@effect/platform-node"
+import { Cause, Effect, Layer, ManagedRuntime } from "effect"
+import { parseArgs } from "node:util"
+import { Accounts } from "../../src/Accounts.js"
+import type { AccountWithKeys } from "../../src/domain/account.js"
+import { isSlotwiseFailure, toProblem } from "../../src/domain/errors.js"
+import { VERSION } from "./api.js"
+import { servicesLayer } from "./app.js"
+import { serverLayer, type StorageOption, storageLayer } from "./server.js"
+
+const HELP = `slotwise ${VERSION}: scheduling API server
+
+Usage:
+  slotwise serve [options]            run the /v1 HTTP API
+  slotwise accounts create [options]  create an account offline and print its keys
+  slotwise --help | --version
+
+serve options:
+  --port <n>                 port to listen on (default 8080; 0 = any free port)
+  --host <addr>              address to bind (default 127.0.0.1)
+  --database <file>          SQLite database file (default ./slotwise.db), created if missing
+  --memory                   keep everything in memory instead (lost on exit)
+  --admin-token <token>      enable the operator API /admin/v1 with this bearer token
+                             (default: $SLOTWISE_ADMIN_TOKEN; without one /admin/v1 is 404)
+  --allow-private-webhooks   let webhook URLs resolve to private, loopback or link-local
+                             addresses (development only)
+  --trust-proxy              take the client address from X-Forwarded-For (for per-IP limits)
+
+  On first start with an empty database the server creates an account and prints its
+  sandbox secret and publishable keys, once. It prints "listening on http://HOST:PORT"
+  when ready and shuts down gracefully on SIGTERM/SIGINT.
+
+accounts create options:
+  --database <file>          SQLite database file (default ./slotwise.db)
+  --name <name>              account name (required)
+  --plan <plan>              free | pro | business (default free)
+  --allowed-origin <origin>  an origin for publishable keys; repeat for several
+  --rate-limit <n>           requests per minute, overriding the plan's figure
+  --json                     print {account, keys} as JSON (default: readable text)
+`
+
+export interface ServeFlags {
+  readonly port: number
+  readonly host: string
+  readonly storage: StorageOption
+  readonly adminToken: string | undefined
+  readonly allowPrivateWebhooks: boolean
+  readonly trustProxy: boolean
+}
+
+class UsageError extends Error {}
+
+const portOf = (text: string | undefined): number => {
+  if (text === undefined) return 8080
+  const port = Number(text)
+  if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`--port must be 0–65535, got ${text}`)
+  return port
+}
+
+export const parseServe = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): ServeFlags | "help" => {
+  const { values } = parseArgs({
+    args: [...args],
+    strict: true,
+    options: {
+      port: { type: "string" },
+      host: { type: "string" },
+      database: { type: "string" },
+      memory: { type: "boolean" },
+      "admin-token": { type: "string" },
+      "allow-private-webhooks": { type: "boolean" },
+      "trust-proxy": { type: "boolean" },
+      help: { type: "boolean", short: "h" }
+    }
+  })
+  if (values.help) return "help"
+  if (values.memory && values.database !== undefined) throw new UsageError("give --memory or --database, not both")
+  return {
+    port: portOf(values.port),
+    host: values.host ?? "127.0.0.1",
+    storage: values.memory ? "memory" : { sqlite: values.database ?? "./slotwise.db" },
+    adminToken: values["admin-token"] ?? (env.SLOTWISE_ADMIN_TOKEN || undefined),
+    allowPrivateWebhooks: values["allow-private-webhooks"] ?? false,
+    trustProxy: values["trust-proxy"] ?? false
+  }
+}
+
+const printKeys = (created: AccountWithKeys, write: (line: string) => void) => {
+  write(`Created account ${created.account.id} (${created.account.name}, plan ${created.account.plan}).`)
+  write("Its keys are shown now and never again:")
+  write(`  sandbox secret key       ${created.keys.sandbox.secret}`)
+  write(`  sandbox publishable key  ${created.keys.sandbox.publishable}`)
+}
+
+const serve = (flags: ServeFlags) => {
+  const layer = serverLayer({
+    port: flags.port,
+    host: flags.host,
+    storage: flags.storage,
+    adminToken: flags.adminToken,
+    trustProxy: flags.trustProxy,
+    onFirstAccount: (created) => {
+      printKeys(created, (line) => process.stdout.write(`${line}\n`))
+      process.stdout.write("  (production keys: POST /v1/api-keys/exchange with the sandbox secret key)\n")
+    },
+    onListening: (url) => process.stdout.write(`listening on ${url}\n`)
+  })
+  NodeRuntime.runMain(Layer.launch(layer).pipe(
+    Effect.tapErrorCause((cause) =>
+      Effect.sync(() => {
+        const error = Cause.squash(cause)
+        process.stderr.write(`slotwise: cannot serve: ${isSlotwiseFailure(error) ? error.detail : String((error as any)?.cause ?? error)}\n`)
+      })
+    )
+  ), { disableErrorReporting: true })
+}
+
+const createAccount = async (args: ReadonlyArray<string>): Promise<number> => {
+  const { values } = parseArgs({
+    args: [...args],
+    strict: true,
+    options: {
+      database: { type: "string" },
+      name: { type: "string" },
+      plan: { type: "string" },
+      "allowed-origin": { type: "string", multiple: true },
+      "rate-limit": { type: "string" },
+      json: { type: "boolean" },
+      help: { type: "boolean", short: "h" }
+    }
+  })
+  if (values.help) {
+    process.stdout.write(HELP)
+    return 0
+  }
+  if (values.name === undefined) throw new UsageError("--name is required")
+  const runtime = ManagedRuntime.make(servicesLayer(storageLayer({ sqlite: values.database ?? "./slotwise.db" })))
+  try {
+    const exit = await runtime.runPromiseExit(Effect.flatMap(Accounts, (accounts) =>
+      accounts.create({
+        name: values.name!,
+        plan: (values.plan ?? "free") as "free",
+        ...(values["allowed-origin"] !== undefined ? { allowed_origins: values["allowed-origin"] } : {}),
+        ...(values["rate-limit"] !== undefined ? { rate_limit_per_minute: Number(values["rate-limit"]) } : {})
+      })))
+    if (exit._tag === "Failure") {
+      const error = Cause.squash(exit.cause)
+      const problem = isSlotwiseFailure(error) ? toProblem(error) : undefined
+      process.stderr.write(`slotwise: ${problem?.detail ?? String(error)}\n`)
+      for (const e of problem?.errors ?? []) process.stderr.write(`  ${e.path}: ${e.message}\n`)
+      return 1
+    }
+    if (values.json) process.stdout.write(`${JSON.stringify(exit.value, null, 2)}\n`)
+    else {
+      printKeys(exit.value, (line) => process.stdout.write(`${line}\n`))
+      process.stdout.write(`  production secret key    ${exit.value.keys.production.secret}\n`)
+      process.stdout.write(`  production publishable   ${exit.value.keys.production.publishable}\n`)
+    }
+    return 0
+  } finally {
+    await runtime.dispose()
+  }
+}
+
+/** Runs the command line; `serve` keeps the process alive until a signal. */
+export const main = async (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = process.env): Promise<void> => {
+  try {
+    const [command, ...rest] = args
+    if (command === undefined || command === "--help" || command === "-h" || command === "help") {
+      process.stdout.write(HELP)
+      return
+    }
+    if (command === "--version" || command === "-v") {
+      process.stdout.write(`${VERSION}\n`)
+      return
+    }
+    if (command === "serve") {
+      const flags = parseServe(rest, env)
+      if (flags === "help") process.stdout.write(HELP)
+      else serve(flags)
+      return
+    }
+    if (command === "accounts" && rest[0] === "create") {
+      process.exitCode = await createAccount(rest.slice(1))
+      return
+    }
+    throw new UsageError(`unknown command: ${args.join(" ")}`)
+  } catch (error) {
+    if (error instanceof UsageError || (error as any)?.code?.startsWith?.("ERR_PARSE_ARGS")) {
+      process.stderr.write(`slotwise: ${(error as Error).message}\nRun slotwise --help for usage.\n`)
+      process.exitCode = 2
+      return
+    }
+    throw error
+  }
+}

@@ -1,0 +1,61 @@
+/** The account and its API keys (API.md §2). */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { ApiKeyListParams } from "../../../src/ApiKeys.js"
+import { Account } from "../../../src/domain/account.js"
+import { ApiKey, ApiKeyCreate, ApiKeyRotate, ApiKeyWithSecret } from "../../../src/domain/apiKey.js"
+import { doc, key } from "./access.js"
+import { body, IdPath, NoFields, pageOf } from "./common.js"
+import { queryOf } from "./query.js"
+import { Authentication } from "./security.js"
+
+export const AccountGroup = HttpApiGroup.make("account")
+  .add(
+    HttpApiEndpoint.get("get", "/v1/account")
+      .addSuccess(Account)
+      .annotateContext(doc("The account of the credential, with the limits in force", key()))
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Account")
+
+const keysWrite = key("keys:write")
+
+export const ApiKeysGroup = HttpApiGroup.make("apiKeys")
+  .add(
+    HttpApiEndpoint.get("list", "/v1/api-keys")
+      .setUrlParams(queryOf(ApiKeyListParams))
+      .addSuccess(pageOf(ApiKey, "ApiKeyList"))
+      .annotateContext(doc("List the keys of this environment (never their secrets)", keysWrite))
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/v1/api-keys")
+      .setPayload(body(ApiKeyCreate))
+      .addSuccess(ApiKeyWithSecret, { status: 201 })
+      .annotateContext(doc("Create a key; its secret is in this response only", keysWrite))
+  )
+  .add(
+    HttpApiEndpoint.post("exchange", "/v1/api-keys/exchange")
+      .setPayload(NoFields)
+      .addSuccess(ApiKeyWithSecret, { status: 201 })
+      .annotateContext(doc("With a sandbox secret key: issue the matching production secret key", keysWrite))
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/v1/api-keys/:id")
+      .setPath(IdPath)
+      .addSuccess(ApiKey)
+      .annotateContext(doc("Read a key (never its secret)", keysWrite))
+  )
+  .add(
+    HttpApiEndpoint.post("rotate", "/v1/api-keys/:id/rotate")
+      .setPath(IdPath)
+      .setPayload(body(ApiKeyRotate))
+      .addSuccess(ApiKeyWithSecret)
+      .annotateContext(doc("New secret; the old one works for grace_period_seconds (default 86400, 0 = revoke now)", keysWrite))
+  )
+  .add(
+    HttpApiEndpoint.del("revoke", "/v1/api-keys/:id")
+      .setPath(IdPath)
+      .addSuccess(ApiKey)
+      .annotateContext(doc("Revoke a key and all its secrets at once", keysWrite))
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "API keys")

@@ -1,0 +1,104 @@
+/** Bookings: CRUD, the status actions and payments (API.md §3). */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { BookingListParams } from "../../../src/Bookings.js"
+import { Booking, BookingCancel, BookingCreate, BookingReschedule, BookingUpdate } from "../../../src/domain/booking.js"
+import { Payment, PaymentCreate } from "../../../src/domain/payment.js"
+import { doc, key } from "./access.js"
+import { body, IdPath, NoFields, pageOf } from "./common.js"
+import {
+  HoldExpiredProblem,
+  InvalidTransitionProblem,
+  OutsideAvailabilityProblem,
+  SlotUnavailableProblem
+} from "./problems.js"
+import { queryOf } from "./query.js"
+import { Authentication } from "./security.js"
+
+export const PaymentRecorded = Schema.Struct({ payment: Payment, booking: Booking }).annotations({
+  identifier: "PaymentRecorded"
+})
+
+export const BookingListQuery = queryOf(BookingListParams)
+
+const read = key("bookings:read")
+const write = key("bookings:write")
+
+const action = <const Name extends string>(name: Name, path: string, summary: string) =>
+  HttpApiEndpoint.post(name, `/v1/bookings/:id/${path}`)
+    .setPath(IdPath)
+    .setPayload(NoFields)
+    .addSuccess(Booking)
+    .annotateContext(doc(summary, write))
+
+export const BookingsGroup = HttpApiGroup.make("bookings")
+  .add(
+    HttpApiEndpoint.get("list", "/v1/bookings")
+      .setUrlParams(BookingListQuery)
+      .addSuccess(pageOf(Booking, "BookingList"))
+      .annotateContext(doc(
+        "List bookings by start (filters may also come as a JSON body on the GET; the query wins)",
+        read
+      ))
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/v1/bookings")
+      .setPayload(body(BookingCreate))
+      .addSuccess(Booking, { status: 201 })
+      .annotateContext(doc("Book a slot (atomic check and write)", key("bookings:write", { publishable: true })))
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/v1/bookings/:id")
+      .setPath(IdPath)
+      .addSuccess(Booking)
+      .annotateContext(doc("Read a booking", read))
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/v1/bookings/:id")
+      .setPath(IdPath)
+      .setPayload(body(BookingUpdate))
+      .addSuccess(Booking)
+      .annotateContext(doc("Update a booking (status per the table; start or staff_id reschedules)", write))
+  )
+  .add(
+    HttpApiEndpoint.del("delete", "/v1/bookings/:id")
+      .setPath(IdPath)
+      .addSuccess(Booking)
+      .annotateContext(doc("Cancel a booking (idempotent); the record stays", write))
+  )
+  .add(action("confirm", "confirm", "Confirm a pending booking"))
+  .add(
+    HttpApiEndpoint.post("cancel", "/v1/bookings/:id/cancel")
+      .setPath(IdPath)
+      .setPayload(body(BookingCancel))
+      .addSuccess(Booking)
+      .annotateContext(doc("Cancel a pending or confirmed booking", write))
+  )
+  .add(
+    HttpApiEndpoint.post("reschedule", "/v1/bookings/:id/reschedule")
+      .setPath(IdPath)
+      .setPayload(body(BookingReschedule))
+      .addSuccess(Booking)
+      .annotateContext(doc("Move a booking to a new start (and staff member)", write))
+  )
+  .add(action("complete", "complete", "Mark a confirmed booking completed (after its start)"))
+  .add(action("noShow", "no-show", "Mark a confirmed booking a no-show (after its start)"))
+  .add(
+    HttpApiEndpoint.post("recordPayment", "/v1/bookings/:id/payments")
+      .setPath(IdPath)
+      .setPayload(body(PaymentCreate))
+      .addSuccess(PaymentRecorded, { status: 201 })
+      .annotateContext(doc("Record a payment received for a booking", write))
+  )
+  .add(
+    HttpApiEndpoint.get("listPayments", "/v1/bookings/:id/payments")
+      .setPath(IdPath)
+      .addSuccess(pageOf(Payment, "PaymentList"))
+      .annotateContext(doc("List the payments of a booking", read))
+  )
+  .addError(SlotUnavailableProblem)
+  .addError(OutsideAvailabilityProblem)
+  .addError(InvalidTransitionProblem)
+  .addError(HoldExpiredProblem)
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Bookings")

@@ -1,0 +1,102 @@
+/**
+ * Query-string schemas derived from the core's list and lookup parameters: a query value is
+ * text, so each field's core schema is kept and preceded by the one conversion it needs
+ * (whole numbers, booleans, lists given as `a,b` or repeated). Unknown parameters are
+ * refused and every invalid one is reported, as for bodies.
+ */
+import { ParseResult, Schema, SchemaAST as AST } from "effect"
+
+const strict = { parseOptions: { onExcessProperty: "error", errors: "all" } } as const
+
+const IntegerText = Schema.transformOrFail(Schema.String, Schema.Number, {
+  strict: true,
+  decode: (s, _, ast) =>
+    /^-?\d{1,16}$/.test(s) ? ParseResult.succeed(Number(s)) : ParseResult.fail(new ParseResult.Type(ast, s, "must be a whole number")),
+  encode: (n) => ParseResult.succeed(String(n))
+}).annotations({ description: "a whole number" })
+
+const BooleanText = Schema.transformOrFail(Schema.String, Schema.Boolean, {
+  strict: true,
+  decode: (s, _, ast) =>
+    s === "true" ? ParseResult.succeed(true) : s === "false" ? ParseResult.succeed(false) :
+    ParseResult.fail(new ParseResult.Type(ast, s, "must be true or false")),
+  encode: (b) => ParseResult.succeed(b ? "true" : "false")
+})
+
+/** `a,b`, or the parameter repeated: one list either way. */
+const ListText = Schema.transform(Schema.Union(Schema.String, Schema.Array(Schema.String)), Schema.Array(Schema.String), {
+  strict: true,
+  decode: (v) => (typeof v === "string" ? [v] : v).flatMap((s) => s.split(",")).filter((s) => s.length > 0),
+  encode: (list) => list.join(",")
+})
+
+type Kind = "number" | "boolean" | "list" | "text"
+
+const kindOf = (ast: AST.AST): Kind => {
+  const encoded = AST.encodedAST(ast)
+  switch (encoded._tag) {
+    case "NumberKeyword":
+      return "number"
+    case "BooleanKeyword":
+      return "boolean"
+    case "TupleType":
+      return "list"
+    case "Union":
+      return encoded.types.some((t) => t._tag === "TupleType") ? "list" : "text"
+    default:
+      return "text"
+  }
+}
+
+const fromText = (schema: Schema.Schema.AnyNoContext): Schema.Schema.AnyNoContext => {
+  switch (kindOf(schema.ast)) {
+    case "number":
+      return Schema.compose(IntegerText, schema as Schema.Schema<any, number>, { strict: false })
+    case "boolean":
+      return Schema.compose(BooleanText, schema as Schema.Schema<any, boolean>, { strict: false })
+    case "list":
+      return Schema.compose(ListText, schema as Schema.Schema<any, ReadonlyArray<string>>, { strict: false })
+    case "text":
+      return schema
+  }
+}
+
+/**
+ * The query-string form of a core parameter struct: same names, same rules, same decoded
+ * type, with text on the wire.
+ */
+export const queryOf = <F extends Schema.Struct.Fields>(
+  struct: Schema.Struct<F>
+): Schema.Schema<Schema.Struct.Type<F>, { readonly [K in keyof F]?: string | ReadonlyArray<string> }> => {
+  const fields: Record<string, Schema.Schema.All | Schema.PropertySignature.All> = {}
+  for (const [name, field] of Object.entries(struct.fields)) {
+    if (Schema.isSchema(field)) {
+      fields[name] = fromText(field as Schema.Schema.AnyNoContext)
+    } else {
+      const ps = (field as any).ast
+      const inner = Schema.make(ps._tag === "PropertySignatureDeclaration" ? ps.type : ps.from.type)
+      fields[name] = Schema.optionalWith(fromText(inner as Schema.Schema.AnyNoContext), { exact: true })
+    }
+  }
+  // No identifier: the OpenAPI document lists query parameters only from an inline struct.
+  return Schema.Struct(fields as any).annotations(strict) as any
+}
+
+const withoutIdentifier = (ast: AST.AST): AST.AST => {
+  const { [AST.IdentifierAnnotationId]: _, ...annotations } = ast.annotations
+  const merged = { ...annotations, [AST.ParseOptionsAnnotationId]: strict.parseOptions }
+  switch (ast._tag) {
+    case "Refinement":
+      return new AST.Refinement(withoutIdentifier(ast.from), ast.filter, merged)
+    case "TypeLiteral":
+      return new AST.TypeLiteral(ast.propertySignatures, ast.indexSignatures, merged)
+    default:
+      return ast
+  }
+}
+
+/**
+ * A core query whose every field is already text on the wire, refusing unknown parameters
+ * (inlined, so the OpenAPI document lists its parameters).
+ */
+export const strictQuery = <A, I>(schema: Schema.Schema<A, I>): Schema.Schema<A, I> => Schema.make(withoutIdentifier(schema.ast))

@@ -1,0 +1,113 @@
+/** Services, staff and clients: full CRUD each (API.md §3). */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { ClientListParams } from "../../../src/Clients.js"
+import { Client, ClientCreate, ClientUpdate } from "../../../src/domain/client.js"
+import type { Scope } from "../../../src/domain/apiKey.js"
+import { Service, ServiceCreate, ServiceUpdate } from "../../../src/domain/service.js"
+import { Staff, StaffCreate, StaffUpdate } from "../../../src/domain/staff.js"
+import { ServiceListParams } from "../../../src/Services.js"
+import { StaffListParams } from "../../../src/Staff.js"
+import { doc, key } from "./access.js"
+import { body, IdPath, pageOf } from "./common.js"
+import { ResourceInUseProblem } from "./problems.js"
+import { queryOf } from "./query.js"
+import { Authentication } from "./security.js"
+
+/** The five CRUD endpoints of one resource, from its core schemas. */
+const crud = <
+  const Name extends string,
+  R extends Schema.Schema.AnyNoContext,
+  C extends Schema.Schema.AnyNoContext,
+  U extends Schema.Schema.AnyNoContext,
+  L extends Schema.Struct.Fields
+>(options: {
+  readonly name: Name
+  readonly path: `/${string}`
+  readonly label: string
+  readonly resource: R
+  readonly create: C
+  readonly update: U
+  readonly list: Schema.Struct<L>
+  readonly read: Scope
+  readonly write: Scope
+  readonly publishableReads: boolean
+}) => {
+  const { label, path } = options
+  const read = key(options.read, { publishable: options.publishableReads })
+  const write = key(options.write)
+  const id = `${path}/:id` as const
+  return HttpApiGroup.make(options.name)
+    .add(
+      HttpApiEndpoint.get("list", path)
+        .setUrlParams(queryOf(options.list))
+        .addSuccess(pageOf(options.resource, `${label}List`))
+        .annotateContext(doc(`List ${options.name}`, read))
+    )
+    .add(
+      HttpApiEndpoint.post("create", path)
+        .setPayload(body(options.create))
+        .addSuccess(options.resource, { status: 201 })
+        .annotateContext(doc(`Create a ${label.toLowerCase()}`, write))
+    )
+    .add(
+      HttpApiEndpoint.get("get", id)
+        .setPath(IdPath)
+        .addSuccess(options.resource)
+        .annotateContext(doc(`Read a ${label.toLowerCase()}`, read))
+    )
+    .add(
+      HttpApiEndpoint.patch("update", id)
+        .setPath(IdPath)
+        .setPayload(body(options.update))
+        .addSuccess(options.resource)
+        .annotateContext(doc(`Update a ${label.toLowerCase()}`, write))
+    )
+    .add(
+      HttpApiEndpoint.del("delete", id)
+        .setPath(IdPath)
+        .addSuccess(options.resource)
+        .annotateContext(doc(`Delete a ${label.toLowerCase()} (409 resource_in_use with upcoming bookings)`, write))
+    )
+    .addError(ResourceInUseProblem)
+    .middleware(Authentication)
+}
+
+export const ServicesGroup = crud({
+  name: "services",
+  path: "/v1/services",
+  label: "Service",
+  resource: Service,
+  create: ServiceCreate,
+  update: ServiceUpdate,
+  list: ServiceListParams,
+  read: "services:read",
+  write: "services:write",
+  publishableReads: true
+}).annotate(OpenApi.Title, "Services")
+
+export const StaffGroup = crud({
+  name: "staff",
+  path: "/v1/staff",
+  label: "Staff",
+  resource: Staff,
+  create: StaffCreate,
+  update: StaffUpdate,
+  list: StaffListParams,
+  read: "staff:read",
+  write: "staff:write",
+  publishableReads: true
+}).annotate(OpenApi.Title, "Staff")
+
+export const ClientsGroup = crud({
+  name: "clients",
+  path: "/v1/clients",
+  label: "Client",
+  resource: Client,
+  create: ClientCreate,
+  update: ClientUpdate,
+  list: ClientListParams,
+  read: "clients:read",
+  write: "clients:write",
+  publishableReads: false
+}).annotate(OpenApi.Title, "Clients")

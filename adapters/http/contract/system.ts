@@ -1,0 +1,18 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { doc, publicAccess } from "./access.js"
+
+export const Health = Schema.Struct({
+  status: Schema.Literal("ok", "degraded"),
+  storage: Schema.Literal("ok", "unavailable"),
+  version: Schema.String
+}).annotations({ identifier: "Health" })
+
+export const SystemGroup = HttpApiGroup.make("system")
+  .add(
+    HttpApiEndpoint.get("health", "/health")
+      .addSuccess(Health)
+      .addError(Health, { status: 503 })
+      .annotateContext(doc("Liveness and storage readiness", publicAccess))
+  )
+  .annotate(OpenApi.Title, "System")

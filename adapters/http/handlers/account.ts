@@ -1,0 +1,27 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Accounts } from "../../../src/Accounts.js"
+import { ApiKeys } from "../../../src/ApiKeys.js"
+import { SlotwiseApi } from "../api.js"
+import { CurrentPrincipal } from "../contract/security.js"
+import { asTenant } from "./security.js"
+
+const write = { uninterruptible: true } as const
+
+export const AccountLive = HttpApiBuilder.group(SlotwiseApi, "account", (handlers) =>
+  Effect.gen(function*() {
+    const accounts = yield* Accounts
+    return handlers.handle("get", () => Effect.flatMap(CurrentPrincipal, (p) => accounts.get(p.account.id)))
+  }))
+
+export const ApiKeysLive = HttpApiBuilder.group(SlotwiseApi, "apiKeys", (handlers) =>
+  Effect.gen(function*() {
+    const keys = yield* ApiKeys
+    return handlers
+      .handle("list", ({ urlParams }) => asTenant(keys.list(urlParams)))
+      .handle("create", ({ payload }) => asTenant(keys.create(payload)), write)
+      .handle("exchange", () => Effect.flatMap(CurrentPrincipal, (p) => asTenant(keys.exchange(p.key.id))), write)
+      .handle("get", ({ path }) => asTenant(keys.get(path.id)))
+      .handle("rotate", ({ path, payload }) => asTenant(keys.rotate(path.id, payload)), write)
+      .handle("revoke", ({ path }) => asTenant(keys.revoke(path.id)), write)
+  }))

@@ -1,0 +1,13 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Accounts } from "../../../src/Accounts.js"
+import { SlotwiseApi } from "../api.js"
+
+export const AdminLive = HttpApiBuilder.group(SlotwiseApi, "admin", (handlers) =>
+  Effect.gen(function*() {
+    const accounts = yield* Accounts
+    return handlers
+      .handle("createAccount", ({ payload }) => accounts.create(payload), { uninterruptible: true })
+      .handle("getAccount", ({ path }) => accounts.get(path.id))
+      .handle("updateAccount", ({ path, payload }) => accounts.update(path.id, payload), { uninterruptible: true })
+  }))

@@ -1,0 +1,24 @@
+/**
+ * Every group's handlers. A new group (events, webhooks, sandbox) adds its layer here, next
+ * to its `.add(…)` in api.ts.
+ */
+import { Layer } from "effect"
+import { AccountLive, ApiKeysLive } from "./account.js"
+import { AdminLive } from "./admin.js"
+import { AvailabilityLive } from "./availability.js"
+import { BookingsLive } from "./bookings.js"
+import { ClientsLive, ServicesLive, StaffLive } from "./resources.js"
+import { AuthenticationLive, OperatorAuthenticationLive } from "./security.js"
+import { SystemLive } from "./system.js"
+
+export const HandlersLive = Layer.mergeAll(
+  SystemLive,
+  AccountLive,
+  ApiKeysLive,
+  ServicesLive,
+  StaffLive,
+  ClientsLive,
+  AvailabilityLive,
+  BookingsLive,
+  AdminLive
+).pipe(Layer.provide([AuthenticationLive, OperatorAuthenticationLive]))

@@ -1,0 +1,42 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Clients } from "../../../src/Clients.js"
+import { Services } from "../../../src/Services.js"
+import { Staff } from "../../../src/Staff.js"
+import { SlotwiseApi } from "../api.js"
+import { asTenant } from "./security.js"
+
+const write = { uninterruptible: true } as const
+
+export const ServicesLive = HttpApiBuilder.group(SlotwiseApi, "services", (handlers) =>
+  Effect.gen(function*() {
+    const services = yield* Services
+    return handlers
+      .handle("list", ({ urlParams }) => asTenant(services.list(urlParams)))
+      .handle("create", ({ payload }) => asTenant(services.create(payload)), write)
+      .handle("get", ({ path }) => asTenant(services.get(path.id)))
+      .handle("update", ({ path, payload }) => asTenant(services.update(path.id, payload)), write)
+      .handle("delete", ({ path }) => asTenant(services.delete(path.id)), write)
+  }))
+
+export const StaffLive = HttpApiBuilder.group(SlotwiseApi, "staff", (handlers) =>
+  Effect.gen(function*() {
+    const staff = yield* Staff
+    return handlers
+      .handle("list", ({ urlParams }) => asTenant(staff.list(urlParams)))
+      .handle("create", ({ payload }) => asTenant(staff.create(payload)), write)
+      .handle("get", ({ path }) => asTenant(staff.get(path.id)))
+      .handle("update", ({ path, payload }) => asTenant(staff.update(path.id, payload)), write)
+      .handle("delete", ({ path }) => asTenant(staff.delete(path.id)), write)
+  }))
+
+export const ClientsLive = HttpApiBuilder.group(SlotwiseApi, "clients", (handlers) =>
+  Effect.gen(function*() {
+    const clients = yield* Clients
+    return handlers
+      .handle("list", ({ urlParams }) => asTenant(clients.list(urlParams)))
+      .handle("create", ({ payload }) => asTenant(clients.create(payload)), write)
+      .handle("get", ({ path }) => asTenant(clients.get(path.id)))
+      .handle("update", ({ path, payload }) => asTenant(clients.update(path.id, payload)), write)
+      .handle("delete", ({ path }) => asTenant(clients.delete(path.id)), write)
+  }))

@@ -1,0 +1,109 @@
+/**
+ * Request bodies, checked before any handler sees them: JSON only (415), at most 1 MiB
+ * (413), valid UTF-8 and well-formed JSON nested at most 64 deep (400). Handlers then read
+ * the parsed value from a request that no longer touches the socket.
+ */
+import { type HttpServerRequest, HttpIncomingMessage } from "@effect/platform"
+import { Effect, Option } from "effect"
+import { BadRequest } from "../../../src/domain/errors.js"
+import { PayloadTooLarge, UnsupportedMediaType } from "../contract/problems.js"
+
+export const MAX_BODY_BYTES = 1024 * 1024
+export const MAX_DEPTH = 64
+
+const badRequest = (detail: string) => new BadRequest({ detail, errors: [{ path: "", message: detail }] })
+
+export const isJsonContentType = (value: string | undefined): boolean => {
+  if (value === undefined) return false
+  const type = value.split(";")[0]!.trim().toLowerCase()
+  return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"))
+}
+
+/** Whether the request has a body at all (a Fetch `Request` may carry one without headers saying so). */
+export const hasBody = (request: HttpServerRequest.HttpServerRequest): boolean => {
+  const headers = request.headers
+  const length = headers["content-length"]
+  if (length !== undefined) return length.trim() !== "0"
+  if (headers["transfer-encoding"] !== undefined) return true
+  const source = request.source as { readonly body?: unknown }
+  return typeof Request !== "undefined" && source instanceof Request && source.body !== null
+}
+
+const depthOf = (value: unknown): number => {
+  let max = 0
+  const stack: Array<[unknown, number]> = [[value, 1]]
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!
+    if (v === null || typeof v !== "object") continue
+    if (depth > max) max = depth
+    if (max > MAX_DEPTH) return max
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      if (child !== null && typeof child === "object") stack.push([child, depth + 1])
+    }
+  }
+  return max
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false })
+
+export interface ParsedBody {
+  readonly text: string
+  readonly value: unknown
+}
+
+/** Reads and parses a JSON body; an absent body reads as `{}`. */
+export const readJsonBody = (
+  request: HttpServerRequest.HttpServerRequest
+): Effect.Effect<ParsedBody, BadRequest | PayloadTooLarge | UnsupportedMediaType> =>
+  Effect.gen(function*() {
+    const headers = request.headers
+    const declared = headers["content-length"]
+    if (declared !== undefined && Number(declared) > MAX_BODY_BYTES) {
+      return yield* new PayloadTooLarge({ detail: `the body is ${declared} bytes; the limit is ${MAX_BODY_BYTES} (1 MiB)` })
+    }
+    if (!hasBody(request)) return { text: "", value: {} }
+    if (!isJsonContentType(headers["content-type"])) {
+      return yield* new UnsupportedMediaType({
+        detail: `a request body must be application/json, not ${headers["content-type"] ?? "(no Content-Type)"}`
+      })
+    }
+    const buffer = yield* request.arrayBuffer.pipe(
+      HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES + 1)),
+      Effect.mapError((error) =>
+        String((error as any).cause?.message ?? "").includes("maxBytes")
+          ? new PayloadTooLarge({ detail: `the body exceeds ${MAX_BODY_BYTES} bytes (1 MiB)` })
+          : badRequest("the request body could not be read")
+      )
+    )
+    if (buffer.byteLength > MAX_BODY_BYTES) {
+      return yield* new PayloadTooLarge({ detail: `the body exceeds ${MAX_BODY_BYTES} bytes (1 MiB)` })
+    }
+    if (buffer.byteLength === 0) return { text: "", value: {} }
+    let text: string
+    try {
+      text = utf8.decode(buffer)
+    } catch {
+      return yield* badRequest("the body is not valid UTF-8")
+    }
+    let value: unknown
+    try {
+      value = JSON.parse(text)
+    } catch (error) {
+      return yield* badRequest(`the body is not well-formed JSON (${error instanceof Error ? error.message : "parse error"})`)
+    }
+    if (depthOf(value) > MAX_DEPTH) return yield* badRequest(`the body is nested more than ${MAX_DEPTH} levels deep`)
+    return { text, value }
+  })
+
+/** The request with its body already read: handlers get the parsed value, not the socket. */
+export const withParsedBody = (
+  request: HttpServerRequest.HttpServerRequest,
+  body: ParsedBody
+): HttpServerRequest.HttpServerRequest => {
+  const bytes = new TextEncoder().encode(body.text)
+  return Object.create(request, {
+    text: { get: () => Effect.succeed(body.text) },
+    json: { get: () => Effect.succeed(body.value) },
+    arrayBuffer: { get: () => Effect.succeed(bytes.buffer) }
+  })
+}

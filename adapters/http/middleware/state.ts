@@ -1,0 +1,14 @@
+/** What the pipeline learned about the request, for the security middleware and handlers. */
+import { FiberRef } from "effect"
+import { globalValue } from "effect/GlobalValue"
+import type { Principal } from "../../../src/ApiKeys.js"
+
+export interface RequestAuth {
+  readonly principal: Principal | undefined
+  readonly operator: boolean
+}
+
+export const currentAuth = globalValue(
+  Symbol.for("slotwise/http/currentAuth"),
+  () => FiberRef.unsafeMake<RequestAuth>({ principal: undefined, operator: false })
+)

@@ -1,0 +1,81 @@
+/**
+ * The HTTP server: the app layer on a node:http server, with the first-start account, the
+ * `listening on` line, and graceful shutdown (stop accepting, finish in-flight requests,
+ * then close storage; connections still open after a grace period are cut).
+ */
+import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import * as http from "node:http"
+import { Accounts } from "../../src/Accounts.js"
+import type { AccountWithKeys } from "../../src/domain/account.js"
+import type { Storage } from "../../src/ports/storage.js"
+import { MemoryStorageLive } from "../memory/storage.js"
+import { SqliteStorageLive } from "../sqlite/storage.js"
+import { type AppOptions, makeAppLayer, servicesLayer } from "./app.js"
+
+export type StorageOption = "memory" | { readonly sqlite: string }
+
+export const storageLayer = (storage: StorageOption): Layer.Layer<Storage, unknown> =>
+  storage === "memory" ? MemoryStorageLive : SqliteStorageLive({ filename: storage.sqlite })
+
+export interface ServerOptions extends AppOptions {
+  readonly port: number
+  readonly host: string
+  readonly storage: StorageOption
+  /** On an empty database, create an account and report its keys (once). Default true. */
+  readonly bootstrap?: boolean | undefined
+  /** Called with the address once the server accepts requests. */
+  readonly onListening?: ((url: string) => void) | undefined
+  /** Called with the account created on first start. */
+  readonly onFirstAccount?: ((created: AccountWithKeys) => void) | undefined
+  /** How long shutdown waits for in-flight requests before cutting connections (ms). */
+  readonly shutdownGraceMs?: number | undefined
+}
+
+export const FIRST_ACCOUNT = { name: "Default account", plan: "pro" } as const
+
+/** Creates the first account when none exists. */
+export const bootstrapAccount = Effect.gen(function*() {
+  const accounts = yield* Accounts
+  if (!(yield* accounts.isEmpty)) return undefined
+  return yield* accounts.create(FIRST_ACCOUNT)
+})
+
+export const serverLayer = (options: ServerOptions) => {
+  const server = http.createServer({ keepAliveTimeout: 5_000 })
+  const grace = options.shutdownGraceMs ?? 10_000
+
+  // Released before the server's own finalizer (which waits for open connections): after
+  // the grace period, connections that are still open are closed.
+  const cutOff = Layer.scopedDiscard(Effect.addFinalizer(() =>
+    Effect.sync(() => {
+      server.closeIdleConnections()
+      setTimeout(() => server.closeAllConnections(), grace).unref()
+    })
+  ))
+
+  const bootstrap = Layer.effectDiscard(
+    options.bootstrap === false ? Effect.void : Effect.flatMap(bootstrapAccount, (created) =>
+      Effect.sync(() => {
+        if (created !== undefined) options.onFirstAccount?.(created)
+      }))
+  )
+
+  const announce = Layer.effectDiscard(
+    Effect.flatMap(HttpServer.HttpServer, (s) =>
+      Effect.sync(() => {
+        const address = s.address
+        const url = address._tag === "TcpAddress" ? `http://${address.hostname}:${address.port}` : `unix:${address.path}`
+        options.onListening?.(url)
+      }))
+  )
+
+  return announce.pipe(
+    Layer.provide(cutOff),
+    Layer.provide(HttpApiBuilder.serve().pipe(Layer.provide(makeAppLayer(options)))),
+    Layer.provide(bootstrap),
+    Layer.provide(servicesLayer(storageLayer(options.storage))),
+    Layer.provide(NodeHttpServer.layer(() => server, { port: options.port, host: options.host }))
+  )
+}
