@@ -104,10 +104,10 @@ const main = async () => {
   // Build (tsc + bundle) outside the timing, as `npm start` would on first run.
   spawnSync(process.execPath, ["bin/slotwise.js", "--version"], { cwd: root, stdio: "ignore" })
 
-  const ours = await start(["--max-semi-space-size=2", "bin/slotwise.js", "serve", "--port", "0", "--database", path.join(dir, "slotwise.db"), "--admin-token", ADMIN])
+  const ours = await start(["--max-semi-space-size=2", "--max-old-space-size=128", "bin/slotwise.js", "serve", "--port", "0", "--database", path.join(dir, "slotwise.db"), "--admin-token", ADMIN])
   const readyTimes = [ours.readyMs]
   for (let i = 0; i < 2; i++) {
-    const probe = await start(["--max-semi-space-size=2", "bin/slotwise.js", "serve", "--port", "0", "--memory"])
+    const probe = await start(["--max-semi-space-size=2", "--max-old-space-size=128", "bin/slotwise.js", "serve", "--port", "0", "--memory"])
     readyTimes.push(probe.readyMs)
     probe.child.kill("SIGTERM")
   }

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=2
+#!/usr/bin/env -S node --max-semi-space-size=2 --max-old-space-size=128
 // The `slotwise` launcher: runs the compiled CLI (dist/adapters/http/bin.js). In a source
 // checkout it first (re)builds dist with tsc when dist is missing or older than a source file.
 // When esbuild is at hand (it comes with tsx) the compiled CLI is also bundled into one file,
