@@ -5,9 +5,9 @@
  */
 import { Chunk, Clock, Effect, FiberRef, Option, PubSub, Schema, Stream } from "effect"
 import { formatInstant } from "./domain/common.js"
-import { NotFound, type StorageFailure } from "./domain/errors.js"
+import { BadRequest, NotFound, type StorageFailure } from "./domain/errors.js"
 import { makeId } from "./domain/ids.js"
-import type { Event, EventData, EventType } from "./events/catalogue.js"
+import { type Event, type EventData, EventType } from "./events/catalogue.js"
 import { decodeCursor, encodeCursor, Limit, type Page } from "./internal/pagination.js"
 import { decodeInput } from "./internal/validation.js"
 import { Storage } from "./ports/storage.js"
@@ -20,13 +20,22 @@ export interface CommittedEvent {
 
 export type EventListener = (event: Event, tenant: TenantId) => void
 
+/**
+ * The feed's filters. `types` names catalogue types only: a filter that could match nothing
+ * (a typo) is refused rather than answered with an empty feed forever.
+ */
 export const EventListParams = Schema.Struct({
-  after: Schema.optionalWith(Schema.String, { exact: true }),
-  types: Schema.optionalWith(Schema.Array(Schema.String.pipe(Schema.maxLength(100))).pipe(Schema.maxItems(50)), {
-    exact: true
+  after: Schema.optionalWith(Schema.String, { exact: true }).annotations({
+    description: "the `next_cursor` of the previous page: events committed after it"
   }),
+  types: Schema.optionalWith(
+    Schema.Array(EventType.annotations({
+      message: () => ({ message: "must be an event type of the catalogue", override: true })
+    })).pipe(Schema.maxItems(50)),
+    { exact: true }
+  ),
   limit: Schema.optionalWith(Limit, { exact: true })
-})
+}).annotations({ identifier: "EventListParams" })
 export type EventListParams = typeof EventListParams.Encoded
 
 /** How often a live stream looks for events that other processes committed. */
@@ -99,7 +108,15 @@ export class Events extends Effect.Service<Events>()("slotwise/Events", {
       Effect.gen(function*() {
         const { after, limit = 20, types } = yield* decodeParams(params)
         const filters = { types: types ?? null }
-        const key = yield* decodeCursor(after, filters)
+        // The feed's cursor parameter is `after`: name it so in the error.
+        const key = yield* decodeCursor(after, filters).pipe(
+          Effect.mapError((e) =>
+            new BadRequest({
+              detail: e.detail.replace(/^cursor/, "after"),
+              errors: e.errors.map((error) => ({ ...error, path: "after" }))
+            })
+          )
+        )
         const from = typeof key?.[0] === "number" ? key[0] : 0
         const rows = yield* storage.events.read({
           after: from,

@@ -4,6 +4,7 @@
  * in-process listeners), and erase the sandbox's data. Production tenants are refused.
  */
 import { Effect, Option, Schema } from "effect"
+import { ApiKeysCollection } from "./auth/collections.js"
 import { Forbidden, NotFound } from "./domain/errors.js"
 import { IdPrefixes } from "./domain/ids.js"
 import { Events } from "./Events.js"
@@ -87,11 +88,21 @@ export class Sandbox extends Effect.Service<Sandbox>()("slotwise/Sandbox", {
         return yield* events.mutate(events.record(type, object, extra))
       })
 
-    /** Erases every resource, event, webhook endpoint and delivery of this sandbox. */
+    const apiKeys = storage.collection(ApiKeysCollection)
+
+    /**
+     * Erases every resource, event, webhook endpoint and delivery of this sandbox, in one
+     * transaction. Its API keys stay (they are credentials, not data): the key that asked
+     * for the reset keeps working.
+     */
     const reset = () =>
       Effect.gen(function*() {
         yield* sandboxOnly
-        yield* storage.eraseTenant
+        yield* storage.transaction(Effect.gen(function*() {
+          const keys = yield* apiKeys.list({})
+          yield* storage.eraseTenant
+          for (const key of keys) yield* apiKeys.insert(key)
+        }))
       })
 
     return { emit, reset } as const

@@ -3,7 +3,7 @@
  * core's), the problems they may answer with. Shared by the server, the OpenAPI document and
  * a typed `HttpApiClient`.
  *
- * Adding a group (events, webhooks, sandbox): define it in `contract/<name>.ts`, add it below
+ * Adding a group: define it in `contract/<name>.ts`, add it below
  * with `.add(…)`, implement it in `handlers/<name>.ts` and list its layer in
  * `handlers/index.ts`. The pipeline picks up its access annotations by itself.
  */
@@ -12,6 +12,7 @@ import { AccountGroup, ApiKeysGroup } from "./contract/account.js"
 import { AdminGroup } from "./contract/admin.js"
 import { AvailabilityGroup } from "./contract/availability.js"
 import { BookingsGroup } from "./contract/bookings.js"
+import { EventsGroup } from "./contract/events.js"
 import {
   BadRequestProblem,
   ForbiddenProblem,
@@ -28,7 +29,9 @@ import {
   ValidationFailedProblem
 } from "./contract/problems.js"
 import { ClientsGroup, ServicesGroup, StaffGroup } from "./contract/resources.js"
+import { SandboxGroup } from "./contract/sandbox.js"
 import { SystemGroup } from "./contract/system.js"
+import { WebhooksGroup } from "./contract/webhooks.js"
 import { cleanOpenApi } from "./openapi.js"
 
 export const VERSION = "0.1.0"
@@ -42,6 +45,9 @@ export class SlotwiseApi extends HttpApi.make("slotwise")
   .add(ClientsGroup)
   .add(AvailabilityGroup)
   .add(BookingsGroup)
+  .add(EventsGroup)
+  .add(WebhooksGroup)
+  .add(SandboxGroup)
   .add(AdminGroup)
   .addError(BadRequestProblem)
   .addError(UnauthorizedProblem)
@@ -59,7 +65,8 @@ export class SlotwiseApi extends HttpApi.make("slotwise")
   .annotateContext(OpenApi.annotations({
     title: "Slotwise API",
     version: VERSION,
-    description: "Scheduling: services, staff, clients, availability, bookings. Errors are RFC 9457 problem " +
+    description: "Scheduling: services, staff, clients, availability, bookings; the event feed, signed webhooks " +
+      "(Standard Webhooks) and the sandbox's triggers. Errors are RFC 9457 problem " +
       "details; lists are cursor-paginated; every POST accepts Idempotency-Key; every response carries " +
       "rate-limit headers.",
     transform: cleanOpenApi

@@ -28,12 +28,18 @@ serve options:
   --admin-token <token>      enable the operator API /admin/v1 with this bearer token
                              (default: $SLOTWISE_ADMIN_TOKEN; without one /admin/v1 is 404)
   --allow-private-webhooks   let webhook URLs resolve to private, loopback or link-local
-                             addresses (development only)
+                             addresses, and deliver to them (development only)
+  --webhook-timeout-ms <n>   a delivery attempt that takes longer fails (default 10000)
+  --webhook-lease-ms <n>     how long an attempt holds its delivery before another process,
+                             or this one after a crash, may send it again (default timeout
+                             + 20000; must exceed the timeout)
   --trust-proxy              take the client address from X-Forwarded-For (for per-IP limits)
 
   On first start with an empty database the server creates an account and prints its
   sandbox secret and publishable keys, once. It prints "listening on http://HOST:PORT"
-  when ready and shuts down gracefully on SIGTERM/SIGINT.
+  when ready. It delivers webhooks while it runs (several servers on one database share the
+  work). SIGTERM/SIGINT: stop accepting, finish in-flight requests, let webhook attempts in
+  flight finish and record them, then close the database.
 
 accounts create options:
   --database <file>          SQLite database file (default ./slotwise.db)
@@ -50,6 +56,8 @@ export interface ServeFlags {
   readonly storage: StorageOption
   readonly adminToken: string | undefined
   readonly allowPrivateWebhooks: boolean
+  readonly webhookTimeoutMs: number | undefined
+  readonly webhookLeaseMs: number | undefined
   readonly trustProxy: boolean
 }
 
@@ -60,6 +68,15 @@ const portOf = (text: string | undefined): number => {
   const port = Number(text)
   if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`--port must be 0–65535, got ${text}`)
   return port
+}
+
+const millisOf = (flag: string, text: string | undefined): number | undefined => {
+  if (text === undefined) return undefined
+  const ms = Number(text)
+  if (!/^\d+$/.test(text) || ms < 1 || ms > 86_400_000) {
+    throw new UsageError(`${flag} must be a whole number of milliseconds (1–86400000), got ${text}`)
+  }
+  return ms
 }
 
 export const parseServe = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): ServeFlags | "help" => {
@@ -73,18 +90,27 @@ export const parseServe = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv):
       memory: { type: "boolean" },
       "admin-token": { type: "string" },
       "allow-private-webhooks": { type: "boolean" },
+      "webhook-timeout-ms": { type: "string" },
+      "webhook-lease-ms": { type: "string" },
       "trust-proxy": { type: "boolean" },
       help: { type: "boolean", short: "h" }
     }
   })
   if (values.help) return "help"
   if (values.memory && values.database !== undefined) throw new UsageError("give --memory or --database, not both")
+  const webhookTimeoutMs = millisOf("--webhook-timeout-ms", values["webhook-timeout-ms"])
+  const webhookLeaseMs = millisOf("--webhook-lease-ms", values["webhook-lease-ms"])
+  if (webhookLeaseMs !== undefined && webhookLeaseMs <= (webhookTimeoutMs ?? 10_000)) {
+    throw new UsageError(`--webhook-lease-ms must exceed the attempt timeout (${webhookTimeoutMs ?? 10_000} ms)`)
+  }
   return {
     port: portOf(values.port),
     host: values.host ?? "127.0.0.1",
     storage: values.memory ? "memory" : { sqlite: values.database ?? "./slotwise.db" },
     adminToken: values["admin-token"] ?? (env.SLOTWISE_ADMIN_TOKEN || undefined),
     allowPrivateWebhooks: values["allow-private-webhooks"] ?? false,
+    webhookTimeoutMs,
+    webhookLeaseMs,
     trustProxy: values["trust-proxy"] ?? false
   }
 }
@@ -103,6 +129,11 @@ const serve = (flags: ServeFlags) => {
     storage: flags.storage,
     adminToken: flags.adminToken,
     trustProxy: flags.trustProxy,
+    allowPrivateWebhooks: flags.allowPrivateWebhooks,
+    webhooks: {
+      ...(flags.webhookTimeoutMs !== undefined ? { timeoutMs: flags.webhookTimeoutMs } : {}),
+      ...(flags.webhookLeaseMs !== undefined ? { leaseMs: flags.webhookLeaseMs } : {})
+    },
     onFirstAccount: (created) => {
       printKeys(created, (line) => process.stdout.write(`${line}\n`))
       process.stdout.write("  (production keys: POST /v1/api-keys/exchange with the sandbox secret key)\n")

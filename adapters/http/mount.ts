@@ -11,10 +11,16 @@ import { Accounts } from "../../src/Accounts.js"
 import type { AccountCreate, AccountWithKeys } from "../../src/domain/account.js"
 import { isSlotwiseFailure } from "../../src/domain/errors.js"
 import { toSlotwiseError } from "../../src/facade.js"
-import { type AppOptions, makeAppLayer, servicesLayer } from "./app.js"
+import { type AppOptions, dispatcherLayer, makeAppLayer, servicesLayer, type WebhookServingOptions } from "./app.js"
 import { type StorageOption, storageLayer } from "./server.js"
 
-export interface HttpHandlerOptions extends AppOptions {
+/**
+ * `webhooks` (default `true`): the handlers run the webhook dispatcher in this process, so
+ * subscriptions made through the API are delivered; pass `false` when another process on
+ * the same database dispatches (or options to tune it). `allowPrivateWebhooks` (default
+ * false) lets webhook URLs name private, loopback and link-local hosts.
+ */
+export interface HttpHandlerOptions extends AppOptions, WebhookServingOptions {
   /** `"memory"` (default) or `{ sqlite: "file.db" }`. */
   readonly storage?: StorageOption | undefined
 }
@@ -26,7 +32,10 @@ export interface SlotwiseHttpHandler {
   readonly node: (req: http.IncomingMessage, res: http.ServerResponse) => void
   /** Creates an account with its four keys (the operator's `POST /admin/v1/accounts`). */
   readonly createAccount: (input: typeof AccountCreate.Encoded) => Promise<AccountWithKeys>
-  /** Closes storage; in-flight requests should be finished first. */
+  /**
+   * Stops the webhook dispatcher (attempts in flight finish and are recorded), then closes
+   * storage; in-flight requests should be finished first.
+   */
   readonly close: () => Promise<void>
 }
 
@@ -35,13 +44,15 @@ export interface SlotwiseHttpHandler {
  * `/scheduling/v1/bookings` reach `/v1/bookings`.
  */
 export const createHttpHandler = async (options: HttpHandlerOptions = {}): Promise<SlotwiseHttpHandler> => {
-  const services = servicesLayer(storageLayer(options.storage ?? "memory"))
+  const storage = options.storage ?? "memory"
+  const services = servicesLayer(storageLayer(storage), { allowPrivateWebhooks: options.allowPrivateWebhooks })
   const runtime = ManagedRuntime.make(
     Layer.mergeAll(
       makeAppLayer(options),
       HttpApiBuilder.Router.Live,
       HttpApiBuilder.Middleware.layer,
-      NodeHttpServer.layerContext
+      NodeHttpServer.layerContext,
+      dispatcherLayer(options, { inMemory: storage === "memory" })
     ).pipe(Layer.provideMerge(services))
   )
   const { fetch, node } = await runtime.runPromise(Effect.gen(function*() {

@@ -1,7 +1,9 @@
 /**
  * The HTTP server: the app layer on a node:http server, with the first-start account, the
- * `listening on` line, and graceful shutdown (stop accepting, finish in-flight requests,
- * then close storage; connections still open after a grace period are cut).
+ * `listening on` line, the webhook dispatcher, and graceful shutdown in this order: stop
+ * accepting and finish in-flight requests (connections still open after a grace period are
+ * cut), then flush the dispatcher (attempts in flight finish and are recorded), then close
+ * storage.
  */
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -12,14 +14,14 @@ import type { AccountWithKeys } from "../../src/domain/account.js"
 import type { Storage } from "../../src/ports/storage.js"
 import { MemoryStorageLive } from "../memory/storage.js"
 import { SqliteStorageLive } from "../sqlite/storage.js"
-import { type AppOptions, makeAppLayer, servicesLayer } from "./app.js"
+import { type AppOptions, dispatcherLayer, makeAppLayer, servicesLayer, type WebhookServingOptions } from "./app.js"
 
 export type StorageOption = "memory" | { readonly sqlite: string }
 
 export const storageLayer = (storage: StorageOption): Layer.Layer<Storage, unknown> =>
   storage === "memory" ? MemoryStorageLive : SqliteStorageLive({ filename: storage.sqlite })
 
-export interface ServerOptions extends AppOptions {
+export interface ServerOptions extends AppOptions, WebhookServingOptions {
   readonly port: number
   readonly host: string
   readonly storage: StorageOption
@@ -71,11 +73,17 @@ export const serverLayer = (options: ServerOptions) => {
       }))
   )
 
-  return announce.pipe(
+  // Layers are released in the reverse order of their construction: the HTTP side (built
+  // last) closes first and waits for its requests, then the dispatcher drains, then storage.
+  const web = announce.pipe(
     Layer.provide(cutOff),
     Layer.provide(HttpApiBuilder.serve().pipe(Layer.provide(makeAppLayer(options)))),
-    Layer.provide(bootstrap),
-    Layer.provide(servicesLayer(storageLayer(options.storage))),
     Layer.provide(NodeHttpServer.layer(() => server, { port: options.port, host: options.host }))
+  )
+
+  return web.pipe(
+    Layer.provide(dispatcherLayer(options, { inMemory: options.storage === "memory" })),
+    Layer.provide(bootstrap),
+    Layer.provide(servicesLayer(storageLayer(options.storage), { allowPrivateWebhooks: options.allowPrivateWebhooks }))
   )
 }

@@ -5,7 +5,7 @@
  */
 import { Duration, Effect, Exit, Fiber, Layer } from "effect"
 import * as http from "node:http"
-import { serverLayer, type StorageOption } from "../../adapters/http/server.js"
+import { type ServerOptions, serverLayer, type StorageOption } from "../../adapters/http/server.js"
 import type { AccountWithKeys } from "../../src/domain/account.js"
 import { parseInstant } from "../../src/domain/common.js"
 import { makeControlledClock } from "../../src/testing/ControlledClock.js"
@@ -21,9 +21,18 @@ export interface TestServer {
   readonly close: () => Promise<void>
 }
 
-export const startServer = async (
-  options: { readonly storage?: StorageOption; readonly now?: string; readonly adminToken?: string | null; readonly prefix?: string } = {}
-): Promise<TestServer> => {
+export interface StartOptions {
+  readonly storage?: StorageOption
+  readonly now?: string
+  readonly adminToken?: string | null
+  readonly prefix?: string
+  /** `--allow-private-webhooks` (receivers on 127.0.0.1). */
+  readonly allowPrivateWebhooks?: boolean
+  /** Run the webhook dispatcher (default true, as the server does), or its options. */
+  readonly webhooks?: ServerOptions["webhooks"]
+}
+
+export const startServer = async (options: StartOptions = {}): Promise<TestServer> => {
   const clock = makeControlledClock(parseInstant(options.now ?? START)!)
   let url = ""
   let first: AccountWithKeys | undefined
@@ -33,6 +42,8 @@ export const startServer = async (
     storage: options.storage ?? "memory",
     adminToken: options.adminToken === null ? undefined : (options.adminToken ?? ADMIN_TOKEN),
     shutdownGraceMs: 100,
+    allowPrivateWebhooks: options.allowPrivateWebhooks ?? false,
+    webhooks: options.webhooks ?? true,
     onListening: (u) => (url = u),
     onFirstAccount: (created) => (first = created)
   }).pipe(Layer.provide(Layer.setClock(clock)))
@@ -167,3 +178,11 @@ export const seed = async (api: Client, options: { readonly capacity?: number; r
 }
 
 export const MONDAY_9 = "2027-03-29T09:00:00Z"
+
+/** A new account through the operator API: `{account, keys}` with both environments' keys. */
+export const newAccount = async (server: TestServer, body: Record<string, unknown> = {}) =>
+  expectStatus(await client(server.url, ADMIN_TOKEN).post("/admin/v1/accounts", { name: "Other", plan: "business", ...body }), 201)
+
+/** A secret key of `api`'s tenant with only these scopes. */
+export const scopedKey = async (api: Client, scopes: ReadonlyArray<string>): Promise<string> =>
+  expectStatus(await api.post("/v1/api-keys", { name: `only ${scopes.join(" ")}`, type: "secret", scopes }), 201).secret

@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net"
 import { performance } from "node:perf_hooks"
 
 export interface Received {
+  readonly method: string
   readonly id: string
   readonly timestamp: string
   readonly signature: string
@@ -67,6 +68,7 @@ export const startReceiver = async (respond: Responder = ok): Promise<Receiver> 
         if (typeof value === "string") headers[key] = value
       }
       const request: Received = {
+        method: req.method ?? "",
         id: headers["webhook-id"] ?? "",
         timestamp: headers["webhook-timestamp"] ?? "",
         signature: headers["webhook-signature"] ?? "",

@@ -12,8 +12,8 @@ export type AccessRule =
   | { readonly auth: "admin" }
   | {
     readonly auth: "key"
-    /** Required scope; absent = any secret key of the account. */
-    readonly scope?: Scope | undefined
+    /** Required scope (every one, when several); absent = any secret key of the account. */
+    readonly scope?: Scope | ReadonlyArray<Scope> | undefined
     /** Publishable keys may call it (from the account's allowed origins). */
     readonly publishable: boolean
   }
@@ -28,11 +28,19 @@ const describe = (rule: AccessRule): string => {
       return "Operator API: bearer is the server's admin token."
     case "key":
       return [
-        rule.scope === undefined ? "Any secret key of the account." : `Scope \`${rule.scope}\`.`,
+        rule.scope === undefined
+          ? "Any secret key of the account."
+          : typeof rule.scope === "string"
+          ? `Scope \`${rule.scope}\`.`
+          : `Scopes ${rule.scope.map((s) => `\`${s}\``).join(", ")} (all of them).`,
         rule.publishable ? "Publishable keys allowed (from the account's allowed origins)." : "Secret keys only."
       ].join(" ")
   }
 }
+
+/** The scopes a rule requires (all of them). */
+export const requiredScopes = (rule: AccessRule): ReadonlyArray<Scope> =>
+  rule.auth !== "key" || rule.scope === undefined ? [] : typeof rule.scope === "string" ? [rule.scope] : rule.scope
 
 /** The annotations of an endpoint: its summary, its access rule, and that rule in words. */
 export const doc = (summary: string, rule: AccessRule): Context.Context<never> =>
@@ -41,7 +49,7 @@ export const doc = (summary: string, rule: AccessRule): Context.Context<never> =
     Context.add(OpenApi.Description, describe(rule))
   ) as Context.Context<never>
 
-export const key = (scope?: Scope, options: { readonly publishable?: boolean } = {}): AccessRule => ({
+export const key = (scope?: Scope | ReadonlyArray<Scope>, options: { readonly publishable?: boolean } = {}): AccessRule => ({
   auth: "key",
   scope,
   publishable: options.publishable ?? false

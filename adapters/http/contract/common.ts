@@ -9,8 +9,17 @@ export const IdPath = Schema.Struct({ id: Schema.String })
 export const body = <S extends Schema.Schema.AnyNoContext>(schema: S): S =>
   schema.annotations({ parseOptions: { onExcessProperty: "error", errors: "all" } }) as S
 
-/** A body with no fields (actions): `{}` or nothing; any field is unknown. */
-export const NoFields = body(Schema.Struct({}).annotations({ identifier: "NoFields" }))
+/**
+ * A body with no fields (actions): `{}` or nothing; any field is unknown. (An empty
+ * `Schema.Struct` accepts any object, so the unknown fields are reported by a filter.)
+ */
+export const NoFields = body(
+  Schema.Struct({}).pipe(
+    Schema.filter((value) =>
+      Object.keys(value).map((key) => ({ path: [key], message: "is not a known field" }))
+    )
+  ).annotations({ identifier: "NoFields" })
+)
 
 export const pageOf = <S extends Schema.Schema.AnyNoContext>(item: S, identifier: string) =>
   PageSchema(item).annotations({ identifier })

@@ -1,15 +1,15 @@
-/**
- * Every group's handlers. A new group (events, webhooks, sandbox) adds its layer here, next
- * to its `.add(…)` in api.ts.
- */
+/** Every group's handlers. A new group adds its layer here, next to its `.add(…)` in api.ts. */
 import { Layer } from "effect"
 import { AccountLive, ApiKeysLive } from "./account.js"
 import { AdminLive } from "./admin.js"
 import { AvailabilityLive } from "./availability.js"
 import { BookingsLive } from "./bookings.js"
+import { EventsLive } from "./events.js"
 import { ClientsLive, ServicesLive, StaffLive } from "./resources.js"
+import { SandboxLive } from "./sandbox.js"
 import { AuthenticationLive, OperatorAuthenticationLive } from "./security.js"
 import { SystemLive } from "./system.js"
+import { WebhooksLive } from "./webhooks.js"
 
 export const HandlersLive = Layer.mergeAll(
   SystemLive,
@@ -20,5 +20,8 @@ export const HandlersLive = Layer.mergeAll(
   ClientsLive,
   AvailabilityLive,
   BookingsLive,
+  EventsLive,
+  WebhooksLive,
+  SandboxLive,
   AdminLive
 ).pipe(Layer.provide([AuthenticationLive, OperatorAuthenticationLive]))

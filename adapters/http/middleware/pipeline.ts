@@ -23,7 +23,7 @@ import { headersOf, type Policy, policyForAddress, policyForKey } from "../../..
 import { RateLimiter } from "../../../src/ratelimit/RateLimiter.js"
 import { Tenant } from "../../../src/ports/tenant.js"
 import { SlotwiseApi } from "../api.js"
-import { publicAccess } from "../contract/access.js"
+import { publicAccess, requiredScopes } from "../contract/access.js"
 import { MethodNotAllowed, UnsupportedMediaType } from "../contract/problems.js"
 import { hasBody, isJsonContentType, readJsonBody, withParsedBody } from "./body.js"
 import { responseOfCause } from "./problem.js"
@@ -227,8 +227,11 @@ export const makePipeline = (options: PipelineOptions = {}) =>
                 })
               }
             }
-            if (access.scope !== undefined && !principal.key.scopes.includes(access.scope)) {
-              return yield* new Forbidden({ detail: `the API key lacks the scope ${access.scope}` })
+            const missing = requiredScopes(access).filter((scope) => !principal!.key.scopes.includes(scope))
+            if (missing.length > 0) {
+              return yield* new Forbidden({
+                detail: `the API key lacks the scope${missing.length > 1 ? "s" : ""} ${missing.join(", ")}`
+              })
             }
           }
 

@@ -1,0 +1,13 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Events } from "../../../src/Events.js"
+import { SlotwiseApi } from "../api.js"
+import { asTenant } from "./security.js"
+
+export const EventsLive = HttpApiBuilder.group(SlotwiseApi, "events", (handlers) =>
+  Effect.gen(function*() {
+    const events = yield* Events
+    return handlers
+      .handle("list", ({ urlParams }) => asTenant(events.list(urlParams)))
+      .handle("get", ({ path }) => asTenant(events.get(path.id)))
+  }))

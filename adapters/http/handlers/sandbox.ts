@@ -1,0 +1,15 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Sandbox } from "../../../src/Sandbox.js"
+import { SlotwiseApi } from "../api.js"
+import { asTenant } from "./security.js"
+
+const write = { uninterruptible: true } as const
+
+export const SandboxLive = HttpApiBuilder.group(SlotwiseApi, "sandbox", (handlers) =>
+  Effect.gen(function*() {
+    const sandbox = yield* Sandbox
+    return handlers
+      .handle("emit", ({ payload }) => asTenant(sandbox.emit(payload)), write)
+      .handle("reset", () => asTenant(sandbox.reset()), write)
+  }))
