@@ -616,7 +616,17 @@ export class Webhooks extends Effect.Service<Webhooks>()("slotwise/Webhooks", {
      * left because of the limits (wait for capacity); `next_due_ms` is the earliest later
      * due time (a retry, or a lease that may end), if any.
      */
+    /** When nothing is due, answer from a read: an idle dispatcher must not take the write lock each poll. */
     const claimDue = (options: ClaimOptions) =>
+      Effect.gen(function*() {
+        const now = yield* currentStamp
+        const due = yield* queue.listAcrossTenants({ where: [{ column: "due_ms", op: "lte", value: now.ms }], limit: 1 })
+        if (due.length > 0) return yield* claimDueInTransaction(options)
+        const later = yield* queue.listAcrossTenants({ where: [{ column: "due_ms", op: "gt", value: now.ms }], limit: 1 })
+        return { claimed: [] as Array<ClaimedDelivery>, saturated: false, next_due_ms: later[0]?.doc.due_ms ?? null }
+      })
+
+    const claimDueInTransaction = (options: ClaimOptions) =>
       storage.transaction(Effect.gen(function*() {
         const now = yield* currentStamp
         const exclude = options.exclude ?? new Set<string>()
