@@ -381,27 +381,38 @@ export class Webhooks extends Effect.Service<Webhooks>()("slotwise/Webhooks", {
      * pending one is attempted now instead of at its scheduled time; one in flight is left
      * as it is. `invalid_transition` while the endpoint is disabled.
      */
-    const retryDelivery = (id: string, deliveryId: string) =>
-      storage.transaction(Effect.gen(function*() {
-        yield* requireActive(yield* find(id))
-        const delivery = yield* findDelivery(id, deliveryId)
-        const now = yield* currentStamp
-        const queued = yield* queue.get(deliveryId)
+
+    /**
+     * Puts a delivery back in the queue, due now, as a manual retry; `false` when an attempt
+     * holds its lease (it is in flight and will report itself).
+     */
+    const requeueNow = (webhookId: string, delivery: StoredWebhookDelivery, nowMs: number) =>
+      Effect.gen(function*() {
+        const queued = yield* queue.get(delivery.id)
         if (Option.isSome(queued)) {
           const row = queued.value
-          if (row.lease !== null && row.due_ms > now.ms) return toDelivery(delivery) // in flight
-          yield* queue.update({ ...row, due_ms: now.ms, lease: null })
+          if (row.lease !== null && row.due_ms > nowMs) return false
+          yield* queue.update({ ...row, due_ms: nowMs, lease: null })
         } else {
           yield* queue.insert({
             id: delivery.id,
-            webhook_id: id,
+            webhook_id: webhookId,
             event_id: delivery.event_id,
-            due_ms: now.ms,
+            due_ms: nowMs,
             lease: null,
             round_attempts: 0,
             manual: true
           })
         }
+        return true
+      })
+
+    const retryDelivery = (id: string, deliveryId: string) =>
+      storage.transaction(Effect.gen(function*() {
+        yield* requireActive(yield* find(id))
+        const delivery = yield* findDelivery(id, deliveryId)
+        const now = yield* currentStamp
+        if (!(yield* requeueNow(id, delivery, now.ms))) return toDelivery(delivery) // in flight
         const next: StoredWebhookDelivery = { ...delivery, status: "pending", next_attempt_at: now.iso, updated_at: now.iso }
         yield* deliveries.update(next)
         return toDelivery(next)
@@ -453,22 +464,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("slotwise/Webhooks", {
         for (const delivery of existing) {
           known.add(delivery.event_id)
           if (delivery.status === "succeeded") continue
-          const queued = yield* queue.get(delivery.id)
-          if (Option.isSome(queued)) {
-            const row = queued.value
-            if (row.lease !== null && row.due_ms > now.ms) continue // in flight
-            yield* queue.update({ ...row, due_ms: now.ms, lease: null })
-          } else {
-            yield* queue.insert({
-              id: delivery.id,
-              webhook_id: id,
-              event_id: delivery.event_id,
-              due_ms: now.ms,
-              lease: null,
-              round_attempts: 0,
-              manual: true
-            })
-          }
+          if (!(yield* requeueNow(id, delivery, now.ms))) continue // in flight
           yield* deliveries.update({ ...delivery, status: "pending", next_attempt_at: now.iso, updated_at: now.iso })
           requeued++
         }

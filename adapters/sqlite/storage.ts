@@ -440,7 +440,9 @@ export const makeSqliteStorageWith = (
           if (wanted !== undefined && wanted.some((c) => !known.has(c))) {
             return Effect.fail(new StorageFailure({ detail: `${what.listIndexes}: unknown column in ${wanted.join(", ")}` }))
           }
-          const selected = wanted === undefined ? names : ["id", ...wanted.filter((c) => c !== "id")]
+          const selected = wanted === undefined
+            ? names
+            : [...(query.includeId === false ? [] : ["id"]), ...wanted.filter((c) => c !== "id")]
           const toRow = wanted === undefined ? indexedRow : rowOf(selected)
           return Effect.zipRight(
             prepared,

@@ -54,6 +54,21 @@ export const makeSlotFormatter = () => {
 
 /** What the overlap checks read of bookings and holds. */
 const OCCUPANCY_COLUMNS = ["staff_id", "service_id", "start_ms", "end_ms", "occupied_start", "occupied_end"]
+/**
+ * What listing slots of a one-seat service reads: only whose time is occupied. A month for
+ * fifty people reads ~5,000 rows, and two id strings a row were most of the cost.
+ */
+const LEAN_COLUMNS = ["staff_id", "occupied_start", "occupied_end"]
+
+const leanOccupancyOf = (kind: Occupancy["kind"], row: IndexedRow): Occupancy => ({
+  kind,
+  id: "",
+  service_id: "",
+  start: row.occupied_start as number,
+  end: row.occupied_end as number,
+  occupied_start: row.occupied_start as number,
+  occupied_end: row.occupied_end as number
+})
 
 const occupancyOf = (kind: Occupancy["kind"], row: IndexedRow): Occupancy => ({
   kind,
@@ -86,9 +101,14 @@ export const makeScheduleLoader = (storage: StorageService) => {
     policy: SlotPolicy,
     range: Interval,
     now: number,
-    exclude: Exclusions = {}
+    exclude: Exclusions = {},
+    purpose: "check" | "list" = "check"
   ) =>
     Effect.gen(function*() {
+      // Listing a one-seat service needs no ids (no reasons, no seats): read the lean rows.
+      const lean = purpose === "list" && policy.capacity === 1 && exclude.bookingId === undefined && exclude.holdId === undefined
+      const columns = lean ? { columns: LEAN_COLUMNS, includeId: false } : { columns: OCCUPANCY_COLUMNS }
+      const toOccupancy = lean ? leanOccupancyOf : occupancyOf
       const from = range.start - policy.buffer_before
       const to = range.end + policy.duration + policy.buffer_after
       const overlapping = [
@@ -100,12 +120,12 @@ export const makeScheduleLoader = (storage: StorageService) => {
         rules.list({ where: [{ column: "staff_id", op: "in", value: staffIds }] }),
         bookings.listIndexes({
           where: [...overlapping, { column: "status", op: "in", value: ACTIVE_STATUSES }],
-          columns: OCCUPANCY_COLUMNS,
+          ...columns,
           ordered: false
         }),
         holds.listIndexes({
           where: [...overlapping, { column: "expires_ms", op: "gt", value: now }],
-          columns: OCCUPANCY_COLUMNS,
+          ...columns,
           ordered: false
         })
       ])
@@ -113,10 +133,10 @@ export const makeScheduleLoader = (storage: StorageService) => {
       const byStaff = new Map(staffIds.map((id) => [id, { rules: [] as Array<AvailabilityRule>, occupancy: [] as Array<Occupancy> }]))
       for (const rule of ruleDocs) byStaff.get(rule.staff_id)?.rules.push(rule)
       for (const row of bookingRows) {
-        if (row.id !== exclude.bookingId) byStaff.get(row.staff_id as string)?.occupancy.push(occupancyOf("booking", row))
+        if (lean || row.id !== exclude.bookingId) byStaff.get(row.staff_id as string)?.occupancy.push(toOccupancy("booking", row))
       }
       for (const row of holdRows) {
-        if (row.id !== exclude.holdId) byStaff.get(row.staff_id as string)?.occupancy.push(occupancyOf("hold", row))
+        if (lean || row.id !== exclude.holdId) byStaff.get(row.staff_id as string)?.occupancy.push(toOccupancy("hold", row))
       }
       return staffIds.map((staff_id): StaffSchedule => ({ staff_id, ...byStaff.get(staff_id)! }))
     })

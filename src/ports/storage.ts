@@ -47,6 +47,11 @@ export interface ListQuery {
   readonly limit?: number
   /** `listIndexes` only: the index columns wanted besides `id` (default: all). */
   readonly columns?: ReadonlyArray<string>
+  /**
+   * `listIndexes` with `columns` only: `false` to leave `id` out too, for scans that read
+   * thousands of rows and never look at ids (rows then carry no meaningful `id`).
+   */
+  readonly includeId?: boolean
   /** `listIndexes` only: `false` when the caller does not need the rows in order. */
   readonly ordered?: boolean
 }
