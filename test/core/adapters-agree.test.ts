@@ -21,7 +21,7 @@ const MONDAY = (() => {
 const iso = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z")
 
 const build = async (s: SchedulingClient) => {
-  const staff = []
+  const staff: Array<string> = []
   for (let i = 0; i < 4; i++) {
     const member = await s.staff.create({ name: `S${i}`, time_zone: ["UTC", "Europe/Berlin", "America/New_York", "Asia/Kolkata"][i]! })
     await s.availability.create({ staff_id: member.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "08:00", end_time: "17:00" })
