@@ -66,6 +66,7 @@ const ERROR_CLASSES: { readonly [K in SlotwiseFailure["_tag"]]: typeof SlotwiseE
   ResourceInUse: ResourceInUseError,
   HoldExpired: ConflictError,
   IdempotencyConflict: ConflictError,
+  IdempotencySecretWithheld: ConflictError,
   Unauthorized: AuthenticationError,
   Forbidden: PermissionError,
   RateLimited: RateLimitError,

@@ -45,7 +45,10 @@ export const CredentialsCollection: CollectionSpec<Credential> = {
 export interface StoredResponse {
   readonly status: number
   readonly content_type: string | null
+  /** The body as sent, except a top-level `secret`, which is never kept. */
   readonly body: string
+  /** The response carried a secret: a repeat is told so instead of replaying it. */
+  readonly secret_withheld?: boolean
 }
 
 /** An `Idempotency-Key` and what its first request did (API.md §1 Idempotency). */

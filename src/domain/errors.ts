@@ -32,6 +32,10 @@ export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited"
 }) {}
 export class IdempotencyConflict extends Schema.TaggedError<IdempotencyConflict>()("IdempotencyConflict", detail) {}
 export class IdempotencyMismatch extends Schema.TaggedError<IdempotencyMismatch>()("IdempotencyMismatch", detail) {}
+/** A repeat of a request whose response carried a secret: secrets are shown once, never stored for replay. */
+export class IdempotencySecretWithheld
+  extends Schema.TaggedError<IdempotencySecretWithheld>()("IdempotencySecretWithheld", detail)
+{}
 export class StorageFailure extends Schema.TaggedError<StorageFailure>()("StorageFailure", {
   ...detail,
   cause: Schema.optional(Schema.Defect)
@@ -52,6 +56,7 @@ export type SlotwiseFailure =
   | RateLimited
   | IdempotencyConflict
   | IdempotencyMismatch
+  | IdempotencySecretWithheld
   | StorageFailure
 
 export interface ErrorInfo {
@@ -76,6 +81,7 @@ export const ErrorCatalog: { readonly [K in SlotwiseFailure["_tag"]]: ErrorInfo 
   RateLimited: { code: "rate_limited", status: 429, title: "Too many requests" },
   IdempotencyConflict: { code: "idempotency_conflict", status: 409, title: "Idempotency key in use" },
   IdempotencyMismatch: { code: "idempotency_mismatch", status: 422, title: "Idempotency key reused" },
+  IdempotencySecretWithheld: { code: "idempotency_secret_withheld", status: 409, title: "Secret not replayed" },
   StorageFailure: { code: "internal_error", status: 500, title: "Internal error" }
 }
 

@@ -1,4 +1,7 @@
 /** Idempotency-Key over HTTP: replay, mismatch, concurrent use, scope and expiry. */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client, type Client, expectProblem, expectStatus, MONDAY_9, seed, startServer, type TestServer } from "./harness.js"
 
@@ -76,5 +79,38 @@ describe("Idempotency-Key", () => {
 
     expectProblem(await api.post("/v1/clients", { name: "x" }, withKey("k".repeat(256))), 400, "bad_request")
     expectProblem(await api.post("/v1/clients", { name: "x" }, withKey("")), 400, "bad_request")
+  })
+})
+
+describe("Idempotency-Key on responses that carry a secret", () => {
+  it("never stores the secret: a repeat says the first request succeeded and names what it made", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "slotwise-idem-secret-"))
+    const file = join(dir, "secrets.db")
+    const local = await startServer({ storage: { sqlite: file } })
+    try {
+      const owner = client(local.url, local.first.keys.sandbox.secret)
+      const first = expectStatus(await owner.post("/v1/api-keys", { name: "ci", type: "secret" }, withKey("new-key")), 201)
+      expect(first.secret).toMatch(/^sk_test_/)
+      const again = await owner.post("/v1/api-keys", { name: "ci", type: "secret" }, withKey("new-key"))
+      const problem = expectProblem(again, 409, "idempotency_secret_withheld")
+      expect(problem.detail).toContain(first.id)
+      expect(again.headers.get("idempotent-replayed")).toBe("true")
+      const keys = expectStatus(await owner.get("/v1/api-keys?limit=100"), 200)
+      expect(keys.data.filter((k: any) => k.name === "ci")).toHaveLength(1)
+      // The new secret still works, and it is nowhere in the database or its WAL.
+      expectStatus(await client(local.url, first.secret).get("/v1/api-keys"), 200)
+      const hook = expectStatus(
+        await owner.post("/v1/webhooks", { url: "https://hooks.example.com/in", events: ["*"] }, withKey("new-hook")),
+        201
+      )
+      expectProblem(await owner.post("/v1/webhooks", { url: "https://hooks.example.com/in", events: ["*"] }, withKey("new-hook")), 409, "idempotency_secret_withheld")
+      expect(hook.secret).toMatch(/^whsec_/)
+      const stored = ["", "-wal"].map((suffix) => existsSync(file + suffix) ? readFileSync(file + suffix).toString("latin1") : "").join("")
+      expect(stored).not.toContain(first.secret)
+      expect(stored).not.toContain(first.secret.slice(8))
+    } finally {
+      await local.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

@@ -17,7 +17,7 @@ import { Effect, Option } from "effect"
 import { Accounts } from "../../../src/Accounts.js"
 import { ApiKeys, type Principal } from "../../../src/ApiKeys.js"
 import { constantTimeEqual } from "../../../src/auth/crypto.js"
-import { BadRequest, Forbidden, NotFound, RateLimited, Unauthorized } from "../../../src/domain/errors.js"
+import { BadRequest, Forbidden, IdempotencySecretWithheld, NotFound, RateLimited, Unauthorized } from "../../../src/domain/errors.js"
 import { Idempotency, parseIdempotencyKey, type StoredResponse } from "../../../src/Idempotency.js"
 import { headersOf, type Policy, policyForAddress, policyForKey } from "../../../src/ratelimit/policy.js"
 import { RateLimiter } from "../../../src/ratelimit/RateLimiter.js"
@@ -95,20 +95,54 @@ const foldIntoQuery = (request: HttpServerRequest.HttpServerRequest, value: unkn
     return Effect.succeed(request.modify({ url: query === "" ? path : `${path}?${query}` }))
   })
 
+/**
+ * What an idempotency record keeps of a response. Secrets (new API keys, `whsec_` webhook
+ * secrets) are shown once and otherwise exist only hashed or encrypted at their source, so
+ * a response that carries one is kept without it.
+ */
 const toStored = (response: HttpServerResponse.HttpServerResponse): StoredResponse => {
   const body = response.body
   const text = body._tag === "Uint8Array" ? new TextDecoder().decode(body.body) : body._tag === "Raw" && typeof body.body === "string" ? body.body : ""
-  return { status: response.status, content_type: body._tag === "Empty" ? null : (body.contentType ?? null), body: text }
+  const content_type = body._tag === "Empty" ? null : (body.contentType ?? null)
+  const parsed = content_type?.includes("json") === true && text.includes("\"secret\"") ? parseObject(text) : undefined
+  if (parsed !== undefined && typeof parsed.secret === "string") {
+    const { secret: _withheld, ...rest } = parsed
+    return { status: response.status, content_type, body: JSON.stringify(rest), secret_withheld: true }
+  }
+  return { status: response.status, content_type, body: text }
 }
 
-const replay = (stored: StoredResponse) =>
-  stored.content_type === null
-    ? HttpServerResponse.empty({ status: stored.status, headers: { "idempotent-replayed": "true" } })
-    : HttpServerResponse.text(stored.body, {
-      status: stored.status,
-      contentType: stored.content_type,
-      headers: { "idempotent-replayed": "true" }
-    })
+const parseObject = (text: string): Record<string, unknown> | undefined => {
+  try {
+    const value: unknown = JSON.parse(text)
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const REPLAYED = { "idempotent-replayed": "true" }
+
+const replay = (stored: StoredResponse) => {
+  if (stored.secret_withheld === true) {
+    const created = parseObject(stored.body)
+    const what = typeof created?.id === "string" ? `${String(created.object ?? "resource")} ${created.id}` : "the resource"
+    return Effect.zipRight(
+      HttpApp.appendPreResponseHandler((_, res) => Effect.succeed(HttpServerResponse.setHeaders(res, REPLAYED))),
+      Effect.fail(
+        new IdempotencySecretWithheld({
+          detail: `the first request with this Idempotency-Key succeeded and created ${what}; its secret was ` +
+            "shown once in that response and is not kept for replays: rotate it if it was lost"
+        })
+      )
+    )
+  }
+  return Effect.succeed(
+    stored.content_type === null
+      ? HttpServerResponse.empty({ status: stored.status, headers: REPLAYED })
+      : HttpServerResponse.text(stored.body, { status: stored.status, contentType: stored.content_type, headers: REPLAYED })
+  )
+}
 
 export const makePipeline = (options: PipelineOptions = {}) =>
   Effect.gen(function*() {
@@ -264,7 +298,7 @@ export const makePipeline = (options: PipelineOptions = {}) =>
             const tenant = principal.tenant
             const fingerprint = yield* idempotency.fingerprint(method, path, parsedValue)
             const claim = yield* Effect.provideService(idempotency.begin(key, fingerprint), Tenant, tenant)
-            if (claim._tag === "Replay") return replay(claim.response)
+            if (claim._tag === "Replay") return yield* replay(claim.response)
             return yield* Effect.uninterruptible(Effect.gen(function*() {
               const exit = yield* Effect.exit(run)
               const response = exit._tag === "Success" ? exit.value : yield* responseOfCause(exit.cause, method, presented)
