@@ -5,7 +5,7 @@
  * cut), then flush the dispatcher (attempts in flight finish and are recorded), then close
  * storage.
  */
-import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import * as http from "node:http"
@@ -77,7 +77,11 @@ export const serverLayer = (options: ServerOptions) => {
   // last) closes first and waits for its requests, then the dispatcher drains, then storage.
   const web = announce.pipe(
     Layer.provide(cutOff),
-    Layer.provide(HttpApiBuilder.serve().pipe(Layer.provide(makeAppLayer(options)))),
+    Layer.provide(HttpApiBuilder.serve().pipe(
+      Layer.provide(makeAppLayer(options)),
+      // A tracing span per request costs a third of a small request's time, and nothing reads them.
+      HttpMiddleware.withTracerDisabledWhen(() => true)
+    )),
     Layer.provide(NodeHttpServer.layer(() => server, { port: options.port, host: options.host }))
   )
 
