@@ -16,17 +16,25 @@ export const fieldErrorsOf = (error: ParseResult.ParseError): Array<FieldError> 
     seen.add(key)
     result.push({ path, message })
   }
-  // A union (`NullOr(Money)`) reports its branches: keep the deepest, most specific ones.
-  return result.filter((e) => !result.some((other) => other.path.startsWith(e.path === "" ? "" : `${e.path}.`) && other !== e && other.path !== e.path))
+  // A union (`NullOr(Money)`) reports each of its branches: keep the most specific complaint,
+  // that is the deepest paths, and at one path not "Expected null" when the value was not null.
+  return result.filter((e) =>
+    !result.some((other) => other !== e && other.path !== e.path && other.path.startsWith(e.path === "" ? "" : `${e.path}.`)) &&
+    !(e.message.startsWith("Expected null") && result.some((other) => other !== e && other.path === e.path))
+  )
 }
 
-export const validationFailed = (errors: ReadonlyArray<FieldError>): ValidationFailed =>
-  new ValidationFailed({
+export const validationFailed = (errors: ReadonlyArray<FieldError>): ValidationFailed => {
+  const fields = [...new Set(errors.map((e) => e.path || "body"))]
+  return new ValidationFailed({
     detail: errors.length === 1
-      ? `${errors[0]!.path || "body"} ${errors[0]!.message}`
-      : `${errors.length} fields are invalid: ${errors.map((e) => e.path || "body").join(", ")}`,
+      ? `${fields[0]} ${errors[0]!.message}`
+      : fields.length === 1
+      ? `${fields[0]} is invalid: ${errors.map((e) => e.message).join("; ")}`
+      : `${fields.length} fields are invalid: ${fields.join(", ")}`,
     errors
   })
+}
 
 const options = { errors: "all", onExcessProperty: "error" } as const
 

@@ -42,6 +42,19 @@ describe("validation", () => {
     expect(updated).toMatchObject({ type: "blocked", end: "2027-03-29T12:00:00Z", time_zone: "Europe/Berlin" })
   })
 
+  it("reports a bad value of a nullable field once, with the reason, not the null branch", async () => {
+    const s = await createTestScheduling({ now: NOW })
+    const error = await failure(s.clients.create({ name: "N", email: "not-an-email", notes: 7 } as any))
+    expect(error.errors).toEqual([
+      { path: "email", message: "must be an email address" },
+      { path: "notes", message: "Expected string, actual 7" }
+    ])
+    expect(error.detail).toBe("2 fields are invalid: email, notes")
+    const one = await failure(s.clients.create({ name: "N", email: "x" }))
+    expect(one.errors).toEqual([{ path: "email", message: "must be an email address" }])
+    expect(one.detail).toBe("email must be an email address")
+  })
+
   it("limits metadata to 50 keys", async () => {
     const s = await createTestScheduling({ now: NOW })
     const metadata = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, "v"]))
