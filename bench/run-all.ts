@@ -5,7 +5,7 @@
 import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 
-const benches = ["slots-pure.ts", "core.ts", "stack-floor.ts", "http.ts", "webhooks.ts"]
+const benches = ["slots-pure.ts", "core.ts", "stack-floor.ts", "http.ts", "http-ceiling.ts", "webhooks.ts"]
 let failed = 0
 for (const bench of benches) {
   console.log(`\n=== bench/${bench} ===`)
