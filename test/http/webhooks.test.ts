@@ -10,10 +10,10 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
-import { Webhook, WebhookVerificationError } from "standardwebhooks"
+import { Webhook } from "standardwebhooks"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { createHttpHandler, createScheduling, type HttpHandlerOptions, type SlotwiseHttpHandler } from "../../index.js"
-import { closedPort, ok, type Received, settle, startReceiver, status, waitFor } from "../webhooks/receiver.js"
+import { closedPort, ok, type Received, settle, startReceiver, status, verifies, waitFor } from "../webhooks/receiver.js"
 import {
   client,
   type Client,
@@ -48,16 +48,6 @@ const receiver = async (respond = ok) => {
   const r = await startReceiver(respond)
   cleanup.push(() => r.close())
   return r
-}
-
-const verifies = (secret: string, request: Pick<Received, "body" | "headers">): boolean => {
-  try {
-    new Webhook(secret).verify(request.body, request.headers)
-    return true
-  } catch (error) {
-    if (error instanceof WebhookVerificationError) return false
-    throw error
-  }
 }
 
 const typeOf = (r: Received): string => JSON.parse(r.body).type

@@ -1,3 +1,4 @@
+import { Webhook, WebhookVerificationError } from "standardwebhooks"
 /**
  * A real HTTP receiver on 127.0.0.1 for webhook tests: records every request (headers,
  * body, arrival time) and answers as the test says (200 unless told otherwise).
@@ -113,4 +114,15 @@ export const closedPort = async (): Promise<number> => {
   const port = (server.address() as AddressInfo).port
   await new Promise<void>((resolve) => server.close(() => resolve()))
   return port
+}
+
+/** Whether the official Standard Webhooks verifier accepts a received request for `secret`. */
+export const verifies = (secret: string, request: Pick<Received, "body" | "headers">): boolean => {
+  try {
+    new Webhook(secret).verify(request.body, request.headers)
+    return true
+  } catch (error) {
+    if (error instanceof WebhookVerificationError) return false
+    throw error
+  }
 }
