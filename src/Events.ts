@@ -3,7 +3,7 @@
  * reading the feed by cursor, and delivering committed events to in-process subscribers.
  * Subscribers hear of an event only after its transaction committed, in commit order.
  */
-import { Chunk, Clock, Effect, FiberRef, Option, PubSub, Schema, Stream } from "effect"
+import { Chunk, Clock, Effect, Option, PubSub, Schema, Stream } from "effect"
 import { formatInstant } from "./domain/common.js"
 import { BadRequest, NotFound, type StorageFailure } from "./domain/errors.js"
 import { makeId } from "./domain/ids.js"
@@ -46,35 +46,24 @@ export class Events extends Effect.Service<Events>()("slotwise/Events", {
     const storage = yield* Storage
     const committed = yield* PubSub.unbounded<CommittedEvent>()
     const listeners = new Set<EventListener>()
-    /** Events recorded by the open mutation of this fiber, published once it commits. */
-    const recorded = FiberRef.unsafeMake<Array<CommittedEvent> | undefined>(undefined)
 
-    const publish = (events: ReadonlyArray<CommittedEvent>) =>
+    const publish = (stored: CommittedEvent) =>
       Effect.suspend(() => {
-        for (const { event, tenant } of events) {
-          for (const listener of listeners) {
-            try {
-              listener(event, tenant)
-            } catch {
-              // A subscriber's bug must not undo or block a committed change.
-            }
+        for (const listener of listeners) {
+          try {
+            listener(stored.event, stored.tenant)
+          } catch {
+            // A subscriber's bug must not undo or block a committed change.
           }
         }
-        return PubSub.publishAll(committed, events)
+        return PubSub.publish(committed, stored)
       })
 
     /**
-     * Runs a change as one transaction; the events it records are appended in that same
+     * Runs a change as one transaction: the events it records are appended in that same
      * transaction and published only after it commits. Nested calls join the outer change.
      */
-    const mutate = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageFailure, R> =>
-      Effect.flatMap(FiberRef.get(recorded), (open) => {
-        if (open !== undefined) return effect
-        const events: Array<CommittedEvent> = []
-        return Effect.locally(storage.transaction(effect), recorded, events).pipe(
-          Effect.tap(() => publish(events))
-        )
-      })
+    const mutate = storage.transaction
 
     /** Appends an event for `object` to the log of the current tenant, inside the open change. */
     const record = (
@@ -93,8 +82,7 @@ export class Events extends Effect.Service<Events>()("slotwise/Events", {
           data: { object, ...extra }
         }
         yield* storage.events.append(event)
-        const open = yield* FiberRef.get(recorded)
-        open?.push({ tenant, event })
+        yield* storage.afterCommit(publish({ tenant, event }))
         return event
       })
 

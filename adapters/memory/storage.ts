@@ -31,6 +31,8 @@ interface Overlay {
   readonly writes: Map<string, Map<string, Map<string, Row | typeof DELETED>>>
   readonly events: Array<{ readonly tenant: TenantId; readonly event: Event }>
   readonly erased: Set<string>
+  /** Run once the transaction has committed, after the lock is released. */
+  readonly afterCommit: Array<Effect.Effect<void>>
 }
 
 const tenantKey = (t: TenantId) => `${t.account_id}\u0000${t.environment}`
@@ -118,14 +120,17 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
   const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageFailure, R> =>
     Effect.flatMap(FiberRef.get(currentOverlay), (open) => {
       if (open !== undefined) return effect
+      const overlay: Overlay = { writes: new Map(), events: [], erased: new Set(), afterCommit: [] }
       return lock.withPermits(1)(
-        Effect.suspend(() => {
-          const overlay: Overlay = { writes: new Map(), events: [], erased: new Set() }
-          return Effect.locally(effect, currentOverlay, overlay).pipe(
-            Effect.tap(() => Effect.sync(() => commit(overlay)))
-          )
-        })
-      )
+        Effect.locally(effect, currentOverlay, overlay).pipe(Effect.tap(() => Effect.sync(() => commit(overlay))))
+      ).pipe(Effect.tap(() => Effect.forEach(overlay.afterCommit, (after) => after, { discard: true })))
+    })
+
+  const afterCommit = (effect: Effect.Effect<void>): Effect.Effect<void> =>
+    Effect.flatMap(FiberRef.get(currentOverlay), (open) => {
+      if (open === undefined) return effect
+      open.afterCommit.push(effect)
+      return Effect.void
     })
 
   /** Runs a write in the open transaction, or in one of its own. */
@@ -255,7 +260,7 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
     }
   })
 
-  return { collection, events, transaction, eraseTenant } satisfies StorageService
+  return { collection, events, transaction, afterCommit, eraseTenant } satisfies StorageService
 })
 
 /** A fresh, empty in-memory store. */

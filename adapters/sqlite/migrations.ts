@@ -6,10 +6,13 @@
  *
  * - `slotwise_migrations(id, applied_at)`: one row per applied step (table created, column
  *   added), for operators; never read to decide what to do.
- * - `events`: the outbox, `seq` AUTOINCREMENT so a sequence number is never reused.
- * - `c_<name>` per collection: tenant, id, one column per declared index, the JSON document
- *   last; an index `(account_id, environment, <column>, id)` per index column and one on the
- *   order columns. A spec that grows an index gets the column added and back-filled.
+ * - `events`: the outbox; `slotwise_sequences` keeps the high-water mark of erased events so a
+ *   sequence number is never reused.
+ * - `c_<name>` per collection (WITHOUT ROWID): tenant, id, one column per declared index, the
+ *   JSON document last; an index `(account_id, environment, <columns…>, id)` per storage index
+ *   and one on the order columns. A spec that grows an index gets the column added and
+ *   back-filled. Tables and logs of the earlier layout (rowid tables, AUTOINCREMENT) are
+ *   rebuilt in place.
  */
 import { Effect } from "effect"
 import { StorageFailure } from "../../src/domain/errors.js"
@@ -58,7 +61,29 @@ const record = (run: Run, id: string) =>
     `record migration ${id}`
   )
 
-/** The bookkeeping table and the event log. */
+const EVENTS_TABLE = (name: string) =>
+  `CREATE TABLE ${name} (
+    seq INTEGER PRIMARY KEY,
+    account_id TEXT NOT NULL,
+    environment TEXT NOT NULL,
+    id TEXT NOT NULL UNIQUE,
+    type TEXT NOT NULL,
+    doc TEXT NOT NULL
+  )`
+
+/** The text SQLite keeps for a table, or undefined when there is no such table. */
+const tableSql = (run: Run, table: string) =>
+  Effect.map(
+    run("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [table], `inspect ${table}`),
+    (rows) => rows[0]?.sql as string | undefined
+  )
+
+/**
+ * The bookkeeping tables and the event log. `seq` is the log's rowid: a new event takes the
+ * highest seq so far plus one, where "so far" includes erased events, whose high-water mark
+ * `eraseTenant` leaves in `slotwise_sequences`. That keeps seqs unique forever without
+ * AUTOINCREMENT, whose `sqlite_sequence` row is one more page for every commit to write.
+ */
 export const migrateBase = (run: Run): Effect.Effect<void, StorageFailure> =>
   Effect.gen(function*() {
     yield* run(
@@ -66,26 +91,39 @@ export const migrateBase = (run: Run): Effect.Effect<void, StorageFailure> =>
       [],
       "create slotwise_migrations"
     )
-    const existing = yield* run("SELECT 1 FROM pragma_table_info('events')", [], "inspect events")
-    if (existing.length > 0) return
     yield* run(
-      `CREATE TABLE events (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        account_id TEXT NOT NULL,
-        environment TEXT NOT NULL,
-        id TEXT NOT NULL UNIQUE,
-        type TEXT NOT NULL,
-        doc TEXT NOT NULL
-      )`,
+      "CREATE TABLE IF NOT EXISTS slotwise_sequences (name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
       [],
-      "create events"
+      "create slotwise_sequences"
     )
+    const existing = yield* tableSql(run, "events")
+    if (existing === undefined) {
+      yield* run(EVENTS_TABLE("events"), [], "create events")
+      yield* record(run, "events")
+    } else if (/AUTOINCREMENT/i.test(existing)) {
+      // A log made before the high-water mark: keep AUTOINCREMENT's mark, then rebuild.
+      yield* run(
+        "INSERT INTO slotwise_sequences (name, value) SELECT 'events', seq FROM sqlite_sequence WHERE name = 'events' " +
+          "ON CONFLICT (name) DO UPDATE SET value = max(value, excluded.value)",
+        [],
+        "keep the events high-water mark"
+      )
+      yield* run(EVENTS_TABLE("events_rebuilt"), [], "create events_rebuilt")
+      yield* run(
+        "INSERT INTO events_rebuilt (seq, account_id, environment, id, type, doc) " +
+          "SELECT seq, account_id, environment, id, type, doc FROM events",
+        [],
+        "copy events"
+      )
+      yield* run("DROP TABLE events", [], "drop the old events")
+      yield* run("ALTER TABLE events_rebuilt RENAME TO events", [], "rename events_rebuilt")
+      yield* record(run, "events.without_autoincrement")
+    }
     yield* run(
       "CREATE INDEX IF NOT EXISTS ix_events_tenant ON events (account_id, environment, seq)",
       [],
       "create events index"
     )
-    yield* record(run, "events")
   })
 
 /** Creates the collection's table, or adds (and back-fills) the index columns it lacks. */
@@ -102,19 +140,22 @@ export const migrateCollection = (run: Run, spec: CollectionSpec<any>): Effect.E
     )) as ReadonlyArray<{ readonly name: string; readonly type: string }>
 
     if (existing.length === 0) {
-      const columns = [
-        "account_id TEXT NOT NULL",
-        "environment TEXT NOT NULL",
-        "id TEXT NOT NULL",
-        ...indexes.map(([column, ix]) => `${quote(column)} ${sqlType(ix.type)}`),
-        // Last, so reading the index columns of a row never walks past the document.
-        "doc TEXT NOT NULL",
-        "PRIMARY KEY (account_id, environment, id)"
-      ]
-      // A rowid table, not WITHOUT ROWID: documents are large, and index scans that read a
-      // row's index columns by rowid measured 1.5-3x faster than through the text key.
-      yield* run(`CREATE TABLE ${quote(table)} (${columns.join(", ")})`, [], `create ${table}`)
+      yield* run(createTable(spec, table), [], `create ${table}`)
       yield* record(run, table)
+    } else if (!/WITHOUT ROWID/i.test((yield* tableSql(run, table)) ?? "")) {
+      // A table made before collections were WITHOUT ROWID: rebuild it, keeping the
+      // documents and re-deriving every index column from them.
+      const rebuilt = `${table}__rebuilt`
+      yield* run(createTable(spec, rebuilt), [], `create ${rebuilt}`)
+      yield* run(
+        `INSERT INTO ${quote(rebuilt)} (account_id, environment, id, doc) SELECT account_id, environment, id, doc FROM ${quote(table)}`,
+        [],
+        `copy ${table}`
+      )
+      yield* run(`DROP TABLE ${quote(table)}`, [], `drop the old ${table}`)
+      yield* run(`ALTER TABLE ${quote(rebuilt)} RENAME TO ${quote(table)}`, [], `rename ${rebuilt}`)
+      yield* backfill(run, spec, indexes.map(([column]) => column))
+      yield* record(run, `${table}.without_rowid`)
     } else {
       const types = new Map(existing.map((c) => [c.name, c.type.toUpperCase()]))
       const missing = indexes.filter(([column]) => !types.has(column))
@@ -165,6 +206,24 @@ export const migrateCollection = (run: Run, spec: CollectionSpec<any>): Effect.E
       if (!wanted.has(name)) yield* run(`DROP INDEX IF EXISTS ${quote(name)}`, [], `drop index ${name}`)
     }
   })
+
+/**
+ * A collection's table: tenant, id, one column per declared index, the JSON document last
+ * (so reading a row's index columns never walks past it). WITHOUT ROWID, keyed by tenant and
+ * id: a rowid table would add a separate primary-key index, one more page for every insert
+ * to write; index scans that need more than their index read the row by that key.
+ */
+const createTable = (spec: CollectionSpec<any>, table: string): string => {
+  const columns = [
+    "account_id TEXT NOT NULL",
+    "environment TEXT NOT NULL",
+    "id TEXT NOT NULL",
+    ...Object.entries(spec.indexes).map(([column, ix]) => `${quote(column)} ${sqlType(ix.type)}`),
+    "doc TEXT NOT NULL",
+    "PRIMARY KEY (account_id, environment, id)"
+  ]
+  return `CREATE TABLE ${quote(table)} (${columns.join(", ")}) WITHOUT ROWID`
+}
 
 /** Fills newly added index columns from each row's document, with the spec's getters. */
 const backfill = (run: Run, spec: CollectionSpec<any>, columns: ReadonlyArray<string>) =>

@@ -111,6 +111,12 @@ export interface StorageService {
    * interleaves with it. Nested calls join the outer transaction.
    */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageFailure, R>
+  /**
+   * Runs `effect` once the open transaction has committed, in the order registered, and
+   * never if it rolls back; outside a transaction, at once. Subscribers of the event log hear
+   * of a change through this, only after it is durable.
+   */
+  readonly afterCommit: (effect: Effect.Effect<void>) => Effect.Effect<void>
   /** Deletes every document and event of the tenant (sandbox reset). */
   readonly eraseTenant: Effect.Effect<void, StorageFailure, Tenant>
 }

@@ -442,6 +442,41 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
       )
 
       test(
+        "afterCommit runs once the outermost transaction commits, in order; never after a rollback",
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const things = storage.collection(Things)
+          const log: Array<string> = []
+          const note = (entry: string) => storage.afterCommit(Effect.sync(() => log.push(entry)))
+
+          yield* note("outside: at once")
+          expect(log).toEqual(["outside: at once"])
+
+          yield* storage.transaction(Effect.gen(function*() {
+            yield* things.insert(thing("a", 1))
+            yield* note("first")
+            yield* storage.transaction(note("nested"))
+            expect(log).toEqual(["outside: at once"])
+          }))
+          expect(log).toEqual(["outside: at once", "first", "nested"])
+
+          yield* Effect.either(storage.transaction(Effect.zipRight(note("rolled back"), Effect.fail("no"))))
+          expect(log).not.toContain("rolled back")
+
+          // What runs after a commit sees it committed, and may start a transaction of its own.
+          yield* storage.transaction(Effect.gen(function*() {
+            yield* things.insert(thing("b", 2))
+            yield* storage.afterCommit(Effect.gen(function*() {
+              log.push(Option.isSome(yield* things.get("b")) ? "saw b" : "missed b")
+              yield* things.insert(thing("c", 3))
+            }).pipe(as(tenantA), Effect.orDie))
+          }))
+          expect(log).toContain("saw b")
+          expect(ids(yield* things.list({}))).toEqual(["a", "b", "c"])
+        }).pipe(as(tenantA))
+      )
+
+      test(
         "50 concurrent claim-the-seat transactions produce exactly one seat",
         Effect.gen(function*() {
           const storage = yield* Storage
@@ -597,6 +632,14 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           yield* storage.events.append(event()).pipe(as(tenantA))
           const [fresh] = yield* storage.events.read({ after: 0, limit: 10 }).pipe(as(tenantA))
           expect(fresh!.seq).toBeGreaterThan(lastBefore)
+
+          // Erasing the newest events must not hand their seqs out again either.
+          yield* storage.eraseTenant.pipe(as(tenantA))
+          expect(yield* storage.events.lastSeq).toBe(fresh!.seq)
+          yield* storage.events.append(event()).pipe(as(tenantB))
+          const afterErase = yield* storage.events.readAcrossTenants({ after: fresh!.seq - 1, limit: 10 })
+          expect(afterErase).toHaveLength(1)
+          expect(afterErase[0]!.seq).toBeGreaterThan(fresh!.seq)
         })
       )
     })

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import Database from "better-sqlite3"
-import { Effect, Option } from "effect"
+import { Deferred, Effect, Fiber, Option } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -237,6 +237,127 @@ describe("sqlite storage", () => {
       } finally {
         blocker.close()
       }
+    }))
+
+  it.live("a file made with the earlier layout (rowid tables, AUTOINCREMENT log) is converted in place", () =>
+    Effect.gen(function*() {
+      const filename = freshFile()
+      const old = new Database(filename)
+      old.pragma("journal_mode = WAL")
+      old.exec(`CREATE TABLE slotwise_migrations (id TEXT PRIMARY KEY, applied_at INTEGER NOT NULL);
+        CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, account_id TEXT NOT NULL, environment TEXT NOT NULL,
+          id TEXT NOT NULL UNIQUE, type TEXT NOT NULL, doc TEXT NOT NULL);
+        CREATE INDEX ix_events_tenant ON events (account_id, environment, seq);
+        CREATE TABLE c_contract_things (account_id TEXT NOT NULL, environment TEXT NOT NULL, id TEXT NOT NULL,
+          kind TEXT, rank INTEGER, stale TEXT, doc TEXT NOT NULL, PRIMARY KEY (account_id, environment, id));
+        CREATE INDEX ix_c_contract_things_kind ON c_contract_things (account_id, environment, kind, id);`)
+      const insertThing = old.prepare("INSERT INTO c_contract_things VALUES (?, ?, ?, ?, ?, 'x', ?)")
+      for (const t of [thing("t2", 2, "b"), thing("t1", 1, "a", "red")]) {
+        insertThing.run(tenantA.account_id, tenantA.environment, t.id, t.kind, t.rank, JSON.stringify(t))
+      }
+      const kept = [event(), event(), event()]
+      const insertEvent = old.prepare("INSERT INTO events (account_id, environment, id, type, doc) VALUES (?, ?, ?, ?, ?)")
+      for (const e of kept) insertEvent.run(tenantA.account_id, tenantA.environment, e.id, e.type, JSON.stringify(e))
+      // Two more events were appended and erased: AUTOINCREMENT remembers seq 5.
+      old.exec("UPDATE sqlite_sequence SET seq = 5 WHERE name = 'events'")
+      old.close()
+
+      yield* withStorage(
+        filename,
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const things = storage.collection(Things)
+          expect(yield* things.list({})).toEqual([thing("t1", 1, "a", "red"), thing("t2", 2, "b")])
+          // The `tag` column did not exist: it was derived from the documents.
+          expect(yield* things.listIndexes({ where: [{ column: "tag", op: "eq", value: "red" }] })).toEqual([
+            { id: "t1", kind: "a", rank: 1, tag: "red" }
+          ])
+          expect((yield* storage.events.read({ after: 0, limit: 10 })).map((s) => s.event)).toEqual(kept)
+          expect(yield* storage.events.lastSeq).toBe(5)
+          const next = event()
+          yield* storage.events.append(next)
+          expect((yield* storage.events.read({ after: 3, limit: 10 })).map((s) => [s.seq, s.event.id])).toEqual([
+            [6, next.id]
+          ])
+          yield* things.insert(thing("t3", 3))
+        }).pipe(as(tenantA))
+      )
+
+      inspect(filename, (db) => {
+        const sqlOf = (name: string) =>
+          (db.prepare("SELECT sql FROM sqlite_master WHERE name = ?").get(name) as { sql: string }).sql
+        expect(sqlOf("c_contract_things")).toMatch(/WITHOUT ROWID/)
+        expect(sqlOf("events")).not.toMatch(/AUTOINCREMENT/)
+        expect(sqlOf("c_bookings")).toMatch(/WITHOUT ROWID/)
+        expect(db.prepare("SELECT count(*) AS n FROM c_contract_things").get()).toEqual({ n: 3 })
+        const steps = (db.prepare("SELECT id FROM slotwise_migrations").all() as Array<{ id: string }>).map((r) => r.id)
+        expect(steps).toEqual(expect.arrayContaining(["c_contract_things.without_rowid", "events.without_autoincrement"]))
+      })
+      // Opening it again changes nothing.
+      yield* withStorage(
+        filename,
+        Effect.flatMap(Storage, (s) => s.collection(Things).list({})).pipe(
+          as(tenantA),
+          Effect.map((docs) => expect(docs.map((d) => d.id)).toEqual(["t1", "t2", "t3"]))
+        )
+      )
+    }))
+
+  it.live("on a file, a read outside a transaction answers at once while another fiber's transaction is open", () =>
+    withStorage(
+      freshFile(),
+      Effect.gen(function*() {
+        const storage = yield* Storage
+        const things = storage.collection(Things)
+        yield* things.insert(thing("committed", 1))
+        const opened = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const writer = yield* Effect.fork(storage.transaction(Effect.gen(function*() {
+          yield* things.insert(thing("pending", 2))
+          yield* Deferred.succeed(opened, undefined)
+          yield* Deferred.await(release)
+        })))
+        yield* Deferred.await(opened)
+        // The writer holds its transaction until released: the read must not wait for it.
+        const seen = yield* things.list({}).pipe(Effect.timeoutFail({ duration: "1 second", onTimeout: () => "waited" }))
+        expect(seen.map((t) => t.id)).toEqual(["committed"])
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(writer)
+        expect((yield* things.list({})).map((t) => t.id)).toEqual(["committed", "pending"])
+      }).pipe(as(tenantA))
+    ))
+
+  it.live("a busy file is checkpointed by the worker thread, not by its commits", () =>
+    Effect.gen(function*() {
+      /**
+       * Frames in the WAL and frames already copied into the database, from the WAL-index
+       * header in the -shm file (SQLite's documented WAL format: mxFrame at byte 16,
+       * nBackfill at byte 96, native byte order).
+       */
+      const walState = (filename: string) => {
+        const shm = fs.readFileSync(`${filename}-shm`)
+        return { frames: shm.readUInt32LE(16), checkpointed: shm.readUInt32LE(96) }
+      }
+      /** Commits 220 small documents one by one, then reports the WAL while still open. */
+      const fill = (filename: string, checkpointInBackground: boolean) =>
+        Effect.provide(
+          Effect.gen(function*() {
+            // No index columns: about one frame a commit.
+            const plain = (yield* Storage).collection<Thing>({ name: "plain_things", indexes: {}, order: [] })
+            for (let i = 0; i < 220; i++) yield* plain.insert(thing(`t${i}`, i))
+            // The worker checkpoints every 100 ms: give it a few ticks.
+            for (let wait = 0; wait < 30 && walState(filename).checkpointed === 0; wait++) yield* Effect.sleep("100 millis")
+            return walState(filename)
+          }).pipe(as(tenantA)),
+          SqliteStorageLive({ filename, checkpointInBackground })
+        )
+      // Fewer frames than SQLite's own threshold (1,000): only the worker checkpoints them.
+      const withWorker = yield* fill(freshFile(), true)
+      expect(withWorker.frames).toBeLessThan(1000)
+      expect(withWorker.checkpointed).toBeGreaterThan(0)
+      const withoutWorker = yield* fill(freshFile(), false)
+      expect(withoutWorker.frames).toBeGreaterThan(200)
+      expect(withoutWorker.checkpointed).toBe(0)
     }))
 
   it.live("works on a private in-memory database", () =>
