@@ -8,7 +8,7 @@ import { SqliteStorageLive } from "./adapters/sqlite/storage.js"
 import { WebhookDispatcherLive, type WebhookDispatcherOptions } from "./adapters/webhooks/dispatcher.js"
 import { WebhookPolicyLive } from "./adapters/webhooks/guard.js"
 import { formatInstant, parseInstant } from "./src/domain/common.js"
-import { DEFAULT_TENANT, makeFacade, resolveServices, type SchedulingClient } from "./src/facade.js"
+import { DEFAULT_TENANT, makeFacade, type SchedulingClient, startCore } from "./src/facade.js"
 import { CoreLive } from "./src/layers.js"
 import { WebhookPolicy } from "./src/webhooks/policy.js"
 import type { Storage } from "./src/ports/storage.js"
@@ -61,7 +61,7 @@ export const createScheduling = async (options: SchedulingOptions = {}): Promise
   const runtime = ManagedRuntime.make(
     coreWithWebhooks(options.webhooks, { inMemory, resolveHosts: true }).pipe(Layer.provide(storageLayer(options.storage)))
   )
-  return makeFacade(runtime, await resolveServices(runtime), DEFAULT_TENANT)
+  return makeFacade(await startCore(runtime), DEFAULT_TENANT)
 }
 
 export interface ClockAdvance {
@@ -102,7 +102,7 @@ export const createTestScheduling = async (
       Layer.provideMerge(ControlledClockLive(start))
     )
   )
-  const client = makeFacade(runtime, await resolveServices(runtime), DEFAULT_TENANT)
+  const client = makeFacade(await startCore(runtime), DEFAULT_TENANT)
   const clock = await runtime.runPromise(ControlledClock)
   return {
     ...client,

@@ -2,7 +2,7 @@
  * The Promise facade for Node apps without Effect (API.md §6): the same use cases, the same
  * objects, and failures as `SlotwiseError` subclasses carrying the HTTP API's problem.
  */
-import { Cause, Effect, Exit, type ManagedRuntime, Option } from "effect"
+import { Cause, Effect, Exit, type ManagedRuntime, Option, Runtime } from "effect"
 import { Availability } from "./Availability.js"
 import { Bookings } from "./Bookings.js"
 import { Clients } from "./Clients.js"
@@ -148,9 +148,12 @@ const WEBHOOK_METHODS = [
   "recover"
 ] as const
 
-export const makeFacade = (
-  runtime: ManagedRuntime.ManagedRuntime<CoreServices, unknown>,
-  services: {
+export interface CoreInstance {
+  /** Owns the layers: disposing it closes storage. */
+  readonly managed: ManagedRuntime.ManagedRuntime<CoreServices, unknown>
+  /** The built runtime, to derive each tenant's from. */
+  readonly runtime: Runtime.Runtime<CoreServices>
+  readonly services: {
     readonly services: Services
     readonly staff: Staff
     readonly clients: Clients
@@ -159,11 +162,16 @@ export const makeFacade = (
     readonly events: Events
     readonly webhooks: Webhooks
     readonly sandbox: Sandbox
-  },
-  tenant: TenantId
-): SchedulingClient => {
-  const run = <A>(effect: Effect.Effect<A, SlotwiseFailure, Tenant>): Promise<A> =>
-    runtime.runPromiseExit(Effect.provideService(effect, Tenant, tenant)).then((exit) => {
+  }
+}
+
+export const makeFacade = (core: CoreInstance, tenant: TenantId): SchedulingClient => {
+  const { services } = core
+  // The tenant is part of this client's runtime: providing it on every call would cost
+  // more than a small read.
+  const runPromiseExit = Runtime.runPromiseExit(Runtime.provideService(core.runtime, Tenant, tenant))
+  const run = <A>(effect: Effect.Effect<A, SlotwiseFailure, Tenant | CoreServices>): Promise<A> =>
+    runPromiseExit(effect).then((exit) => {
       if (Exit.isSuccess(exit)) return exit.value
       const failure = Cause.failureOption(exit.cause)
       throw Option.isSome(failure) && isSlotwiseFailure(failure.value)
@@ -207,15 +215,16 @@ export const makeFacade = (
       if (!Environment.literals.includes(next.environment as any)) {
         throw new TypeError(`environment must be "sandbox" or "production", got ${next.environment}`)
       }
-      return makeFacade(runtime, services, next as TenantId)
+      return makeFacade(core, next as TenantId)
     },
-    close: () => runtime.dispose()
+    close: () => core.managed.dispose()
   }
 }
 
-/** Reads the core services out of a runtime, for {@link makeFacade}. */
-export const resolveServices = (runtime: ManagedRuntime.ManagedRuntime<CoreServices, unknown>) =>
-  runtime.runPromise(Effect.gen(function*() {
+/** Builds the layers of `managed` and reads the core services out of it, for {@link makeFacade}. */
+export const startCore = async (managed: ManagedRuntime.ManagedRuntime<CoreServices, unknown>): Promise<CoreInstance> => {
+  const runtime = await managed.runtime()
+  const services = await managed.runPromise(Effect.gen(function*() {
     return {
       services: yield* Services,
       staff: yield* Staff,
@@ -227,3 +236,5 @@ export const resolveServices = (runtime: ManagedRuntime.ManagedRuntime<CoreServi
       sandbox: yield* Sandbox
     }
   }))
+  return { managed, runtime, services }
+}

@@ -29,10 +29,22 @@ const RANDOM_CHARS = 16
 let lastTime = -1
 let lastRandom: Array<number> = []
 
+/**
+ * Random bytes drawn from the platform's CSPRNG in 4 KiB batches: one `getRandomValues`
+ * call costs ~4 µs whatever its size, and every change makes two ids.
+ */
+const pool = new Uint8Array(4096)
+let poolOffset = pool.length
+
 const randomDigits = (): Array<number> => {
-  const bytes = new Uint8Array(RANDOM_CHARS)
-  globalThis.crypto.getRandomValues(bytes)
-  return Array.from(bytes, (b) => b & 31)
+  if (poolOffset + RANDOM_CHARS > pool.length) {
+    globalThis.crypto.getRandomValues(pool)
+    poolOffset = 0
+  }
+  const digits = new Array<number>(RANDOM_CHARS)
+  for (let i = 0; i < RANDOM_CHARS; i++) digits[i] = pool[poolOffset + i]! & 31
+  poolOffset += RANDOM_CHARS
+  return digits
 }
 
 const increment = (digits: Array<number>): Array<number> => {

@@ -4,14 +4,21 @@ import { Id } from "./ids.js"
 
 /** The longest a service (and so a booking) can last. */
 export const MAX_DURATION_MINUTES = 1440
+/** The longest buffer before or after a service. */
+export const MAX_BUFFER_MINUTES = 1440
+/**
+ * The longest range a booking or hold can occupy (buffers snapshotted with it included):
+ * an overlap query may look no further back than this from the range it checks.
+ */
+export const MAX_OCCUPIED_MINUTES = MAX_BUFFER_MINUTES + MAX_DURATION_MINUTES + MAX_BUFFER_MINUTES
 
 /** The editable fields of a service, each with its one validation rule. */
 export const ServiceFields = {
   name: Name,
   description: Schema.NullOr(Text(2000)),
   duration_minutes: PositiveMinutes(MAX_DURATION_MINUTES),
-  buffer_before_minutes: Minutes(1440),
-  buffer_after_minutes: Minutes(1440),
+  buffer_before_minutes: Minutes(MAX_BUFFER_MINUTES),
+  buffer_after_minutes: Minutes(MAX_BUFFER_MINUTES),
   slot_interval_minutes: PositiveMinutes(1440),
   capacity: Schema.Int.pipe(Schema.between(1, 1000, { message: () => "must be a whole number from 1 to 1000" })),
   min_notice_minutes: Minutes(525_600),

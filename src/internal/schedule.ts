@@ -8,7 +8,7 @@ import { ACTIVE_STATUSES } from "../domain/booking.js"
 import { formatInstant } from "../domain/common.js"
 import { InvalidReference, OutsideAvailability, SlotUnavailable } from "../domain/errors.js"
 import type { AvailabilityRule } from "../domain/availability.js"
-import type { Service } from "../domain/service.js"
+import { MAX_OCCUPIED_MINUTES, type Service } from "../domain/service.js"
 import type { Reason, Slot } from "../domain/slot.js"
 import type { Staff } from "../domain/staff.js"
 import { AvailabilityCollection, BookingsCollection, HoldsCollection } from "../ports/collections.js"
@@ -18,6 +18,7 @@ import type { Interval, Occupancy, SlotCandidate, SlotPolicy, StaffSchedule } fr
 
 const MINUTE = 60_000
 const DAY = 86_400_000
+const MAX_OCCUPIED = MAX_OCCUPIED_MINUTES * MINUTE
 /** How far from a refused start alternatives are looked for. */
 const ALTERNATIVES_RANGE = 31 * DAY
 const SLOT_CONFLICTS: ReadonlySet<Reason["code"]> = new Set(["booking_overlap", "buffer_overlap", "capacity_full", "held"])
@@ -111,24 +112,25 @@ export const makeScheduleLoader = (storage: StorageService) => {
       const toOccupancy = lean ? leanOccupancyOf : occupancyOf
       const from = range.start - policy.buffer_before
       const to = range.end + policy.duration + policy.buffer_after
+      // An occupied range longer than MAX_OCCUPIED_MINUTES cannot exist, so one that reaches
+      // `from` starts after `from − MAX_OCCUPIED`: the index scan is bounded on both sides.
       const overlapping = [
         { column: "staff_id", op: "in", value: staffIds },
+        { column: "occupied_start", op: "gt", value: from - MAX_OCCUPIED },
         { column: "occupied_start", op: "lt", value: to },
         { column: "occupied_end", op: "gt", value: from }
       ] as const
-      const [ruleDocs, bookingRows, holdRows] = yield* Effect.all([
-        rules.list({ where: [{ column: "staff_id", op: "in", value: staffIds }] }),
-        bookings.listIndexes({
-          where: [...overlapping, { column: "status", op: "in", value: ACTIVE_STATUSES }],
-          ...columns,
-          ordered: false
-        }),
-        holds.listIndexes({
-          where: [...overlapping, { column: "expires_ms", op: "gt", value: now }],
-          ...columns,
-          ordered: false
-        })
-      ])
+      const ruleDocs = yield* rules.list({ where: [{ column: "staff_id", op: "in", value: staffIds }] })
+      const bookingRows = yield* bookings.listIndexes({
+        where: [...overlapping, { column: "status", op: "in", value: ACTIVE_STATUSES }],
+        ...columns,
+        ordered: false
+      })
+      const holdRows = yield* holds.listIndexes({
+        where: [...overlapping, { column: "expires_ms", op: "gt", value: now }],
+        ...columns,
+        ordered: false
+      })
       // One pass over each result, grouped by staff member: thousands of rows, dozens of staff.
       const byStaff = new Map(staffIds.map((id) => [id, { rules: [] as Array<AvailabilityRule>, occupancy: [] as Array<Occupancy> }]))
       for (const rule of ruleDocs) byStaff.get(rule.staff_id)?.rules.push(rule)

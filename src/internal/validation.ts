@@ -2,7 +2,7 @@
  * Decoding of every input with the resource's schema: unknown fields are refused and every
  * invalid field is reported at once, each with its path (`client.email`, `weekdays.2`).
  */
-import { Effect, ParseResult, Schema } from "effect"
+import { type Effect, Either, ParseResult, Schema } from "effect"
 import { type FieldError, ValidationFailed } from "../domain/errors.js"
 
 export const fieldErrorsOf = (error: ParseResult.ParseError): Array<FieldError> => {
@@ -38,9 +38,13 @@ export const validationFailed = (errors: ReadonlyArray<FieldError>): ValidationF
 
 const options = { errors: "all", onExcessProperty: "error" } as const
 
-/** Decodes `input` with `schema`, or fails with `validation_failed` naming every bad field. */
+/**
+ * Decodes `input` with `schema`, or fails with `validation_failed` naming every bad field.
+ * The result is an `Either`, itself an Effect: decoding is synchronous, and running it as an
+ * Effect program would cost more than the decoding.
+ */
 export const decodeInput = <A, I>(schema: Schema.Schema<A, I, never>) => {
-  const decode = Schema.decodeUnknown(schema, options)
+  const decode = Schema.decodeUnknownEither(schema, options)
   return (input: unknown): Effect.Effect<A, ValidationFailed> =>
-    Effect.mapError(decode(input ?? {}), (error) => validationFailed(fieldErrorsOf(error)))
+    Either.mapLeft(decode(input ?? {}), (error) => validationFailed(fieldErrorsOf(error)))
 }

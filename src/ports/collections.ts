@@ -55,9 +55,10 @@ export const BookingsCollection: CollectionSpec<Booking> = {
   },
   order: ["start_ms"],
   // Overlap checks by staff and time, covering every column they read (slot queries read
-  // thousands of rows: no table lookups); lists by start; in-use checks by service and client.
+  // thousands of rows: no table lookups), ranged on both sides of occupied_start (see
+  // MAX_OCCUPIED_MINUTES); lists by start; in-use checks by service and client.
   storageIndexes: [
-    ["staff_id", "occupied_end", "occupied_start", "status", "start_ms", "end_ms", "service_id"],
+    ["staff_id", "occupied_start", "occupied_end", "status", "start_ms", "end_ms", "service_id"],
     ["start_ms"],
     ["service_id", "start_ms"],
     ["client_id", "start_ms"]
@@ -76,7 +77,7 @@ export const HoldsCollection: CollectionSpec<Hold> = {
     expires_ms: { type: "integer", get: (h) => toMillis(h.expires_at) }
   },
   order: [],
-  storageIndexes: [["staff_id", "occupied_end", "occupied_start", "expires_ms", "start_ms", "end_ms", "service_id"]]
+  storageIndexes: [["staff_id", "occupied_start", "occupied_end", "expires_ms", "start_ms", "end_ms", "service_id"]]
 }
 
 export const PaymentsCollection: CollectionSpec<Payment> = {
