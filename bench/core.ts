@@ -216,9 +216,9 @@ const benchSlots = async (label: string, staff: number, days: number, bookings: 
 }
 
 console.log("Slotwise core benchmark (SQLite file, WAL, synchronous=NORMAL; compiled dist/)\n")
-const creates = await benchCreates(15, 200)
+const creates = await benchCreates(25, 200)
 const sorted = [...creates.ratio].sort((a, b) => a - b)
-console.log("Booking creation, sequential, one transaction each (15 interleaved rounds of 200, medians):")
+console.log("Booking creation, sequential, one transaction each (25 interleaved rounds of 200, medians):")
 console.log(`  slotwise bookings.create        ${creates.slotwise.toFixed(0).padStart(8)} /s  (checks + event + transaction)`)
 console.log(`  raw better-sqlite3 insert+txn   ${creates.insert.toFixed(0).padStart(8)} /s`)
 console.log(`  ratio                           ${median(creates.ratio).toFixed(3).padStart(8)}×  (target ≥ 0.2×; rounds ${sorted[0]!.toFixed(3)}–${sorted[sorted.length - 1]!.toFixed(3)})`)

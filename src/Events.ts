@@ -71,9 +71,8 @@ export class Events extends Effect.Service<Events>()("slotwise/Events", {
       object: unknown,
       extra: Omit<EventData, "object"> = {}
     ): Effect.Effect<Event, StorageFailure, Tenant> =>
-      Effect.gen(function*() {
-        const tenant = yield* Tenant
-        const now = yield* Clock.currentTimeMillis
+      // Chained, not a generator: every change runs this.
+      Effect.flatMap(Effect.zip(Tenant, Clock.currentTimeMillis), ([tenant, now]) => {
         const event: Event = {
           id: makeId("event", now),
           object: "event",
@@ -81,9 +80,10 @@ export class Events extends Effect.Service<Events>()("slotwise/Events", {
           created_at: formatInstant(now),
           data: { object, ...extra }
         }
-        yield* storage.events.append(event)
-        yield* storage.afterCommit(publish({ tenant, event }))
-        return event
+        return Effect.as(
+          Effect.zipRight(storage.events.append(event), storage.afterCommit(publish({ tenant, event }))),
+          event
+        )
       })
 
     const decodeParams = decodeInput(EventListParams)

@@ -3,24 +3,48 @@
  * metadata. Each is the one definition of its concept; the resources, the storage rows,
  * the HTTP bodies and the OpenAPI document all derive from these.
  */
-import { DateTime, Option, Schema } from "effect"
+import { DateTime, Option, ParseResult, Schema } from "effect"
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|([+-])(\d{2}):(\d{2}))$/i
 
-/** Parses an RFC 3339 instant to epoch milliseconds; `undefined` if malformed or impossible (Feb 30). */
+const isLeapYear = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+
+/** Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's days_from_civil). */
+const daysFromCivil = (y: number, m: number, d: number): number => {
+  const year = m <= 2 ? y - 1 : y
+  const era = Math.floor(year / 400)
+  const yoe = year - era * 400
+  const doy = Math.floor((153 * (m > 2 ? m - 3 : m + 9) + 2) / 5) + d - 1
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy
+  return era * 146_097 + doe - 719_468
+}
+
+/**
+ * Parses an RFC 3339 instant to epoch milliseconds; `undefined` if malformed or impossible
+ * (Feb 30, 24:00, a 60th second). Fractions past milliseconds are truncated. Plain arithmetic
+ * on the matched fields: every request body's instants pass through here.
+ */
 export const parseInstant = (text: string): number | undefined => {
   const m = RFC3339.exec(text)
   if (m === null) return undefined
-  const [, y, mo, d, h, mi, s] = m
-  const ms = Date.parse(text.toUpperCase())
-  if (Number.isNaN(ms)) return undefined
-  // Date.parse rolls Feb 30 over to Mar 2; a round trip of the calendar fields catches that.
-  const probe = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s ?? 0)))
-  if (
-    probe.getUTCFullYear() !== Number(y) || probe.getUTCMonth() !== Number(mo) - 1 ||
-    probe.getUTCDate() !== Number(d) || probe.getUTCHours() !== Number(h) || probe.getUTCMinutes() !== Number(mi)
-  ) return undefined
-  return ms
+  const year = Number(m[1])
+  const month = Number(m[2])
+  const day = Number(m[3])
+  const hour = Number(m[4])
+  const minute = Number(m[5])
+  const second = m[6] === undefined ? 0 : Number(m[6])
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined
+  if (day > (month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1]!)) return undefined
+  let offset = 0
+  if (m[9] !== undefined) {
+    const offsetHours = Number(m[10])
+    const offsetMinutes = Number(m[11])
+    if (offsetHours > 23 || offsetMinutes > 59) return undefined
+    offset = (m[9] === "-" ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60_000
+  }
+  const millis = m[7] === undefined ? 0 : Number(m[7].slice(1, 4).padEnd(3, "0"))
+  return daysFromCivil(year, month, day) * 86_400_000 + ((hour * 60 + minute) * 60 + second) * 1000 + millis - offset
 }
 
 const DAY_MS = 86_400_000
@@ -61,13 +85,17 @@ export const formatInstant = (ms: number): string => {
  * An RFC 3339 instant. Accepts any offset on input and normalises to UTC `Z`, so every
  * stored and returned instant has one spelling and compares as text in time order.
  */
-export const Instant = Schema.transform(
-  Schema.String.pipe(
-    Schema.filter((s) => parseInstant(s) !== undefined || "must be an RFC 3339 date-time such as 2026-03-29T08:30:00Z")
-  ),
-  Schema.String,
-  { strict: true, decode: (s) => formatInstant(parseInstant(s)!), encode: (s) => s }
-).annotations({ identifier: "Instant", description: "RFC 3339 instant, UTC (`2026-03-29T08:30:00Z`)" })
+export const Instant = Schema.transformOrFail(Schema.String, Schema.String, {
+  strict: true,
+  // One parse validates and normalises.
+  decode: (s, _, ast) => {
+    const ms = parseInstant(s)
+    return ms === undefined
+      ? ParseResult.fail(new ParseResult.Type(ast, s, "must be an RFC 3339 date-time such as 2026-03-29T08:30:00Z"))
+      : ParseResult.succeed(formatInstant(ms))
+  },
+  encode: ParseResult.succeed
+}).annotations({ identifier: "Instant", description: "RFC 3339 instant, UTC (`2026-03-29T08:30:00Z`)" })
 
 /** Epoch milliseconds of an instant already validated by {@link Instant}. */
 export const toMillis = (instant: string): number => Date.parse(instant)

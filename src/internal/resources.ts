@@ -26,9 +26,15 @@ export const currentStamp: Effect.Effect<Stamp> = Effect.map(
   (ms) => ({ ms, iso: formatInstant(ms) })
 )
 
+/** Id and timestamps of a resource created at `now`. */
+export const resourceAt = <K extends IdKind>(kind: K, now: Stamp) => ({
+  id: makeId(kind, now.ms),
+  created_at: now.iso,
+  updated_at: now.iso
+})
+
 /** Id and timestamps of a new resource. */
-export const newResource = <K extends IdKind>(kind: K) =>
-  Effect.map(currentStamp, (now) => ({ id: makeId(kind, now.ms), created_at: now.iso, updated_at: now.iso }))
+export const newResource = <K extends IdKind>(kind: K) => Effect.map(currentStamp, (now) => resourceAt(kind, now))
 
 export const PageParams = {
   limit: Schema.optionalWith(Limit, { exact: true }),

@@ -12,7 +12,9 @@ import { MAX_OCCUPIED_MINUTES, type Service } from "../domain/service.js"
 import type { Reason, Slot } from "../domain/slot.js"
 import type { Staff } from "../domain/staff.js"
 import { AvailabilityCollection, BookingsCollection, HoldsCollection } from "../ports/collections.js"
+import type { StorageFailure } from "../domain/errors.js"
 import type { IndexedRow, StorageService } from "../ports/storage.js"
+import type { Tenant } from "../ports/tenant.js"
 import { checkStart, nearestSlots } from "../scheduling/slots.js"
 import type { Interval, Occupancy, SlotCandidate, SlotPolicy, StaffSchedule } from "../scheduling/types.js"
 
@@ -104,9 +106,8 @@ export const makeScheduleLoader = (storage: StorageService) => {
     now: number,
     exclude: Exclusions = {},
     purpose: "check" | "list" = "check"
-  ) =>
-    Effect.gen(function*() {
-      // Listing a one-seat service needs no ids (no reasons, no seats): read the lean rows.
+  ): Effect.Effect<Array<StaffSchedule>, StorageFailure, Tenant> => {
+    // Listing a one-seat service needs no ids (no reasons, no seats): read the lean rows.
       const lean = purpose === "list" && policy.capacity === 1 && exclude.bookingId === undefined && exclude.holdId === undefined
       const columns = lean ? { columns: LEAN_COLUMNS, includeId: false } : { columns: OCCUPANCY_COLUMNS }
       const toOccupancy = lean ? leanOccupancyOf : occupancyOf
@@ -120,17 +121,11 @@ export const makeScheduleLoader = (storage: StorageService) => {
         { column: "occupied_start", op: "lt", value: to },
         { column: "occupied_end", op: "gt", value: from }
       ] as const
-      const ruleDocs = yield* rules.list({ where: [{ column: "staff_id", op: "in", value: staffIds }] })
-      const bookingRows = yield* bookings.listIndexes({
-        where: [...overlapping, { column: "status", op: "in", value: ACTIVE_STATUSES }],
-        ...columns,
-        ordered: false
-      })
-      const holdRows = yield* holds.listIndexes({
-        where: [...overlapping, { column: "expires_ms", op: "gt", value: now }],
-        ...columns,
-        ordered: false
-      })
+    const group = (
+      ruleDocs: ReadonlyArray<AvailabilityRule>,
+      bookingRows: ReadonlyArray<IndexedRow>,
+      holdRows: ReadonlyArray<IndexedRow>
+    ) => {
       // One pass over each result, grouped by staff member: thousands of rows, dozens of staff.
       const byStaff = new Map(staffIds.map((id) => [id, { rules: [] as Array<AvailabilityRule>, occupancy: [] as Array<Occupancy> }]))
       for (const rule of ruleDocs) byStaff.get(rule.staff_id)?.rules.push(rule)
@@ -141,7 +136,26 @@ export const makeScheduleLoader = (storage: StorageService) => {
         if (lean || row.id !== exclude.holdId) byStaff.get(row.staff_id as string)?.occupancy.push(toOccupancy("hold", row))
       }
       return staffIds.map((staff_id): StaffSchedule => ({ staff_id, ...byStaff.get(staff_id)! }))
-    })
+    }
+    // Chained, not a generator: this runs inside every booking check.
+    return Effect.flatMap(rules.list({ where: [{ column: "staff_id", op: "in", value: staffIds }] }), (ruleDocs) =>
+      Effect.flatMap(
+        bookings.listIndexes({
+          where: [...overlapping, { column: "status", op: "in", value: ACTIVE_STATUSES }],
+          ...columns,
+          ordered: false
+        }),
+        (bookingRows) =>
+          Effect.map(
+            holds.listIndexes({
+              where: [...overlapping, { column: "expires_ms", op: "gt", value: now }],
+              ...columns,
+              ordered: false
+            }),
+            (holdRows) => group(ruleDocs, bookingRows, holdRows)
+          )
+      ))
+  }
 
   /** Why `staff` cannot be booked for `service` at all, whatever the time. */
   const staffReasons = (service: Service, staff: Staff): Array<Reason> => [
@@ -154,12 +168,13 @@ export const makeScheduleLoader = (storage: StorageService) => {
   ]
 
   /** The reasons `start` is not bookable with `staff` (empty when it is). */
-  const explain = (service: Service, staff: Staff, start: number, now: number, exclude: Exclusions = {}) =>
-    Effect.gen(function*() {
-      const policy = policyOf(service)
-      const [schedule] = yield* schedules([staff.id], policy, { start, end: start + 1 }, now, exclude)
-      return [...staffReasons(service, staff), ...checkStart({ policy, schedule: schedule!, start, now })]
-    })
+  const explain = (service: Service, staff: Staff, start: number, now: number, exclude: Exclusions = {}) => {
+    const policy = policyOf(service)
+    return Effect.map(
+      schedules([staff.id], policy, { start, end: start + 1 }, now, exclude),
+      ([schedule]) => [...staffReasons(service, staff), ...checkStart({ policy, schedule: schedule!, start, now })]
+    )
+  }
 
   /** Up to three free slots of `staff` nearest to `start`. */
   const alternatives = (service: Service, staff: Staff, start: number, now: number, exclude: Exclusions = {}) =>
@@ -176,9 +191,12 @@ export const makeScheduleLoader = (storage: StorageService) => {
    * the first kind of reason: the staff member or service itself, availability, or conflict.
    */
   const ensureBookable = (service: Service, staff: Staff, start: number, now: number, exclude: Exclusions = {}) =>
+    Effect.flatMap(explain(service, staff, start, now, exclude), (reasons) =>
+      reasons.length === 0 ? Effect.void : refuse(service, staff, start, now, exclude, reasons))
+
+  /** The refusal for a start that has `reasons`, with alternatives where they help. */
+  const refuse = (service: Service, staff: Staff, start: number, now: number, exclude: Exclusions, reasons: Array<Reason>) =>
     Effect.gen(function*() {
-      const reasons = yield* explain(service, staff, start, now, exclude)
-      if (reasons.length === 0) return
       const fixed = staffReasons(service, staff)
       if (fixed.length > 0) {
         return yield* new InvalidReference({
