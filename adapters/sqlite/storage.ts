@@ -364,8 +364,10 @@ export const makeSqliteStorage = (
       return exit
     }
 
-    const runAfterCommit = (state: OpenTransaction) =>
-      state.afterCommit.length === 0 ? Effect.void : Effect.forEach(state.afterCommit, (effect) => effect, { discard: true })
+    const runAfterCommit = (state: OpenTransaction): Effect.Effect<void> =>
+      state.afterCommit.length <= 1
+        ? state.afterCommit[0] ?? Effect.void
+        : Effect.forEach(state.afterCommit, (effect) => effect, { discard: true })
 
     const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageFailure, R> =>
       Effect.withFiberRuntime<A, E | StorageFailure, R>((fiber) => {
