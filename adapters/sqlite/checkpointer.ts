@@ -74,9 +74,16 @@ export const startCheckpointer = (options: CheckpointerOptions): Checkpointer | 
   return {
     stop: Effect.promise(() => {
       if (exited) return Promise.resolve()
+      // Held while it stops: with nothing else pending, an unref'd worker would let the
+      // process exit in the middle of the caller's `close()`.
+      worker.ref()
       worker.postMessage("stop")
-      const timeout = new Promise<void>((resolve) => setTimeout(resolve, 2000).unref())
-      return Promise.race([exit, timeout]).then(() => (exited ? undefined : worker.terminate().then(() => undefined)))
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000)))
+      return Promise.race([exit, timeout]).then(() => {
+        clearTimeout(timer)
+        return exited ? undefined : worker.terminate().then(() => undefined)
+      })
     })
   }
 }

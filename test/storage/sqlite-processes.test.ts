@@ -5,7 +5,7 @@
  * processes' read-check-write transactions from interleaving, with no SQLITE_BUSY surfacing.
  */
 import Database from "better-sqlite3"
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -55,6 +55,18 @@ const start = (filename: string, label: string, count: number): Child => {
 }
 
 describe("sqlite storage across processes", () => {
+  it("a script that ends by closing a busy storage runs to its end", () => {
+    // The checkpoint worker must not let the process exit while close() waits for it.
+    for (let run = 0; run < 2; run++) {
+      const result = spawnSync(
+        process.execPath,
+        ["--import", "tsx", path.join(here, "fixtures", "close-when-busy.ts"), path.join(dir, `busy-${run}.db`)],
+        { cwd: root, encoding: "utf8", timeout: 30_000 }
+      )
+      expect({ code: result.status, stdout: result.stdout.trim() }, result.stderr).toEqual({ code: 0, stdout: "closed" })
+    }
+  }, 60_000)
+
   it("two processes × 25 concurrent claim-the-seat transactions on one new file: exactly one seat", async () => {
     const filename = path.join(dir, "shared.db")
     const children = [start(filename, "p0", 25), start(filename, "p1", 25)]
