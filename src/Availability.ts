@@ -195,7 +195,7 @@ export class Availability extends Effect.Service<Availability>()("slotwise/Avail
         const range = { start: toMillis(q.start), end: toMillis(q.end) }
         const policy = policyOf(service)
         const schedules = staffIds.length === 0 ? [] : yield* schedule.schedules(staffIds, policy, range, now, {}, "list")
-        const data = computeSlots({ policy, schedules, range, now }).map(makeSlotFormatter())
+        const data = computeSlots({ policy, schedules, range, now }, makeSlotFormatter())
         if (q.time_zone === undefined) return { object: "list", data } satisfies SlotList
         const byDate = new Map<string, Array<Slot>>()
         for (const slot of data) {

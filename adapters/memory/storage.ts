@@ -9,6 +9,7 @@ import type { Event } from "../../src/events/catalogue.js"
 import {
   type Collection,
   type CollectionSpec,
+  type ColumnValues,
   type Condition,
   type IndexValue,
   type ListQuery,
@@ -40,9 +41,11 @@ const tenantKey = (t: TenantId) => `${t.account_id}\u0000${t.environment}`
 const compareValues = (a: IndexValue, b: IndexValue): number =>
   a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1
 
+const valueOf = (row: Row, column: string): IndexValue => column === "id" ? row.doc.id : (row.index[column] ?? null)
+
 const matches = (row: Row, conditions: ReadonlyArray<Condition>): boolean =>
   conditions.every((c) => {
-    const v = c.column === "id" ? row.doc.id : (row.index[c.column] ?? null)
+    const v = valueOf(row, c.column)
     switch (c.op) {
       case "in":
         return c.value.includes(v)
@@ -213,6 +216,18 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
       list: (query) => read((view) => select(spec, view.rows(), query).map((row) => row.doc as A)),
       listIndexes: (query) =>
         read((view) => select(spec, view.rows(), query).map((row) => ({ ...row.index, id: row.doc.id }))),
+      listColumns: ({ where = [], groupBy, columns }) =>
+        read((view) => {
+          const groups = new Map<IndexValue, Array<Array<IndexValue>>>()
+          for (const row of view.rows()) {
+            if (!matches(row, where)) continue
+            const key = valueOf(row, groupBy)
+            let group = groups.get(key)
+            if (group === undefined) groups.set(key, group = columns.map(() => []))
+            for (let i = 0; i < columns.length; i++) group[i]!.push(valueOf(row, columns[i]!))
+          }
+          return groups as ReadonlyMap<IndexValue, ColumnValues>
+        }),
       listAcrossTenants: (query) =>
         Effect.sync(() => {
           const all: Array<Row> = []

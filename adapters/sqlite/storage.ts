@@ -26,6 +26,7 @@ import { CoreCollections } from "../../src/ports/collections.js"
 import {
   type Collection,
   type CollectionSpec,
+  type ColumnValues,
   type Condition,
   type IndexedRow,
   type IndexValue,
@@ -471,6 +472,7 @@ export const makeSqliteStorage = (
         remove: `${name}: remove`,
         list: `${name}: list`,
         listIndexes: `${name}: listIndexes`,
+        listColumns: `${name}: listColumns`,
         listAcrossTenants: `${name}: listAcrossTenants`
       }
 
@@ -559,13 +561,34 @@ export const makeSqliteStorage = (
             }
             const selected = wanted === undefined
               ? names
-              : [...(query.includeId === false ? [] : ["id"]), ...wanted.filter((c) => c !== "id")]
+              : ["id", ...wanted.filter((c) => c !== "id")]
             const params: Array<unknown> = []
             const clause = whereOf(query, tenant, params)
             const text = `SELECT ${selected.map(quote).join(", ")} FROM ${table} ${clause} ` +
               `${query.ordered === false ? "" : orderBy}${limitSql(query.limit)}`
             // Rows as arrays, made into objects here: cheaper for the thousands a slot list reads.
             return execute(statements, text, params, what.listIndexes, true).map(rowOf(selected))
+          })),
+        listColumns: ({ columns, groupBy, where = [] }) =>
+          withTable(forTenant((statements, tenant) => {
+            const unknown = [groupBy, ...columns].filter((c) => !known.has(c))
+            if (unknown.length > 0) {
+              throw new StorageFailure({ detail: `${what.listColumns}: no index column ${unknown.join(", ")}` })
+            }
+            const params: Array<unknown> = []
+            const clause = whereOf({ where }, tenant, params)
+            // A row per group, each column aggregated into a JSON array: parsing a few long
+            // arrays costs half of what making thousands of rows does.
+            const selected = [quote(groupBy), ...columns.map((c) => `json_group_array(${quote(c)})`)]
+            const text = `SELECT ${selected.join(", ")} FROM ${table} ${clause} GROUP BY ${quote(groupBy)}`
+            const rows = execute(statements, text, params, what.listColumns, true) as Array<[IndexValue, ...Array<string>]>
+            const groups = new Map<IndexValue, ColumnValues>()
+            try {
+              for (const [key, ...arrays] of rows) groups.set(key, arrays.map((json) => JSON.parse(json) as Array<IndexValue>))
+            } catch (cause) {
+              throw new StorageFailure({ detail: `${what.listColumns}: unreadable aggregate`, cause })
+            }
+            return groups
           })),
         listAcrossTenants: (query) =>
           withTable(acrossTenants((statements) => {

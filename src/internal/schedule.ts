@@ -13,10 +13,11 @@ import type { Reason, Slot } from "../domain/slot.js"
 import type { Staff } from "../domain/staff.js"
 import { AvailabilityCollection, BookingsCollection, HoldsCollection } from "../ports/collections.js"
 import type { StorageFailure } from "../domain/errors.js"
-import type { IndexedRow, StorageService } from "../ports/storage.js"
+import type { ColumnValues, IndexedRow, StorageService } from "../ports/storage.js"
 import type { Tenant } from "../ports/tenant.js"
 import { checkStart, nearestSlots } from "../scheduling/slots.js"
-import type { Interval, Occupancy, SlotCandidate, SlotPolicy, StaffSchedule } from "../scheduling/types.js"
+import type { SlotMaker } from "../scheduling/slots.js"
+import type { Interval, Occupancy, SlotPolicy, StaffSchedule } from "../scheduling/types.js"
 
 const MINUTE = 60_000
 const DAY = 86_400_000
@@ -37,41 +38,30 @@ export const policyOf = (service: Service): SlotPolicy => ({
 })
 
 /**
- * Formats slot candidates. Many staff share the same starts, so each instant's text is
- * made once per call and shared: a month for fifty people is ~18,000 slots but ~400 texts.
+ * Makes the public `Slot`s of one list. Many staff share the same starts, so each instant's
+ * text is made once per list and shared: a month for fifty people is ~18,000 slots but ~400
+ * texts. Slots come in start order, so the last start and end made usually match the next.
  */
-export const makeSlotFormatter = () => {
+export const makeSlotFormatter = (): SlotMaker<Slot> => {
   const texts = new Map<number, string>()
   const text = (ms: number) => {
     let found = texts.get(ms)
     if (found === undefined) texts.set(ms, found = formatInstant(ms))
     return found
   }
-  return (candidate: SlotCandidate): Slot => ({
-    start: text(candidate.start),
-    end: text(candidate.end),
-    staff_id: candidate.staff_id,
-    remaining: candidate.remaining
-  })
+  let lastStart = Number.NaN
+  let startText = ""
+  let lastEnd = Number.NaN
+  let endText = ""
+  return (start, end, staff_id, remaining) => {
+    if (start !== lastStart) startText = text(lastStart = start)
+    if (end !== lastEnd) endText = text(lastEnd = end)
+    return { start: startText, end: endText, staff_id, remaining }
+  }
 }
 
 /** What the overlap checks read of bookings and holds. */
 const OCCUPANCY_COLUMNS = ["staff_id", "service_id", "start_ms", "end_ms", "occupied_start", "occupied_end"]
-/**
- * What listing slots of a one-seat service reads: only whose time is occupied. A month for
- * fifty people reads ~5,000 rows, and two id strings a row were most of the cost.
- */
-const LEAN_COLUMNS = ["staff_id", "occupied_start", "occupied_end"]
-
-const leanOccupancyOf = (kind: Occupancy["kind"], row: IndexedRow): Occupancy => ({
-  kind,
-  id: "",
-  service_id: "",
-  start: row.occupied_start as number,
-  end: row.occupied_end as number,
-  occupied_start: row.occupied_start as number,
-  occupied_end: row.occupied_end as number
-})
 
 const occupancyOf = (kind: Occupancy["kind"], row: IndexedRow): Occupancy => ({
   kind,
@@ -82,6 +72,22 @@ const occupancyOf = (kind: Occupancy["kind"], row: IndexedRow): Occupancy => ({
   occupied_start: row.occupied_start as number,
   occupied_end: row.occupied_end as number
 })
+
+/**
+ * What listing slots of a one-seat service needs of its occupancies: only their occupied
+ * ranges, read as columns per staff member (a month for fifty people is ~5,000 rows).
+ */
+const LEAN_COLUMNS = ["occupied_start", "occupied_end"]
+
+const leanOccupancies = (kind: Occupancy["kind"], columns: ColumnValues | undefined, into: Array<Occupancy>) => {
+  if (columns === undefined) return
+  const [starts, ends] = columns as ReadonlyArray<ReadonlyArray<number>>
+  for (let i = 0; i < starts!.length; i++) {
+    const start = starts![i]!
+    const end = ends![i]!
+    into.push({ kind, id: "", service_id: "", start, end, occupied_start: start, occupied_end: end })
+  }
+}
 
 export interface Exclusions {
   /** A booking being rescheduled does not conflict with itself. */
@@ -107,54 +113,60 @@ export const makeScheduleLoader = (storage: StorageService) => {
     exclude: Exclusions = {},
     purpose: "check" | "list" = "check"
   ): Effect.Effect<Array<StaffSchedule>, StorageFailure, Tenant> => {
-    // Listing a one-seat service needs no ids (no reasons, no seats): read the lean rows.
-      const lean = purpose === "list" && policy.capacity === 1 && exclude.bookingId === undefined && exclude.holdId === undefined
-      const columns = lean ? { columns: LEAN_COLUMNS, includeId: false } : { columns: OCCUPANCY_COLUMNS }
-      const toOccupancy = lean ? leanOccupancyOf : occupancyOf
-      const from = range.start - policy.buffer_before
-      const to = range.end + policy.duration + policy.buffer_after
-      // An occupied range longer than MAX_OCCUPIED_MINUTES cannot exist, so one that reaches
-      // `from` starts after `from − MAX_OCCUPIED`: the index scan is bounded on both sides.
-      const overlapping = [
-        { column: "staff_id", op: "in", value: staffIds },
-        { column: "occupied_start", op: "gt", value: from - MAX_OCCUPIED },
-        { column: "occupied_start", op: "lt", value: to },
-        { column: "occupied_end", op: "gt", value: from }
-      ] as const
-    const group = (
-      ruleDocs: ReadonlyArray<AvailabilityRule>,
-      bookingRows: ReadonlyArray<IndexedRow>,
-      holdRows: ReadonlyArray<IndexedRow>
-    ) => {
-      // One pass over each result, grouped by staff member: thousands of rows, dozens of staff.
-      const byStaff = new Map(staffIds.map((id) => [id, { rules: [] as Array<AvailabilityRule>, occupancy: [] as Array<Occupancy> }]))
-      for (const rule of ruleDocs) byStaff.get(rule.staff_id)?.rules.push(rule)
-      for (const row of bookingRows) {
-        if (lean || row.id !== exclude.bookingId) byStaff.get(row.staff_id as string)?.occupancy.push(toOccupancy("booking", row))
-      }
-      for (const row of holdRows) {
-        if (lean || row.id !== exclude.holdId) byStaff.get(row.staff_id as string)?.occupancy.push(toOccupancy("hold", row))
-      }
-      return staffIds.map((staff_id): StaffSchedule => ({ staff_id, ...byStaff.get(staff_id)! }))
-    }
+    const from = range.start - policy.buffer_before
+    const to = range.end + policy.duration + policy.buffer_after
+    // An occupied range longer than MAX_OCCUPIED_MINUTES cannot exist, so one that reaches
+    // `from` starts after `from − MAX_OCCUPIED`: the index scan is bounded on both sides.
+    const overlapping = [
+      { column: "staff_id", op: "in", value: staffIds },
+      { column: "occupied_start", op: "gt", value: from - MAX_OCCUPIED },
+      { column: "occupied_start", op: "lt", value: to },
+      { column: "occupied_end", op: "gt", value: from }
+    ] as const
+    const activeBookings = [...overlapping, { column: "status", op: "in", value: ACTIVE_STATUSES }] as const
+    const liveHolds = [...overlapping, { column: "expires_ms", op: "gt", value: now }] as const
+    // Listing a one-seat service needs no ids (no reasons, no seats): only occupied ranges.
+    const lean = purpose === "list" && policy.capacity === 1 && exclude.bookingId === undefined && exclude.holdId === undefined
+    const occupancy: Effect.Effect<Map<string, Array<Occupancy>>, StorageFailure, Tenant> = lean
+      ? Effect.zipWith(
+        bookings.listColumns({ where: activeBookings, groupBy: "staff_id", columns: LEAN_COLUMNS }),
+        holds.listColumns({ where: liveHolds, groupBy: "staff_id", columns: LEAN_COLUMNS }),
+        (booked, held) =>
+          new Map(staffIds.map((id) => {
+            const into: Array<Occupancy> = []
+            leanOccupancies("booking", booked.get(id), into)
+            leanOccupancies("hold", held.get(id), into)
+            return [id, into]
+          }))
+      )
+      : Effect.zipWith(
+        bookings.listIndexes({ where: activeBookings, columns: OCCUPANCY_COLUMNS, ordered: false }),
+        holds.listIndexes({ where: liveHolds, columns: OCCUPANCY_COLUMNS, ordered: false }),
+        (bookingRows, holdRows) => {
+          const byStaff = new Map(staffIds.map((id) => [id, [] as Array<Occupancy>]))
+          for (const row of bookingRows) {
+            if (row.id !== exclude.bookingId) byStaff.get(row.staff_id as string)?.push(occupancyOf("booking", row))
+          }
+          for (const row of holdRows) {
+            if (row.id !== exclude.holdId) byStaff.get(row.staff_id as string)?.push(occupancyOf("hold", row))
+          }
+          return byStaff
+        }
+      )
     // Chained, not a generator: this runs inside every booking check.
-    return Effect.flatMap(rules.list({ where: [{ column: "staff_id", op: "in", value: staffIds }] }), (ruleDocs) =>
-      Effect.flatMap(
-        bookings.listIndexes({
-          where: [...overlapping, { column: "status", op: "in", value: ACTIVE_STATUSES }],
-          ...columns,
-          ordered: false
-        }),
-        (bookingRows) =>
-          Effect.map(
-            holds.listIndexes({
-              where: [...overlapping, { column: "expires_ms", op: "gt", value: now }],
-              ...columns,
-              ordered: false
-            }),
-            (holdRows) => group(ruleDocs, bookingRows, holdRows)
-          )
-      ))
+    return Effect.zipWith(
+      rules.list({ where: [{ column: "staff_id", op: "in", value: staffIds }] }),
+      occupancy,
+      (ruleDocs, byStaff) => {
+        const rulesOf = new Map(staffIds.map((id) => [id, [] as Array<AvailabilityRule>]))
+        for (const rule of ruleDocs) rulesOf.get(rule.staff_id)?.push(rule)
+        return staffIds.map((staff_id): StaffSchedule => ({
+          staff_id,
+          rules: rulesOf.get(staff_id)!,
+          occupancy: byStaff.get(staff_id)!
+        }))
+      }
+    )
   }
 
   /** Why `staff` cannot be booked for `service` at all, whatever the time. */
@@ -183,7 +195,9 @@ export const makeScheduleLoader = (storage: StorageService) => {
       const policy = policyOf(service)
       const range = { start: start - ALTERNATIVES_RANGE, end: start + ALTERNATIVES_RANGE }
       const [schedule] = yield* schedules([staff.id], policy, range, now, exclude)
-      return nearestSlots({ policy, schedule: schedule!, start, now, count: 3 }).map(makeSlotFormatter())
+      const format = makeSlotFormatter()
+      return nearestSlots({ policy, schedule: schedule!, start, now, count: 3 })
+        .map((slot) => format(slot.start, slot.end, slot.staff_id, slot.remaining))
     })
 
   /**

@@ -47,14 +47,20 @@ export interface ListQuery {
   readonly limit?: number
   /** `listIndexes` only: the index columns wanted besides `id` (default: all). */
   readonly columns?: ReadonlyArray<string>
-  /**
-   * `listIndexes` with `columns` only: `false` to leave `id` out too, for scans that read
-   * thousands of rows and never look at ids (rows then carry no meaningful `id`).
-   */
-  readonly includeId?: boolean
   /** `listIndexes` only: `false` when the caller does not need the rows in order. */
   readonly ordered?: boolean
 }
+
+export interface ColumnsQuery {
+  readonly where?: ReadonlyArray<Condition>
+  /** The index column whose values group the rows. */
+  readonly groupBy: string
+  /** The index columns wanted, each as one array of values per group. */
+  readonly columns: ReadonlyArray<string>
+}
+
+/** One group's rows as columns: an array per requested column, aligned row by row. */
+export type ColumnValues = ReadonlyArray<ReadonlyArray<IndexValue>>
 
 export interface Collection<A extends { readonly id: string }> {
   readonly spec: CollectionSpec<A>
@@ -71,6 +77,12 @@ export interface Collection<A extends { readonly id: string }> {
    * thousands of bookings) read these without decoding whole documents.
    */
   readonly listIndexes: (query: ListQuery) => Effect.Effect<ReadonlyArray<IndexedRow>, StorageFailure, Tenant>
+  /**
+   * The matching rows' `columns`, grouped by the `groupBy` column, rows in no particular
+   * order: a few arrays where `listIndexes` would make thousands of objects, for the scans
+   * that read a month of bookings for a team.
+   */
+  readonly listColumns: (query: ColumnsQuery) => Effect.Effect<ReadonlyMap<IndexValue, ColumnValues>, StorageFailure, Tenant>
   /** Across every tenant (authentication, background dispatch); not for tenant-facing reads. */
   readonly listAcrossTenants: (
     query: ListQuery

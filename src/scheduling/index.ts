@@ -2,4 +2,4 @@
 export * from "./types.js"
 export * from "./zones.js"
 export { availableWindows } from "./windows.js"
-export { checkStart, computeSlots, nearestSlots } from "./slots.js"
+export { checkStart, computeSlots, nearestSlots, type SlotMaker } from "./slots.js"

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Either, Layer, Option } from "effect"
 import type { Event } from "../../src/events/catalogue.js"
-import type { CollectionSpec, IndexValue, ListQuery } from "../../src/ports/storage.js"
+import type { CollectionSpec, ColumnValues, IndexValue, ListQuery } from "../../src/ports/storage.js"
 import { Storage } from "../../src/ports/storage.js"
 import { Tenant, type TenantId } from "../../src/ports/tenant.js"
 
@@ -246,6 +246,46 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
             { id: "t5", kind: "b", rank: 5, tag: null }
           ])
           expect(typeof rows[0]!.rank).toBe("number")
+        }).pipe(as(tenantA))
+      )
+
+      test(
+        "listColumns gives each group's matching rows as aligned columns, in this tenant only",
+        Effect.gen(function*() {
+          yield* seed
+          const storage = yield* Storage
+          const things = storage.collection(Things)
+          yield* things.insert(thing("other", 9, "a", "x")).pipe(as(tenantB))
+          /** A group's rows, put back together and sorted: their order is not part of the contract. */
+          const rowsOf = (groups: ReadonlyMap<IndexValue, ColumnValues>, key: IndexValue) => {
+            const [first = [], ...rest] = groups.get(key) ?? []
+            return first.map((value, i) => [value, ...rest.map((column) => column[i])]).sort((a, b) => String(a).localeCompare(String(b)))
+          }
+          const byKind = yield* things.listColumns({
+            where: [{ column: "rank", op: "gt", value: 1 }],
+            groupBy: "kind",
+            columns: ["rank", "tag", "id"]
+          })
+          expect([...byKind.keys()].sort()).toEqual(["a", "b", "c"])
+          expect(rowsOf(byKind, "a")).toEqual([[3, "y", "t3"]])
+          expect(rowsOf(byKind, "b")).toEqual([[2, null, "t2"], [5, null, "t5"]])
+          expect(rowsOf(byKind, "c")).toEqual([[4, "x", "t4"]])
+          expect(typeof byKind.get("a")![0]![0]).toBe("number")
+
+          // A nullable column groups its nulls together.
+          const byTag = yield* things.listColumns({ groupBy: "tag", columns: ["id"] })
+          expect(byTag.size).toBe(3)
+          expect(rowsOf(byTag, null)).toEqual([["t2"], ["t5"]])
+          expect(rowsOf(byTag, "x")).toEqual([["t1"], ["t4"]])
+          expect(yield* things.listColumns({ where: [{ column: "kind", op: "eq", value: "none" }], groupBy: "kind", columns: ["id"] }))
+            .toEqual(new Map())
+
+          // Inside a transaction it sees the transaction's own writes.
+          yield* storage.transaction(Effect.gen(function*() {
+            yield* things.insert(thing("t6", 6, "c", "z"))
+            yield* things.remove("t4")
+            expect(rowsOf(yield* things.listColumns({ groupBy: "kind", columns: ["id"] }), "c")).toEqual([["t6"]])
+          }))
         }).pipe(as(tenantA))
       )
 

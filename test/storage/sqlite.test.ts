@@ -181,6 +181,11 @@ describe("sqlite storage", () => {
           s.collection(Things).list({ where: [{ column: "nope", op: "eq", value: 1 }] })).pipe(as(tenantA))
       ))
       expect(unknown._tag).toBe("StorageFailure")
+      const unknownGroup = yield* Effect.flip(withStorage(
+        filename,
+        Effect.flatMap(Storage, (s) => s.collection(Things).listColumns({ groupBy: "nope", columns: ["rank"] })).pipe(as(tenantA))
+      ))
+      expect(unknownGroup.detail).toContain("no index column nope")
 
       const retyped = yield* Effect.flip(withStorage(
         filename,
