@@ -11,7 +11,8 @@
  *    rounds' own ratios.
  * 2. `availability.slots` end to end on SQLite (load rules, bookings, compute, format) for
  *    1 staff × 31 days, and 50 staff × 31 days with 5,000 bookings, plus each dimension
- *    doubled to show the cost grows linearly.
+ *    doubled to show the cost grows linearly. All five files are built first and then timed
+ *    in interleaved rounds, for the same reason.
  */
 import Database from "better-sqlite3"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -194,25 +195,49 @@ const benchCreates = async (rounds: number, perRound: number) => {
   }
 }
 
-const benchSlots = async (label: string, staff: number, days: number, bookings: number) => {
-  const s = await createScheduling({ storage: { sqlite: join(dir, `slots-${staff}-${days}-${bookings}.db`) } })
-  const { clientId, serviceId, staffIds } = await team(s, staff)
-  for (let i = 0; i < bookings; i++) {
-    await s.bookings.create({ service_id: serviceId, staff_id: staffIds[i % staff]!, client_id: clientId, start: iso(slotStart(i, staff, days)) })
+interface SlotsCase {
+  readonly label: string
+  readonly staff: number
+  readonly days: number
+  readonly bookings: number
+}
+
+/** A SQLite file with `c`'s team and bookings, and its slot query ready to run. */
+const prepareSlots = async (c: SlotsCase) => {
+  const s = await createScheduling({ storage: { sqlite: join(dir, `slots-${c.staff}-${c.days}-${c.bookings}.db`) } })
+  const { clientId, serviceId, staffIds } = await team(s, c.staff)
+  for (let i = 0; i < c.bookings; i++) {
+    await s.bookings.create({ service_id: serviceId, staff_id: staffIds[i % c.staff]!, client_id: clientId, start: iso(slotStart(i, c.staff, c.days)) })
   }
-  const query = { service_id: serviceId, start: iso(MONDAY), end: iso(MONDAY + days * DAY) }
-  let count = 0
-  for (let i = 0; i < 5; i++) count = (await s.availability.slots(query)).data.length
-  const times: Array<number> = []
-  for (let i = 0; i < 30; i++) {
-    const t0 = performance.now()
-    await s.availability.slots(query)
-    times.push(performance.now() - t0)
+  const query = { service_id: serviceId, start: iso(MONDAY), end: iso(MONDAY + c.days * DAY) }
+  return { client: s, list: () => s.availability.slots(query) }
+}
+
+/** Each case's median ms, timed in interleaved rounds (order turning) like the creations. */
+const benchSlots = async (cases: ReadonlyArray<SlotsCase>, rounds: number) => {
+  const prepared = []
+  for (const c of cases) prepared.push(await prepareSlots(c))
+  await new Promise((resolve) => setTimeout(resolve, 500)) // the last checkpoints end
+  const counts: Array<number> = []
+  for (const p of prepared) {
+    for (let i = 0; i < 4; i++) await p.list()
+    counts.push((await p.list()).data.length)
   }
-  await s.close()
-  const ms = median(times)
-  console.log(`  ${label.padEnd(40)} ${String(count).padStart(7)} slots  median ${ms.toFixed(2).padStart(7)} ms`)
-  return ms
+  const times = prepared.map((): Array<number> => [])
+  for (let round = 0; round < rounds; round++) {
+    for (let k = 0; k < prepared.length; k++) {
+      const i = (round + k) % prepared.length
+      const t0 = performance.now()
+      await prepared[i]!.list()
+      times[i]!.push(performance.now() - t0)
+    }
+  }
+  for (const p of prepared) await p.client.close()
+  return cases.map((c, i) => {
+    const ms = median(times[i]!)
+    console.log(`  ${c.label.padEnd(40)} ${String(counts[i]).padStart(7)} slots  median ${ms.toFixed(2).padStart(7)} ms`)
+    return { ms, slots: counts[i]! }
+  })
 }
 
 console.log("Slotwise core benchmark (SQLite file, WAL, synchronous=NORMAL; compiled dist/)\n")
@@ -226,12 +251,19 @@ console.log(`  raw better-sqlite3, same work   ${creates.sameWork.toFixed(0).pad
 console.log(`  same work vs insert baseline    ${creates.sameWorkRatio.toFixed(3).padStart(8)}×  (what SQLite alone allows)`)
 console.log(`  slotwise vs same work           ${creates.kept.toFixed(3).padStart(8)}×  (what the core keeps of it)\n`)
 
-console.log("availability.slots end to end (load + compute + format):")
-const one = await benchSlots("1 staff × 31 days", 1, 31, 0)
-const base = await benchSlots("50 staff × 31 days, 5,000 bookings", 50, 31, 5000)
-const staff2 = await benchSlots("100 staff × 31 days, 10,000 bookings", 100, 31, 10000)
-const days2 = await benchSlots("50 staff × 62 days, 5,000 bookings", 50, 62, 5000)
-const book2 = await benchSlots("50 staff × 31 days, 10,000 bookings", 50, 31, 10000)
-console.log(`\n  target: 50 × 31 with 5,000 bookings under 20 ms → ${base.toFixed(2)} ms (${base < 20 ? "met" : "NOT met"})`)
-console.log(`  growth: 2× staff ${(staff2 / base).toFixed(2)}×, 2× days ${(days2 / base).toFixed(2)}×, 2× bookings ${(book2 / base).toFixed(2)}× (linear ≈ ≤ 2×); 1 staff ${one.toFixed(2)} ms`)
+console.log("availability.slots end to end (load + compute + format; 40 interleaved rounds, medians):")
+const [one, base, staff2, days2, book2] = await benchSlots([
+  { label: "1 staff × 31 days", staff: 1, days: 31, bookings: 0 },
+  { label: "50 staff × 31 days, 5,000 bookings", staff: 50, days: 31, bookings: 5000 },
+  { label: "100 staff × 31 days, 10,000 bookings", staff: 100, days: 31, bookings: 10000 },
+  { label: "50 staff × 62 days, 5,000 bookings", staff: 50, days: 62, bookings: 5000 },
+  { label: "50 staff × 31 days, 10,000 bookings", staff: 50, days: 31, bookings: 10000 }
+], 40)
+const growth = (of: { ms: number; slots: number }) =>
+  `${(of.ms / base!.ms).toFixed(2)}× the time for ${(of.slots / base!.slots).toFixed(2)}× the slots`
+console.log(`\n  target: 50 × 31 with 5,000 bookings under 20 ms → ${base!.ms.toFixed(2)} ms (${base!.ms < 20 ? "met" : "NOT met"}); 1 staff ${one!.ms.toFixed(2)} ms`)
+console.log("  growth (linear: time grows no faster than the work):")
+console.log(`    2× staff (and bookings)  ${growth(staff2!)}`)
+console.log(`    2× days                  ${growth(days2!)}`)
+console.log(`    2× bookings              ${growth(book2!)}`)
 rmSync(dir, { recursive: true, force: true })

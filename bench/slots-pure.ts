@@ -1,6 +1,7 @@
 /**
  * Pure slot computation benchmark: prints the median ms of `computeSlots` for growing
- * staff counts, day ranges and booking counts, so linear growth is visible.
+ * staff counts, day ranges and booking counts, so linear growth is visible. The cases run
+ * interleaved in rounds and each figure is a median over rounds.
  * Run: npx tsx bench/slots-pure.ts
  */
 import type { AvailabilityRule } from "../src/domain/availability.js"
@@ -59,30 +60,52 @@ const makeSchedules = (staff: number, days: number, bookingsPerStaff: number): A
   return out
 }
 
-const measure = (label: string, staff: number, days: number, bookingsPerStaff: number) => {
-  const schedules = makeSchedules(staff, days, bookingsPerStaff)
-  const range = { start: START, end: START + days * DAY }
-  const run = () => computeSlots({ policy, schedules, range, now: NOW })
-  let slots = 0
-  for (let i = 0; i < 30; i++) slots = run().length // warm-up (JIT, zone caches)
-  const times: Array<number> = []
-  for (let i = 0; i < 100; i++) {
-    const t0 = performance.now()
-    run()
-    times.push(performance.now() - t0)
-  }
-  times.sort((a, b) => a - b)
-  const median = times[Math.floor(times.length / 2)]!
-  const p90 = times[Math.floor(times.length * 0.9)]!
-  console.log(
-    `${label.padEnd(44)} ${String(staff).padStart(4)} staff ${String(days).padStart(3)} days ` +
-    `${String(staff * bookingsPerStaff).padStart(6)} bookings ${String(slots).padStart(6)} slots  ` +
-    `median ${median.toFixed(2).padStart(6)} ms  p90 ${p90.toFixed(2).padStart(6)} ms`
-  )
+interface Case {
+  readonly label: string
+  readonly staff: number
+  readonly days: number
+  readonly bookingsPerStaff: number
 }
 
-measure("1 staff x 31 days", 1, 31, 100)
-measure("50 staff x 31 days x 5,000 bookings", 50, 31, 100)
-measure("2x staff (100 staff, 10,000 bookings)", 100, 31, 100)
-measure("2x days (62 days, 5,000 bookings)", 50, 62, 100)
-measure("2x bookings (50 staff, 10,000 bookings)", 50, 31, 200)
+const cases: ReadonlyArray<Case> = [
+  { label: "1 staff x 31 days", staff: 1, days: 31, bookingsPerStaff: 100 },
+  { label: "50 staff x 31 days x 5,000 bookings", staff: 50, days: 31, bookingsPerStaff: 100 },
+  { label: "2x staff (100 staff, 10,000 bookings)", staff: 100, days: 31, bookingsPerStaff: 100 },
+  { label: "2x days (62 days, 5,000 bookings)", staff: 50, days: 62, bookingsPerStaff: 100 },
+  { label: "2x bookings (50 staff, 10,000 bookings)", staff: 50, days: 31, bookingsPerStaff: 200 }
+]
+
+// Every case is timed once per round, the order turning each round: these machines drift
+// by 2× within a minute, and a drift then touches every case alike.
+const runs = cases.map((c) => {
+  const schedules = makeSchedules(c.staff, c.days, c.bookingsPerStaff)
+  const range = { start: START, end: START + c.days * DAY }
+  return () => computeSlots({ policy, schedules, range, now: NOW })
+})
+const counts = runs.map((run) => {
+  for (let i = 0; i < 30; i++) run() // warm-up (JIT, zone caches)
+  return run().length
+})
+const times = runs.map((): Array<number> => [])
+for (let round = 0; round < 100; round++) {
+  for (let k = 0; k < runs.length; k++) {
+    const i = (round + k) % runs.length
+    const t0 = performance.now()
+    runs[i]!()
+    times[i]!.push(performance.now() - t0)
+  }
+}
+const medians = cases.map((c, i) => {
+  const sorted = [...times[i]!].sort((a, b) => a - b)
+  const median = sorted[Math.floor(sorted.length / 2)]!
+  const p90 = sorted[Math.floor(sorted.length * 0.9)]!
+  console.log(
+    `${c.label.padEnd(44)} ${String(c.staff).padStart(4)} staff ${String(c.days).padStart(3)} days ` +
+    `${String(c.staff * c.bookingsPerStaff).padStart(6)} bookings ${String(counts[i]).padStart(6)} slots  ` +
+    `median ${median.toFixed(2).padStart(6)} ms  p90 ${p90.toFixed(2).padStart(6)} ms`
+  )
+  return median
+})
+const growth = (i: number) =>
+  `${(medians[i]! / medians[1]!).toFixed(2)}× the time for ${(counts[i]! / counts[1]!).toFixed(2)}× the slots`
+console.log(`growth: 2x staff ${growth(2)}; 2x days ${growth(3)}; 2x bookings ${growth(4)}`)
