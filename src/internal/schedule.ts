@@ -81,10 +81,10 @@ const LEAN_COLUMNS = ["occupied_start", "occupied_end"]
 
 const leanOccupancies = (kind: Occupancy["kind"], columns: ColumnValues | undefined, into: Array<Occupancy>) => {
   if (columns === undefined) return
-  const [starts, ends] = columns as ReadonlyArray<ReadonlyArray<number>>
-  for (let i = 0; i < starts!.length; i++) {
-    const start = starts![i]!
-    const end = ends![i]!
+  const [starts = [], ends = []] = columns as ReadonlyArray<ReadonlyArray<number>>
+  for (let i = 0; i < starts.length; i++) {
+    const start = starts[i]!
+    const end = ends[i]!
     into.push({ kind, id: "", service_id: "", start, end, occupied_start: start, occupied_end: end })
   }
 }
