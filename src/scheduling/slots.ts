@@ -153,60 +153,55 @@ export function computeSlots<T>(input: ComputeInput, make?: SlotMaker<T>): Array
   return mergeRuns<T | SlotCandidate>(runs, policy, make ?? candidate)
 }
 
-/** Starts in order, each with the index of the run it came from. */
-interface Merged {
-  readonly starts: ArrayLike<number>
-  readonly runs: ArrayLike<number>
-}
-
-/** Two merged lists as one; on equal starts `a`'s come first. */
-const mergePair = (a: Merged, b: Merged): Merged => {
-  const n = a.starts.length + b.starts.length
-  const starts = new Float64Array(n)
-  const runs = new Int32Array(n)
-  let i = 0
-  let j = 0
-  let k = 0
-  while (i < a.starts.length && j < b.starts.length) {
-    if (b.starts[j]! < a.starts[i]!) {
-      starts[k] = b.starts[j]!
-      runs[k++] = b.runs[j++]!
-    } else {
-      starts[k] = a.starts[i]!
-      runs[k++] = a.runs[i++]!
-    }
-  }
-  for (; i < a.starts.length; i++, k++) {
-    starts[k] = a.starts[i]!
-    runs[k] = a.runs[i]!
-  }
-  for (; j < b.starts.length; j++, k++) {
-    starts[k] = b.starts[j]!
-    runs[k] = b.runs[j]!
-  }
-  return { starts, runs }
-}
-
 /**
- * The runs' starts as one list in start order, ties in run order. Neighbouring runs merge
- * pairwise as bare numbers until one list is left (n·log k for n starts of k runs); only
- * then is each slot made, once.
+ * The runs' starts as one list in start order, ties in run order, made into slots only
+ * then, once each. A bottom-up merge sort whose first segments are the (sorted) runs:
+ * neighbouring segments merge pairwise between two buffers until one is left, n·log k for
+ * n starts of k runs, with each start carrying the index of its run.
  */
 const mergeRuns = <T>(runs: ReadonlyArray<Run>, policy: SlotPolicy, make: SlotMaker<T>): Array<T> => {
-  let lists: Array<Merged> = runs.map((run, r) => ({ starts: run.starts, runs: new Int32Array(run.starts.length).fill(r) }))
-  while (lists.length > 1) {
-    const next: Array<Merged> = []
-    for (let i = 0; i < lists.length; i += 2) {
-      const right = lists[i + 1]
-      next.push(right === undefined ? lists[i]! : mergePair(lists[i]!, right))
+  let n = 0
+  for (const run of runs) n += run.starts.length
+  let starts = new Float64Array(n)
+  let owners = new Int32Array(n)
+  let bounds = [0]
+  for (let r = 0; r < runs.length; r++) {
+    const at = bounds[r]!
+    starts.set(runs[r]!.starts, at)
+    owners.fill(r, at, at + runs[r]!.starts.length)
+    bounds.push(at + runs[r]!.starts.length)
+  }
+  let nextStarts = new Float64Array(n)
+  let nextOwners = new Int32Array(n)
+  while (bounds.length > 2) {
+    const merged = [0]
+    for (let b = 0; b + 1 < bounds.length; b += 2) {
+      // Segment [lo, mid) merges with [mid, hi); a lone last segment is copied. On equal
+      // starts the left segment's come first, which keeps the order of the runs.
+      const lo = bounds[b]!
+      const mid = bounds[b + 1]!
+      const hi = bounds[b + 2] ?? mid
+      let i = lo
+      let j = mid
+      for (let k = lo; k < hi; k++) {
+        const left = i < mid && (j >= hi || starts[i]! <= starts[j]!)
+        const from = left ? i++ : j++
+        nextStarts[k] = starts[from]!
+        nextOwners[k] = owners[from]!
+      }
+      merged.push(hi)
     }
-    lists = next
+    const [doneStarts, doneOwners] = [nextStarts, nextOwners]
+    nextStarts = starts
+    nextOwners = owners
+    starts = doneStarts
+    owners = doneOwners
+    bounds = merged
   }
   const { duration, capacity } = policy
-  const { runs: owners = [], starts = [] } = lists[0] ?? {}
   const seen = new Int32Array(runs.length)
-  const out = new Array<T>(starts.length)
-  for (let i = 0; i < starts.length; i++) {
+  const out = new Array<T>(n)
+  for (let i = 0; i < n; i++) {
     const run = runs[owners[i]!]!
     const start = starts[i]!
     const nth = seen[owners[i]!]!++
