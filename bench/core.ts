@@ -18,9 +18,9 @@ import Database from "better-sqlite3"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { performance } from "node:perf_hooks"
 import { pathToFileURL } from "node:url"
 import { ensureBuilt, root } from "../bin/ensure-built.js"
+import { interleaved, median } from "./rounds.js"
 import type * as Slotwise from "../index.js"
 
 const { createScheduling } = (await import(
@@ -39,7 +39,6 @@ const MONDAY = (() => {
   return d.getTime() + ((8 - (d.getUTCDay() || 7)) % 7) * DAY
 })()
 
-const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 /** Staff with Monday–Friday 08:00–18:00 UTC hours, one service they all deliver. */
 const team = async (s: SchedulingClient, size: number) => {
@@ -173,17 +172,10 @@ const benchCreates = async (rounds: number, perRound: number) => {
   const contestants = { slotwise: await slotwiseCreates(), insert: insertBaseline(), sameWork: await sameWorkBaseline() }
   const names = Object.keys(contestants) as Array<keyof typeof contestants>
   for (const name of names) await contestants[name](200) // prepared statements, JIT
-  const rates: Record<keyof typeof contestants, Array<number>> = { slotwise: [], insert: [], sameWork: [] }
-  for (let round = 0; round < rounds; round++) {
-    for (let k = 0; k < names.length; k++) {
-      const name = names[(round + k) % names.length]!
-      const t0 = performance.now()
-      await contestants[name](perRound)
-      rates[name].push(perRound / ((performance.now() - t0) / 1000))
-      // Lets background work of one (Slotwise's checkpoint thread) end before the next is timed.
-      await new Promise((resolve) => setTimeout(resolve, 150))
-    }
-  }
+  // A pause between turns: Slotwise's checkpoint thread ends before the next one is timed.
+  const times = await interleaved(names.map((name) => () => contestants[name](perRound)), rounds, 150)
+  const rates = Object.fromEntries(names.map((name, i) => [name, times[i]!.map((ms) => perRound / (ms / 1000))])) as
+    Record<keyof typeof contestants, Array<number>>
   const ratios = (of: keyof typeof contestants, to: keyof typeof contestants) => rates[of].map((r, i) => r / rates[to][i]!)
   return {
     slotwise: median(rates.slotwise),
@@ -213,7 +205,7 @@ const prepareSlots = async (c: SlotsCase) => {
   return { client: s, list: () => s.availability.slots(query) }
 }
 
-/** Each case's median ms, timed in interleaved rounds (order turning) like the creations. */
+/** Each case's median ms, timed in interleaved rounds like the creations. */
 const benchSlots = async (cases: ReadonlyArray<SlotsCase>, rounds: number) => {
   const prepared = []
   for (const c of cases) prepared.push(await prepareSlots(c))
@@ -223,15 +215,7 @@ const benchSlots = async (cases: ReadonlyArray<SlotsCase>, rounds: number) => {
     for (let i = 0; i < 4; i++) await p.list()
     counts.push((await p.list()).data.length)
   }
-  const times = prepared.map((): Array<number> => [])
-  for (let round = 0; round < rounds; round++) {
-    for (let k = 0; k < prepared.length; k++) {
-      const i = (round + k) % prepared.length
-      const t0 = performance.now()
-      await prepared[i]!.list()
-      times[i]!.push(performance.now() - t0)
-    }
-  }
+  const times = await interleaved(prepared.map((p) => p.list), rounds)
   for (const p of prepared) await p.client.close()
   return cases.map((c, i) => {
     const ms = median(times[i]!)

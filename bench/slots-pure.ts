@@ -1,11 +1,12 @@
 /**
  * Pure slot computation benchmark: prints the median ms of `computeSlots` for growing
  * staff counts, day ranges and booking counts, so linear growth is visible. The cases run
- * interleaved in rounds and each figure is a median over rounds.
+ * interleaved in rounds (bench/rounds.ts) and each figure is a median over rounds.
  * Run: npx tsx bench/slots-pure.ts
  */
 import type { AvailabilityRule } from "../src/domain/availability.js"
 import { computeSlots } from "../src/scheduling/slots.js"
+import { interleaved } from "./rounds.js"
 import type { Occupancy, SlotPolicy, StaffSchedule } from "../src/scheduling/types.js"
 
 const MIN = 60_000
@@ -75,8 +76,6 @@ const cases: ReadonlyArray<Case> = [
   { label: "2x bookings (50 staff, 10,000 bookings)", staff: 50, days: 31, bookingsPerStaff: 200 }
 ]
 
-// Every case is timed once per round, the order turning each round: these machines drift
-// by 2× within a minute, and a drift then touches every case alike.
 const runs = cases.map((c) => {
   const schedules = makeSchedules(c.staff, c.days, c.bookingsPerStaff)
   const range = { start: START, end: START + c.days * DAY }
@@ -86,15 +85,7 @@ const counts = runs.map((run) => {
   for (let i = 0; i < 30; i++) run() // warm-up (JIT, zone caches)
   return run().length
 })
-const times = runs.map((): Array<number> => [])
-for (let round = 0; round < 100; round++) {
-  for (let k = 0; k < runs.length; k++) {
-    const i = (round + k) % runs.length
-    const t0 = performance.now()
-    runs[i]!()
-    times[i]!.push(performance.now() - t0)
-  }
-}
+const times = await interleaved(runs, 100)
 const medians = cases.map((c, i) => {
   const sorted = [...times[i]!].sort((a, b) => a - b)
   const median = sorted[Math.floor(sorted.length / 2)]!

@@ -1,6 +1,6 @@
 /**
  * SQLite storage over better-sqlite3. Documents are JSON in one table per collection, next to
- * their index columns; events go to an AUTOINCREMENT log.
+ * their index columns; events go to a log keyed by a seq that is never reused.
  *
  * Connections. A file gets two: a writer for every transaction and a reader for statements
  * outside one. Under WAL each reader statement sees exactly the transactions committed
@@ -218,14 +218,18 @@ const storedEvent = (row: EventRow, tenant?: TenantId): StoredEvent => ({
   event: JSON.parse(row.doc) as Event
 })
 
-/** JSON documents back from their rows; a row that does not parse is a typed fault. */
-const parseAll = <A>(what: string, rows: ReadonlyArray<{ readonly doc: string }>): Array<A> => {
+/** `parse()`, with JSON that does not parse (a corrupt row) as a typed fault. */
+const parsed = <A>(what: string, parse: () => A): A => {
   try {
-    return rows.map((row) => JSON.parse(row.doc) as A)
+    return parse()
   } catch (cause) {
-    throw new StorageFailure({ detail: `${what}: corrupt document`, cause })
+    throw new StorageFailure({ detail: `${what}: corrupt JSON`, cause })
   }
 }
+
+/** JSON documents back from their rows. */
+const parseAll = <A>(what: string, rows: ReadonlyArray<{ readonly doc: string }>): Array<A> =>
+  parsed(what, () => rows.map((row) => JSON.parse(row.doc) as A))
 
 const open = (filename: string, busyTimeoutMs: number, what: string): Effect.Effect<Connection, StorageFailure, Scope.Scope> =>
   Effect.acquireRelease(
@@ -488,6 +492,13 @@ export const makeSqliteStorage = (
         }
       }
 
+      /** Fails with a typed fault unless every column is `id` or an index column. */
+      const requireKnown = (columns: Iterable<string>): void => {
+        for (const column of columns) {
+          if (!known.has(column)) throw new StorageFailure({ detail: `${name}: no index column ${column}` })
+        }
+      }
+
       /** `WHERE …` for a query, its parameters pushed onto `params`; unknown columns fail. */
       const whereOf = (query: ListQuery, tenant: TenantId | undefined, params: Array<unknown>): string => {
         const parts: Array<string> = []
@@ -496,9 +507,7 @@ export const makeSqliteStorage = (
           params.push(tenant.account_id, tenant.environment)
         }
         for (const condition of query.where ?? []) {
-          if (!known.has(condition.column)) {
-            throw new StorageFailure({ detail: `${name}: no index column ${condition.column}` })
-          }
+          requireKnown([condition.column])
           parts.push(conditionSql(condition.column, condition, params))
         }
         if (query.after !== undefined) parts.push(afterSql(keys, query.after, params))
@@ -556,9 +565,7 @@ export const makeSqliteStorage = (
         listIndexes: (query) =>
           withTable(forTenant((statements, tenant) => {
             const wanted = query.columns
-            if (wanted !== undefined && wanted.some((c) => !known.has(c))) {
-              throw new StorageFailure({ detail: `${what.listIndexes}: unknown column in ${wanted.join(", ")}` })
-            }
+            if (wanted !== undefined) requireKnown(wanted)
             const selected = wanted === undefined
               ? names
               : ["id", ...wanted.filter((c) => c !== "id")]
@@ -571,10 +578,7 @@ export const makeSqliteStorage = (
           })),
         listColumns: ({ columns, groupBy, where = [] }) =>
           withTable(forTenant((statements, tenant) => {
-            const unknown = [groupBy, ...columns].filter((c) => !known.has(c))
-            if (unknown.length > 0) {
-              throw new StorageFailure({ detail: `${what.listColumns}: no index column ${unknown.join(", ")}` })
-            }
+            requireKnown([groupBy, ...columns])
             const params: Array<unknown> = []
             const clause = whereOf({ where }, tenant, params)
             // A row per group, each column aggregated into a JSON array: parsing a few long
@@ -582,13 +586,10 @@ export const makeSqliteStorage = (
             const selected = [quote(groupBy), ...columns.map((c) => `json_group_array(${quote(c)})`)]
             const text = `SELECT ${selected.join(", ")} FROM ${table} ${clause} GROUP BY ${quote(groupBy)}`
             const rows = execute(statements, text, params, what.listColumns, true) as Array<[IndexValue, ...Array<string>]>
-            const groups = new Map<IndexValue, ColumnValues>()
-            try {
-              for (const [key, ...arrays] of rows) groups.set(key, arrays.map((json) => JSON.parse(json) as Array<IndexValue>))
-            } catch (cause) {
-              throw new StorageFailure({ detail: `${what.listColumns}: unreadable aggregate`, cause })
-            }
-            return groups
+            return parsed(what.listColumns, () =>
+              new Map<IndexValue, ColumnValues>(
+                rows.map(([key, ...arrays]) => [key, arrays.map((json) => JSON.parse(json) as Array<IndexValue>)])
+              ))
           })),
         listAcrossTenants: (query) =>
           withTable(acrossTenants((statements) => {
@@ -615,13 +616,8 @@ export const makeSqliteStorage = (
       return found
     }
 
-    const parseEvents = (rows: ReadonlyArray<EventRow>, tenant?: TenantId): Array<StoredEvent> => {
-      try {
-        return rows.map((row) => storedEvent(row, tenant))
-      } catch (cause) {
-        throw new StorageFailure({ detail: "events: corrupt event", cause })
-      }
-    }
+    const parseEvents = (rows: ReadonlyArray<EventRow>, tenant?: TenantId): Array<StoredEvent> =>
+      parsed("events", () => rows.map((row) => storedEvent(row, tenant)))
 
     const events: StorageService["events"] = {
       append: (event) =>

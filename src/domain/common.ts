@@ -4,21 +4,12 @@
  * the HTTP bodies and the OpenAPI document all derive from these.
  */
 import { DateTime, Option, ParseResult, Schema } from "effect"
+import { daysFromCivil } from "../scheduling/zones.js"
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|([+-])(\d{2}):(\d{2}))$/i
 
 const isLeapYear = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-
-/** Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's days_from_civil). */
-const daysFromCivil = (y: number, m: number, d: number): number => {
-  const year = m <= 2 ? y - 1 : y
-  const era = Math.floor(year / 400)
-  const yoe = year - era * 400
-  const doy = Math.floor((153 * (m > 2 ? m - 3 : m + 9) + 2) / 5) + d - 1
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy
-  return era * 146_097 + doe - 719_468
-}
 
 /**
  * Parses an RFC 3339 instant to epoch milliseconds; `undefined` if malformed or impossible
