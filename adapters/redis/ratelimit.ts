@@ -65,6 +65,17 @@ const close = (redis: Redis): Effect.Effect<void> =>
     ? Effect.ignore(Effect.tryPromise(() => redis.quit()))
     : Effect.void).pipe(Effect.ensuring(Effect.sync(() => redis.disconnect())))
 
+/** The URL without its password, for logs. */
+const redactedUrl = (url: string): string => {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password !== "") parsed.password = "***"
+    return parsed.toString()
+  } catch {
+    return "the Redis URL"
+  }
+}
+
 /**
  * A store on the Redis at `options.url`. It waits up to `connectTimeoutMs` for the first
  * connection and never fails: a Redis that is down at start is an outage like any other.
@@ -97,7 +108,10 @@ export const makeRedisRateLimitStore = (
       Effect.suspend(() => {
         if (down) return Effect.void
         down = true
-        return Effect.logWarning("rate-limit store: Redis unreachable; admitting requests unmetered until it is back", cause)
+        return Effect.logWarning(
+          `rate-limit store: Redis at ${redactedUrl(options.url)} unreachable; admitting requests unmetered until it is back`,
+          cause
+        )
       })
     const reachable = Effect.suspend(() => {
       if (!down) return Effect.void
@@ -118,7 +132,7 @@ export const makeRedisRateLimitStore = (
       redis.once("ready", ready)
       return Effect.sync(() => done(false))
     })
-    if (!connected) yield* unreachable(`no connection to ${redactedUrl(options.url)} within ${connectTimeout} ms`)
+    if (!connected) yield* unreachable(`no connection within ${connectTimeout} ms`)
 
     const hit = (key: string, windowMs: number, now: number): Effect.Effect<WindowCount> =>
       Effect.tryPromise(() => redis.hit(prefix + key, now, windowMs)).pipe(
@@ -129,17 +143,6 @@ export const makeRedisRateLimitStore = (
       )
     return RateLimitStore.of({ hit })
   })
-
-/** The URL without its password, for logs. */
-const redactedUrl = (url: string): string => {
-  try {
-    const parsed = new URL(url)
-    if (parsed.password !== "") parsed.password = "***"
-    return parsed.toString()
-  } catch {
-    return "the Redis URL"
-  }
-}
 
 /** The store as a layer; the connection closes with the layer's scope. */
 export const RedisRateLimitStoreLive = (options: RedisRateLimitStoreOptions): Layer.Layer<RateLimitStore> =>
