@@ -45,7 +45,7 @@ local now = tonumber(ARGV[1])
 local reset = tonumber(redis.call("HGET", KEYS[1], "reset"))
 if reset == nil or now >= reset then
   reset = now + tonumber(ARGV[2])
-  -- Stored as digits: Lua's own number-to-string would round it (1.7e+12).
+  -- Written as whole digits, never in a float or exponent form.
   redis.call("HSET", KEYS[1], "reset", string.format("%d", reset), "count", 1)
   redis.call("PEXPIRE", KEYS[1], ARGV[2])
   return {1, reset}
