@@ -4,7 +4,7 @@
  */
 import { Duration, Effect, Layer, ManagedRuntime } from "effect"
 import { MemoryStorageLive } from "./adapters/memory/storage.js"
-import { SqliteStorageLive } from "./adapters/sqlite/storage.js"
+import { SqliteStorageLive } from "./adapters/sqlite/layer.js"
 import { WebhookDispatcherLive, type WebhookDispatcherOptions } from "./adapters/webhooks/dispatcher.js"
 import { WebhookPolicyLive } from "./adapters/webhooks/guard.js"
 import { formatInstant, parseInstant } from "./src/domain/common.js"
@@ -16,7 +16,7 @@ import { ControlledClock, ControlledClockLive } from "./src/testing/ControlledCl
 
 export * from "./src/index.js"
 export { MemoryStorageLive } from "./adapters/memory/storage.js"
-export { SqliteStorageLive } from "./adapters/sqlite/storage.js"
+export { SqliteStorageLive } from "./adapters/sqlite/layer.js"
 export { createHttpHandler, type HttpHandlerOptions, type SlotwiseHttpHandler } from "./adapters/http/mount.js"
 export * from "./adapters/webhooks/index.js"
 

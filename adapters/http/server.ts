@@ -13,7 +13,7 @@ import { Accounts } from "../../src/Accounts.js"
 import type { AccountWithKeys } from "../../src/domain/account.js"
 import type { Storage } from "../../src/ports/storage.js"
 import { MemoryStorageLive } from "../memory/storage.js"
-import { SqliteStorageLive } from "../sqlite/storage.js"
+import { SqliteStorageLive } from "../sqlite/layer.js"
 import { type AppOptions, dispatcherLayer, makeAppLayer, servicesLayer, type WebhookServingOptions } from "./app.js"
 
 export type StorageOption = "memory" | { readonly sqlite: string }
