@@ -176,8 +176,8 @@ export class Webhooks extends Effect.Service<Webhooks>()("slotwise/Webhooks", {
     const remove = (id: string) =>
       storage.transaction(Effect.gen(function*() {
         const current = yield* find(id)
-        const where: ReadonlyArray<Condition> = [{ column: "webhook_id", op: "eq", value: id }]
         yield* outbox.dropQueued(id)
+        const where: ReadonlyArray<Condition> = [{ column: "webhook_id", op: "eq", value: id }]
         for (const row of yield* deliveries.listIndexes({ where })) yield* deliveries.remove(row.id)
         yield* endpoints.remove(id)
         return toEndpoint(current)
