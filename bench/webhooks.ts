@@ -1,5 +1,5 @@
 /**
- * Webhook delivery benchmark (issue 4): deliveries per second to a local receiver with
+ * Webhook delivery benchmark: deliveries per second to a local receiver with
  * 1,000 events queued, and the latency from commit to receipt (p50, p99), next to the plain
  * HTTP round trip of the same transport in the same run. The receiver runs in a worker
  * thread (its own event loop, the machine's other core) and answers 200 at once; times are

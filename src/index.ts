@@ -20,18 +20,18 @@ export { type CommittedEvent, type EventListener, EventListParams, Events } from
 export * from "./events/catalogue.js"
 export { Sandbox, SandboxEmit } from "./Sandbox.js"
 export * from "./domain/webhook.js"
+export { DeliveryListParams, WebhookListParams, Webhooks } from "./Webhooks.js"
 export {
   type AttemptRecord,
   type ClaimedDelivery,
   type ClaimOptions,
-  DeliveryListParams,
   endpointKey,
-  WebhookListParams,
-  Webhooks
-} from "./Webhooks.js"
+  tenantKey,
+  WebhookOutbox
+} from "./webhooks/Outbox.js"
 export { addressBlockReason, isIpLiteral, literalHostBlockReason } from "./webhooks/address.js"
 export { WebhookPolicy, type WebhookPolicyService } from "./webhooks/policy.js"
-export * from "./webhooks/schedule.js"
+export * from "./webhooks/retrySchedule.js"
 export * from "./facade.js"
 export { decodeInput, fieldErrorsOf } from "./internal/validation.js"
 export { type Page, PageSchema } from "./internal/pagination.js"

@@ -8,8 +8,9 @@ import { Sandbox } from "./Sandbox.js"
 import { Services } from "./Services.js"
 import { Staff } from "./Staff.js"
 import { Webhooks } from "./Webhooks.js"
+import { WebhookOutbox } from "./webhooks/Outbox.js"
 
-export type CoreServices = Services | Staff | Clients | Availability | Bookings | Events | Webhooks | Sandbox
+export type CoreServices = Services | Staff | Clients | Availability | Bookings | Events | Webhooks | WebhookOutbox | Sandbox
 
 /**
  * Every core use case over one shared event log; needs `Storage`. Webhook URLs are checked
@@ -20,6 +21,6 @@ export const CoreLive = Layer.mergeAll(
   Staff.Default,
   Availability.Default,
   Bookings.Default.pipe(Layer.provideMerge(Clients.Default)),
-  Webhooks.Default,
+  Webhooks.Default.pipe(Layer.provideMerge(WebhookOutbox.Default)),
   Sandbox.Default
 ).pipe(Layer.provideMerge(Events.Default))

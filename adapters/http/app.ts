@@ -18,7 +18,7 @@ import { CoreLive } from "../../src/layers.js"
 import type { Storage } from "../../src/ports/storage.js"
 import { RateLimiter } from "../../src/ratelimit/RateLimiter.js"
 import type { RateLimitStore } from "../../src/ratelimit/store.js"
-import type { Webhooks } from "../../src/Webhooks.js"
+import type { WebhookOutbox } from "../../src/webhooks/Outbox.js"
 import { SlotwiseApi } from "./api.js"
 import { HandlersLive } from "./handlers/index.js"
 import { DOCS_PATH, makePipeline, OPENAPI_PATH, type PipelineOptions } from "./middleware/pipeline.js"
@@ -66,14 +66,14 @@ export interface WebhookServingOptions {
 
 /**
  * The webhook dispatcher as configured (nothing when `webhooks: false`); needs the core's
- * `Webhooks` and `Events`. Closing it lets attempts in flight finish and records them, so
+ * `WebhookOutbox` and `Events`. Closing it lets attempts in flight finish and records them, so
  * it must close before storage does. On in-memory storage every commit happens in this
  * process and wakes it, so it does not poll for other processes' commits.
  */
 export const dispatcherLayer = (
   options: WebhookServingOptions,
   storage: { readonly inMemory: boolean }
-): Layer.Layer<never, never, Webhooks | Events> => {
+): Layer.Layer<never, never, WebhookOutbox | Events> => {
   if (options.webhooks === false) return Layer.empty
   const tuning: DispatchOptions = options.webhooks === true || options.webhooks === undefined ? {} : options.webhooks
   return WebhookDispatcherLive({

@@ -59,6 +59,17 @@ const increment = (digits: Array<number>): Array<number> => {
   return randomDigits() // 2^80 ids in one millisecond: start afresh rather than wrap.
 }
 
+/** The 10-character time part of an id made at `ms`. */
+const timePart = (ms: number): string => {
+  let time = ""
+  let t = Math.max(0, Math.floor(ms))
+  for (let i = 0; i < 10; i++) {
+    time = ALPHABET[t % 32] + time
+    t = Math.floor(t / 32)
+  }
+  return time
+}
+
 /** A new id for `kind` at time `now` (epoch ms). */
 export const makeId = (kind: IdKind, now: number): string => {
   let random: Array<number>
@@ -68,14 +79,11 @@ export const makeId = (kind: IdKind, now: number): string => {
     lastTime = now
   }
   lastRandom = random
-  let time = ""
-  let t = Math.max(0, Math.floor(now))
-  for (let i = 0; i < 10; i++) {
-    time = ALPHABET[t % 32] + time
-    t = Math.floor(t / 32)
-  }
-  return `${IdPrefixes[kind]}_${time}${random.map((d) => ALPHABET[d]).join("")}`
+  return `${IdPrefixes[kind]}_${timePart(now)}${random.map((d) => ALPHABET[d]).join("")}`
 }
+
+/** The smallest id of `kind` made at or after `ms`: a lower bound for "created since" scans. */
+export const idFloor = (kind: IdKind, ms: number): string => `${IdPrefixes[kind]}_${timePart(ms)}${"0".repeat(RANDOM_CHARS)}`
 
 /** A new id stamped with the current time of Effect's `Clock`. */
 export const newId = (kind: IdKind): Effect.Effect<string> =>
