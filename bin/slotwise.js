@@ -1,5 +1,5 @@
 #!/usr/bin/env -S node --max-semi-space-size=2 --max-old-space-size=128
-// The `slotwise` launcher: runs the compiled CLI (dist/adapters/http/bin.js). In a source
+// The `slotwise` launcher: runs the compiled CLI (dist/main.js). In a source
 // checkout it first (re)builds dist with tsc when dist is missing or older than a source file.
 // When esbuild is at hand (it comes with tsx) the compiled CLI is also bundled into one file,
 // dist/slotwise.mjs, which starts in about a third of the time (one file to load, not 600).
@@ -8,7 +8,7 @@ import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { ensureBuilt, root } from "./ensure-built.js"
 
-const entry = join(root, "dist", "adapters", "http", "bin.js")
+const entry = join(root, "dist", "main.js")
 const bundle = join(root, "dist", "slotwise.mjs")
 const mtime = (path) => statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0
 
