@@ -17,6 +17,7 @@ import { MemoryStorageLive } from "./adapters/memory/storage.js"
 import { SqliteStorageLive } from "./adapters/sqlite/storage.js"
 import { WebhookDispatcherLive, type WebhookDispatcherOptions } from "./adapters/webhooks/dispatcher.js"
 import { type Resolver, WebhookPolicyLive } from "./adapters/webhooks/guard.js"
+import { authenticatorLayer } from "./src/auth/Authenticator.js"
 import type { Events } from "./src/Events.js"
 import { CoreLive } from "./src/layers.js"
 import type { Storage } from "./src/ports/storage.js"
@@ -72,6 +73,12 @@ export const dispatcherLayer = (
 /** The core use cases with their webhook policy; still needs `Storage`. */
 export const coreLayer = (policy: WebhookPolicyOptions = {}) => CoreLive.pipe(Layer.provide(webhookPolicyLayer(policy)))
 
+/**
+ * The bearer credentials the API accepts: API keys. Another kind (OAuth access tokens) is
+ * one more argument here, `authenticatorLayer(oauthAccessTokens)`, with its layer provided.
+ */
+export const CredentialsLive = authenticatorLayer()
+
 export interface HttpServicesOptions {
   readonly storage?: StorageChoice | undefined
   /** See `WebhookPolicyOptions.allowPrivate`: applies to the URL check and to delivery. */
@@ -85,7 +92,7 @@ export interface HttpServicesOptions {
 
 /** Everything the HTTP handlers and the request pipeline use: the core and the access services, over storage. */
 export const httpServicesLayer = (options: HttpServicesOptions = {}) =>
-  Layer.mergeAll(coreLayer({ allowPrivate: options.allowPrivateWebhooks }), AccessLive).pipe(
+  Layer.mergeAll(coreLayer({ allowPrivate: options.allowPrivateWebhooks }), CredentialsLive.pipe(Layer.provideMerge(AccessLive))).pipe(
     Layer.provide(options.rateLimitStore ?? MemoryRateLimitStoreLive),
     Layer.provideMerge(storageLayer(options.storage))
   )
