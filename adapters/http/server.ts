@@ -11,6 +11,7 @@ import { Effect, Layer } from "effect"
 import * as http from "node:http"
 import { Accounts } from "../../src/Accounts.js"
 import type { AccountWithKeys } from "../../src/domain/account.js"
+import { answerClientError, MAX_HEADER_BYTES } from "./clientError.js"
 import { type AppOptions, type AppWiring, makeAppLayer } from "./app.js"
 
 export interface ServeOptions extends AppOptions {
@@ -36,7 +37,8 @@ export const bootstrapAccount = Effect.gen(function*() {
 })
 
 export const makeServerLayer = <E>(options: ServeOptions, wiring: AppWiring<E>) => {
-  const server = http.createServer({ keepAliveTimeout: 5_000 })
+  const server = http.createServer({ keepAliveTimeout: 5_000, maxHeaderSize: MAX_HEADER_BYTES })
+  server.on("clientError", answerClientError)
   const grace = options.shutdownGraceMs ?? 10_000
 
   // Released before the server's own finalizer (which waits for open connections): after

@@ -20,6 +20,20 @@ export const isJsonContentType = (value: string | undefined): boolean => {
   return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"))
 }
 
+/** A Content-Type's charset parameter, lower case and unquoted, when it names one. */
+const charsetOf = (value: string): string | undefined => {
+  const m = /;\s*charset\s*=\s*("?)([^";]*)\1/i.exec(value)
+  return m === null ? undefined : m[2]!.trim().toLowerCase()
+}
+
+/** JSON is UTF-8 (RFC 8259 §8.1): a body declared in another charset is refused, not misread. */
+const foreignCharset = (value: string | undefined): UnsupportedMediaType | undefined => {
+  const charset = value === undefined ? undefined : charsetOf(value)
+  return charset === undefined || charset === "utf-8" || charset === "utf8"
+    ? undefined
+    : new UnsupportedMediaType({ detail: `a JSON body must be UTF-8; charset=${charset} is not accepted` })
+}
+
 /** Whether the request has a body at all (a Fetch `Request` may carry one without headers saying so). */
 export const hasBody = (request: HttpServerRequest.HttpServerRequest): boolean => {
   const headers = request.headers
@@ -68,6 +82,8 @@ export const readJsonBody = (
         detail: `a request body must be application/json, not ${headers["content-type"] ?? "(no Content-Type)"}`
       })
     }
+    const charset = foreignCharset(headers["content-type"])
+    if (charset !== undefined) return yield* charset
     const buffer = yield* request.arrayBuffer.pipe(
       HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES + 1)),
       Effect.mapError((error) =>
@@ -151,6 +167,8 @@ export const readBody = (
     if (type !== undefined && !isJsonContentType(type) && !type.startsWith("application/x-www-form-urlencoded")) {
       return Effect.fail(new UnsupportedMediaType({ detail: `the filters body must be application/json, not ${type}` }))
     }
+    const charset = foreignCharset(type)
+    if (charset !== undefined) return Effect.fail(charset)
     return readJsonBody(request.modify({ headers: { ...request.headers, "content-type": "application/json" } })).pipe(
       Effect.flatMap((parsed) => foldIntoQuery(request, parsed.value)),
       Effect.map((folded) => ({ request: folded, value: undefined }))
