@@ -5,7 +5,7 @@
  * server (server.ts), the Fetch and Node handlers (mount.ts) and the tests all build on
  * `makeAppLayer`.
  */
-import { HttpApiBuilder, HttpApiScalar } from "@effect/platform"
+import { HttpApiBuilder } from "@effect/platform"
 import { Layer } from "effect"
 import type { Events } from "../../src/Events.js"
 import type { Webhooks } from "../../src/Webhooks.js"
@@ -15,7 +15,8 @@ import { Idempotency } from "../../src/Idempotency.js"
 import { RateLimiter } from "../../src/ratelimit/RateLimiter.js"
 import { SlotwiseApi } from "./api.js"
 import { HandlersLive } from "./handlers/index.js"
-import { DOCS_PATH, makePipeline, OPENAPI_PATH, type PipelineOptions } from "./middleware/pipeline.js"
+import { DocsLive } from "./docs.js"
+import { makePipeline, OPENAPI_PATH, type PipelineOptions } from "./middleware/pipeline.js"
 
 /** Accounts, keys, idempotency and the rate limiter; needs `Storage` and a `RateLimitStore`. */
 export const AccessLive = Layer.mergeAll(Accounts.Default, Idempotency.Default, RateLimiter.Default).pipe(
@@ -33,7 +34,7 @@ export const makeAppLayer = (options: AppOptions = {}) =>
   Layer.mergeAll(
     HttpApiBuilder.middleware(makePipeline(options)),
     HttpApiBuilder.middlewareOpenApi({ path: OPENAPI_PATH }),
-    HttpApiScalar.layer({ path: DOCS_PATH, scalar: { withDefaultFonts: false } })
+    DocsLive
   ).pipe(Layer.provideMerge(HttpApiBuilder.api(SlotwiseApi).pipe(Layer.provide(HandlersLive))))
 
 /** What the app layer needs from the composition root: the core and access services. */

@@ -21,6 +21,7 @@ import { NotFound } from "../../../src/domain/errors.js"
 import { Idempotency } from "../../../src/Idempotency.js"
 import { RateLimiter } from "../../../src/ratelimit/RateLimiter.js"
 import { SlotwiseApi } from "../api.js"
+import { DOCS_PATH, DOCS_SCRIPT_PATH } from "../docs.js"
 import { publicAccess } from "../contract/access.js"
 import { MethodNotAllowed } from "../contract/problems.js"
 import { makeAuthenticate, presentedCredential } from "./authenticate.js"
@@ -42,11 +43,11 @@ export interface PipelineOptions {
 }
 
 export const OPENAPI_PATH = "/v1/openapi.json"
-export const DOCS_PATH = "/docs"
 
 const routes = makeRouteTable(SlotwiseApi, [
   { method: "GET", path: OPENAPI_PATH, access: publicAccess },
-  { method: "GET", path: DOCS_PATH, access: publicAccess }
+  { method: "GET", path: DOCS_PATH, access: publicAccess },
+  { method: "GET", path: DOCS_SCRIPT_PATH, access: publicAccess }
 ])
 
 const clientAddress = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean): string => {
