@@ -1,7 +1,7 @@
 /**
  * The `slotwise` command line: `serve` runs the HTTP server, `accounts create` creates an
- * account offline. The composition root of the server: it picks the storage and wires the
- * adapters to the core.
+ * account offline. It parses flags into options; the layers come from the composition root
+ * (main.ts passes compose.ts's builders in).
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Layer, ManagedRuntime } from "effect"
@@ -10,8 +10,21 @@ import { Accounts } from "../../src/Accounts.js"
 import type { AccountWithKeys } from "../../src/domain/account.js"
 import { isSlotwiseFailure, toProblem } from "../../src/domain/errors.js"
 import { VERSION } from "./api.js"
-import { servicesLayer } from "./app.js"
-import { serverLayer, type StorageOption, storageLayer } from "./server.js"
+import type { AppOptions } from "./app.js"
+import type { ServeOptions } from "./server.js"
+
+/** The storage the flags name. */
+export type StorageFlag = "memory" | { readonly sqlite: string }
+
+/** The layers the command line runs, from the composition root. */
+export interface CliLayers {
+  readonly server: (options: ServeOptions & AppOptions & {
+    readonly storage: StorageFlag
+    readonly allowPrivateWebhooks: boolean
+    readonly webhooks: { readonly timeoutMs?: number; readonly leaseMs?: number }
+  }) => Layer.Layer<never, unknown>
+  readonly accounts: (storage: StorageFlag) => Layer.Layer<Accounts, unknown>
+}
 
 const HELP = `slotwise ${VERSION}: scheduling API server
 
@@ -53,7 +66,7 @@ accounts create options:
 export interface ServeFlags {
   readonly port: number
   readonly host: string
-  readonly storage: StorageOption
+  readonly storage: StorageFlag
   readonly adminToken: string | undefined
   readonly allowPrivateWebhooks: boolean
   readonly webhookTimeoutMs: number | undefined
@@ -122,8 +135,8 @@ const printKeys = (created: AccountWithKeys, write: (line: string) => void) => {
   write(`  sandbox publishable key  ${created.keys.sandbox.publishable}`)
 }
 
-const serve = (flags: ServeFlags) => {
-  const layer = serverLayer({
+const serve = (flags: ServeFlags, layers: CliLayers) => {
+  const layer = layers.server({
     port: flags.port,
     host: flags.host,
     storage: flags.storage,
@@ -150,7 +163,7 @@ const serve = (flags: ServeFlags) => {
   ), { disableErrorReporting: true })
 }
 
-const createAccount = async (args: ReadonlyArray<string>): Promise<number> => {
+const createAccount = async (args: ReadonlyArray<string>, layers: CliLayers): Promise<number> => {
   const { values } = parseArgs({
     args: [...args],
     strict: true,
@@ -169,7 +182,7 @@ const createAccount = async (args: ReadonlyArray<string>): Promise<number> => {
     return 0
   }
   if (values.name === undefined) throw new UsageError("--name is required")
-  const runtime = ManagedRuntime.make(servicesLayer(storageLayer({ sqlite: values.database ?? "./slotwise.db" })))
+  const runtime = ManagedRuntime.make(layers.accounts({ sqlite: values.database ?? "./slotwise.db" }))
   try {
     const exit = await runtime.runPromiseExit(Effect.flatMap(Accounts, (accounts) =>
       accounts.create({
@@ -198,7 +211,7 @@ const createAccount = async (args: ReadonlyArray<string>): Promise<number> => {
 }
 
 /** Runs the command line; `serve` keeps the process alive until a signal. */
-export const main = async (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = process.env): Promise<void> => {
+export const main = async (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, layers: CliLayers): Promise<void> => {
   try {
     const [command, ...rest] = args
     if (command === undefined || command === "--help" || command === "-h" || command === "help") {
@@ -212,11 +225,11 @@ export const main = async (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv =
     if (command === "serve") {
       const flags = parseServe(rest, env)
       if (flags === "help") process.stdout.write(HELP)
-      else serve(flags)
+      else serve(flags, layers)
       return
     }
     if (command === "accounts" && rest[0] === "create") {
-      process.exitCode = await createAccount(rest.slice(1))
+      process.exitCode = await createAccount(rest.slice(1), layers)
       return
     }
     throw new UsageError(`unknown command: ${args.join(" ")}`)

@@ -11,20 +11,12 @@ import { Effect, Layer } from "effect"
 import * as http from "node:http"
 import { Accounts } from "../../src/Accounts.js"
 import type { AccountWithKeys } from "../../src/domain/account.js"
-import type { Storage } from "../../src/ports/storage.js"
-import { MemoryStorageLive } from "../memory/storage.js"
-import { SqliteStorageLive } from "../sqlite/layer.js"
-import { type AppOptions, dispatcherLayer, makeAppLayer, servicesLayer, type WebhookServingOptions } from "./app.js"
+import { answerClientError, MAX_HEADER_BYTES } from "./clientError.js"
+import { type AppOptions, type AppWiring, makeAppLayer } from "./app.js"
 
-export type StorageOption = "memory" | { readonly sqlite: string }
-
-export const storageLayer = (storage: StorageOption): Layer.Layer<Storage, unknown> =>
-  storage === "memory" ? MemoryStorageLive : SqliteStorageLive({ filename: storage.sqlite })
-
-export interface ServerOptions extends AppOptions, WebhookServingOptions {
+export interface ServeOptions extends AppOptions {
   readonly port: number
   readonly host: string
-  readonly storage: StorageOption
   /** On an empty database, create an account and report its keys (once). Default true. */
   readonly bootstrap?: boolean | undefined
   /** Called with the address once the server accepts requests. */
@@ -44,8 +36,9 @@ export const bootstrapAccount = Effect.gen(function*() {
   return yield* accounts.create(FIRST_ACCOUNT)
 })
 
-export const serverLayer = (options: ServerOptions) => {
-  const server = http.createServer({ keepAliveTimeout: 5_000 })
+export const makeServerLayer = <E>(options: ServeOptions, wiring: AppWiring<E>) => {
+  const server = http.createServer({ keepAliveTimeout: 5_000, maxHeaderSize: MAX_HEADER_BYTES })
+  server.on("clientError", answerClientError)
   const grace = options.shutdownGraceMs ?? 10_000
 
   // Released before the server's own finalizer (which waits for open connections): after
@@ -86,8 +79,8 @@ export const serverLayer = (options: ServerOptions) => {
   )
 
   return web.pipe(
-    Layer.provide(dispatcherLayer(options, { inMemory: options.storage === "memory" })),
+    Layer.provide(wiring.dispatcher),
     Layer.provide(bootstrap),
-    Layer.provide(servicesLayer(storageLayer(options.storage), { allowPrivateWebhooks: options.allowPrivateWebhooks }))
+    Layer.provide(wiring.services)
   )
 }

@@ -5,7 +5,7 @@
  */
 import { Duration, Effect, Exit, Fiber, Layer } from "effect"
 import * as http from "node:http"
-import { type ServerOptions, serverLayer, type StorageOption } from "../../adapters/http/server.js"
+import { type ServerOptions, serverLayer, type StorageChoice } from "../../compose.js"
 import type { AccountWithKeys } from "../../src/domain/account.js"
 import { parseInstant } from "../../src/domain/common.js"
 import { makeControlledClock } from "../../src/testing/ControlledClock.js"
@@ -22,7 +22,7 @@ export interface TestServer {
 }
 
 export interface StartOptions {
-  readonly storage?: StorageOption
+  readonly storage?: StorageChoice
   readonly now?: string
   readonly adminToken?: string | null
   readonly prefix?: string

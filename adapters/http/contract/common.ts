@@ -11,12 +11,15 @@ export const body = <S extends Schema.Schema.AnyNoContext>(schema: S): S =>
 
 /**
  * A body with no fields (actions): `{}` or nothing; any field is unknown. (An empty
- * `Schema.Struct` accepts any object, so the unknown fields are reported by a filter.)
+ * `Schema.Struct` accepts any non-null value, so a filter reports the unknown fields and non-objects.)
  */
 export const NoFields = body(
   Schema.Struct({}).pipe(
     Schema.filter((value) =>
-      Object.keys(value).map((key) => ({ path: [key], message: "is not a known field" }))
+      // An empty Struct also accepts arrays and other non-null values: only an object is a body.
+      typeof value !== "object" || Array.isArray(value)
+        ? "must be a JSON object ({} or no body)"
+        : Object.keys(value).map((key) => ({ path: [key], message: "is not a known field" }))
     )
   ).annotations({ identifier: "NoFields" })
 )
