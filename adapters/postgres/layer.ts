@@ -56,7 +56,7 @@ export const makePostgresStorage = (
           })
           // An idle connection that breaks is dropped by the pool; without a listener the
           // error would end the process.
-          pool.on("error", (error) => Effect.runFork(Effect.logWarning("slotwise postgres: idle connection lost", error)))
+          pool.on("error", (error) => Effect.runFork(Effect.logWarning(`slotwise postgres: idle connection lost: ${error.message}`)))
           return pool
         },
         catch: (cause) => failure("cannot create the PostgreSQL pool", cause)
