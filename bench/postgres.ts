@@ -10,6 +10,9 @@
  * 2. `availability.slots` for 50 staff × 31 days with 5,000 bookings (and 1 staff), median.
  * 3. `bookings.list` (the GET list use case, default page) at 1k and 1M bookings, first page
  *    and a page deep in the keyset, the bookings seeded with generate_series in SQL.
+ * 4. The write lock's alternatives, on raw `pg`: 200 concurrent check-then-insert
+ *    transactions for one seat from two pools of 10, under the per-tenant advisory lock the
+ *    adapter takes, and under SERIALIZABLE with retries on serialization failures.
  */
 import { Layer, ManagedRuntime } from "effect"
 import { randomBytes } from "node:crypto"
@@ -22,7 +25,7 @@ import { interleaved, median } from "./rounds.js"
 
 const SERVER = process.env.SLOTWISE_BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const DB = `slotwise_bench_${randomBytes(4).toString("hex")}`
-/** Sections to run (default all): `creates`, `slots`, `lists`. */
+/** Sections to run (default all): `creates`, `slots`, `lists`, `locks`. */
 const only = new Set(process.argv.slice(2))
 const runs = (section: string) => only.size === 0 || only.has(section)
 /** A raw client that survives a server-side disconnect as an error, not a crash. */
@@ -152,7 +155,7 @@ const lists = async (bookings: number, rounds: number) => {
       (b.doc::jsonb || jsonb_build_object('id', 'bkg_seed' || lpad(g::text, 18, '0'),
         'start', to_char(to_timestamp((b.start_ms + g * 60000) / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
         'end', to_char(to_timestamp((b.end_ms + g * 60000) / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')))::json
-    FROM c_bookings b, generate_series(1, $1::int - 1) g`, [bookings])
+    FROM c_bookings b, generate_series(1::bigint, $1::bigint - 1) g`, [bookings])
   await seed.query("VACUUM ANALYZE c_bookings")
   const deep = await seed.query(
     "SELECT start_ms, id FROM c_bookings ORDER BY start_ms, id OFFSET $1 LIMIT 1",
@@ -168,6 +171,49 @@ const lists = async (bookings: number, rounds: number) => {
   const [firstTimes, deepTimes] = await interleaved([() => s.bookings.list({}), deepPage], rounds)
   await s.close()
   return { first: median(firstTimes!), deep: median(deepTimes!), size: first.data.length }
+}
+
+// 4. Locks.
+const contention = async (mode: "advisory" | "serializable", claims: number) => {
+  const setup = client(url)
+  await setup.connect()
+  await setup.query(`DROP TABLE IF EXISTS seats; CREATE TABLE seats (account_id text, id text, slot bigint, PRIMARY KEY (account_id, id));
+    CREATE INDEX ON seats (account_id, slot)`)
+  await setup.end()
+  const pools = [0, 1].map(() => {
+    const pool = new pg.Pool({ connectionString: url, max: 10 })
+    pool.on("error", (error) => console.error(`connection lost: ${error.message}`))
+    return pool
+  })
+  await Promise.all(pools.flatMap((p) => Array.from({ length: 10 }, () => p.query("SELECT 1"))))
+  let retries = 0
+  const claim = async (pool: pg.Pool, i: number): Promise<boolean> => {
+    const c = await pool.connect()
+    try {
+      for (;;) {
+        try {
+          await c.query(mode === "advisory"
+            ? "BEGIN; SELECT pg_advisory_xact_lock(hashtextextended('acct/sandbox', 0))"
+            : "BEGIN ISOLATION LEVEL SERIALIZABLE")
+          const taken = await c.query({ name: "check", text: "SELECT id FROM seats WHERE account_id = $1 AND slot = $2", values: ["acct", 1] })
+          if (taken.rows.length === 0) await c.query({ name: "claim", text: "INSERT INTO seats VALUES ($1, $2, $3)", values: ["acct", `s${i}`, 1] })
+          await c.query("COMMIT")
+          return taken.rows.length === 0
+        } catch (error) {
+          await c.query("ROLLBACK")
+          if ((error as { code?: string }).code !== "40001") throw error
+          retries++
+        }
+      }
+    } finally {
+      c.release()
+    }
+  }
+  const t0 = performance.now()
+  const won = await Promise.all(Array.from({ length: claims }, (_, i) => claim(pools[i % 2]!, i)))
+  const ms = performance.now() - t0
+  await Promise.all(pools.map((p) => p.end()))
+  return { ms, winners: won.filter(Boolean).length, retries }
 }
 
 try {
@@ -193,6 +239,15 @@ try {
     console.log(`  1k bookings   first page ${small.first.toFixed(2).padStart(6)} ms   deep page ${small.deep.toFixed(2).padStart(6)} ms`)
     console.log(`  1M bookings   first page ${large.first.toFixed(2).padStart(6)} ms   deep page ${large.deep.toFixed(2).padStart(6)} ms`)
     console.log(`  1M / 1k       first page ${(large.first / small.first).toFixed(2).padStart(6)}×    deep page ${(large.deep / small.deep).toFixed(2).padStart(6)}×  (target ≤ 1.3×)`)
+  }
+  if (runs("locks")) {
+    console.log("\n200 concurrent check-then-insert claims for one seat, two pools of 10 (median of 5):")
+    for (const mode of ["advisory", "serializable"] as const) {
+      const runs5 = []
+      for (let k = 0; k < 5; k++) runs5.push(await contention(mode, 200))
+      const ms = median(runs5.map((r) => r.ms))
+      console.log(`  ${mode.padEnd(13)} ${ms.toFixed(0).padStart(6)} ms   winners ${runs5.map((r) => r.winners).join("/")}   retries ${runs5.map((r) => r.retries).join("/")}`)
+    }
   }
 } finally {
   await admin.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`)

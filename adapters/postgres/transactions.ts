@@ -157,7 +157,17 @@ export const makeSql = (pool: pg.Pool): Sql => {
     )
   }
 
-  const connect = Effect.tryPromise({ try: () => pool.connect(), catch: (cause) => failure("connect", cause) })
+  /** A pooled connection; one that arrives after the waiting fiber was interrupted goes back. */
+  const connect = Effect.async<pg.PoolClient, StorageFailure>((resume) => {
+    let wanted = true
+    pool.connect().then(
+      (client) => (wanted ? resume(Effect.succeed(client)) : client.release()),
+      (cause) => resume(Effect.fail(failure("connect", cause)))
+    )
+    return Effect.sync(() => {
+      wanted = false
+    })
+  })
 
   const runAfterCommit = (open: OpenTransaction): Effect.Effect<void> =>
     open.afterCommit.length <= 1
