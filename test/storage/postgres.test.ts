@@ -8,4 +8,4 @@ afterAll(() => database.drop())
 
 let stores = 0
 // A schema per test: a fresh, empty store in the run's database.
-storageContract("postgres", () => PostgresStorageLive({ url: database.url, schema: `contract_${++stores}` }))
+storageContract("postgres", () => PostgresStorageLive({ url: database.url, schema: `contract_${++stores}`, maxConnections: 4 }))
