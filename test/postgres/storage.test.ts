@@ -72,6 +72,36 @@ describe("postgres event feed", () => {
     }).pipe(Effect.scoped), 60_000)
 })
 
+describe("postgres write lock", () => {
+  it.live("a transaction begun for one tenant takes the lock of another tenant it checks and writes", () =>
+    Effect.gen(function*() {
+      const [first, second] = yield* storages("locks", 2)
+      // Every pooled connection open first: a pool still connecting serialises the claims.
+      for (const storage of [first!, second!]) {
+        yield* Effect.all(Array.from({ length: 8 }, () => storage.collection(Things).list({}).pipe(as(tenantB))), {
+          concurrency: "unbounded"
+        })
+      }
+      const claim = (storage: Storage["Type"], i: number) =>
+        Effect.gen(function*() {
+          const things = storage.collection(Things)
+          const taken = yield* things.listIndexes({ where: [{ column: "kind", op: "eq", value: "seat" }] })
+          yield* Effect.yieldNow()
+          if (taken.length === 0) yield* things.insert(thing(`seat_${i}`, i, "seat"))
+        }).pipe(as(tenantB))
+      // Half begin as tenant A and claim tenant B's seat inside; half begin as tenant B.
+      yield* Effect.all(
+        Array.from({ length: 40 }, (_, i) => {
+          const storage = i % 2 === 0 ? first! : second!
+          return storage.transaction(claim(storage, i)).pipe(as(i % 4 < 2 ? tenantA : tenantB))
+        }),
+        { concurrency: "unbounded", discard: true }
+      )
+      const seats = yield* first!.collection(Things).list({ where: [{ column: "kind", op: "eq", value: "seat" }] }).pipe(as(tenantB))
+      expect(seats).toHaveLength(1)
+    }).pipe(Effect.scoped), 60_000)
+})
+
 describe("postgres migrations", () => {
   it.live("4 pools starting together on an empty database migrate once, without errors", () =>
     Effect.gen(function*() {
