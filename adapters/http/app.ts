@@ -8,6 +8,7 @@
 import { HttpApiBuilder, HttpApiScalar } from "@effect/platform"
 import { Layer } from "effect"
 import { MemoryRateLimitStoreLive } from "../memory/ratelimit.js"
+import { OAuthServicesLive } from "../oauth/services.js"
 import { WebhookDispatcherLive, type WebhookDispatcherOptions } from "../webhooks/dispatcher.js"
 import { WebhookPolicyLive } from "../webhooks/guard.js"
 import { Accounts } from "../../src/Accounts.js"
@@ -23,8 +24,8 @@ import { SlotwiseApi } from "./api.js"
 import { HandlersLive } from "./handlers/index.js"
 import { DOCS_PATH, makePipeline, OPENAPI_PATH, type PipelineOptions } from "./middleware/pipeline.js"
 
-/** Accounts, keys, idempotency and the rate limiter; needs `Storage` and a `RateLimitStore`. */
-export const AccessLive = Layer.mergeAll(Accounts.Default, Idempotency.Default, RateLimiter.Default).pipe(
+/** Accounts, keys, idempotency, the rate limiter and OAuth's users, clients and grants; needs `Storage` and a `RateLimitStore`. */
+export const AccessLive = Layer.mergeAll(Accounts.Default, Idempotency.Default, RateLimiter.Default, OAuthServicesLive).pipe(
   Layer.provideMerge(ApiKeys.Default)
 )
 

@@ -16,6 +16,8 @@ import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform
 import { Effect, Option } from "effect"
 import { Accounts } from "../../../src/Accounts.js"
 import { ApiKeys, type Principal } from "../../../src/ApiKeys.js"
+import { parseSecretPrefix } from "../../../src/domain/apiKey.js"
+import { OAuthGrants } from "../../../src/OAuthGrants.js"
 import { constantTimeEqual } from "../../../src/auth/crypto.js"
 import { BadRequest, Forbidden, IdempotencySecretWithheld, NotFound, RateLimited, Unauthorized } from "../../../src/domain/errors.js"
 import { Idempotency, parseIdempotencyKey, type StoredResponse } from "../../../src/Idempotency.js"
@@ -147,6 +149,7 @@ const replay = (stored: StoredResponse) => {
 export const makePipeline = (options: PipelineOptions = {}) =>
   Effect.gen(function*() {
     const apiKeys = yield* ApiKeys
+    const oauthGrants = yield* OAuthGrants
     const accounts = yield* Accounts
     const limiter = yield* RateLimiter
     const idempotency = yield* Idempotency
@@ -207,7 +210,10 @@ export const makePipeline = (options: PipelineOptions = {}) =>
           if (access?.auth === "admin") {
             operator = adminToken !== undefined && bearer !== undefined && constantTimeEqual(bearer, adminToken)
           } else if (presented) {
-            const outcome = yield* Effect.either(apiKeys.authenticate(bearer!))
+            // An API key by its prefix; anything else is tried as an OAuth access token.
+            const outcome = yield* Effect.either(
+              parseSecretPrefix(bearer!) !== undefined ? apiKeys.authenticate(bearer!) : oauthGrants.authenticate(bearer!)
+            )
             if (outcome._tag === "Right") principal = outcome.right
             else if (outcome.left._tag === "Unauthorized") authFailure = outcome.left
             else return yield* outcome.left
