@@ -40,6 +40,8 @@ export interface OAuthServerOptions {
   /** The server's public base URL, e.g. `https://api.example.com` (the issuer). */
   readonly issuer: string
   readonly refreshGraceSeconds?: number | undefined
+  /** Sign-in attempts allowed per minute per account and email, and per client address. */
+  readonly signInLimits?: { readonly perEmail: number; readonly perAddress: number } | undefined
   /** Behind a TLS-terminating proxy: trust X-Forwarded-Proto/-For. */
   readonly trustProxy?: boolean | undefined
 }
@@ -96,6 +98,7 @@ export const makeOAuthHandler = (options: OAuthServerOptions) =>
     const limiter = yield* RateLimiter
     const keys = yield* cookieKeys
     const Adapter = yield* makeAdapterFactory({ refreshGraceSeconds: options.refreshGraceSeconds ?? DEFAULT_REFRESH_GRACE_SECONDS })
+    const signInLimits = options.signInLimits ?? { perEmail: SIGN_IN_LIMIT_PER_EMAIL, perAddress: SIGN_IN_LIMIT_PER_ADDRESS }
     const issuer = options.issuer.replace(/\/+$/, "")
     // Signs only ID tokens, which are never issued (no `openid` scope): a key per process is enough.
     const signingKey = generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ format: "jwk" })
@@ -112,8 +115,9 @@ export const makeOAuthHandler = (options: OAuthServerOptions) =>
       pkce: { required: () => true },
       features: {
         devInteractions: { enabled: false },
-        revocation: { enabled: true },
-        introspection: { enabled: true },
+        // A client may revoke and introspect only the tokens issued to it.
+        revocation: { enabled: true, allowedPolicy: (_ctx: unknown, client: { clientId: string }, token: { clientId?: string }) => token.clientId === client.clientId },
+        introspection: { enabled: true, allowedPolicy: (_ctx: unknown, client: { clientId: string }, token: { clientId?: string }) => token.clientId === client.clientId },
         userinfo: { enabled: false },
         rpInitiatedLogout: { enabled: false }
       },
@@ -220,8 +224,8 @@ export const makeOAuthHandler = (options: OAuthServerOptions) =>
       if (found === undefined) return sendHtml(res, 400, errorPage("Unknown application", "This application is no longer registered."))
       const accountId = found.tenant.account_id
       const [perEmail, perAddress] = await run(Effect.all([
-        limiter.check({ key: `signin:${accountId}:${emailKey(email)}`, name: "sign-in", limit: SIGN_IN_LIMIT_PER_EMAIL }),
-        limiter.check({ key: `signin-ip:${addressOf(req)}`, name: "sign-in", limit: SIGN_IN_LIMIT_PER_ADDRESS })
+        limiter.check({ key: `signin:${accountId}:${emailKey(email)}`, name: "sign-in", limit: signInLimits.perEmail }),
+        limiter.check({ key: `signin-ip:${addressOf(req)}`, name: "sign-in", limit: signInLimits.perAddress })
       ]))
       if (!perEmail.allowed || !perAddress.allowed) {
         const wait = Math.max(perEmail.allowed ? 0 : perEmail.reset_seconds, perAddress.allowed ? 0 : perAddress.reset_seconds)

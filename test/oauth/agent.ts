@@ -159,29 +159,32 @@ export const authorize = async (server: OAuthTestServer, setup: ClientSetup, opt
   const agent = options.agent ?? new UserAgent(server.url)
   const { url, verifier, state } = await authorizeUrl(setup, options)
   let step = await agent.follow(await agent.request(url.href))
+  const pages: Array<"sign-in" | "consent"> = []
   for (let i = 0; i < 4 && step.external === undefined; i++) {
     const html = await step.response.text()
     if (step.response.status !== 200) throw new Error(`page ${step.response.status}: ${html.replace(/<style>[^]*<\/style>/, "").slice(0, 900)}`)
     const csrf = csrfOf(html)
     if (html.includes(`name="password"`)) {
+      pages.push("sign-in")
       const action = formAction(html, "Sign in")
       step = await agent.follow(await agent.request(action, {
         form: { csrf, email: options.email ?? server.user.email, password: options.password ?? PASSWORD }
       }))
     } else {
+      pages.push("consent")
       const action = formAction(html, options.decision === "deny" ? "Deny" : "Allow")
       step = await agent.follow(await agent.request(action, { form: { csrf } }))
     }
   }
   if (step.external === undefined) throw new Error("never redirected back to the client")
-  return { callback: step.external, verifier, state, agent }
+  return { callback: step.external, verifier, state, agent, pages }
 }
 
 /** The whole flow to tokens. */
 export const obtainTokens = async (server: OAuthTestServer, setup: ClientSetup, options: AuthorizeOptions = {}) => {
-  const { callback, verifier, state, agent } = await authorize(server, setup, options)
+  const { callback, verifier, state, agent, pages } = await authorize(server, setup, options)
   const params = oauth.validateAuthResponse(setup.as, setup.client, callback, state)
   const response = await oauth.authorizationCodeGrantRequest(setup.as, setup.client, setup.auth, params, setup.redirectUri, verifier, insecure)
   const tokens = await oauth.processAuthorizationCodeResponse(setup.as, setup.client, response)
-  return { tokens, agent, params, verifier }
+  return { tokens, agent, params, verifier, pages }
 }

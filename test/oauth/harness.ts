@@ -35,6 +35,8 @@ export interface OAuthServerOptions {
   readonly storage?: StorageOption
   readonly refreshGraceSeconds?: number
   readonly plan?: "free" | "pro" | "business"
+  /** Sign-in attempts per minute (default: generous, so tests signing in often are not throttled). */
+  readonly signInLimits?: { readonly perEmail: number; readonly perAddress: number }
 }
 
 export const startOAuthServer = async (options: OAuthServerOptions = {}): Promise<OAuthTestServer> => {
@@ -55,7 +57,11 @@ export const startOAuthServer = async (options: OAuthServerOptions = {}): Promis
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  oauth = await runtime.runPromise(makeOAuthHandler({ issuer: url, refreshGraceSeconds: options.refreshGraceSeconds }))
+  oauth = await runtime.runPromise(makeOAuthHandler({
+    issuer: url,
+    refreshGraceSeconds: options.refreshGraceSeconds,
+    signInLimits: options.signInLimits ?? { perEmail: 1000, perAddress: 1000 }
+  }))
   const { account, user } = await runtime.runPromise(Effect.gen(function*() {
     const account = yield* (yield* Accounts).create({ name: "Studio", plan: options.plan ?? "business" })
     const user = yield* (yield* Users).create(account.account.id, { email: "Owner@Example.com", name: "Olive Owner", password: PASSWORD, role: "owner" })
