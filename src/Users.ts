@@ -89,7 +89,7 @@ export class Users extends Effect.Service<Users>()("slotwise/Users", {
         const { cursor, limit } = yield* decodeList(params)
         yield* requireAccount(accountId)
         const page = yield* system(listPage(users, {
-          where: [{ column: "account_id", op: "eq", value: accountId }],
+          where: [{ column: "account", op: "eq", value: accountId }],
           limit,
           cursor,
           filters: { account_id: accountId }

@@ -22,7 +22,7 @@ export interface StoredUser extends User {
 export const UsersCollection: CollectionSpec<StoredUser> = {
   name: "oauth_users",
   indexes: {
-    account_id: { type: "text", get: (u) => u.account_id },
+    account: { type: "text", get: (u) => u.account_id },
     email_key: { type: "text", get: (u) => u.email_key }
   },
   order: []
