@@ -30,9 +30,27 @@ button.primary{background:var(--accent);border-color:var(--accent);color:var(--a
 
 const STYLE_HASH = `'sha256-${createHash("sha256").update(STYLE).digest("base64")}'`
 
-/** No scripts, no frames, forms only to this origin, the one stylesheet above. */
-export const CONTENT_SECURITY_POLICY =
-  `default-src 'none'; style-src ${STYLE_HASH}; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`
+/**
+ * No scripts, no frames, the one stylesheet above, forms only to this origin. Chromium
+ * applies form-action to every redirect that follows a submission, and the last one goes
+ * back to the client: the pages of an authorization request also allow its (registered,
+ * exactly matched) redirect URI.
+ */
+export const contentSecurityPolicy = (redirectUri?: string): string => {
+  let target = ""
+  if (redirectUri !== undefined) {
+    try {
+      const url = new URL(redirectUri)
+      const source = url.protocol === "http:" || url.protocol === "https:" ? `${url.origin}${url.pathname}` : url.protocol
+      if (/^[^\s;,']+$/.test(source)) target = ` ${source}`
+    } catch {
+      target = ""
+    }
+  }
+  return `default-src 'none'; style-src ${STYLE_HASH}; form-action 'self'${target}; frame-ancestors 'none'; base-uri 'none'`
+}
+
+export const CONTENT_SECURITY_POLICY = contentSecurityPolicy()
 
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "content-security-policy": CONTENT_SECURITY_POLICY,

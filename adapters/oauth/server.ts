@@ -24,7 +24,7 @@ import { Tenant } from "../../src/ports/tenant.js"
 import { RateLimiter } from "../../src/ratelimit/RateLimiter.js"
 import { Users } from "../../src/Users.js"
 import { makeAdapterFactory } from "./adapter.js"
-import { consentPage, errorPage, SECURITY_HEADERS, sendHtml, signInPage } from "./pages.js"
+import { consentPage, contentSecurityPolicy, errorPage, SECURITY_HEADERS, sendHtml, signInPage } from "./pages.js"
 
 export const METADATA_PATH = "/.well-known/oauth-authorization-server"
 export const ACCESS_TOKEN_TTL_SECONDS = 3600
@@ -194,6 +194,7 @@ export const makeOAuthHandler = (options: OAuthServerOptions) =>
       const found = await clientOf(details)
       if (found === undefined) return sendHtml(res, 400, errorPage("Unknown application", "This application is no longer registered."))
       const base = `/oauth/interaction/${details.uid}`
+      const csp = { "content-security-policy": contentSecurityPolicy(String(details.params.redirect_uri ?? "")) }
       if (details.prompt.name === "login") {
         return sendHtml(res, error?.status ?? 200, signInPage({
           action: `${base}/login`,
@@ -201,7 +202,7 @@ export const makeOAuthHandler = (options: OAuthServerOptions) =>
           clientName: found.client.name,
           email: error?.email,
           error: error?.message
-        }))
+        }), csp)
       }
       const missing = (details.prompt.details.missingOIDCScope as ReadonlyArray<string> | undefined) ?? []
       const scopes = missing.filter((s): s is Scope => s in SCOPE_DESCRIPTIONS)
@@ -214,7 +215,7 @@ export const makeOAuthHandler = (options: OAuthServerOptions) =>
         environment: found.client.environment,
         userEmail: Option.match(user, { onNone: () => "", onSome: (u) => u.email }),
         scopes: scopes.map((scope) => ({ scope, description: SCOPE_DESCRIPTIONS[scope] }))
-      }))
+      }), csp)
     }
 
     const signIn = async (req: IncomingMessage, res: ServerResponse, details: InteractionDetails, form: URLSearchParams) => {
