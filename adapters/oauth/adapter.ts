@@ -22,6 +22,11 @@ export interface AdapterOptions {
 
 type Payload = { [key: string]: unknown }
 
+const withoutJti = ({ jti: _secret, ...rest }: Payload): Payload => rest
+
+const PURGE_EVERY = 100
+const PURGE_BATCH = 200
+
 export const makeAdapterFactory = (options: AdapterOptions) =>
   Effect.gen(function*() {
     const runtime = yield* Effect.runtime<Storage | OAuthClients | OAuthGrants>()
@@ -31,6 +36,17 @@ export const makeAdapterFactory = (options: AdapterOptions) =>
     const records = storage.collection(ProviderRecordsCollection)
     const run = Runtime.runPromise(runtime)
     const system = <A, E>(effect: Effect.Effect<A, E, Tenant>) => Effect.provideService(effect, Tenant, SYSTEM_TENANT)
+
+    /**
+     * Expired records are dropped when read; the rest, a batch every PURGE_EVERY writes, so
+     * the collection does not grow with every token ever issued.
+     */
+    let writes = 0
+    const purgeExpired = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const rows = yield* system(records.listIndexes({ where: [{ column: "expires_ms", op: "lt", value: now }], limit: PURGE_BATCH, columns: [], ordered: false }))
+      for (const row of rows) yield* system(records.remove(row.id))
+    })
 
     const clientMetadata = (clientId: string) =>
       Effect.map(clients.resolve(clientId), (found): Payload | undefined => {
@@ -81,7 +97,8 @@ export const makeAdapterFactory = (options: AdapterOptions) =>
             uid_key: typeof payload.uid === "string" ? yield* recordKey(`${model}.uid`, payload.uid) : null,
             expires_ms: expiresIn === undefined ? null : now + expiresIn * 1000,
             consumed_ms: null,
-            payload
+            // The id of a token or code is the secret itself: kept only in the key's hash.
+            payload: withoutJti(payload)
           }
           yield* storage.transaction(Effect.gen(function*() {
             const existing = yield* system(records.get(key))
@@ -91,12 +108,13 @@ export const makeAdapterFactory = (options: AdapterOptions) =>
               yield* grants.save({ id, client_id: payload.clientId, user_id: payload.accountId, scopes: parseScopes(openid?.scope) })
             }
           }))
+          if (++writes % PURGE_EVERY === 0) yield* Effect.ignore(storage.transaction(purgeExpired))
         }))
       }
 
       find(id: string): Promise<Payload | undefined> {
         if (this.model === "Client") return run(clientMetadata(id))
-        return read(this.model, recordKey(this.model, id))
+        return read(this.model, recordKey(this.model, id)).then((payload) => (payload === undefined ? undefined : { ...payload, jti: id }))
       }
 
       findByUid(uid: string): Promise<Payload | undefined> {

@@ -203,6 +203,17 @@ describe("tokens on /v1", () => {
     expect((await server.sandbox.get(`/v1/oauth-grants/${grant.id}`)).status).toBe(404)
   })
 
+  it("are rate limited on a counter of their own, not the key's", async () => {
+    const setup = await registerClient(server)
+    const { tokens } = await obtainTokens(server, setup)
+    await server.sandbox.get("/v1/services")
+    const byKey = await server.sandbox.get("/v1/services")
+    const byToken = await fetch(`${server.url}/v1/services`, { headers: { authorization: `Bearer ${tokens.access_token}` } })
+    expect(byToken.headers.get("x-ratelimit-limit")).toBe(byKey.headers.get("x-ratelimit-limit"))
+    expect(Number(byToken.headers.get("x-ratelimit-remaining"))).toBe(Number(byToken.headers.get("x-ratelimit-limit")) - 1)
+    expect(Number(byKey.headers.get("x-ratelimit-remaining"))).toBeLessThan(Number(byKey.headers.get("x-ratelimit-limit")) - 1)
+  })
+
   it("expire after an hour", async () => {
     const setup = await registerClient(server)
     const { tokens } = await obtainTokens(server, setup)

@@ -3,7 +3,7 @@
  * shared by processes on one database (two servers here, one connection set each).
  */
 import * as oauth from "oauth4webapi"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, expect, it } from "vitest"
@@ -34,6 +34,13 @@ it("tokens issued by one server work on another over the same database, and afte
     )
     await first.close()
     await second.close()
+
+    // At rest: no token and no client secret anywhere in the database files, only hashes.
+    const files = readdirSync(dir).map((f) => readFileSync(join(dir, f)).toString("latin1")).join("\n")
+    for (const secret of [tokens.access_token, tokens.refresh_token!, refreshed.access_token, refreshed.refresh_token!, setup.secret!]) {
+      expect(files.includes(secret)).toBe(false)
+    }
+    expect(files.includes(setup.id)).toBe(true)
 
     const restarted = await startOAuthServer({ storage })
     try {
