@@ -101,9 +101,9 @@ ${view.error !== undefined ? `<p class="error" role="alert">${escapeHtml(view.er
 <form method="post" action="${escapeHtml(view.action)}" autocomplete="on">
 <input type="hidden" name="csrf" value="${escapeHtml(view.csrf)}">
 <label for="email">Email</label>
-<input id="email" name="email" type="email" required autocomplete="username" value="${escapeHtml(view.email ?? "")}" autofocus>
+<input id="email" name="email" type="email" required autocomplete="username" value="${escapeHtml(view.email ?? "")}"${view.email === undefined ? " autofocus" : ""}>
 <label for="password">Password</label>
-<input id="password" name="password" type="password" required autocomplete="current-password">
+<input id="password" name="password" type="password" required autocomplete="current-password"${view.email !== undefined ? " autofocus" : ""}>
 <div class="actions"><button class="primary" type="submit">Sign in</button></div>
 </form>`)
 
