@@ -10,9 +10,11 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { AccountGroup, ApiKeysGroup } from "./contract/account.js"
 import { AdminGroup } from "./contract/admin.js"
+import { AdminUsersGroup } from "./contract/adminUsers.js"
 import { AvailabilityGroup } from "./contract/availability.js"
 import { BookingsGroup } from "./contract/bookings.js"
 import { EventsGroup } from "./contract/events.js"
+import { OAuthClientsGroup, OAuthGrantsGroup } from "./contract/oauth.js"
 import {
   BadRequestProblem,
   ForbiddenProblem,
@@ -48,7 +50,10 @@ export class SlotwiseApi extends HttpApi.make("slotwise")
   .add(EventsGroup)
   .add(WebhooksGroup)
   .add(SandboxGroup)
+  .add(OAuthClientsGroup)
+  .add(OAuthGrantsGroup)
   .add(AdminGroup)
+  .add(AdminUsersGroup)
   .addError(BadRequestProblem)
   .addError(UnauthorizedProblem)
   .addError(ForbiddenProblem)

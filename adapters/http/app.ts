@@ -6,8 +6,10 @@
  * `makeAppLayer`.
  */
 import { HttpApiBuilder } from "@effect/platform"
-import { Layer } from "effect"
+import { type Effect, Layer } from "effect"
+import type * as http from "node:http"
 import type { Events } from "../../src/Events.js"
+import type { Storage } from "../../src/ports/storage.js"
 import type { WebhookOutbox } from "../../src/webhooks/Outbox.js"
 import { Accounts } from "../../src/Accounts.js"
 import { ApiKeys } from "../../src/ApiKeys.js"
@@ -40,10 +42,21 @@ export const makeAppLayer = (options: AppOptions = {}) =>
 /** What the app layer needs from the composition root: the core and access services. */
 export type AppServices = Layer.Layer.Context<ReturnType<typeof makeAppLayer>>
 
+/**
+ * A Node handler served beside the API for the paths it claims (the OAuth authorization
+ * server, which speaks through its own Node handler), built once the server's public URL is known.
+ */
+export interface SideHandler {
+  readonly serves: (path: string) => boolean
+  readonly node: (req: http.IncomingMessage, res: http.ServerResponse) => void
+}
+
 /** What the composition root passes to the server and the mounted handlers. */
 export interface AppWiring<E> {
+  /** Handlers beside the API, given the server's public base URL. */
+  readonly beside?: ((baseUrl: string) => Effect.Effect<SideHandler, unknown, AppServices | Storage>) | undefined
   /** The core and access services over storage. */
-  readonly services: Layer.Layer<AppServices | Accounts | WebhookOutbox | Events, E>
+  readonly services: Layer.Layer<AppServices | Accounts | WebhookOutbox | Events | Storage, E>
   /** The webhook dispatcher (or `Layer.empty`); it is closed before storage. */
   readonly dispatcher: Layer.Layer<never, never, WebhookOutbox | Events>
 }

@@ -19,7 +19,9 @@ export const IdPrefixes = {
   key: "key",
   payment: "pay",
   account: "acc",
-  oauthClient: "oac"
+  oauthClient: "oac",
+  user: "usr",
+  grant: "grt"
 } as const
 export type IdKind = keyof typeof IdPrefixes
 
