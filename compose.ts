@@ -83,7 +83,7 @@ export const coreLayer = (policy: WebhookPolicyOptions = {}) => CoreLive.pipe(La
 export const CredentialsLive = authenticatorLayer(oauthAccessTokenCredentials)
 
 /** Accounts, keys, idempotency, the rate limiter, and OAuth's users, clients and grants. */
-const AccessServicesLive = Layer.mergeAll(AccessLive, OAuthServicesLive)
+export const AccessServicesLive = Layer.mergeAll(AccessLive, OAuthServicesLive)
 
 export interface HttpServicesOptions {
   readonly storage?: StorageChoice | undefined

@@ -7,13 +7,12 @@
  */
 import { HttpServerRequest } from "@effect/platform"
 import { Effect, Layer, ManagedRuntime, Schema } from "effect"
-import { AccessLive } from "../adapters/http/app.js"
 import { SlotwiseApi } from "../adapters/http/api.js"
 import { makeAuthenticate } from "../adapters/http/middleware/authenticate.js"
 import { readJsonBody } from "../adapters/http/middleware/body.js"
 import { countRequest, policyOf } from "../adapters/http/middleware/ratelimit.js"
 import { makeRouteTable } from "../adapters/http/middleware/routes.js"
-import { createHttpHandler, CredentialsLive, storageLayer } from "../compose.js"
+import { AccessServicesLive, createHttpHandler, CredentialsLive, storageLayer } from "../compose.js"
 import { MemoryRateLimitStoreLive } from "../adapters/memory/ratelimit.js"
 import { Accounts } from "../src/Accounts.js"
 import { decideAccess } from "../src/auth/access.js"
@@ -34,7 +33,7 @@ const cpuMicros = async (n: number, f: () => unknown): Promise<number> => {
 }
 
 const runtime = ManagedRuntime.make(
-  CredentialsLive.pipe(Layer.provideMerge(AccessLive), Layer.provide(MemoryRateLimitStoreLive), Layer.provideMerge(storageLayer("memory")))
+  CredentialsLive.pipe(Layer.provideMerge(AccessServicesLive), Layer.provide(MemoryRateLimitStoreLive), Layer.provideMerge(storageLayer("memory")))
 )
 const { keys } = await runtime.runPromise(Effect.flatMap(Accounts, (a) => a.create({ name: "Bench", plan: "business", rate_limit_per_minute: 1_000_000 })))
 const secret = keys.sandbox.secret
