@@ -52,6 +52,9 @@ export const makePostgresStorage = (
             connectionString: options.url,
             max: options.maxConnections ?? 10,
             types,
+            // A process that stalls inside a transaction would hold its tenant's write lock;
+            // the server ends such a session after a minute idle, releasing the lock.
+            idle_in_transaction_session_timeout: 60_000,
             ...(schema === undefined ? {} : { options: `-c search_path=${schema}` })
           })
           // An idle connection that breaks is dropped by the pool; without a listener the
