@@ -18,6 +18,7 @@ export { Staff as StaffMember, StaffCreate, StaffFields, StaffUpdate } from "./d
 export * from "./domain/slot.js"
 export { type CommittedEvent, type EventListener, EventListParams, Events } from "./Events.js"
 export * from "./events/catalogue.js"
+export { Payments } from "./Payments.js"
 export { Sandbox, SandboxEmit } from "./Sandbox.js"
 export * from "./domain/webhook.js"
 export {

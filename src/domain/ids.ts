@@ -4,7 +4,7 @@
  * collide across processes. Within one millisecond the random part increments, keeping
  * ids from one process strictly ordered.
  */
-import { Clock, Effect, Schema } from "effect"
+import { Schema } from "effect"
 
 export const IdPrefixes = {
   booking: "bkg",
@@ -76,10 +76,6 @@ export const makeId = (kind: IdKind, now: number): string => {
   }
   return `${IdPrefixes[kind]}_${time}${random.map((d) => ALPHABET[d]).join("")}`
 }
-
-/** A new id stamped with the current time of Effect's `Clock`. */
-export const newId = (kind: IdKind): Effect.Effect<string> =>
-  Effect.map(Clock.currentTimeMillis, (now) => makeId(kind, now))
 
 /** Schema of an id of one kind: its prefix and 26 base32 characters. */
 export const Id = (kind: IdKind) =>
