@@ -27,7 +27,7 @@ import { computeSlots } from "./scheduling/slots.js"
 import { InvalidReference } from "./domain/errors.js"
 
 const DAY = 86_400_000
-export const MAX_SLOT_RANGE_DAYS = 62
+const MAX_SLOT_RANGE_DAYS = 62
 
 export const AvailabilityListParams = Schema.Struct({
   ...PageParams,

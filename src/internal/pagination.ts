@@ -8,7 +8,7 @@ import { BadRequest } from "../domain/errors.js"
 import type { IndexValue } from "../ports/storage.js"
 
 export const DEFAULT_LIMIT = 20
-export const MAX_LIMIT = 100
+const MAX_LIMIT = 100
 
 export const Limit = Schema.Int.pipe(
   Schema.between(1, MAX_LIMIT, { message: () => `must be a whole number from 1 to ${MAX_LIMIT}` })
