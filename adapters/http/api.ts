@@ -32,6 +32,7 @@ import { ClientsGroup, ServicesGroup, StaffGroup } from "./contract/resources.js
 import { SandboxGroup } from "./contract/sandbox.js"
 import { SystemGroup } from "./contract/system.js"
 import { WebhooksGroup } from "./contract/webhooks.js"
+import { WidgetGroup } from "./contract/widget.js"
 import { cleanOpenApi } from "./openapi.js"
 
 export const VERSION = "0.1.0"
@@ -48,6 +49,7 @@ export class SlotwiseApi extends HttpApi.make("slotwise")
   .add(EventsGroup)
   .add(WebhooksGroup)
   .add(SandboxGroup)
+  .add(WidgetGroup)
   .add(AdminGroup)
   .addError(BadRequestProblem)
   .addError(UnauthorizedProblem)

@@ -6,7 +6,7 @@
  * `makeAppLayer`; swapping SQLite for memory is swapping the storage layer.
  */
 import { HttpApiBuilder, HttpApiScalar } from "@effect/platform"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { MemoryRateLimitStoreLive } from "../memory/ratelimit.js"
 import { WebhookDispatcherLive, type WebhookDispatcherOptions } from "../webhooks/dispatcher.js"
 import { WebhookPolicyLive } from "../webhooks/guard.js"
@@ -22,6 +22,7 @@ import type { Webhooks } from "../../src/Webhooks.js"
 import { SlotwiseApi } from "./api.js"
 import { HandlersLive } from "./handlers/index.js"
 import { DOCS_PATH, makePipeline, OPENAPI_PATH, type PipelineOptions } from "./middleware/pipeline.js"
+import { withWidget } from "./widgetAsset.js"
 
 /** Accounts, keys, idempotency and the rate limiter; needs `Storage` and a `RateLimitStore`. */
 export const AccessLive = Layer.mergeAll(Accounts.Default, Idempotency.Default, RateLimiter.Default).pipe(
@@ -92,7 +93,8 @@ export type AppOptions = PipelineOptions
  */
 export const makeAppLayer = (options: AppOptions = {}) =>
   Layer.mergeAll(
-    HttpApiBuilder.middleware(makePipeline(options)),
+    // /widget.js is answered before the pipeline: a static asset, no credential, not counted.
+    HttpApiBuilder.middleware(Effect.map(makePipeline(options), (pipeline) => (app) => withWidget(options.prefix)(pipeline(app)))),
     HttpApiBuilder.middlewareOpenApi({ path: OPENAPI_PATH }),
     HttpApiScalar.layer({ path: DOCS_PATH, scalar: { withDefaultFonts: false } })
   ).pipe(Layer.provideMerge(HttpApiBuilder.api(SlotwiseApi).pipe(Layer.provide(HandlersLive))))

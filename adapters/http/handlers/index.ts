@@ -10,6 +10,7 @@ import { SandboxLive } from "./sandbox.js"
 import { AuthenticationLive, OperatorAuthenticationLive } from "./security.js"
 import { SystemLive } from "./system.js"
 import { WebhooksLive } from "./webhooks.js"
+import { WidgetLive } from "./widget.js"
 
 export const HandlersLive = Layer.mergeAll(
   SystemLive,
@@ -23,5 +24,6 @@ export const HandlersLive = Layer.mergeAll(
   EventsLive,
   WebhooksLive,
   SandboxLive,
+  WidgetLive,
   AdminLive
 ).pipe(Layer.provide([AuthenticationLive, OperatorAuthenticationLive]))
