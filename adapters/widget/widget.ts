@@ -572,6 +572,9 @@ export class Widget implements WidgetHandle {
     try {
       this.booking = await this.client.book(body, `${this.bookingKey}-${withHold ? "h" : "d"}`)
     } catch (error) {
+      // The key is reused only to retry a request that may not have arrived; an answered one
+      // is settled (an idempotency key with another body would be refused).
+      if (!(error instanceof ApiError) || error.status !== 0) this.bookingKey = newId()
       if (error instanceof ApiError) {
         // The hold lapsed while the visitor typed: book the same time directly if it is still free.
         const holdGone = error.code === "hold_expired" ||
@@ -596,7 +599,10 @@ export class Widget implements WidgetHandle {
   // ---------------------------------------------------------------- formatting
 
   private formatTime(iso: string): string {
-    return new Intl.DateTimeFormat(this.intl, { timeZone: this.zone, hour: "numeric", minute: "2-digit" }).format(Date.parse(iso))
+    // 24-hour locales write 04:00, 12-hour ones 4:00 AM.
+    const h12 = new Intl.DateTimeFormat(this.intl, { hour: "numeric" }).resolvedOptions().hour12 === true
+    return new Intl.DateTimeFormat(this.intl, { timeZone: this.zone, hour: h12 ? "numeric" : "2-digit", minute: "2-digit" })
+      .format(Date.parse(iso))
   }
 
   private formatDay(key: string, weekdayStyle: "long" | "short" = "long"): string {
@@ -780,8 +786,8 @@ export class Widget implements WidgetHandle {
         const zone = (event.target as HTMLSelectElement).value
         if (!isTimeZone(zone)) return
         this.zone = zone
-        this.day = undefined
-        this.pickFirstDay()
+        // Keep the chosen day when it still has times in the new zone.
+        if (this.day === undefined || this.slotsOn(this.day).length === 0) this.pickFirstDay()
         this.focusAfter = "#tz"
         this.render()
         this.announce(`${this.t("time_zone")}: ${zone}`)
