@@ -429,6 +429,7 @@ export class Widget implements WidgetHandle {
     this.monthSlots = slots
     this.pickFirstDay()
     this.go("date")
+    setTimeout(this.fillZones, 0)
   }
 
   private async showMonth(month: YearMonth, focusDay?: string): Promise<void> {
@@ -465,7 +466,7 @@ export class Widget implements WidgetHandle {
     const prefix = civil(month.year, month.month, 1).slice(0, 8)
     const days = new Set<string>()
     for (const slot of slots) {
-      const key = dateKey(Date.parse(slot.start), this.zone)
+      const key = this.dayOf(slot)
       if (key.startsWith(prefix)) days.add(key)
     }
     return days
@@ -476,7 +477,7 @@ export class Widget implements WidgetHandle {
     const seen = new Set<string>()
     const out: Array<Slot> = []
     for (const slot of this.monthSlots ?? []) {
-      if (seen.has(slot.start) || dateKey(Date.parse(slot.start), this.zone) !== day) continue
+      if (seen.has(slot.start) || this.dayOf(slot) !== day) continue
       seen.add(slot.start)
       out.push(slot)
     }
@@ -598,20 +599,45 @@ export class Widget implements WidgetHandle {
 
   // ---------------------------------------------------------------- formatting
 
+  /** Intl formatters are costly to build (tens of µs each) and a calendar needs dozens: kept per options. */
+  private readonly formats = new Map<string, Intl.DateTimeFormat>()
+  private fmt(options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+    const key = `${this.intl}|${JSON.stringify(options)}`
+    let format = this.formats.get(key)
+    if (format === undefined) {
+      format = new Intl.DateTimeFormat(this.intl, options)
+      this.formats.set(key, format)
+    }
+    return format
+  }
+
+  /** The local day of each slot in the current zone, computed once per slot list and zone. */
+  private dayIndex: { slots: ReadonlyArray<Slot>; zone: string; days: Map<string, string> } | undefined
+  private dayOf(slot: Slot): string {
+    if (this.dayIndex === undefined || this.dayIndex.slots !== this.monthSlots || this.dayIndex.zone !== this.zone) {
+      this.dayIndex = { slots: this.monthSlots ?? [], zone: this.zone, days: new Map() }
+    }
+    let day = this.dayIndex.days.get(slot.start)
+    if (day === undefined) {
+      day = dateKey(Date.parse(slot.start), this.zone)
+      this.dayIndex.days.set(slot.start, day)
+    }
+    return day
+  }
+
   private formatTime(iso: string): string {
     // 24-hour locales write 04:00, 12-hour ones 4:00 AM.
-    const h12 = new Intl.DateTimeFormat(this.intl, { hour: "numeric" }).resolvedOptions().hour12 === true
-    return new Intl.DateTimeFormat(this.intl, { timeZone: this.zone, hour: h12 ? "numeric" : "2-digit", minute: "2-digit" })
-      .format(Date.parse(iso))
+    const h12 = this.fmt({ hour: "numeric" }).resolvedOptions().hour12 === true
+    return this.fmt({ timeZone: this.zone, hour: h12 ? "numeric" : "2-digit", minute: "2-digit" }).format(Date.parse(iso))
   }
 
   private formatDay(key: string, weekdayStyle: "long" | "short" = "long"): string {
-    return new Intl.DateTimeFormat(this.intl, { timeZone: "UTC", weekday: weekdayStyle, year: "numeric", month: "long", day: "numeric" })
+    return this.fmt({ timeZone: "UTC", weekday: weekdayStyle, year: "numeric", month: "long", day: "numeric" })
       .format(Date.parse(`${key}T12:00:00Z`))
   }
 
   private formatSlot(slot: Slot): string {
-    return new Intl.DateTimeFormat(this.intl, {
+    return this.fmt({
       timeZone: this.zone,
       weekday: "short",
       month: "short",
@@ -622,7 +648,7 @@ export class Widget implements WidgetHandle {
   }
 
   private monthLabel(): string {
-    return new Intl.DateTimeFormat(this.intl, { timeZone: "UTC", month: "long", year: "numeric" })
+    return this.fmt({ timeZone: "UTC", month: "long", year: "numeric" })
       .format(Date.UTC(this.month.year, this.month.month - 1, 15))
   }
 
@@ -779,9 +805,31 @@ export class Widget implements WidgetHandle {
           }, this.formatSlot(slot)))))
       ))
     }
-    const zoneSelect = h("select", {
+    const zoneSelect = this.zoneSelect()
+    nodes.push(h("label", { for: "tz" }, this.t("time_zone")), zoneSelect)
+    nodes.push(h("div", { class: "layout" }, h("div", {}, this.calendar()), h("div", {}, this.timesView())))
+    return nodes
+  }
+
+  /**
+   * The zone picker: ~400 options, so built once and kept across renders, and filled only when
+   * the visitor reaches it (focus comes before any key or click), off the path to first times.
+   */
+  private zonePicker: HTMLSelectElement | undefined
+  private readonly fillZones = () => {
+    const select = this.zonePicker
+    if (select === undefined || select.options.length > 1) return
+    select.replaceChildren(...timeZones(this.zone).map((zone) => h("option", { value: zone }, zone.replace(/_/g, " "))))
+    select.value = this.zone
+  }
+
+  private zoneSelect(): HTMLSelectElement {
+    const fill = this.fillZones
+    this.zonePicker ??= h("select", {
       id: "tz",
       "data-focus": "tz",
+      onfocus: fill,
+      onpointerdown: fill,
       onchange: (event: Event) => {
         const zone = (event.target as HTMLSelectElement).value
         if (!isTimeZone(zone)) return
@@ -792,10 +840,12 @@ export class Widget implements WidgetHandle {
         this.render()
         this.announce(`${this.t("time_zone")}: ${zone}`)
       }
-    }, timeZones(this.zone).map((zone) => h("option", { value: zone, selected: zone === this.zone }, zone.replace(/_/g, " "))))
-    nodes.push(h("label", { for: "tz" }, this.t("time_zone")), zoneSelect)
-    nodes.push(h("div", { class: "layout" }, h("div", {}, this.calendar()), h("div", {}, this.timesView())))
-    return nodes
+    })
+    if (this.zonePicker.options.length <= 1) {
+      this.zonePicker.replaceChildren(h("option", { value: this.zone }, this.zone.replace(/_/g, " ")))
+    }
+    this.zonePicker.value = this.zone
+    return this.zonePicker
   }
 
   private calendar(): Array<Node> {
@@ -813,8 +863,8 @@ export class Widget implements WidgetHandle {
     for (let i = 0; i < 7; i++) {
       const sample = addDays("2027-03-07", this.firstWeekday() + i) // a Sunday, then onwards
       const date = Date.parse(`${sample}T12:00:00Z`)
-      headers.push(h("th", { scope: "col", abbr: new Intl.DateTimeFormat(this.intl, { timeZone: "UTC", weekday: "long" }).format(date) },
-        new Intl.DateTimeFormat(this.intl, { timeZone: "UTC", weekday: "short" }).format(date)))
+      headers.push(h("th", { scope: "col", abbr: this.fmt({ timeZone: "UTC", weekday: "long" }).format(date) },
+        this.fmt({ timeZone: "UTC", weekday: "short" }).format(date)))
     }
     const rows: Array<Node> = []
     let cells: Array<Node> = []
