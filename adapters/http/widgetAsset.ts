@@ -88,18 +88,19 @@ const respond = (request: HttpServerRequest.HttpServerRequest): HttpServerRespon
 }
 
 /**
- * A 401 or 403 answered to a browser calling with a publishable key is readable by the calling
- * page (`Access-Control-Allow-Origin` for its origin), so the widget can say "unknown or revoked
- * key" or "origin not allowed" instead of a blind network error. The problem document says
- * nothing a server-side caller could not learn with the same key; successful responses still
- * get CORS headers only for the account's allowed origins.
+ * A 401 answered to a browser calling with a `pk_` bearer is readable by the calling page
+ * (`Access-Control-Allow-Origin` for its origin), so the widget can say "unknown or revoked
+ * key" instead of a blind network error: there is no account whose origins could be checked,
+ * and the problem says nothing a server-side caller could not learn with the same string.
+ * Everything else keeps the pipeline's rule (CORS only for the account's allowed origins); a
+ * refused origin is recognised by the widget itself (see adapters/widget/widget.ts `fail`).
  */
 const readableRefusals = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const origin = request.headers.origin
     if (origin === undefined || !/^\s*bearer\s+pk_/i.test(request.headers.authorization ?? "")) return app
     return Effect.map(app, (response) =>
-      response.status === 401 || response.status === 403
+      response.status === 401
         ? HttpServerResponse.setHeaders(response, { "access-control-allow-origin": origin, vary: "Origin" })
         : response)
   })

@@ -227,6 +227,7 @@ export class Widget implements WidgetHandle {
   private start(): void {
     this.applyAppearance()
     this.step = "loading"
+    this.config = undefined
     this.problem = undefined
     this.notice = undefined
     this.alternatives = []
@@ -339,9 +340,10 @@ export class Widget implements WidgetHandle {
       return
     }
     if (error.status === 0) {
-      // The browser hides why a cross-origin call failed. The server's widget.js is readable
-      // from any origin: if that answers, the API refused this page's origin (CORS).
-      if (await this.client.reachable()) {
+      // The browser hides why a cross-origin call failed. When the very first call (the config)
+      // fails but the server's widget.js, readable from any origin, answers, the API refused
+      // this page's origin (CORS). Later failures are the network's: they get a retry.
+      if (this.config === undefined && await this.client.reachable()) {
         return this.fatal("origin_not_allowed", this.t("origin_not_allowed", { origin: location.origin }))
       }
       const message = this.t("network")
@@ -723,7 +725,11 @@ export class Widget implements WidgetHandle {
   private view(): Array<Node> {
     switch (this.step) {
       case "loading":
-        return [h("h2", { tabindex: "-1" }, this.t("loading"))]
+        return [
+          h("h2", { tabindex: "-1" }, this.t("loading")),
+          ...(this.busy !== undefined && this.busy !== this.t("loading") ? [h("p", { class: "muted", role: "status" }, this.busy)] : []),
+          ...(this.problem !== undefined ? [this.alert(this.problem)] : [])
+        ]
       case "fatal":
         return [h("h2", { tabindex: "-1" }, this.t("error_heading")), h("div", { class: "alert", role: "alert" }, h("p", {}, this.problem?.message ?? ""))]
       case "service":

@@ -154,13 +154,17 @@ export const startBench = async (): Promise<Bench> => {
     sk,
     webhookSecret: hook.secret,
     ids: { ana, ben, cut, trim },
-    context: (options = {}) =>
-      browser.newContext({
+    context: async (options = {}) => {
+      const context = await browser.newContext({
         timezoneId: options.timezoneId ?? "Europe/Berlin",
         locale: options.locale ?? "en-US",
         colorScheme: options.colorScheme ?? "light",
         viewport: { width: 900, height: 900 }
-      }),
+      })
+      // Fail a step in seconds, with its locator named, rather than at the test's timeout.
+      context.setDefaultTimeout(10_000)
+      return context
+    },
     open: async (context, url) => {
       const page = await context.newPage()
       await page.clock.setFixedTime(new Date(NOW))

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { Page } from "playwright-core"
 import { gzipSync } from "node:zlib"
+import { createHttpHandler } from "../../adapters/http/mount.js"
 import { client, expectStatus, newAccount, request } from "../http/harness.js"
 import { verifies, waitFor } from "../webhooks/receiver.js"
 import { axeSource, type Bench, events, startBench, violations } from "./fixture.js"
@@ -22,6 +23,9 @@ afterAll(async () => {
 beforeEach(async () => {
   await bench.server.advance(61_000)
 })
+
+/** Polls with a deadline that tolerates a loaded machine (vitest's default is one second). */
+const poll = <T>(check: () => T | Promise<T>) => expect.poll(check, { timeout: 10_000, interval: 20 })
 
 const widget = (attrs: Record<string, string>) =>
   `<div id="w" data-slotwise-widget ${Object.entries(attrs).map(([k, v]) => `data-${k}="${v}"`).join(" ")}></div>`
@@ -46,23 +50,23 @@ describe("booking widget", () => {
   it("books with the mouse on a page with a strict CSP; events on the element and on window; webhook delivered", async () => {
     const context = await bench.context()
     const page = await bench.open(context, bench.host.page(widget({ key: bench.pk, service: bench.ids.cut })))
-    await expect.poll(() => heading(page).textContent()).toBe("Choose who")
+    await poll(() => heading(page).textContent()).toBe("Choose who")
     await page.screenshot({ path: join(shots, "staff-light.png") })
     await page.locator(`#w button[data-staff="${bench.ids.ana}"]`).click()
-    await expect.poll(() => heading(page).textContent()).toBe("Pick a date and time")
+    await poll(() => heading(page).textContent()).toBe("Pick a date and time")
     await page.locator('#w button[data-day="2027-03-29"]').click()
     // 10:00 in Berlin (summer time from 28 March) is 08:00Z.
     const time = page.locator('#w button[data-start="2027-03-29T08:00:00Z"]')
-    await expect.poll(() => time.textContent()).toBe("10:00 AM")
+    await poll(() => time.textContent()).toBe("10:00 AM")
     await page.screenshot({ path: join(shots, "times-light.png") })
     await time.click()
-    await expect.poll(() => heading(page).textContent()).toBe("Your details")
+    await poll(() => heading(page).textContent()).toBe("Your details")
     await page.locator("#w #f-name").fill("Mia Maus")
     await page.locator("#w #f-email").fill("mia@example.com")
     await page.locator("#w #f-phone").fill("+49 30 1234567")
     await page.screenshot({ path: join(shots, "details-light.png") })
     await page.locator('#w button[type="submit"]').click()
-    await expect.poll(() => heading(page).textContent()).toBe("Booking confirmed")
+    await poll(() => heading(page).textContent()).toBe("Booking confirmed")
     await page.screenshot({ path: join(shots, "done-light.png") })
 
     const { booking, client } = await readBack(page)
@@ -85,14 +89,14 @@ describe("booking widget", () => {
   it("books with the keyboard alone: focus on each step's heading, arrows in the calendar and the time grid", async () => {
     const context = await bench.context()
     const page = await bench.open(context, bench.host.page(widget({ key: bench.pk, service: bench.ids.trim })))
-    await expect.poll(() => heading(page).textContent()).toBe("Pick a date and time")
+    await poll(() => heading(page).textContent()).toBe("Pick a date and time")
     expect(await active(page)).toMatchObject({ tag: "H2", text: "Pick a date and time" })
     await tabTo(page, (a) => a.day !== null)
     expect(await active(page)).toMatchObject({ day: "2027-03-26", outline: "solid" })
     for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowRight")
     expect(await active(page)).toMatchObject({ day: "2027-03-29" })
     await page.keyboard.press("Enter")
-    await expect.poll(() => page.locator("#w h3").textContent()).toBe("Times on Monday, March 29, 2027")
+    await poll(() => page.locator("#w h3").textContent()).toBe("Times on Monday, March 29, 2027")
     const starts = await page.locator("#w .time").evaluateAll((els) => els.map((e) => e.getAttribute("data-start")))
     expect(starts.at(-1)).toBe("2027-03-29T14:00:00Z")
     await tabTo(page, (a) => a.start !== null)
@@ -106,19 +110,19 @@ describe("booking widget", () => {
     await page.keyboard.press("End")
     expect(await active(page)).toMatchObject({ start: starts.at(-1) })
     await page.keyboard.press("Space")
-    await expect.poll(() => heading(page).textContent()).toBe("Your details")
+    await poll(() => heading(page).textContent()).toBe("Your details")
     expect(await active(page)).toMatchObject({ tag: "H2" })
     // Submitting empty: the errors are announced, the first invalid field gets focus.
     await tabTo(page, (a) => a.tag === "BUTTON" && a.text === "Book")
     await page.keyboard.press("Enter")
-    await expect.poll(() => active(page)).toMatchObject({ id: "f-name" })
+    await poll(() => active(page)).toMatchObject({ id: "f-name" })
     expect(await page.locator("#w #f-email").getAttribute("aria-invalid")).toBe("true")
-    await expect.poll(() => page.locator("#w [role=status].sr").textContent()).toBe("Please correct the marked fields.")
+    await poll(() => page.locator("#w [role=status].sr").textContent()).toBe("Please correct the marked fields.")
     await page.keyboard.type("Kai Keys")
     await page.keyboard.press("Tab")
     await page.keyboard.type("kai@example.com")
     await page.keyboard.press("Enter")
-    await expect.poll(() => heading(page).textContent()).toBe("Booking confirmed")
+    await poll(() => heading(page).textContent()).toBe("Booking confirmed")
     expect(await active(page)).toMatchObject({ tag: "H2" })
     const { booking, client } = await readBack(page)
     expect(booking).toMatchObject({ service_id: bench.ids.trim, staff_id: bench.ids.ana, start: "2027-03-29T14:00:00Z" })
@@ -149,7 +153,7 @@ describe("booking widget", () => {
       "prefill-email": "lena@example.com",
       "prefill-notes": "Bitte pünktlich"
     })))
-    await expect.poll(() => heading(page).textContent()).toBe("Datum und Uhrzeit wählen")
+    await poll(() => heading(page).textContent()).toBe("Datum und Uhrzeit wählen")
     expect(await page.locator("#w #month").textContent()).toBe("März 2027")
     const frame = await page.locator("#w .sw").evaluate((el) => {
       const s = getComputedStyle(el)
@@ -166,10 +170,10 @@ describe("booking widget", () => {
     const slot = page.locator('#w button[data-start="2027-03-30T08:00:00Z"]')
     expect(await slot.textContent()).toBe("10:00")
     await page.locator("#w #tz").selectOption("America/New_York")
-    await expect.poll(() => slot.textContent()).toBe("04:00")
+    await poll(() => slot.textContent()).toBe("04:00")
     await page.screenshot({ path: join(shots, "times-dark-de-newyork.png") })
     await slot.click()
-    await expect.poll(() => heading(page).textContent()).toBe("Ihre Angaben")
+    await poll(() => heading(page).textContent()).toBe("Ihre Angaben")
     expect(await page.locator("#w .summary").textContent()).toContain("Dienstag, 30. März 2027, 04:00 (America/New York)")
     expect(await page.locator("#w #f-name").inputValue()).toBe("Lena Vogel")
     expect(await page.locator("#w #f-email").inputValue()).toBe("lena@example.com")
@@ -177,7 +181,7 @@ describe("booking widget", () => {
     expect(await page.locator("#w label[for=f-phone]").textContent()).toBe("Telefon (optional)")
     // Back releases the hold: the time is free again for everyone.
     await page.locator("#w button.link").click()
-    await expect.poll(async () => {
+    await poll(async () => {
       const slots = expectStatus(await bench.admin.get(`/v1/availability/slots?service_id=${bench.ids.cut}&start=2027-03-30T08:00:00Z&end=2027-03-30T08:30:00Z`), 200)
       return slots.data.length
     }).toBe(2)
@@ -188,10 +192,10 @@ describe("booking widget", () => {
   it("a time taken while the visitor types: the API's alternatives are offered and one of them books", async () => {
     const context = await bench.context()
     const page = await bench.open(context, bench.host.page(widget({ key: bench.pk, service: bench.ids.trim, "prefill-email": "ola@example.com" })))
-    await expect.poll(() => heading(page).textContent()).toBe("Pick a date and time")
+    await poll(() => heading(page).textContent()).toBe("Pick a date and time")
     await page.locator('#w button[data-day="2027-03-31"]').click()
     await page.locator('#w button[data-start="2027-03-31T09:00:00Z"]').click()
-    await expect.poll(() => heading(page).textContent()).toBe("Your details")
+    await poll(() => heading(page).textContent()).toBe("Your details")
     // The hold lapses (10 minutes on the server's clock) and someone else books the time.
     await bench.server.advance(11 * 60_000)
     expectStatus(await bench.admin.post("/v1/bookings", {
@@ -203,16 +207,16 @@ describe("booking widget", () => {
     await page.locator("#w #f-name").fill("Ola Late")
     await page.locator('#w button[type="submit"]').click()
     const alternatives = page.locator("#w button[data-alternative]")
-    await expect.poll(() => alternatives.count()).toBeGreaterThan(0)
+    await poll(() => alternatives.count()).toBeGreaterThan(0)
     expect(await page.locator("#w .notice p").first().textContent()).toBe("That time has just been taken. Choose another time:")
     await page.screenshot({ path: join(shots, "alternatives-light.png") })
     const chosen = await alternatives.first().getAttribute("data-alternative")
     expect(chosen).not.toBe("2027-03-31T09:00:00Z")
     await alternatives.first().click()
-    await expect.poll(() => heading(page).textContent()).toBe("Your details")
+    await poll(() => heading(page).textContent()).toBe("Your details")
     expect(await page.locator("#w #f-name").inputValue()).toBe("Ola Late")
     await page.locator('#w button[type="submit"]').click()
-    await expect.poll(() => heading(page).textContent()).toBe("Booking confirmed")
+    await poll(() => heading(page).textContent()).toBe("Booking confirmed")
     const { booking } = await readBack(page)
     expect(booking).toMatchObject({ start: chosen, staff_id: bench.ids.ana })
     const seen = await events(page)
@@ -234,26 +238,26 @@ describe("booking widget", () => {
           if (v.impact === "serious" || v.impact === "critical") found.push(`${scheme} ${step}: ${v.id} ${JSON.stringify(v.nodes.map((n) => n.target))}`)
         }
       }
-      await expect.poll(() => heading(page).textContent()).toBe("Choose a service")
+      await poll(() => heading(page).textContent()).toBe("Choose a service")
       await check("service")
       await page.locator(`#w button[data-service="${bench.ids.cut}"]`).click()
-      await expect.poll(() => heading(page).textContent()).toBe("Choose who")
+      await poll(() => heading(page).textContent()).toBe("Choose who")
       await check("staff")
       await page.locator(`#w button[data-staff="${bench.ids.ben}"]`).click()
-      await expect.poll(() => heading(page).textContent()).toBe("Pick a date and time")
+      await poll(() => heading(page).textContent()).toBe("Pick a date and time")
       await page.locator('#w button[data-day="2027-03-31"]').click()
       const start = scheme === "light" ? "2027-03-31T10:00:00Z" : "2027-03-31T11:00:00Z"
       await page.locator(`#w button[data-start="${start}"]`).waitFor()
       await check("times")
       await page.locator(`#w button[data-start="${start}"]`).click()
-      await expect.poll(() => heading(page).textContent()).toBe("Your details")
+      await poll(() => heading(page).textContent()).toBe("Your details")
       await page.locator('#w button[type="submit"]').click()
-      await expect.poll(() => page.locator("#w #f-email").getAttribute("aria-invalid")).toBe("true")
+      await poll(() => page.locator("#w #f-email").getAttribute("aria-invalid")).toBe("true")
       await check("details-errors")
       await page.locator("#w #f-name").fill("Axel Axe")
       await page.locator("#w #f-email").fill(`axel-${scheme}@example.com`)
       await page.locator('#w button[type="submit"]').click()
-      await expect.poll(() => heading(page).textContent()).toBe("Booking confirmed")
+      await poll(() => heading(page).textContent()).toBe("Booking confirmed")
       await check("done")
       await context.close()
     }
@@ -280,9 +284,9 @@ describe("booking widget", () => {
       })
       await page.addInitScript(`window.__events=[];addEventListener("message",(e)=>{if(e.data&&e.data.type==="slotwise:error")__events.push({via:"window",type:e.data.type,payload:e.data.payload})});document.addEventListener("slotwise:error",(e)=>__events.push({via:"element",type:e.type,payload:e.detail}),true);`)
       await page.goto(bench.host.page(widget({ key: c.key, service: c.service ?? bench.ids.cut })))
-      await expect.poll(() => heading(page).textContent()).toBe("Booking unavailable")
+      await poll(() => heading(page).textContent()).toBe("Booking unavailable")
       expect(await page.locator("#w [role=alert]").textContent()).toContain(c.text)
-      await expect.poll(async () => (await events(page)).map((e) => `${e.via} ${e.payload.code}`).sort()).toEqual([`element ${c.code}`, `window ${c.code}`])
+      await poll(async () => (await events(page)).map((e) => `${e.via} ${e.payload.code}`).sort()).toEqual([`element ${c.code}`, `window ${c.code}`])
       if (c.code === "secret_key") expect(apiCalls).toEqual([])
       await page.close()
     }
@@ -294,7 +298,7 @@ describe("booking widget", () => {
     const context = await bench.context()
     const shown = async (key: string) => {
       const page = await bench.open(context, bench.host.page(widget({ key, "hide-branding": "true" })))
-      await expect.poll(() => heading(page).textContent()).not.toBe("Loading…")
+      await poll(() => heading(page).textContent()).not.toBe("Loading…")
       const footer = page.locator("#w .footer")
       const visible = await footer.isVisible() && (await footer.textContent()) === "Powered by Slotwise"
       await page.close()
@@ -320,22 +324,80 @@ describe("booking widget", () => {
       el.dataset.staff = "any"
       document.getElementById("slot-here")!.append(el)
     }, [bench.pk, bench.ids.trim])
-    await expect.poll(() => heading(page).textContent()).toBe("Pick a date and time")
+    await poll(() => heading(page).textContent()).toBe("Pick a date and time")
     await page.evaluate(([key, service]) => {
       const el = document.createElement("div")
       el.id = "js"
       document.body.append(el)
       ;(window as any).handle = (window as any).Slotwise.mount(el, { key, service, staff: "any", locale: "de" })
     }, [bench.pk, bench.ids.trim])
-    await expect.poll(() => page.locator("#js h2").textContent()).toBe("Datum und Uhrzeit wählen")
+    await poll(() => page.locator("#js h2").textContent()).toBe("Datum und Uhrzeit wählen")
     await page.evaluate(() => (window as any).handle.update({ locale: "en", theme: "dark" }))
-    await expect.poll(() => page.locator("#js h2").textContent()).toBe("Pick a date and time")
+    await poll(() => page.locator("#js h2").textContent()).toBe("Pick a date and time")
     expect(await page.locator("#js .sw").getAttribute("data-theme")).toBe("dark")
     await page.evaluate(() => (window as any).handle.destroy())
     expect(await page.evaluate(() => document.getElementById("js")!.shadowRoot!.childNodes.length)).toBe(0)
     const ready = (await events(page)).filter((e) => e.type === "slotwise:ready" && e.via === "element").map((e) => e.target)
     expect(ready).toEqual(["w", "js"])
     await context.close()
+  })
+
+  it("recovers: a refused hold offers alternatives, a failed request a retry, a 429 is waited out", async () => {
+    const context = await bench.context()
+    const page = await context.newPage()
+    await page.clock.setFixedTime(new Date("2027-03-26T08:00:00Z"))
+    // The slots call fails at the network level until the alert shows, then is rate limited once.
+    let failing = true
+    let limited = 0
+    await page.route("**/v1/availability/slots?**", async (route) => {
+      if (route.request().method() !== "GET") return route.continue()
+      if (failing) return route.abort("connectionreset")
+      if (limited++ === 0) {
+        return route.fulfill({
+          status: 429,
+          headers: {
+            "content-type": "application/problem+json",
+            "retry-after": "1",
+            "access-control-allow-origin": bench.host.origin,
+            "access-control-expose-headers": "retry-after"
+          },
+          body: JSON.stringify({ type: "https://slotwise.dev/errors/rate_limited", title: "Too many requests", status: 429, code: "rate_limited", detail: "slow down" })
+        })
+      }
+      return route.continue()
+    })
+    await page.goto(bench.host.page(widget({ key: bench.pk, service: bench.ids.trim })))
+    const alert = page.locator("#w [role=alert]")
+    await poll(() => alert.textContent()).toContain("We could not reach the booking service.")
+    failing = false
+    await page.locator('#w button[data-focus="retry"]').click()
+    // Shown while the widget waits out Retry-After (1 s): polled without waiting for the element.
+    await poll(() => page.locator("#w [role=status].muted").allTextContents()).toEqual(["Many requests right now. Trying again in 1 s…"])
+    await poll(() => heading(page).textContent()).toBe("Pick a date and time")
+    expect(limited).toBe(2)
+    // Someone books 14:00Z on the 30th after the calendar was shown: picking it is refused (409).
+    await page.locator('#w button[data-day="2027-03-30"]').click()
+    await page.locator('#w button[data-start="2027-03-30T12:00:00Z"]').waitFor()
+    expectStatus(await bench.admin.post("/v1/bookings", { service_id: bench.ids.trim, staff_id: bench.ids.ana, start: "2027-03-30T12:00:00Z", client: { name: "Phone call" } }), 201)
+    await page.locator('#w button[data-start="2027-03-30T12:00:00Z"]').click()
+    await poll(() => page.locator("#w button[data-alternative]").count()).toBeGreaterThan(0)
+    expect(await page.locator('#w button[data-start="2027-03-30T12:00:00Z"]').count()).toBe(0)
+    const alternatives = await page.locator("#w button[data-alternative]").evaluateAll((els) => els.map((e) => e.getAttribute("data-alternative")))
+    expect(alternatives).not.toContain("2027-03-30T12:00:00Z")
+    await context.close()
+  })
+
+  it("/widget.js is served by the mounted handlers under their prefix", async () => {
+    const handler = await createHttpHandler({ prefix: "/scheduling", webhooks: false })
+    try {
+      const reply = await handler.fetch(new Request("http://shop.example/scheduling/widget.js"))
+      expect(reply.status).toBe(200)
+      expect(reply.headers.get("etag")).toMatch(/^"[\w-]{22}"$/)
+      expect(await reply.text()).toContain("Slotwise booking widget")
+      expect((await handler.fetch(new Request("http://shop.example/widget.js"))).status).toBe(404)
+    } finally {
+      await handler.close()
+    }
   })
 
   it("GET /widget.js: the built bundle, gzipped under 25 KB, with an ETag and a five-minute public cache", async () => {
