@@ -4,7 +4,9 @@
  * strict CSP, a webhook receiver, and one headless Chromium (Debian's, driven by playwright-core).
  */
 import * as http from "node:http"
-import { existsSync, readFileSync, statSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import type { AddressInfo } from "node:net"
 import { createRequire } from "node:module"
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core"
@@ -26,9 +28,8 @@ export const launchBrowser = async (): Promise<Browser> => {
 
 /** Builds dist/widget.js unless it is newer than every widget source. */
 export const ensureWidgetBuilt = async (): Promise<string> => {
-  const dir = new URL("../../adapters/widget/", import.meta.url)
-  const sources = ["index.ts", "widget.ts", "api.ts", "strings.ts", "styles.ts", "time.ts", "build.mjs"]
-  const newest = Math.max(...sources.map((f) => statSync(new URL(f, dir)).mtimeMs))
+  const dir = fileURLToPath(new URL("../../adapters/widget/", import.meta.url))
+  const newest = Math.max(...readdirSync(dir).map((f) => statSync(join(dir, f)).mtimeMs))
   const built = statSync(widgetOutfile, { throwIfNoEntry: false })?.mtimeMs ?? 0
   if (built < newest) await buildWidget()
   return widgetOutfile
@@ -38,13 +39,13 @@ export const axeSource = (): string => readFileSync(createRequire(import.meta.ur
 
 export interface HostSite {
   readonly origin: string
-  /** Serves `body` as a page under a strict CSP (only `api` for scripts, styles and connections); returns its URL. */
+  /** Serves `body` as a page under a strict CSP (only `api` for scripts and connections); returns its URL. */
   readonly page: (body: string, options?: { readonly csp?: boolean }) => string
   readonly close: () => Promise<void>
 }
 
-export const cspFor = (api: string) =>
-  `default-src 'none'; script-src ${api}; style-src ${api}; connect-src ${api}; img-src ${api}; base-uri 'none'; form-action 'none'`
+/** The policy docs/widget.md gives host pages: the API's origin for scripts and connections, nothing else. */
+export const cspFor = (api: string) => `default-src 'none'; script-src ${api}; connect-src ${api}; base-uri 'none'; form-action 'none'`
 
 export const startHost = async (api: string): Promise<HostSite> => {
   const pages = new Map<string, { body: string; csp: boolean }>()
