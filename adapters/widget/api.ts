@@ -46,6 +46,8 @@ export interface WidgetConfig {
 }
 interface Page<A> {
   readonly data: ReadonlyArray<A>
+  readonly has_more?: boolean
+  readonly next_cursor?: string | null
 }
 
 /** A failed call: `status` 0 when the network (or CORS) failed before any answer. */
@@ -124,11 +126,22 @@ export const makeClient = (options: ClientOptions) => {
   const q = (params: Record<string, string | undefined>) =>
     new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined)).toString()
 
+  /** Every page of a list (accounts rarely have more than one). */
+  const all = async <A>(path: string): Promise<ReadonlyArray<A>> => {
+    const items: Array<A> = []
+    for (let cursor: string | null | undefined = undefined; ;) {
+      const page: Page<A> = await call<Page<A>>("GET", `${path}?${q({ limit: "100", cursor: cursor ?? undefined })}`)
+      items.push(...page.data)
+      if (page.has_more !== true || !page.next_cursor) return items
+      cursor = page.next_cursor
+    }
+  }
+
   return {
     config: () => call<WidgetConfig>("GET", "/v1/widget/config"),
-    services: () => call<Page<Service>>("GET", "/v1/services?limit=100").then((p) => p.data),
+    services: () => all<Service>("/v1/services"),
     service: (id: string) => call<Service>("GET", `/v1/services/${encodeURIComponent(id)}`),
-    staff: () => call<Page<StaffMember>>("GET", "/v1/staff?limit=100").then((p) => p.data),
+    staff: () => all<StaffMember>("/v1/staff"),
     slots: (params: { service_id: string; staff_id?: string | undefined; start: string; end: string }) =>
       call<Page<Slot>>("GET", `/v1/availability/slots?${q(params)}`).then((p) => p.data),
     hold: (body: { service_id: string; staff_id: string; start: string; ttl_seconds: number }) =>

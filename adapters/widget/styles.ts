@@ -12,7 +12,7 @@ export const BASE_CSS = `
 .sw[data-theme=dark]{--sw-bg:#111827;--sw-fg:#f9fafb;--sw-muted:#d1d5db;--sw-line:#9ca3af;--sw-soft:#1e293b;--sw-error:#fecaca;--sw-error-bg:#450a0a}
 .sw *,.sw *::before,.sw *::after{box-sizing:border-box}
 h2{font-size:1.25rem;margin:0 0 .25rem;line-height:1.3}
-h2:focus,#month:focus{outline:none}
+h2:focus,#month:focus,.notice:focus{outline:none}
 h3{font-size:1rem;margin:1rem 0 .5rem}
 p{margin:.25rem 0 .75rem}
 .muted{color:var(--sw-muted);font-size:.875rem}

@@ -280,7 +280,7 @@ export class Widget implements WidgetHandle {
       }
       return this.afterService(true)
     }
-    this.services = (await services!).filter((s) => s.active)
+    this.services = (await services!).filter((s) => s.active && s.staff_ids.length > 0)
     if (this.services.length === 0) return this.fatal("no_services", this.t("no_services"))
     this.go("service")
   }
@@ -380,7 +380,7 @@ export class Widget implements WidgetHandle {
   private focus(selector: string): void {
     const el = this.body.querySelector<HTMLElement>(selector)
     if (el !== null) {
-      if (el.tagName === "H2" || el.classList.contains("alert")) el.setAttribute("tabindex", "-1")
+      if (el.tagName === "H2" || el.classList.contains("alert") || el.classList.contains("notice")) el.setAttribute("tabindex", "-1")
       el.focus()
     }
   }
@@ -452,7 +452,9 @@ export class Widget implements WidgetHandle {
     } else {
       this.pickFirstDay()
     }
-    this.focusAfter = focusDay !== undefined ? `[data-day="${focusDay}"]` : ".calhead strong"
+    // Arrow keys carried focus across the month edge: it lands on that day. From the month
+    // buttons, focus stays on the button (restored by render) so it can be pressed again.
+    if (focusDay !== undefined) this.focusAfter = `[data-day="${focusDay}"]`
     this.render()
     this.announce(days.size === 0 ? this.t("no_times_month") : this.monthLabel())
   }

@@ -210,6 +210,8 @@ describe("booking widget", () => {
     await poll(() => alternatives.count()).toBeGreaterThan(0)
     expect(await page.locator("#w .notice p").first().textContent()).toBe("That time has just been taken. Choose another time:")
     await page.screenshot({ path: join(shots, "alternatives-light.png") })
+    expect(await seriousViolations(page)).toEqual([])
+    expect(await active(page)).toMatchObject({ tag: "DIV" }) // the notice, announced
     const chosen = await alternatives.first().getAttribute("data-alternative")
     expect(chosen).not.toBe("2027-03-31T09:00:00Z")
     await alternatives.first().click()
@@ -225,18 +227,13 @@ describe("booking widget", () => {
   })
 
   it("passes axe (no serious or critical violations) at every step, in light and dark", async () => {
-    const axe = axeSource()
     const found: Array<string> = []
     for (const scheme of ["light", "dark"] as const) {
       const context = await bench.context({ colorScheme: scheme })
       const page = await bench.open(context, bench.host.page(widget({ key: bench.pk, theme: "auto" })))
-      await page.evaluate(axe)
       const check = async (step: string) => {
         await page.screenshot({ path: join(shots, `${step}-${scheme}.png`) })
-        const result = await page.evaluate(() => (window as any).axe.run(document, { resultTypes: ["violations"] }))
-        for (const v of result.violations as Array<{ id: string; impact: string; nodes: Array<{ target: unknown }> }>) {
-          if (v.impact === "serious" || v.impact === "critical") found.push(`${scheme} ${step}: ${v.id} ${JSON.stringify(v.nodes.map((n) => n.target))}`)
-        }
+        found.push(...(await seriousViolations(page)).map((v) => `${scheme} ${step}: ${v}`))
       }
       await poll(() => heading(page).textContent()).toBe("Choose a service")
       await check("service")
@@ -416,6 +413,15 @@ describe("booking widget", () => {
     expect(gz.headers.get("content-encoding")).toBe("gzip")
   })
 })
+
+/** axe-core's serious and critical findings on the page (axe evaluated through CDP: the page's CSP allows no inline script). */
+const seriousViolations = async (page: Page): Promise<Array<string>> => {
+  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(axeSource())
+  const result = await page.evaluate(() => (window as any).axe.run(document, { resultTypes: ["violations"] }))
+  return (result.violations as Array<{ id: string; impact: string; nodes: Array<{ target: unknown }> }>)
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} ${JSON.stringify(v.nodes.map((n) => n.target))}`)
+}
 
 interface Active {
   readonly tag: string
