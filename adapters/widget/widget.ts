@@ -298,7 +298,7 @@ export class Widget implements WidgetHandle {
       this.staffChoice = ANY
       return this.enterDate(first)
     }
-    this.busy = this.t("loading")
+    this.busy ??= this.t("loading") // a "waiting out a 429" message stays
     this.render()
     const all = await this.client.staff()
     this.busy = undefined
@@ -316,7 +316,7 @@ export class Widget implements WidgetHandle {
     const heading = this.body.querySelector("h2")?.textContent ?? ""
     const progress = this.progress()
     this.announce(progress === undefined ? heading : `${progress}: ${heading}`)
-    if (!this.readyEmitted && step !== "loading") {
+    if (!this.readyEmitted && step !== "loading" && step !== "fatal") {
       this.readyEmitted = true
       this.emit("slotwise:ready", { service: this.service?.id ?? null, step })
     }
@@ -419,7 +419,7 @@ export class Widget implements WidgetHandle {
   private async enterDate(first: boolean): Promise<void> {
     const today = dateKey(Date.now(), this.zone)
     if (first || this.monthSlots === undefined) this.month = monthOf(today)
-    this.busy = this.t("loading")
+    this.busy ??= this.t("loading") // a "waiting out a 429" message stays
     this.render()
     let slots = await this.slotsFor(this.service!.id, this.staffParam(), this.month)
     // A quiet month: look up to two months ahead before showing an empty calendar.
@@ -437,7 +437,7 @@ export class Widget implements WidgetHandle {
   private async showMonth(month: YearMonth, focusDay?: string): Promise<void> {
     this.month = month
     this.monthSlots = undefined
-    this.busy = this.t("loading")
+    this.busy ??= this.t("loading") // a "waiting out a 429" message stays
     this.render()
     try {
       this.monthSlots = await this.slotsFor(this.service!.id, this.staffParam(), month)
@@ -489,6 +489,7 @@ export class Widget implements WidgetHandle {
   }
 
   private async pickSlot(slot: Slot): Promise<void> {
+    if (this.busy !== undefined) return // a hold is already on its way
     this.emit("slotwise:slot_selected", slot)
     this.problem = undefined
     this.notice = undefined
