@@ -61,7 +61,7 @@ td{padding:2px;text-align:center}
 .actions{display:flex;gap:.75rem;flex-wrap:wrap;margin-top:1rem;align-items:center}
 .footer{margin-top:1rem;font-size:.75rem;color:var(--sw-muted);text-align:end}
 .footer a{color:var(--sw-muted)}
-.check{font-size:2rem;line-height:1}
+.ok::before{content:"✓" / "";margin-inline-end:.5rem}
 .probe{color:var(--sw-primary)}
 `
 

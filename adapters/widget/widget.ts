@@ -691,7 +691,7 @@ export class Widget implements WidgetHandle {
     else if (activeKey !== undefined) this.body.querySelector<HTMLElement>(`[data-focus="${activeKey}"]`)?.focus()
   }
 
-  private header(title: string, back?: () => void): Array<Node> {
+  private header(title: string, back?: () => void, headingClass?: string): Array<Node> {
     const progress = this.progress()
     const top = h(
       "div",
@@ -699,7 +699,7 @@ export class Widget implements WidgetHandle {
       h("span", { class: "muted" }, progress ?? ""),
       this.config?.environment === "sandbox" ? h("span", { class: "badge" }, this.t("test_mode")) : null
     )
-    const nodes: Array<Node> = [top, h("h2", { tabindex: "-1" }, title)]
+    const nodes: Array<Node> = [top, h("h2", { tabindex: "-1", class: headingClass }, title)]
     if (this.busy !== undefined) nodes.push(h("p", { class: "muted", role: "status" }, this.busy))
     if (this.problem !== undefined && this.step !== "fatal") nodes.push(this.alert(this.problem))
     if (back !== undefined) {
@@ -1085,7 +1085,7 @@ export class Widget implements WidgetHandle {
     })], { type: "text/calendar" }))
     const pending = booking.status === "pending"
     const nodes: Array<Node | null> = [
-      ...this.header(pending ? this.t("pending_heading") : this.t("done_heading")),
+      ...this.header(pending ? this.t("pending_heading") : this.t("done_heading"), undefined, pending ? undefined : "ok"),
       h("p", { "data-booking": booking.id }, this.t("confirmation", {
         service: service.name,
         date: this.formatDay(day),
