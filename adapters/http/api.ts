@@ -34,6 +34,7 @@ import { ClientsGroup, ServicesGroup, StaffGroup } from "./contract/resources.js
 import { SandboxGroup } from "./contract/sandbox.js"
 import { SystemGroup } from "./contract/system.js"
 import { WebhooksGroup } from "./contract/webhooks.js"
+import { WidgetGroup } from "./contract/widget.js"
 import { cleanOpenApi } from "./openapi.js"
 
 export const VERSION = "0.1.0"
@@ -52,6 +53,7 @@ export class SlotwiseApi extends HttpApi.make("slotwise")
   .add(SandboxGroup)
   .add(OAuthClientsGroup)
   .add(OAuthGrantsGroup)
+  .add(WidgetGroup)
   .add(AdminGroup)
   .add(AdminUsersGroup)
   .addError(BadRequestProblem)

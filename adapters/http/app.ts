@@ -6,7 +6,7 @@
  * `makeAppLayer`.
  */
 import { HttpApiBuilder } from "@effect/platform"
-import { type Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import type * as http from "node:http"
 import type { Events } from "../../src/Events.js"
 import type { Storage } from "../../src/ports/storage.js"
@@ -19,6 +19,7 @@ import { SlotwiseApi } from "./api.js"
 import { HandlersLive } from "./handlers/index.js"
 import { DocsLive } from "./docs.js"
 import { makePipeline, OPENAPI_PATH, type PipelineOptions } from "./middleware/pipeline.js"
+import { withWidget } from "./widgetAsset.js"
 
 /** Accounts, keys, idempotency and the rate limiter; needs `Storage` and a `RateLimitStore`. */
 export const AccessLive = Layer.mergeAll(Accounts.Default, Idempotency.Default, RateLimiter.Default).pipe(
@@ -34,7 +35,8 @@ export type AppOptions = PipelineOptions
  */
 export const makeAppLayer = (options: AppOptions = {}) =>
   Layer.mergeAll(
-    HttpApiBuilder.middleware(makePipeline(options)),
+    // /widget.js is answered before the pipeline: a static asset, no credential, not counted.
+    HttpApiBuilder.middleware(Effect.map(makePipeline(options), (pipeline) => (app) => withWidget(options.prefix)(pipeline(app)))),
     HttpApiBuilder.middlewareOpenApi({ path: OPENAPI_PATH }),
     DocsLive
   ).pipe(Layer.provideMerge(HttpApiBuilder.api(SlotwiseApi).pipe(Layer.provide(HandlersLive))))

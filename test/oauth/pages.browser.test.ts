@@ -6,7 +6,8 @@
 import { mkdirSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type Browser, chromium, type Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
+import { launchChromium } from "../support/browser.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { authorizeUrl, REDIRECT_URI, registerClient } from "./agent.js"
 import { type OAuthTestServer, PASSWORD, startOAuthServer } from "./harness.js"
@@ -18,10 +19,7 @@ let browser: Browser
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true })
   server = await startOAuthServer()
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-  })
+  browser = await launchChromium()
 }, 60_000)
 afterAll(async () => {
   await browser?.close()

@@ -12,6 +12,7 @@ import { SandboxLive } from "./sandbox.js"
 import { AuthenticationLive, OperatorAuthenticationLive } from "./security.js"
 import { SystemLive } from "./system.js"
 import { WebhooksLive } from "./webhooks.js"
+import { WidgetLive } from "./widget.js"
 
 export const HandlersLive = Layer.mergeAll(
   SystemLive,
@@ -27,6 +28,7 @@ export const HandlersLive = Layer.mergeAll(
   SandboxLive,
   OAuthClientsLive,
   OAuthGrantsLive,
+  WidgetLive,
   AdminLive,
   AdminUsersLive
 ).pipe(Layer.provide([AuthenticationLive, OperatorAuthenticationLive]))
