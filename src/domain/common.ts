@@ -132,9 +132,10 @@ export const Currency = Schema.String.pipe(
   Schema.pattern(/^[A-Z]{3}$/, { message: () => "must be an ISO 4217 code such as EUR" })
 )
 
+const MINOR_UNITS = "must be a non-negative integer in minor units, such as 1999 for 19.99"
 export const MinorUnits = Schema.Int.pipe(
-  Schema.nonNegative({ message: () => "must be a non-negative integer" }),
-  Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER, { message: () => "is too large" })
+  Schema.nonNegative({ message: () => MINOR_UNITS }),
+  Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER, { message: () => `must be at most ${Number.MAX_SAFE_INTEGER}` })
 )
 
 export const Money = Schema.Struct({ amount: MinorUnits, currency: Currency }).annotations({
