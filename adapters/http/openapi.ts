@@ -95,6 +95,51 @@ const declareHeaders = (method: string, op: any) => {
   }
 }
 
+const STATUS_NAMES: Record<string, string> = {
+  400: "BadRequest",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "NotFound",
+  405: "MethodNotAllowed",
+  409: "Conflict",
+  413: "PayloadTooLarge",
+  415: "UnsupportedMediaType",
+  422: "UnprocessableContent",
+  429: "TooManyRequests",
+  500: "InternalError",
+  503: "ServiceUnavailable"
+}
+
+/**
+ * Error responses are the same on most operations: each distinct one is written once under
+ * components.responses (`Conflict`, `Conflict2`, … when an operation adds problems of its own)
+ * and referenced, which keeps the document a fraction of its size.
+ */
+const shareErrorResponses = (spec: Record<string, any>) => {
+  const names = new Map<string, string>()
+  const shared: Record<string, unknown> = {}
+  const counts = new Map<string, number>()
+  for (const item of Object.values<any>(spec.paths ?? {})) {
+    for (const op of Object.values<any>(item)) {
+      for (const [status, response] of Object.entries<any>(op?.responses ?? {})) {
+        if (Number(status) < 400) continue
+        const key = JSON.stringify(response)
+        let name = names.get(key)
+        if (name === undefined) {
+          const base = STATUS_NAMES[status] ?? `Error${status}`
+          const count = (counts.get(base) ?? 0) + 1
+          counts.set(base, count)
+          name = count === 1 ? base : `${base}${count}`
+          names.set(key, name)
+          shared[name] = response
+        }
+        op.responses[status] = { $ref: `#/components/responses/${name}` }
+      }
+    }
+  }
+  spec.components.responses = shared
+}
+
 export const cleanOpenApi = (spec: Record<string, any>): Record<string, any> => {
   for (const item of Object.values<any>(spec.paths ?? {})) {
     for (const [method, op] of Object.entries<any>(item)) {
@@ -102,6 +147,7 @@ export const cleanOpenApi = (spec: Record<string, any>): Record<string, any> => 
       declareHeaders(method, op)
     }
   }
+  shareErrorResponses(spec)
   for (const name of DROPPED) delete spec.components?.schemas?.[name]
   spec.components.headers = { ...HEADERS }
   spec.components.parameters = { IdempotencyKey: IDEMPOTENCY_KEY }

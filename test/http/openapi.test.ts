@@ -82,7 +82,7 @@ describe("the OpenAPI document", () => {
     expect(resolve({ $ref: "#/components/parameters/IdempotencyKey" }).schema).toMatchObject({ type: "string", maxLength: 255 })
     for (const { op, method, path } of operations()) {
       for (const [status, response] of Object.entries<any>(op.responses)) {
-        const headers = Object.keys(response.headers ?? {})
+        const headers = Object.keys(resolve(response).headers ?? {})
         expect(headers, `${method} ${path} ${status}`).toEqual(
           expect.arrayContaining(["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit", "RateLimit-Policy"])
         )

@@ -47,7 +47,7 @@ const kindOf = (ast: AST.AST): Kind => {
   }
 }
 
-const fromText = (schema: Schema.Schema.AnyNoContext): Schema.Schema.AnyNoContext => {
+const convert = (schema: Schema.Schema.AnyNoContext): Schema.Schema.AnyNoContext => {
   switch (kindOf(schema.ast)) {
     case "number":
       return Schema.compose(IntegerText, schema as Schema.Schema<any, number>, { strict: false })
@@ -58,6 +58,13 @@ const fromText = (schema: Schema.Schema.AnyNoContext): Schema.Schema.AnyNoContex
     case "text":
       return schema
   }
+}
+
+/** The wire form of a parameter, described as the core describes it (not as "a whole number"). */
+const fromText = (schema: Schema.Schema.AnyNoContext): Schema.Schema.AnyNoContext => {
+  const converted = convert(schema)
+  const description = AST.getDescriptionAnnotation(schema.ast)
+  return converted === schema || description._tag === "None" ? converted : converted.annotations({ description: description.value })
 }
 
 /**
