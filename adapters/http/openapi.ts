@@ -140,6 +140,21 @@ const shareErrorResponses = (spec: Record<string, any>) => {
   spec.components.responses = shared
 }
 
+/**
+ * `Schema.Int` has an identifier of its own, so every whole-number field is written as a
+ * `$ref` to an `Int` schema beside its bounds and description: plain `type: integer` instead.
+ */
+const inlineInt = (node: unknown): unknown => {
+  if (Array.isArray(node)) return node.map(inlineInt)
+  if (typeof node !== "object" || node === null) return node
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "$ref" && value === "#/components/schemas/Int") out.type = "integer"
+    else out[key] = inlineInt(value)
+  }
+  return out
+}
+
 export const cleanOpenApi = (spec: Record<string, any>): Record<string, any> => {
   for (const item of Object.values<any>(spec.paths ?? {})) {
     for (const [method, op] of Object.entries<any>(item)) {
@@ -158,5 +173,9 @@ export const cleanOpenApi = (spec: Record<string, any>): Record<string, any> => 
   spec.info.contact = { name: "Slotwise", url: "https://slotwise.dev" }
   dropMachineTitles(spec.components?.schemas)
   dropMachineTitles(spec.paths)
+  delete spec.components.schemas.Int
+  spec.paths = inlineInt(spec.paths)
+  spec.components.schemas = inlineInt(spec.components.schemas)
+  spec.components.responses = inlineInt(spec.components.responses)
   return spec
 }

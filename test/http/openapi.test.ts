@@ -113,6 +113,16 @@ describe("the OpenAPI document", () => {
     expect(spec.paths["/v1/bookings"].post.requestBody.required).toBe(true)
   })
 
+  it("documents the status a create answers with, whole numbers as integers", () => {
+    for (const path of ["/v1/availability", "/v1/bookings", "/v1/services", "/v1/webhooks"]) {
+      const statuses = Object.keys(spec.paths[path].post.responses)
+      expect(statuses, path).toContain("201")
+      expect(statuses, path).not.toContain("200")
+    }
+    expect(spec.components.schemas.Int).toBeUndefined()
+    expect(spec.components.schemas.Service.properties.duration_minutes).toMatchObject({ type: "integer", minimum: 1, maximum: 1440 })
+  })
+
   it("carries no machine-made titles, and describes the fields of the main resources", () => {
     const titles: Array<string> = []
     const walk = (node: unknown): void => {

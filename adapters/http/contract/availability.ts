@@ -1,8 +1,15 @@
 /** Availability rules, slots, explain and holds (API.md §3). */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { AvailabilityListParams, Explanation, ExplainQuery, SlotList, SlotQuery } from "../../../src/Availability.js"
-import { AvailabilityCreate, AvailabilityRule, AvailabilityUpdate } from "../../../src/domain/availability.js"
+import {
+  AvailabilityCreate,
+  AvailabilityRule,
+  AvailabilityUpdate,
+  BlockedRule,
+  DateRule,
+  WeeklyRule
+} from "../../../src/domain/availability.js"
 import { Hold, HoldCreate } from "../../../src/domain/hold.js"
 import { doc, key } from "./access.js"
 import { body, IdPath, pageOf } from "./common.js"
@@ -16,7 +23,10 @@ const read = key("availability:read")
  * The rule as a `201` body. HttpApi caches response encoders per union member, so a union
  * used with two statuses needs members of its own (same schemas, fresh nodes).
  */
-const CreatedRule = Schema.Union(...AvailabilityRule.members.map((member) => member.annotations({})))
+const created = <A, I>(member: Schema.Schema<A, I>) =>
+  // The status on each member, as the document lists a union's members one by one.
+  member.annotations(HttpApiSchema.annotations<A>({ status: 201 }))
+const CreatedRule = Schema.Union(created(WeeklyRule), created(DateRule), created(BlockedRule))
 const write = key("availability:write")
 
 export const AvailabilityGroup = HttpApiGroup.make("availability")
