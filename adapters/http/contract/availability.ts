@@ -2,14 +2,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { AvailabilityListParams, Explanation, ExplainQuery, SlotList, SlotQuery } from "../../../src/Availability.js"
-import {
-  AvailabilityCreate,
-  AvailabilityRule,
-  AvailabilityUpdate,
-  BlockedRule,
-  DateRule,
-  WeeklyRule
-} from "../../../src/domain/availability.js"
+import { AvailabilityCreate, AvailabilityRule, AvailabilityUpdate } from "../../../src/domain/availability.js"
 import { Hold, HoldCreate } from "../../../src/domain/hold.js"
 import { doc, key } from "./access.js"
 import { body, IdPath, pageOf } from "./common.js"
@@ -26,7 +19,8 @@ const read = key("availability:read")
 const created = <A, I>(member: Schema.Schema<A, I>) =>
   // The status on each member, as the document lists a union's members one by one.
   member.annotations(HttpApiSchema.annotations<A>({ status: 201 }))
-const CreatedRule = Schema.Union(created(WeeklyRule), created(DateRule), created(BlockedRule))
+const [weekly, date, blocked] = AvailabilityRule.members
+const CreatedRule = Schema.Union(created(weekly), created(date), created(blocked))
 const write = key("availability:write")
 
 export const AvailabilityGroup = HttpApiGroup.make("availability")
