@@ -1,28 +1,28 @@
 /**
- * The `slotwise` package: the core (src/) wired to its storage adapters. This is the
- * composition root for embedders; adapters/http/bin.ts is the one for the server.
+ * The `slotwise` package: the core (src/) and its adapters, wired in compose.ts (the one
+ * composition root, shared with the server and the mounted handlers).
  */
-import { Duration, Effect, Layer, ManagedRuntime } from "effect"
-import { MemoryStorageLive } from "./adapters/memory/storage.js"
-import { SqliteStorageLive } from "./adapters/sqlite/storage.js"
-import { WebhookDispatcherLive, type WebhookDispatcherOptions } from "./adapters/webhooks/dispatcher.js"
-import { WebhookPolicyLive } from "./adapters/webhooks/guard.js"
+import { Duration, Effect, Layer, ManagedRuntime, TestClock } from "effect"
+import type { WebhookDispatcherOptions } from "./adapters/webhooks/dispatcher.js"
+import { coreLayer, dispatcherLayer, type StorageChoice, storageLayer } from "./compose.js"
 import { formatInstant, parseInstant } from "./src/domain/common.js"
 import { DEFAULT_TENANT, makeFacade, type SchedulingClient, startCore } from "./src/facade.js"
-import { CoreLive } from "./src/layers.js"
-import { WebhookPolicy } from "./src/webhooks/policy.js"
-import type { Storage } from "./src/ports/storage.js"
-import { ControlledClock, ControlledClockLive } from "./src/testing/ControlledClock.js"
+import { TestClockAt } from "./src/testing/testClock.js"
 
 export * from "./src/index.js"
-export { MemoryStorageLive } from "./adapters/memory/storage.js"
-export { SqliteStorageLive } from "./adapters/sqlite/storage.js"
-export { createHttpHandler, type HttpHandlerOptions, type SlotwiseHttpHandler } from "./adapters/http/mount.js"
+export {
+  createHttpHandler,
+  type HttpHandlerOptions,
+  MemoryStorageLive,
+  type SlotwiseHttpHandler,
+  SqliteStorageLive,
+  type StorageChoice
+} from "./compose.js"
 export * from "./adapters/webhooks/index.js"
 
 export interface SchedulingOptions {
   /** `"memory"` (the default) or a SQLite database file, created if missing. */
-  readonly storage?: "memory" | { readonly sqlite: string }
+  readonly storage?: StorageChoice
   /**
    * Run the webhook dispatcher in this instance (off by default): `true`, or its options
    * (`{ allowPrivate: true }` to deliver to receivers on localhost or a private network).
@@ -30,36 +30,25 @@ export interface SchedulingOptions {
   readonly webhooks?: boolean | WebhookDispatcherOptions
 }
 
-const storageLayer = (storage: SchedulingOptions["storage"]): Layer.Layer<Storage, unknown> =>
-  storage === undefined || storage === "memory" ? MemoryStorageLive : SqliteStorageLive({ filename: storage.sqlite })
-
-/**
- * The core with its webhook policy, plus the dispatcher when asked for; still needs `Storage`.
- * In memory every commit is in this process and wakes the dispatcher itself, so it does not
- * poll for other processes' commits (which also keeps a controlled clock's advance cheap).
- */
+/** The core with its webhook policy, plus the dispatcher when asked for; still needs `Storage`. */
 const coreWithWebhooks = (
   webhooks: SchedulingOptions["webhooks"],
-  context: { readonly inMemory: boolean; readonly resolveHosts: boolean }
+  context: { readonly storage: StorageChoice; readonly resolveHosts: boolean }
 ) => {
-  const options = webhooks === undefined || webhooks === false ? undefined : webhooks === true ? {} : webhooks
-  const dispatch = options === undefined || !context.inMemory ? options : { pollIntervalMs: 86_400_000, ...options }
-  const allowPrivate = dispatch?.allowPrivate ?? false
-  const core = CoreLive.pipe(
-    Layer.provide(
-      context.resolveHosts
-        ? WebhookPolicyLive({ allowPrivate, ...(dispatch?.resolver !== undefined ? { resolver: dispatch.resolver } : {}) })
-        : Layer.succeed(WebhookPolicy, { allowPrivate })
-    )
-  )
-  return dispatch === undefined ? core : WebhookDispatcherLive(dispatch).pipe(Layer.provideMerge(core))
+  const dispatch = webhooks === undefined || webhooks === false ? false : webhooks === true ? {} : webhooks
+  const core = coreLayer({
+    allowPrivate: dispatch !== false && dispatch.allowPrivate === true,
+    resolveHosts: context.resolveHosts,
+    resolver: dispatch === false ? undefined : dispatch.resolver
+  })
+  return dispatcherLayer(dispatch, context.storage).pipe(Layer.provideMerge(core))
 }
 
 /** An embedded Slotwise acting for one default account's sandbox (see `tenant(...)`). */
 export const createScheduling = async (options: SchedulingOptions = {}): Promise<SchedulingClient> => {
-  const inMemory = options.storage === undefined || options.storage === "memory"
+  const storage = options.storage ?? "memory"
   const runtime = ManagedRuntime.make(
-    coreWithWebhooks(options.webhooks, { inMemory, resolveHosts: true }).pipe(Layer.provide(storageLayer(options.storage)))
+    coreWithWebhooks(options.webhooks, { storage, resolveHosts: true }).pipe(Layer.provide(storageLayer(storage)))
   )
   return makeFacade(await startCore(runtime), DEFAULT_TENANT)
 }
@@ -94,16 +83,16 @@ export const createTestScheduling = async (
 ): Promise<TestScheduling> => {
   const start = options.now === undefined ? Date.now() : parseInstant(options.now)
   if (start === undefined) throw new TypeError(`now must be an RFC 3339 instant, got ${options.now}`)
-  // The dispatcher, when asked for, runs on the controlled clock: advancing it fires retries.
+  // The dispatcher, when asked for, runs on the test clock: advancing it fires retries.
   const runtime = ManagedRuntime.make(
     // No DNS at create time in a test sandbox (names are still checked when delivering).
-    coreWithWebhooks(options.webhooks, { inMemory: true, resolveHosts: false }).pipe(
-      Layer.provide(MemoryStorageLive),
-      Layer.provideMerge(ControlledClockLive(start))
+    coreWithWebhooks(options.webhooks, { storage: "memory", resolveHosts: false }).pipe(
+      Layer.provide(storageLayer("memory")),
+      Layer.provideMerge(TestClockAt(start))
     )
   )
   const client = makeFacade(await startCore(runtime), DEFAULT_TENANT)
-  const clock = await runtime.runPromise(ControlledClock)
+  const clock = await runtime.runPromise(TestClock.TestClock)
   return {
     ...client,
     clock: {
@@ -111,14 +100,14 @@ export const createTestScheduling = async (
         const ms = (by.days ?? 0) * 86_400_000 + (by.hours ?? 0) * 3_600_000 + (by.minutes ?? 0) * 60_000 +
           (by.seconds ?? 0) * 1000 + (by.milliseconds ?? 0)
         if (!Number.isFinite(ms) || ms < 0) return Promise.reject(new RangeError("advance takes a non-negative duration"))
-        return runtime.runPromise(clock.advance(Duration.millis(ms)))
+        return runtime.runPromise(clock.adjust(Duration.millis(ms)))
       },
       set: (instant) => {
         const target = parseInstant(instant)
         if (target === undefined) return Promise.reject(new TypeError(`not an RFC 3339 instant: ${instant}`))
-        return runtime.runPromise(clock.setTime(target))
+        return runtime.runPromise(Effect.flatMap(clock.currentTimeMillis, (now) => clock.setTime(Math.max(now, target))))
       },
-      now: () => formatInstant(Effect.runSync(clock.currentTimeMillis))
+      now: () => formatInstant(clock.unsafeCurrentTimeMillis())
     }
   }
 }

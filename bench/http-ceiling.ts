@@ -1,18 +1,30 @@
 /**
- * The HTTP stack's ceiling, printed (not asserted). Run: `npx tsx bench/http-ceiling.ts`.
- * The same small JSON GET served three ways, each server in its own process, loaded with
- * autocannon: bare node:http; a no-op `@effect/platform` HttpApi endpoint (the stack
- * DESIGN.md chose for /v1, tracing off, no auth, no storage); and the baseline of
- * `bench/http.ts` (node:http + better-sqlite3 reading a booking by id) for scale. The HttpApi
- * figure bounds what any /v1 read can reach before Slotwise does any work.
+ * The request path against its ceilings, printed (not asserted). Run: `npx tsx bench/http-ceiling.ts`
+ * (BENCH_ROUNDS, BENCH_SECONDS to change the length; about two minutes by default).
+ * Each server runs in its own process, loaded with autocannon (10 connections), the
+ * contestants interleaved in rounds whose order turns, compared by medians:
+ *
+ * - `GET /v1/bookings/{id}`: `slotwise serve` (SQLite, started as users start it, heap
+ *   capped) against a no-op `HttpApi` endpoint on the same stack (@effect/platform on
+ *   node:http, tracing off, same node flags) returning a small booking; bare node:http
+ *   for scale. The ratio is what authentication, rate limiting, storage and encoding cost.
+ * - `POST /v1/bookings`: Slotwise against bench/baseline-server.ts (node:http + better-sqlite3
+ *   doing the same work with nothing else).
+ * - The heap caps: the same server without `--max-semi-space-size=2 --max-old-space-size=128`,
+ *   its throughput and peak RSS beside the capped one's.
  */
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import * as fs from "node:fs"
 import { createServer } from "node:http"
 import { createRequire } from "node:module"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpMiddleware } from "@effect/platform"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Schema } from "effect"
+import { median } from "./rounds.js"
 
 const body = { id: "bkg_01", object: "booking", start: "2027-01-01T10:00:00Z", status: "confirmed", metadata: {} }
 const mode = process.argv[2]
@@ -49,28 +61,117 @@ if (mode === "bare") {
     )
   ))
 } else {
+  await compare()
+  process.exit(0)
+}
+
+async function compare() {
   const autocannon = createRequire(import.meta.url)("autocannon") as (options: any) => Promise<any>
   const self = fileURLToPath(import.meta.url)
+  const root = path.resolve(path.dirname(self), "..")
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "slotwise-ceiling-"))
+  const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+  const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
+  const CAPS = ["--max-semi-space-size=2", "--max-old-space-size=128"]
+  const ADMIN = "bench-admin-token"
   const children: Array<ChildProcess> = []
-  process.on("exit", () => children.forEach((c) => c.kill("SIGKILL")))
-  const start = (which: string) =>
-    new Promise<number>((resolve, reject) => {
-      const child = spawn(process.execPath, ["--import", "tsx", self, which], { stdio: ["ignore", "pipe", "inherit"] })
+  process.on("exit", () => {
+    children.forEach((c) => c.kill("SIGKILL"))
+    fs.rmSync(dir, { recursive: true, force: true })
+  })
+
+  /** Starts a server; resolves with its URL once it prints `port N` or `listening on URL`. */
+  const start = (args: ReadonlyArray<string>) =>
+    new Promise<{ url: string; pid: number }>((resolve, reject) => {
+      const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "inherit"] })
       children.push(child)
-      child.stdout!.on("data", (d) => {
-        const m = /port (\d+)/.exec(String(d))
-        if (m) resolve(Number(m[1]))
+      readline.createInterface({ input: child.stdout! }).on("line", (line) => {
+        const port = /^port (\d+)$/.exec(line)
+        const listening = /^listening on (http:\/\/\S+)$/.exec(line)
+        if (port) resolve({ url: `http://127.0.0.1:${port[1]}`, pid: child.pid! })
+        if (listening) resolve({ url: listening[1]!, pid: child.pid! })
       })
-      child.on("exit", (code) => reject(new Error(`${which} exited ${code}`)))
+      child.on("exit", (code) => reject(new Error(`${args.join(" ")} exited ${code}`)))
     })
-  const results: Record<string, number> = {}
-  for (const which of ["bare", "httpapi"]) {
-    const port = await start(which)
-    const r = await autocannon({ url: `http://127.0.0.1:${port}/v1/bookings/bkg_01`, connections: 10, duration: 5 })
-    results[which] = r.requests.average
-    console.log(`${which.padEnd(8)} ${Math.round(r.requests.average).toString().padStart(7)} req/s  p99 ${r.latency.p99} ms`)
+  const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024
+  const call = async (url: string, method: string, key: string, body?: unknown) => {
+    const response = await fetch(url, {
+      method,
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {})
+    })
+    const json: any = await response.json()
+    if (response.status >= 400) throw new Error(`${method} ${url}: ${response.status} ${JSON.stringify(json)}`)
+    return json
   }
-  console.log(`no-op HttpApi / bare node:http: ${(results.httpapi! / results.bare!).toFixed(2)}×`)
-  console.log("compare with bench/http.ts's baseline GET (node:http + better-sqlite3) to bound /v1 reads")
-  process.exit(0)
+  const DAY = 86_400_000
+  const firstDay = Math.ceil(Date.now() / DAY) * DAY + DAY
+  const slot = (i: number) => new Date(firstDay + i * 30 * 60_000).toISOString().replace(".000Z", "Z")
+
+  // Build (tsc + bundle) outside the timing, as the first `npm start` would.
+  spawnSync(process.execPath, ["bin/slotwise.js", "--version"], { cwd: root, stdio: "ignore" })
+
+  /** A Slotwise server with an account, a bookable service and one booking. */
+  const slotwise = async (flags: ReadonlyArray<string>, name: string) => {
+    const server = await start([...flags, "bin/slotwise.js", "serve", "--port", "0", "--database", path.join(dir, `${name}.db`), "--admin-token", ADMIN])
+    const created = await call(`${server.url}/admin/v1/accounts`, "POST", ADMIN, { name: "Bench", plan: "business", rate_limit_per_minute: 1_000_000 })
+    const key: string = created.keys.sandbox.secret
+    const staff = await call(`${server.url}/v1/staff`, "POST", key, { name: "Ana", time_zone: "UTC" })
+    const service = await call(`${server.url}/v1/services`, "POST", key, { name: "Cut", duration_minutes: 30, staff_ids: [staff.id] })
+    await call(`${server.url}/v1/availability`, "POST", key, { staff_id: staff.id, type: "weekly", weekdays: [1, 2, 3, 4, 5, 6, 7], start_time: "00:00", end_time: "24:00" })
+    const client = await call(`${server.url}/v1/clients`, "POST", key, { name: "Bob" })
+    const booking = await call(`${server.url}/v1/bookings`, "POST", key, { service_id: service.id, staff_id: staff.id, client_id: client.id, start: slot(0) })
+    return { ...server, key, staff: staff.id, service: service.id, client: client.id, booking: booking.id }
+  }
+
+  const capped = await slotwise(CAPS, "capped")
+  const uncapped = await slotwise([], "uncapped")
+  const noop = await start([...CAPS, "--import", "tsx", self, "httpapi"])
+  const bare = await start([...CAPS, "--import", "tsx", self, "bare"])
+  const baseline = await start([...CAPS, "--import", "tsx", "bench/baseline-server.ts", path.join(dir, "baseline.db"), capped.key])
+
+  let next = 10
+  const post = (target: { url: string }, ids: { staff: string; service: string; client: string }) => ({
+    url: `${target.url}/v1/bookings`,
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    requests: [{
+      setupRequest: (req: any) => ({ ...req, body: JSON.stringify({ service_id: ids.service, staff_id: ids.staff, client_id: ids.client, start: slot(next++) }) })
+    }]
+  })
+  const contestants: ReadonlyArray<{ readonly name: string; readonly pid: number; readonly options: any }> = [
+    { name: "GET bare node:http", pid: bare.pid, options: { url: `${bare.url}/v1/bookings/bkg_01` } },
+    { name: "GET no-op HttpApi", pid: noop.pid, options: { url: `${noop.url}/v1/bookings/bkg_01` } },
+    { name: "GET slotwise", pid: capped.pid, options: { url: `${capped.url}/v1/bookings/${capped.booking}` } },
+    { name: "GET slotwise, no heap caps", pid: uncapped.pid, options: { url: `${uncapped.url}/v1/bookings/${uncapped.booking}` } },
+    { name: "POST baseline", pid: baseline.pid, options: post(baseline, capped) },
+    { name: "POST slotwise", pid: capped.pid, options: post(capped, capped) },
+    { name: "POST slotwise, no heap caps", pid: uncapped.pid, options: post(uncapped, uncapped) }
+  ]
+  const rps = contestants.map((): Array<number> => [])
+  const peak = new Map<number, number>()
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let k = 0; k < contestants.length; k++) {
+      const i = (round + k) % contestants.length
+      const c = contestants[i]!
+      const key = c.pid === uncapped.pid ? uncapped.key : capped.key
+      const headers = { ...c.options.headers, authorization: `Bearer ${key}` }
+      const sampler = setInterval(() => peak.set(c.pid, Math.max(peak.get(c.pid) ?? 0, rssOf(c.pid))), 100)
+      const result = await autocannon({ connections: 10, duration: SECONDS, ...c.options, headers })
+      clearInterval(sampler)
+      if (result.non2xx + result.errors > 0) console.log(`  (${c.name}: ${result.non2xx} non-2xx, ${result.errors} errors)`)
+      rps[i]!.push(result.requests.average)
+    }
+  }
+  const m = rps.map((xs) => median(xs))
+  console.log(`\nautocannon: 10 connections, ${SECONDS} s × ${ROUNDS} interleaved rounds, medians; ${os.cpus().length} cores, node ${process.version}\n`)
+  contestants.forEach((c, i) => console.log(`${c.name.padEnd(30)} ${m[i]!.toFixed(0).padStart(7)} req/s  (${rps[i]!.map((x) => x.toFixed(0)).join(", ")})`))
+  const ratio = (a: number, b: number) => m[a]! / m[b]!
+  console.log("")
+  console.log(`GET /v1/bookings/{id} / no-op HttpApi: ${ratio(2, 1).toFixed(2)}× (target ≥ 0.75) ${ratio(2, 1) >= 0.75 ? "ok" : "MISSED"}`)
+  console.log(`no-op HttpApi / bare node:http:        ${ratio(1, 0).toFixed(2)}× (the stack's own ceiling)`)
+  console.log(`POST /v1/bookings / baseline:          ${ratio(5, 4).toFixed(2)}× (target ≥ 0.4) ${ratio(5, 4) >= 0.4 ? "ok" : "MISSED"}`)
+  console.log(`peak RSS under load: ${peak.get(capped.pid)!.toFixed(0)} MB with the heap caps (target < 200 MB) ${peak.get(capped.pid)! < 200 ? "ok" : "MISSED"}, ` +
+    `${peak.get(uncapped.pid)!.toFixed(0)} MB without`)
+  console.log(`without the caps: GET ${ratio(3, 2).toFixed(2)}×, POST ${ratio(6, 5).toFixed(2)}× the capped server's req/s`)
 }

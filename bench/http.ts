@@ -106,10 +106,15 @@ const main = async () => {
 
   const ours = await start(["--max-semi-space-size=2", "--max-old-space-size=128", "bin/slotwise.js", "serve", "--port", "0", "--database", path.join(dir, "slotwise.db"), "--admin-token", ADMIN])
   const readyTimes = [ours.readyMs]
-  for (let i = 0; i < 2; i++) {
+  // `node -e` printing the same line, interleaved with the probes: on a busy machine the
+  // ratio says more than the milliseconds.
+  const nodeTimes: Array<number> = []
+  for (let i = 0; i < 5; i++) {
     const probe = await start(["--max-semi-space-size=2", "--max-old-space-size=128", "bin/slotwise.js", "serve", "--port", "0", "--memory"])
     readyTimes.push(probe.readyMs)
     probe.child.kill("SIGTERM")
+    const bare = await start(["-e", "console.log('listening on http://127.0.0.1:0')"])
+    nodeTimes.push(bare.readyMs)
   }
   const admin = await fetch(`${ours.url}/admin/v1/accounts`, {
     method: "POST",
@@ -162,7 +167,10 @@ const main = async () => {
   }
   const peak = Math.max(...results.slotwise!.map((r) => r.peak))
   console.log(`\nslotwise peak RSS under load: ${peak.toFixed(0)} MB (target < 200 MB) ${peak < 200 ? "ok" : "MISSED"}`)
-  console.log(`spawn → "listening on": ${readyTimes.map((t) => `${t.toFixed(0)} ms`).join(", ")} (SQLite file, memory, memory; target < 1000 ms) ${Math.max(...readyTimes) < 1000 ? "ok" : "MISSED"}`)
+  const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+  const memoryReady = median(readyTimes.slice(1))
+  console.log(`spawn → "listening on": ${readyTimes.map((t) => `${t.toFixed(0)} ms`).join(", ")} (SQLite file, then memory ×${readyTimes.length - 1})`)
+  console.log(`  memory median ${memoryReady.toFixed(0)} ms; node -e median ${median(nodeTimes).toFixed(0)} ms; ratio ${(memoryReady / median(nodeTimes)).toFixed(1)}× (target < 500 ms on a quiet machine) ${memoryReady < 500 ? "ok" : "MISSED"}`)
   for (const t of targets) {
     const child = children.find((c) => c.pid === t.pid)
     child?.kill("SIGTERM")

@@ -1,5 +1,5 @@
 /**
- * Webhook delivery benchmark (issue 4): deliveries per second to a local receiver with
+ * Webhook delivery benchmark: deliveries per second to a local receiver with
  * 1,000 events queued, and the latency from commit to receipt (p50, p99), next to the plain
  * HTTP round trip of the same transport in the same run. The receiver runs in a worker
  * thread (its own event loop, the machine's other core) and answers 200 at once; times are
@@ -15,7 +15,7 @@ import * as path from "node:path"
 import { performance } from "node:perf_hooks"
 import { Worker } from "node:worker_threads"
 import { MemoryStorageLive } from "../adapters/memory/storage.js"
-import { SqliteStorageLive } from "../adapters/sqlite/storage.js"
+import { SqliteStorageLive } from "../adapters/sqlite/layer.js"
 import { makeDispatcher } from "../adapters/webhooks/dispatcher.js"
 import { WebhookPolicyLive } from "../adapters/webhooks/guard.js"
 import { makeHttpTransport } from "../adapters/webhooks/transport.js"

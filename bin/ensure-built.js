@@ -27,7 +27,7 @@ const newest = (path) => {
 
 /** Makes sure `entry` (a path under dist/) is built from the current sources; returns it. */
 export const ensureBuilt = (entry) => {
-  const sources = ["index.ts", "src", "adapters"].map((p) => join(root, p))
+  const sources = ["index.ts", "compose.ts", "main.ts", "src", "adapters"].map((p) => join(root, p))
   const inCheckout = existsSync(join(root, "src")) && existsSync(join(root, "tsconfig.build.json"))
   if (inCheckout) {
     const built = existsSync(entry) ? statSync(entry).mtimeMs : 0
@@ -38,6 +38,11 @@ export const ensureBuilt = (entry) => {
       const result = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { cwd: root, stdio: "inherit" })
       // tsc emits even when it reports type errors; stop only if nothing runnable came out.
       if (result.status !== 0 && !existsSync(entry)) throw new Error("slotwise: build failed")
+    }
+    // The browser widget served at /widget.js: its own esbuild bundle, dist/widget.js.
+    const widget = join(root, "dist", "widget.js")
+    if (!existsSync(widget) || newest(join(root, "adapters", "widget")) > statSync(widget).mtimeMs) {
+      spawnSync(process.execPath, [join(root, "adapters", "widget", "build.mjs")], { cwd: root, stdio: "inherit" })
     }
   }
   if (!existsSync(entry)) throw new Error(`slotwise: ${entry} is missing; run npm run build`)

@@ -3,7 +3,7 @@
  * Run: npx tsx examples/server.ts
  */
 import { Effect, Layer } from "effect"
-import { serverLayer } from "../adapters/http/server.js"
+import { serverLayer } from "../compose.js"
 
 const server = serverLayer({
   port: 8080,

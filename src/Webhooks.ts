@@ -1,42 +1,17 @@
 /**
  * Webhooks (API.md §4): endpoint CRUD with the `whsec_` secret shown once, secret rotation
  * with a grace period, deliveries with every attempt recorded, manual retry, test events and
- * recovery of what a failing or disabled endpoint missed — and, under `dispatch`, the
- * storage side of delivery that the dispatcher adapter drives.
- *
- * From commit to delivery (the outbox):
- * 1. A change commits its event to the log (Events.mutate), in its own transaction.
- * 2. `dispatch.fanOut` reads the log after a stored cursor and, in ONE transaction, writes a
- *    delivery (and a queue row) for every active endpoint of the event's tenant that selects
- *    its type, and moves the cursor past the events it read. A crash before that commit
- *    leaves the cursor where it was, so the events are read again; after it, the rows exist
- *    and the cursor has moved, so nothing is fanned out twice. Transactions are serialized
- *    (BEGIN IMMEDIATE on SQLite), so several dispatching processes never share a batch.
- * 3. `dispatch.claimDue` leases due queue rows (the row's due time becomes the lease's end);
- *    the dispatcher sends them; `dispatch.recordAttempts` writes each outcome and the next
- *    due time, or removes the row when the delivery is final. A process killed mid-attempt
- *    leaves its rows leased; when the lease ends they are claimed again and sent with the
- *    same `webhook-id` (the event id). Delivery is therefore at least once, and a second
- *    copy only happens when a process dies (or an outcome write fails) mid-attempt.
- *
- * Which endpoints get an event: those of its tenant that select its type, were created
- * before it committed (`from_seq`), and are active when it is fanned out. A delivery that
- * falls due while its endpoint is disabled is settled as `failed` ("endpoint disabled");
- * `recover` sends what an endpoint missed. Fan-out in a separate step (rather than inside
- * every change's transaction) keeps writes independent of webhooks, works for events
- * committed by any process on the database, and loses nothing: the cursor and the rows
- * move together.
+ * recovery of what a failing or disabled endpoint missed. Sending is the outbox's
+ * (`WebhookOutbox`, driven by the dispatcher adapter); the work this module creates by hand
+ * (retries, test events, recoveries) goes into the outbox's queue and wakes the dispatcher.
  */
-import { Effect, Option, Random, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { formatInstant, toMillis } from "./domain/common.js"
-import { InvalidTransition, NotFound, type StorageFailure } from "./domain/errors.js"
-import { Id, IdPrefixes, makeId } from "./domain/ids.js"
+import { InvalidTransition, NotFound } from "./domain/errors.js"
+import { Id, idFloor, makeId } from "./domain/ids.js"
 import {
   DEFAULT_GRACE_PERIOD_SECONDS,
   DeliveryStatus,
-  MAX_RECORDED_ATTEMPTS,
-  type QueuedDelivery,
-  type StoredSecret,
   type StoredWebhookDelivery,
   type StoredWebhookEndpoint,
   WEBHOOK_TEST_EVENT,
@@ -44,28 +19,19 @@ import {
   type WebhookDelivery,
   type WebhookEndpoint,
   type WebhookEndpointWithSecret,
-  type WebhookError,
   WebhookRecover,
   type WebhookRecovery,
   WebhookRotateSecret,
   WebhookUpdate
 } from "./domain/webhook.js"
-import { changes, currentStamp, findOr404, listPage, newResource, PageParams, type Stamp } from "./internal/resources.js"
+import { changes, currentStamp, findOr404, listPage, newResource, PageParams } from "./internal/resources.js"
 import { decodeInput, validationFailed } from "./internal/validation.js"
 import { type Condition, Storage } from "./ports/storage.js"
-import { Tenant, type TenantId } from "./ports/tenant.js"
 import { addressBlockReason, hostOf, isIpLiteral, literalHostBlockReason } from "./webhooks/address.js"
-import {
-  FAN_OUT_CURSOR_ID,
-  SYSTEM_TENANT,
-  WebhookCursorsCollection,
-  WebhookDeliveriesCollection,
-  WebhookEndpointsCollection,
-  WebhookQueueCollection
-} from "./webhooks/collections.js"
+import { WebhookDeliveriesCollection, WebhookEndpointsCollection } from "./webhooks/collections.js"
+import { WebhookOutbox } from "./webhooks/Outbox.js"
 import { WebhookPolicy } from "./webhooks/policy.js"
-import { type AttemptResult, decide, describeResult } from "./webhooks/schedule.js"
-import { newLease, newWebhookSecret } from "./webhooks/secret.js"
+import { liveSecrets, newWebhookSecret } from "./webhooks/secret.js"
 
 export const WebhookListParams = Schema.Struct({ ...PageParams }).annotations({ identifier: "WebhookListParams" })
 export type WebhookListParams = typeof WebhookListParams.Encoded
@@ -77,62 +43,7 @@ export const DeliveryListParams = Schema.Struct({
 }).annotations({ identifier: "DeliveryListParams" })
 export type DeliveryListParams = typeof DeliveryListParams.Encoded
 
-/** A queued delivery leased to one dispatcher: everything needed to send it. */
-export interface ClaimedDelivery {
-  readonly tenant: TenantId
-  readonly delivery_id: string
-  readonly webhook_id: string
-  /** The `webhook-id` header: the event id, the same on every attempt. */
-  readonly event_id: string
-  readonly payload: string
-  readonly url: string
-  /** `whsec_…` secrets to sign with, newest first (more than one during a rotation's grace). */
-  readonly secrets: ReadonlyArray<string>
-  readonly lease: string
-}
-
-export interface ClaimOptions {
-  /** Claim at most this many. */
-  readonly max: number
-  /** How long a claim holds the row before another dispatcher may take it. */
-  readonly leaseMs: number
-  /** At most this many in flight per endpoint (the rest wait their turn). */
-  readonly perEndpoint?: number
-  /** Deliveries this dispatcher has in flight, per `endpointKey`. */
-  readonly inFlight?: ReadonlyMap<string, number>
-  /** Delivery ids in flight here: never claimed again while they are. */
-  readonly exclude?: ReadonlySet<string>
-}
-
-export interface AttemptRecord {
-  readonly claim: ClaimedDelivery
-  readonly result: AttemptResult
-  /** Clock time the attempt started. */
-  readonly started_ms: number
-}
-
-/** Identifies an endpoint across tenants (in-flight accounting). */
-export const endpointKey = (tenant: TenantId, webhookId: string): string =>
-  `${tenant.account_id}\u0000${tenant.environment}\u0000${webhookId}`
-
-const tenantKey = (tenant: TenantId): string => `${tenant.account_id}\u0000${tenant.environment}`
-
-const selects = (selectors: ReadonlyArray<string>, type: string): boolean =>
-  selectors.includes("*") || selectors.includes(type)
-
 const dedupe = <A>(items: ReadonlyArray<A>): Array<A> => [...new Set(items)]
-
-/** The smallest id of `kind` created at or after `ms` (ids sort by creation time, ULID layout). */
-const idFloor = (kind: "delivery", ms: number): string => {
-  const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-  let time = ""
-  let t = Math.max(0, Math.floor(ms))
-  for (let i = 0; i < 10; i++) {
-    time = alphabet[t % 32] + time
-    t = Math.floor(t / 32)
-  }
-  return `${IdPrefixes[kind]}_${time}${"0".repeat(16)}`
-}
 
 const toEndpoint = (stored: StoredWebhookEndpoint): WebhookEndpoint => {
   const { from_seq: _seq, secrets: _secrets, ...endpoint } = stored
@@ -144,10 +55,6 @@ const toDelivery = (stored: StoredWebhookDelivery): WebhookDelivery => {
   return delivery
 }
 
-/** The secrets that still sign at `nowMs`, newest first. */
-const liveSecrets = (secrets: ReadonlyArray<StoredSecret>, nowMs: number): Array<StoredSecret> =>
-  secrets.filter((s) => s.expires_at === null || toMillis(s.expires_at) > nowMs)
-
 /** Most deliveries one `recover` call creates for missed events. */
 export const MAX_RECOVERED = 10_000
 
@@ -155,10 +62,9 @@ export class Webhooks extends Effect.Service<Webhooks>()("slotwise/Webhooks", {
   effect: Effect.gen(function*() {
     const storage = yield* Storage
     const policy = yield* WebhookPolicy
+    const outbox = yield* WebhookOutbox
     const endpoints = storage.collection(WebhookEndpointsCollection)
     const deliveries = storage.collection(WebhookDeliveriesCollection)
-    const queue = storage.collection(WebhookQueueCollection)
-    const cursors = storage.collection(WebhookCursorsCollection)
     const find = findOr404(endpoints, "webhook endpoint")
     const decodeCreate = decodeInput(WebhookCreate)
     const decodeUpdate = decodeInput(WebhookUpdate)
@@ -166,18 +72,6 @@ export class Webhooks extends Effect.Service<Webhooks>()("slotwise/Webhooks", {
     const decodeRecover = decodeInput(WebhookRecover)
     const decodeList = decodeInput(WebhookListParams)
     const decodeDeliveryList = decodeInput(DeliveryListParams)
-
-    /** Called after a commit that gave the dispatcher new work not visible in the event log. */
-    const workListeners = new Set<() => void>()
-    const notifyWork = Effect.sync(() => {
-      for (const listener of workListeners) {
-        try {
-          listener()
-        } catch {
-          // a listener's failure must not fail the request that made the work
-        }
-      }
-    })
 
     const invalidUrl = (message: string) => validationFailed([{ path: "url", message }])
 
@@ -215,45 +109,6 @@ export class Webhooks extends Effect.Service<Webhooks>()("slotwise/Webhooks", {
         : Effect.fail(
           new InvalidTransition({ detail: `webhook endpoint ${endpoint.id} is disabled; set active: true first` })
         )
-
-    /** A new delivery of `event` to an endpoint, with its queue row; in the caller's transaction. */
-    const enqueue = (
-      webhookId: string,
-      event: { readonly id: string; readonly type: string },
-      payload: string,
-      now: Stamp,
-      options: { readonly manual: boolean; readonly lease: string | null; readonly dueMs: number }
-    ) =>
-      Effect.gen(function*() {
-        const id = makeId("delivery", now.ms)
-        const delivery: StoredWebhookDelivery = {
-          id,
-          object: "webhook_delivery",
-          webhook_id: webhookId,
-          event_id: event.id,
-          event_type: event.type,
-          status: "pending",
-          attempt_count: 0,
-          next_attempt_at: now.iso,
-          last_error: null,
-          attempts: [],
-          created_at: now.iso,
-          updated_at: now.iso,
-          payload
-        }
-        const row: QueuedDelivery = {
-          id,
-          webhook_id: webhookId,
-          event_id: event.id,
-          due_ms: options.dueMs,
-          lease: options.lease,
-          round_attempts: 0,
-          manual: options.manual
-        }
-        yield* deliveries.insert(delivery)
-        yield* queue.insert(row)
-        return { delivery, row }
-      })
 
     // ---- endpoints ------------------------------------------------------------------------
 
@@ -313,7 +168,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("slotwise/Webhooks", {
           yield* endpoints.update(next)
           return { enabled: active && !current.active, next }
         }))
-        if (enabled) yield* notifyWork
+        if (enabled) yield* outbox.notifyWork
         return toEndpoint(next)
       })
 
@@ -321,8 +176,8 @@ export class Webhooks extends Effect.Service<Webhooks>()("slotwise/Webhooks", {
     const remove = (id: string) =>
       storage.transaction(Effect.gen(function*() {
         const current = yield* find(id)
+        yield* outbox.dropQueued(id)
         const where: ReadonlyArray<Condition> = [{ column: "webhook_id", op: "eq", value: id }]
-        for (const row of yield* queue.listIndexes({ where })) yield* queue.remove(row.id)
         for (const row of yield* deliveries.listIndexes({ where })) yield* deliveries.remove(row.id)
         yield* endpoints.remove(id)
         return toEndpoint(current)
@@ -381,42 +236,16 @@ export class Webhooks extends Effect.Service<Webhooks>()("slotwise/Webhooks", {
      * pending one is attempted now instead of at its scheduled time; one in flight is left
      * as it is. `invalid_transition` while the endpoint is disabled.
      */
-
-    /**
-     * Puts a delivery back in the queue, due now, as a manual retry; `false` when an attempt
-     * holds its lease (it is in flight and will report itself).
-     */
-    const requeueNow = (webhookId: string, delivery: StoredWebhookDelivery, nowMs: number) =>
-      Effect.gen(function*() {
-        const queued = yield* queue.get(delivery.id)
-        if (Option.isSome(queued)) {
-          const row = queued.value
-          if (row.lease !== null && row.due_ms > nowMs) return false
-          yield* queue.update({ ...row, due_ms: nowMs, lease: null })
-        } else {
-          yield* queue.insert({
-            id: delivery.id,
-            webhook_id: webhookId,
-            event_id: delivery.event_id,
-            due_ms: nowMs,
-            lease: null,
-            round_attempts: 0,
-            manual: true
-          })
-        }
-        return true
-      })
-
     const retryDelivery = (id: string, deliveryId: string) =>
       storage.transaction(Effect.gen(function*() {
         yield* requireActive(yield* find(id))
         const delivery = yield* findDelivery(id, deliveryId)
         const now = yield* currentStamp
-        if (!(yield* requeueNow(id, delivery, now.ms))) return toDelivery(delivery) // in flight
+        if (!(yield* outbox.requeueNow(id, delivery, now.ms))) return toDelivery(delivery) // in flight
         const next: StoredWebhookDelivery = { ...delivery, status: "pending", next_attempt_at: now.iso, updated_at: now.iso }
         yield* deliveries.update(next)
         return toDelivery(next)
-      })).pipe(Effect.tap(() => notifyWork))
+      })).pipe(Effect.tap(() => outbox.notifyWork))
 
     /** Sends a `webhook.test` event (the endpoint itself as `data.object`) to this endpoint only. */
     const sendTest = (id: string) =>
@@ -431,13 +260,13 @@ export class Webhooks extends Effect.Service<Webhooks>()("slotwise/Webhooks", {
           created_at: now.iso,
           data: { object: toEndpoint(endpoint) }
         }
-        const { delivery } = yield* enqueue(id, event, JSON.stringify(event), now, {
+        const { delivery } = yield* outbox.enqueue(id, event, JSON.stringify(event), now, {
           manual: false,
           lease: null,
           dueMs: now.ms
         })
         return toDelivery(delivery)
-      })).pipe(Effect.tap(() => notifyWork))
+      })).pipe(Effect.tap(() => outbox.notifyWork))
 
     /**
      * Redelivers what the endpoint missed since `since`: its failed deliveries get a manual
@@ -464,14 +293,13 @@ export class Webhooks extends Effect.Service<Webhooks>()("slotwise/Webhooks", {
         for (const delivery of existing) {
           known.add(delivery.event_id)
           if (delivery.status === "succeeded") continue
-          if (!(yield* requeueNow(id, delivery, now.ms))) continue // in flight
+          if (!(yield* outbox.requeueNow(id, delivery, now.ms))) continue // in flight
           yield* deliveries.update({ ...delivery, status: "pending", next_attempt_at: now.iso, updated_at: now.iso })
           requeued++
         }
         // Events the fan-out has passed (later ones it will still deliver) that this
         // endpoint selects but never got a delivery for.
-        const cursor = yield* Effect.provideService(cursors.get(FAN_OUT_CURSOR_ID), Tenant, SYSTEM_TENANT)
-        const fannedOutTo = Option.match(cursor, { onNone: () => 0, onSome: (c) => c.seq })
+        const fannedOutTo = yield* outbox.fannedOutTo
         const types = endpoint.events.includes("*") ? undefined : endpoint.events
         let after = endpoint.from_seq
         scan: for (;;) {
@@ -482,7 +310,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("slotwise/Webhooks", {
             const event = stored.event
             if (toMillis(event.created_at) < sinceMs || known.has(event.id)) continue
             if (created >= MAX_RECOVERED) break scan
-            yield* enqueue(id, event, JSON.stringify(event), now, { manual: false, lease: null, dueMs: now.ms })
+            yield* outbox.enqueue(id, event, JSON.stringify(event), now, { manual: false, lease: null, dueMs: now.ms })
             known.add(event.id)
             created++
           }
@@ -495,314 +323,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("slotwise/Webhooks", {
           requeued,
           created
         } satisfies WebhookRecovery
-      })).pipe(Effect.tap(() => notifyWork))
-
-    // ---- dispatch (driven by the dispatcher adapter) ----------------------------------------
-
-    /** The fan-out cursor as this process last saw it: the log is read only when it grew. */
-    let knownCursor = 0
-
-    const claimOf = (
-      tenant: TenantId,
-      endpoint: StoredWebhookEndpoint,
-      row: QueuedDelivery,
-      payload: string,
-      nowMs: number
-    ): ClaimedDelivery => ({
-      tenant,
-      delivery_id: row.id,
-      webhook_id: endpoint.id,
-      event_id: row.event_id,
-      payload,
-      url: endpoint.url,
-      secrets: liveSecrets(endpoint.secrets, nowMs).map((s) => s.secret),
-      lease: row.lease!
-    })
-
-    /**
-     * Turns committed events after the cursor into deliveries (one transaction per batch),
-     * claiming up to `claim.max` of the new ones for immediate sending. `more` when the
-     * batch was full and the log may hold more.
-     */
-    const fanOut = (options: { readonly batch?: number; readonly claim?: ClaimOptions } = {}) =>
-      Effect.gen(function*() {
-        const batch = options.batch ?? 500
-        const last = yield* storage.events.lastSeq
-        if (last <= knownCursor) return { processed: 0, claimed: [] as Array<ClaimedDelivery>, more: false }
-        const outcome = yield* storage.transaction(Effect.gen(function*() {
-          const stored = yield* Effect.provideService(cursors.get(FAN_OUT_CURSOR_ID), Tenant, SYSTEM_TENANT)
-          const after = Option.match(stored, { onNone: () => 0, onSome: (c) => c.seq })
-          const active = yield* endpoints.listAcrossTenants({ where: [{ column: "active", op: "eq", value: 1 }] })
-          const claimed: Array<ClaimedDelivery> = []
-          let cursor = after
-          let processed = 0
-          let more = false
-          if (active.length === 0) {
-            // Nobody listens: skip to the end of the log.
-            cursor = Math.max(after, yield* storage.events.lastSeq)
-          } else {
-            const byTenant = new Map<string, Array<StoredWebhookEndpoint>>()
-            for (const { doc, tenant } of active) {
-              const key = tenantKey(tenant)
-              const list = byTenant.get(key)
-              if (list === undefined) byTenant.set(key, [doc])
-              else list.push(doc)
-            }
-            const page = yield* storage.events.readAcrossTenants({ after, limit: batch })
-            processed = page.length
-            more = page.length === batch
-            const now = yield* currentStamp
-            const claim = options.claim
-            const counts = new Map(claim?.inFlight ?? [])
-            for (const { event, seq, tenant } of page) {
-              cursor = seq
-              const listening = byTenant.get(tenantKey(tenant))
-              if (listening === undefined) continue
-              let payload: string | undefined
-              for (const endpoint of listening) {
-                if (seq <= endpoint.from_seq || !selects(endpoint.events, event.type)) continue
-                payload ??= JSON.stringify(event)
-                const key = endpointKey(tenant, endpoint.id)
-                const take = claim !== undefined && claimed.length < claim.max &&
-                  (counts.get(key) ?? 0) < (claim.perEndpoint ?? Infinity)
-                const lease = take ? yield* newLease : null
-                const { row } = yield* Effect.provideService(
-                  enqueue(endpoint.id, event, payload, now, {
-                    manual: false,
-                    lease,
-                    dueMs: take ? now.ms + claim!.leaseMs : now.ms
-                  }),
-                  Tenant,
-                  tenant
-                )
-                if (take) {
-                  claimed.push(claimOf(tenant, endpoint, row, payload, now.ms))
-                  counts.set(key, (counts.get(key) ?? 0) + 1)
-                }
-              }
-            }
-          }
-          if (cursor > after) {
-            yield* Effect.provideService(cursors.update({ id: FAN_OUT_CURSOR_ID, seq: cursor }), Tenant, SYSTEM_TENANT)
-          }
-          return { processed, claimed, more, cursor }
-        }))
-        knownCursor = Math.max(knownCursor, outcome.cursor)
-        return { processed: outcome.processed, claimed: outcome.claimed, more: outcome.more }
-      })
-
-    /** Settles a queued delivery that can no longer be sent (endpoint deleted or disabled). */
-    const abandon = (row: QueuedDelivery, reason: string, now: Stamp) =>
-      Effect.gen(function*() {
-        yield* queue.remove(row.id)
-        const found = yield* deliveries.get(row.id)
-        if (Option.isSome(found)) {
-          yield* deliveries.update({
-            ...found.value,
-            status: "failed",
-            next_attempt_at: null,
-            last_error: reason,
-            updated_at: now.iso
-          })
-        }
-      })
-
-    /**
-     * Leases up to `max` due deliveries, oldest due first. `saturated` when due rows were
-     * left because of the limits (wait for capacity); `next_due_ms` is the earliest later
-     * due time (a retry, or a lease that may end), if any.
-     */
-    /** When nothing is due, answer from a read: an idle dispatcher must not take the write lock each poll. */
-    const claimDue = (options: ClaimOptions) =>
-      Effect.gen(function*() {
-        const now = yield* currentStamp
-        const due = yield* queue.listAcrossTenants({ where: [{ column: "due_ms", op: "lte", value: now.ms }], limit: 1 })
-        if (due.length > 0) return yield* claimDueInTransaction(options)
-        const later = yield* queue.listAcrossTenants({ where: [{ column: "due_ms", op: "gt", value: now.ms }], limit: 1 })
-        return { claimed: [] as Array<ClaimedDelivery>, saturated: false, next_due_ms: later[0]?.doc.due_ms ?? null }
-      })
-
-    const claimDueInTransaction = (options: ClaimOptions) =>
-      storage.transaction(Effect.gen(function*() {
-        const now = yield* currentStamp
-        const exclude = options.exclude ?? new Set<string>()
-        const perEndpoint = options.perEndpoint ?? Infinity
-        const scan = Math.min(options.max * 2, 1000) + exclude.size
-        const known = new Map<string, Option.Option<StoredWebhookEndpoint>>()
-        const counts = new Map(options.inFlight ?? [])
-        const claimed: Array<ClaimedDelivery> = []
-        /** Rows this transaction already settled (a store may show them again before commit). */
-        const handled = new Set<string>()
-        /** Endpoints at their in-flight limit: later passes look past their rows. */
-        const full = new Set<string>()
-        let saturated = false
-        // A backlog of one endpoint at its limit must not hide other endpoints' due rows:
-        // when a window holds rows it cannot take, look again without those endpoints.
-        for (let pass = 0; pass < 4 && claimed.length < options.max; pass++) {
-          const rows = yield* queue.listAcrossTenants({
-            where: [
-              { column: "due_ms", op: "lte", value: now.ms },
-              ...Array.from(full, (id): Condition => ({ column: "webhook_id", op: "ne", value: id }))
-            ],
-            limit: scan
-          })
-          let newlyFull = false
-          for (const { doc: row, tenant } of rows) {
-            if (exclude.has(row.id) || handled.has(row.id)) continue
-            if (claimed.length >= options.max) {
-              saturated = true
-              break
-            }
-            const key = endpointKey(tenant, row.webhook_id)
-            let endpoint = known.get(key)
-            if (endpoint === undefined) {
-              endpoint = yield* Effect.provideService(endpoints.get(row.webhook_id), Tenant, tenant)
-              known.set(key, endpoint)
-            }
-            if ((counts.get(key) ?? 0) >= perEndpoint) {
-              saturated = true
-              if (!full.has(row.webhook_id)) {
-                full.add(row.webhook_id)
-                newlyFull = true
-              }
-              continue
-            }
-            handled.add(row.id)
-            if (Option.isNone(endpoint)) {
-              yield* Effect.provideService(abandon(row, "endpoint deleted", now), Tenant, tenant)
-              continue
-            }
-            if (!endpoint.value.active) {
-              yield* Effect.provideService(abandon(row, "endpoint disabled", now), Tenant, tenant)
-              continue
-            }
-            const delivery = yield* Effect.provideService(deliveries.get(row.id), Tenant, tenant)
-            if (Option.isNone(delivery)) {
-              yield* Effect.provideService(queue.remove(row.id), Tenant, tenant)
-              continue
-            }
-            const leased: QueuedDelivery = { ...row, due_ms: now.ms + options.leaseMs, lease: yield* newLease }
-            yield* Effect.provideService(queue.update(leased), Tenant, tenant)
-            claimed.push(claimOf(tenant, endpoint.value, leased, delivery.value.payload, now.ms))
-            counts.set(key, (counts.get(key) ?? 0) + 1)
-          }
-          if (rows.length < scan) break // every due row was seen
-          if (!newlyFull) {
-            saturated = true // the window is full of rows in flight here: wait for them
-            break
-          }
-        }
-        const later = yield* queue.listAcrossTenants({ where: [{ column: "due_ms", op: "gt", value: now.ms }], limit: 1 })
-        return { claimed, saturated, next_due_ms: later[0]?.doc.due_ms ?? null }
-      }))
-
-    /**
-     * Writes the outcomes of attempts (one transaction for the batch): each delivery's
-     * attempt, status and next due time; each endpoint's health (`failing` with the last
-     * error, back to `enabled` on success, disabled on 410). An outcome whose lease is no
-     * longer the row's (another dispatcher took over, or the tenant was reset) is dropped.
-     */
-    const recordAttempts = (records: ReadonlyArray<AttemptRecord>): Effect.Effect<void, StorageFailure> =>
-      storage.transaction(Effect.gen(function*() {
-        const now = yield* currentStamp
-        type Health =
-          | { readonly _tag: "ok" }
-          | { readonly _tag: "failing"; readonly error: WebhookError }
-          | { readonly _tag: "gone"; readonly error: WebhookError }
-        const health = new Map<string, { tenant: TenantId; webhook_id: string; health: Health }>()
-        for (const { claim, result, started_ms } of records) {
-          yield* Effect.provideService(
-            Effect.gen(function*() {
-              const queued = yield* queue.get(claim.delivery_id)
-              if (Option.isNone(queued) || queued.value.lease !== claim.lease) return
-              const row = queued.value
-              const found = yield* deliveries.get(claim.delivery_id)
-              if (Option.isNone(found)) {
-                yield* queue.remove(row.id)
-                return
-              }
-              const delivery = found.value
-              const attemptsInRound = row.manual ? 1 : row.round_attempts + 1
-              const verdict = decide({
-                result,
-                attemptsInRound,
-                manual: row.manual,
-                nowMs: now.ms,
-                random: yield* Random.next
-              })
-              const error = verdict._tag === "Gone" ? "HTTP 410 Gone: endpoint disabled" : describeResult(result)
-              const statusCode = result._tag === "Response" ? result.status : null
-              const attemptedAt = formatInstant(started_ms)
-              const nextDue = verdict._tag === "Retry" ? now.ms + verdict.delay_ms : null
-              yield* deliveries.update({
-                ...delivery,
-                status: verdict._tag === "Succeeded" ? "succeeded" : verdict._tag === "Retry" ? "pending" : "failed",
-                attempt_count: delivery.attempt_count + 1,
-                next_attempt_at: nextDue === null ? null : formatInstant(nextDue),
-                last_error: error,
-                attempts: [...delivery.attempts, {
-                  attempted_at: attemptedAt,
-                  status_code: statusCode,
-                  latency_ms: Math.max(0, Math.round(result.latency_ms)),
-                  error,
-                  trigger: row.manual ? "manual" as const : "automatic" as const
-                }].slice(-MAX_RECORDED_ATTEMPTS),
-                updated_at: now.iso
-              })
-              if (nextDue === null) yield* queue.remove(row.id)
-              else yield* queue.update({ ...row, due_ms: nextDue, lease: null, round_attempts: attemptsInRound })
-              const key = endpointKey(claim.tenant, claim.webhook_id)
-              const previous = health.get(key)?.health
-              if (previous?._tag === "gone") return
-              const report = { message: error ?? "", status_code: statusCode, delivery_id: delivery.id, at: attemptedAt }
-              health.set(key, {
-                tenant: claim.tenant,
-                webhook_id: claim.webhook_id,
-                health: verdict._tag === "Succeeded"
-                  ? { _tag: "ok" }
-                  : verdict._tag === "Gone"
-                  ? { _tag: "gone", error: report }
-                  : { _tag: "failing", error: report }
-              })
-            }),
-            Tenant,
-            claim.tenant
-          )
-        }
-        for (const { health: h, tenant, webhook_id } of health.values()) {
-          yield* Effect.provideService(
-            Effect.gen(function*() {
-              const found = yield* endpoints.get(webhook_id)
-              if (Option.isNone(found)) return
-              const endpoint = found.value
-              let next: StoredWebhookEndpoint
-              switch (h._tag) {
-                case "ok":
-                  if (endpoint.status !== "failing") return
-                  next = { ...endpoint, status: "enabled" }
-                  break
-                case "failing":
-                  next = { ...endpoint, status: endpoint.active ? "failing" : "disabled", last_error: h.error }
-                  break
-                case "gone":
-                  next = { ...endpoint, active: false, status: "disabled", last_error: h.error }
-                  break
-              }
-              yield* endpoints.update(next)
-            }),
-            Tenant,
-            tenant
-          )
-        }
-      }))
-
-    /** Calls `listener` after commits that queued work outside the event log (tests, retries). */
-    const onWork = (listener: () => void): (() => void) => {
-      workListeners.add(listener)
-      return () => {
-        workListeners.delete(listener)
-      }
-    }
+      })).pipe(Effect.tap(() => outbox.notifyWork))
 
     return {
       create,
@@ -815,8 +336,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("slotwise/Webhooks", {
       getDelivery,
       retryDelivery,
       sendTest,
-      recover,
-      dispatch: { fanOut, claimDue, recordAttempts, onWork }
+      recover
     } as const
   })
 }) {}

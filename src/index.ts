@@ -18,20 +18,21 @@ export { Staff as StaffMember, StaffCreate, StaffFields, StaffUpdate } from "./d
 export * from "./domain/slot.js"
 export { type CommittedEvent, type EventListener, EventListParams, Events } from "./Events.js"
 export * from "./events/catalogue.js"
+export { Payments } from "./Payments.js"
 export { Sandbox, SandboxEmit } from "./Sandbox.js"
 export * from "./domain/webhook.js"
+export { DeliveryListParams, WebhookListParams, Webhooks } from "./Webhooks.js"
 export {
   type AttemptRecord,
   type ClaimedDelivery,
   type ClaimOptions,
-  DeliveryListParams,
   endpointKey,
-  WebhookListParams,
-  Webhooks
-} from "./Webhooks.js"
+  tenantKey,
+  WebhookOutbox
+} from "./webhooks/Outbox.js"
 export { addressBlockReason, isIpLiteral, literalHostBlockReason } from "./webhooks/address.js"
 export { WebhookPolicy, type WebhookPolicyService } from "./webhooks/policy.js"
-export * from "./webhooks/schedule.js"
+export * from "./webhooks/retrySchedule.js"
 export * from "./facade.js"
 export { decodeInput, fieldErrorsOf } from "./internal/validation.js"
 export { type Page, PageSchema } from "./internal/pagination.js"
@@ -41,4 +42,11 @@ export * from "./ports/storage.js"
 export * from "./ports/tenant.js"
 export { ServiceListParams, Services } from "./Services.js"
 export { Staff, StaffListParams } from "./Staff.js"
-export * from "./testing/ControlledClock.js"
+export { TestClockAt } from "./testing/testClock.js"
+export * from "./domain/oauthClient.js"
+export * from "./domain/user.js"
+export { OAuthClientListParams, OAuthClients } from "./OAuthClients.js"
+export { OAuthGrantListParams, OAuthGrants } from "./OAuthGrants.js"
+export { OAuthCollections } from "./oauth/collections.js"
+export { PasswordHasher, type PasswordHasherService } from "./oauth/password.js"
+export { UserListParams, Users } from "./Users.js"

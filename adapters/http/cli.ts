@@ -1,7 +1,7 @@
 /**
  * The `slotwise` command line: `serve` runs the HTTP server, `accounts create` creates an
- * account offline. The composition root of the server: it picks the storage and wires the
- * adapters to the core.
+ * account offline. It parses flags into options; the layers come from the composition root
+ * (main.ts passes compose.ts's builders in).
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Layer, ManagedRuntime } from "effect"
@@ -10,14 +10,32 @@ import { Accounts } from "../../src/Accounts.js"
 import type { AccountWithKeys } from "../../src/domain/account.js"
 import { isSlotwiseFailure, toProblem } from "../../src/domain/errors.js"
 import { VERSION } from "./api.js"
-import { servicesLayer } from "./app.js"
-import { serverLayer, type StorageOption, storageLayer } from "./server.js"
+import type { AppOptions } from "./app.js"
+import type { ServeOptions } from "./server.js"
+
+/** The storage the flags name. */
+export type StorageFlag = "memory" | { readonly sqlite: string }
+
+/** The layers the command line runs, from the composition root. */
+export interface CliLayers {
+  readonly server: (options: ServeOptions & AppOptions & {
+    readonly storage: StorageFlag
+    readonly allowPrivateWebhooks: boolean
+    readonly webhooks: { readonly timeoutMs?: number; readonly leaseMs?: number }
+  }) => Layer.Layer<never, unknown>
+  readonly accounts: (storage: StorageFlag) => Layer.Layer<Accounts, unknown>
+  /** `users create`: the account users OAuth signs in (args after the two words; exit code). */
+  readonly usersCreate: { readonly run: (args: ReadonlyArray<string>) => Promise<number>; readonly help: string }
+}
+
+const helpText = (layers: CliLayers) => `${HELP}\n${layers.usersCreate.help}`
 
 const HELP = `slotwise ${VERSION}: scheduling API server
 
 Usage:
   slotwise serve [options]            run the /v1 HTTP API
   slotwise accounts create [options]  create an account offline and print its keys
+  slotwise users create [options]     create an account user (for OAuth sign-in) offline
   slotwise --help | --version
 
 serve options:
@@ -34,6 +52,8 @@ serve options:
                              or this one after a crash, may send it again (default timeout
                              + 20000; must exceed the timeout)
   --trust-proxy              take the client address from X-Forwarded-For (for per-IP limits)
+  --public-url <url>         the server's public base URL, the OAuth issuer (default: the
+                             listening address; set it behind a proxy or load balancer)
 
   On first start with an empty database the server creates an account and prints its
   sandbox secret and publishable keys, once. It prints "listening on http://HOST:PORT"
@@ -53,12 +73,13 @@ accounts create options:
 export interface ServeFlags {
   readonly port: number
   readonly host: string
-  readonly storage: StorageOption
+  readonly storage: StorageFlag
   readonly adminToken: string | undefined
   readonly allowPrivateWebhooks: boolean
   readonly webhookTimeoutMs: number | undefined
   readonly webhookLeaseMs: number | undefined
   readonly trustProxy: boolean
+  readonly publicUrl: string | undefined
 }
 
 class UsageError extends Error {}
@@ -79,6 +100,14 @@ const millisOf = (flag: string, text: string | undefined): number | undefined =>
   return ms
 }
 
+const publicUrlOf = (text: string | undefined): string | undefined => {
+  if (text === undefined) return undefined
+  if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) {
+    throw new UsageError(`--public-url must be an http(s) URL, got ${text}`)
+  }
+  return text.replace(/\/+$/, "")
+}
+
 export const parseServe = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): ServeFlags | "help" => {
   const { values } = parseArgs({
     args: [...args],
@@ -93,6 +122,7 @@ export const parseServe = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv):
       "webhook-timeout-ms": { type: "string" },
       "webhook-lease-ms": { type: "string" },
       "trust-proxy": { type: "boolean" },
+      "public-url": { type: "string" },
       help: { type: "boolean", short: "h" }
     }
   })
@@ -111,7 +141,8 @@ export const parseServe = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv):
     allowPrivateWebhooks: values["allow-private-webhooks"] ?? false,
     webhookTimeoutMs,
     webhookLeaseMs,
-    trustProxy: values["trust-proxy"] ?? false
+    trustProxy: values["trust-proxy"] ?? false,
+    publicUrl: publicUrlOf(values["public-url"] ?? (env.SLOTWISE_PUBLIC_URL || undefined))
   }
 }
 
@@ -122,13 +153,14 @@ const printKeys = (created: AccountWithKeys, write: (line: string) => void) => {
   write(`  sandbox publishable key  ${created.keys.sandbox.publishable}`)
 }
 
-const serve = (flags: ServeFlags) => {
-  const layer = serverLayer({
+const serve = (flags: ServeFlags, layers: CliLayers) => {
+  const layer = layers.server({
     port: flags.port,
     host: flags.host,
     storage: flags.storage,
     adminToken: flags.adminToken,
     trustProxy: flags.trustProxy,
+    publicUrl: flags.publicUrl,
     allowPrivateWebhooks: flags.allowPrivateWebhooks,
     webhooks: {
       ...(flags.webhookTimeoutMs !== undefined ? { timeoutMs: flags.webhookTimeoutMs } : {}),
@@ -150,7 +182,7 @@ const serve = (flags: ServeFlags) => {
   ), { disableErrorReporting: true })
 }
 
-const createAccount = async (args: ReadonlyArray<string>): Promise<number> => {
+const createAccount = async (args: ReadonlyArray<string>, layers: CliLayers): Promise<number> => {
   const { values } = parseArgs({
     args: [...args],
     strict: true,
@@ -169,7 +201,7 @@ const createAccount = async (args: ReadonlyArray<string>): Promise<number> => {
     return 0
   }
   if (values.name === undefined) throw new UsageError("--name is required")
-  const runtime = ManagedRuntime.make(servicesLayer(storageLayer({ sqlite: values.database ?? "./slotwise.db" })))
+  const runtime = ManagedRuntime.make(layers.accounts({ sqlite: values.database ?? "./slotwise.db" }))
   try {
     const exit = await runtime.runPromiseExit(Effect.flatMap(Accounts, (accounts) =>
       accounts.create({
@@ -198,11 +230,11 @@ const createAccount = async (args: ReadonlyArray<string>): Promise<number> => {
 }
 
 /** Runs the command line; `serve` keeps the process alive until a signal. */
-export const main = async (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = process.env): Promise<void> => {
+export const main = async (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, layers: CliLayers): Promise<void> => {
   try {
     const [command, ...rest] = args
     if (command === undefined || command === "--help" || command === "-h" || command === "help") {
-      process.stdout.write(HELP)
+      process.stdout.write(helpText(layers))
       return
     }
     if (command === "--version" || command === "-v") {
@@ -211,12 +243,16 @@ export const main = async (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv =
     }
     if (command === "serve") {
       const flags = parseServe(rest, env)
-      if (flags === "help") process.stdout.write(HELP)
-      else serve(flags)
+      if (flags === "help") process.stdout.write(helpText(layers))
+      else serve(flags, layers)
       return
     }
     if (command === "accounts" && rest[0] === "create") {
-      process.exitCode = await createAccount(rest.slice(1))
+      process.exitCode = await createAccount(rest.slice(1), layers)
+      return
+    }
+    if (command === "users" && rest[0] === "create") {
+      process.exitCode = await layers.usersCreate.run(rest.slice(1))
       return
     }
     throw new UsageError(`unknown command: ${args.join(" ")}`)

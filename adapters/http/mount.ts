@@ -1,7 +1,7 @@
 /**
- * The API as handlers to mount inside another server (API.md §6): a Fetch handler
+ * The API as handlers to mount inside another server: a Fetch handler
  * `(Request) => Promise<Response>` and a Node `(req, res)` handler over one set of services,
- * under any path prefix.
+ * under any path prefix. compose.ts's `createHttpHandler` wires them to storage.
  */
 import { HttpApiBuilder, HttpApp, type HttpRouter } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -11,19 +11,7 @@ import { Accounts } from "../../src/Accounts.js"
 import type { AccountCreate, AccountWithKeys } from "../../src/domain/account.js"
 import { isSlotwiseFailure } from "../../src/domain/errors.js"
 import { toSlotwiseError } from "../../src/facade.js"
-import { type AppOptions, dispatcherLayer, makeAppLayer, servicesLayer, type WebhookServingOptions } from "./app.js"
-import { type StorageOption, storageLayer } from "./server.js"
-
-/**
- * `webhooks` (default `true`): the handlers run the webhook dispatcher in this process, so
- * subscriptions made through the API are delivered; pass `false` when another process on
- * the same database dispatches (or options to tune it). `allowPrivateWebhooks` (default
- * false) lets webhook URLs name private, loopback and link-local hosts.
- */
-export interface HttpHandlerOptions extends AppOptions, WebhookServingOptions {
-  /** `"memory"` (default) or `{ sqlite: "file.db" }`. */
-  readonly storage?: StorageOption | undefined
-}
+import { type AppOptions, type AppWiring, makeAppLayer } from "./app.js"
 
 export interface SlotwiseHttpHandler {
   /** Fetch API handler (Deno, Bun, Cloudflare-style servers, `new Request(...)` in tests). */
@@ -39,21 +27,16 @@ export interface SlotwiseHttpHandler {
   readonly close: () => Promise<void>
 }
 
-/**
- * Builds the API's handlers. With `prefix: "/scheduling"` requests for
- * `/scheduling/v1/bookings` reach `/v1/bookings`.
- */
-export const createHttpHandler = async (options: HttpHandlerOptions = {}): Promise<SlotwiseHttpHandler> => {
-  const storage = options.storage ?? "memory"
-  const services = servicesLayer(storageLayer(storage), { allowPrivateWebhooks: options.allowPrivateWebhooks })
+/** Builds the API's handlers over the services and dispatcher the composition root made. */
+export const makeHttpHandler = async <E>(options: AppOptions, wiring: AppWiring<E>): Promise<SlotwiseHttpHandler> => {
   const runtime = ManagedRuntime.make(
     Layer.mergeAll(
       makeAppLayer(options),
       HttpApiBuilder.Router.Live,
       HttpApiBuilder.Middleware.layer,
       NodeHttpServer.layerContext,
-      dispatcherLayer(options, { inMemory: storage === "memory" })
-    ).pipe(Layer.provideMerge(services))
+      wiring.dispatcher
+    ).pipe(Layer.provideMerge(wiring.services))
   )
   const { fetch, node } = await runtime.runPromise(Effect.gen(function*() {
     const app = yield* HttpApiBuilder.httpApp

@@ -11,20 +11,12 @@ import { Effect, Layer } from "effect"
 import * as http from "node:http"
 import { Accounts } from "../../src/Accounts.js"
 import type { AccountWithKeys } from "../../src/domain/account.js"
-import type { Storage } from "../../src/ports/storage.js"
-import { MemoryStorageLive } from "../memory/storage.js"
-import { SqliteStorageLive } from "../sqlite/storage.js"
-import { type AppOptions, dispatcherLayer, makeAppLayer, servicesLayer, type WebhookServingOptions } from "./app.js"
+import { answerClientError, MAX_HEADER_BYTES } from "./clientError.js"
+import { type AppOptions, type AppWiring, makeAppLayer } from "./app.js"
 
-export type StorageOption = "memory" | { readonly sqlite: string }
-
-export const storageLayer = (storage: StorageOption): Layer.Layer<Storage, unknown> =>
-  storage === "memory" ? MemoryStorageLive : SqliteStorageLive({ filename: storage.sqlite })
-
-export interface ServerOptions extends AppOptions, WebhookServingOptions {
+export interface ServeOptions extends AppOptions {
   readonly port: number
   readonly host: string
-  readonly storage: StorageOption
   /** On an empty database, create an account and report its keys (once). Default true. */
   readonly bootstrap?: boolean | undefined
   /** Called with the address once the server accepts requests. */
@@ -33,6 +25,8 @@ export interface ServerOptions extends AppOptions, WebhookServingOptions {
   readonly onFirstAccount?: ((created: AccountWithKeys) => void) | undefined
   /** How long shutdown waits for in-flight requests before cutting connections (ms). */
   readonly shutdownGraceMs?: number | undefined
+  /** The public base URL (the OAuth issuer); default: the listening address. */
+  readonly publicUrl?: string | undefined
 }
 
 export const FIRST_ACCOUNT = { name: "Default account", plan: "pro" } as const
@@ -44,8 +38,9 @@ export const bootstrapAccount = Effect.gen(function*() {
   return yield* accounts.create(FIRST_ACCOUNT)
 })
 
-export const serverLayer = (options: ServerOptions) => {
-  const server = http.createServer({ keepAliveTimeout: 5_000 })
+export const makeServerLayer = <E>(options: ServeOptions, wiring: AppWiring<E>) => {
+  const server = http.createServer({ keepAliveTimeout: 5_000, maxHeaderSize: MAX_HEADER_BYTES })
+  server.on("clientError", answerClientError)
   const grace = options.shutdownGraceMs ?? 10_000
 
   // Released before the server's own finalizer (which waits for open connections): after
@@ -64,14 +59,21 @@ export const serverLayer = (options: ServerOptions) => {
       }))
   )
 
-  const announce = Layer.effectDiscard(
-    Effect.flatMap(HttpServer.HttpServer, (s) =>
-      Effect.sync(() => {
-        const address = s.address
-        const url = address._tag === "TcpAddress" ? `http://${address.hostname}:${address.port}` : `unix:${address.path}`
-        options.onListening?.(url)
-      }))
-  )
+  // Once the API's listener is in place: the handlers beside it take the paths they claim.
+  const announce = Layer.effectDiscard(Effect.gen(function*() {
+    const address = (yield* HttpServer.HttpServer).address
+    const url = address._tag === "TcpAddress" ? `http://${address.hostname}:${address.port}` : `unix:${address.path}`
+    if (wiring.beside !== undefined) {
+      const side = yield* wiring.beside(options.publicUrl ?? url)
+      const api = server.listeners("request") as Array<http.RequestListener>
+      server.removeAllListeners("request")
+      server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
+        if (side.serves((req.url ?? "/").split("?", 1)[0]!)) side.node(req, res)
+        else for (const listener of api) listener(req, res)
+      })
+    }
+    options.onListening?.(url)
+  }))
 
   // Layers are released in the reverse order of their construction: the HTTP side (built
   // last) closes first and waits for its requests, then the dispatcher drains, then storage.
@@ -86,8 +88,8 @@ export const serverLayer = (options: ServerOptions) => {
   )
 
   return web.pipe(
-    Layer.provide(dispatcherLayer(options, { inMemory: options.storage === "memory" })),
+    Layer.provide(wiring.dispatcher),
     Layer.provide(bootstrap),
-    Layer.provide(servicesLayer(storageLayer(options.storage), { allowPrivateWebhooks: options.allowPrivateWebhooks }))
+    Layer.provide(wiring.services)
   )
 }

@@ -2,7 +2,7 @@
  * The webhook dispatcher: a background fiber that turns committed events into deliveries,
  * claims due deliveries, sends them signed (Standard Webhooks) with the HTTP transport and
  * records the outcomes. The rules (what an outcome means, when to retry) are the core's
- * (`Webhooks.dispatch`, src/webhooks/schedule.ts); this module only moves bytes and time.
+ * (`WebhookOutbox`, src/webhooks/retrySchedule.ts); this module only moves bytes and time.
  *
  * Flow. A commit in this process wakes the loop at once (Events' in-process listeners);
  * commits of other processes on the same database are found by polling (`pollIntervalMs`).
@@ -22,8 +22,8 @@
  */
 import { Clock, Duration, Effect, Fiber, FiberSet, Layer, Queue } from "effect"
 import { Events } from "../../src/Events.js"
-import type { AttemptResult } from "../../src/webhooks/schedule.js"
-import { type AttemptRecord, type ClaimedDelivery, endpointKey, Webhooks } from "../../src/Webhooks.js"
+import type { AttemptResult } from "../../src/webhooks/retrySchedule.js"
+import { type AttemptRecord, type ClaimedDelivery, endpointKey, WebhookOutbox } from "../../src/webhooks/Outbox.js"
 import { type Resolver } from "./guard.js"
 import { signedHeaders } from "./signing.js"
 import { makeHttpTransport, type Transport } from "./transport.js"
@@ -72,7 +72,7 @@ const nextMacrotask = Effect.async<void>((resume) => {
 /** Starts the dispatcher in the current scope; it stops (draining in-flight attempts) when the scope closes. */
 export const makeDispatcher = (options: WebhookDispatcherOptions = {}) =>
   Effect.gen(function*() {
-    const webhooks = yield* Webhooks
+    const outbox = yield* WebhookOutbox
     const events = yield* Events
     const timeoutMs = options.timeoutMs ?? 10_000
     const concurrency = Math.max(1, options.concurrency ?? 128)
@@ -102,7 +102,7 @@ export const makeDispatcher = (options: WebhookDispatcherOptions = {}) =>
       Queue.unsafeOffer(wake, undefined)
     }
     const offEvents = events.subscribe(poke)
-    const offWork = webhooks.dispatch.onWork(poke)
+    const offWork = outbox.onWork(poke)
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => {
         offEvents()
@@ -166,12 +166,12 @@ export const makeDispatcher = (options: WebhookDispatcherOptions = {}) =>
     /** One round: fan out everything new, claim what is due; returns how long to wait at most. */
     const round = Effect.gen(function*() {
       for (;;) {
-        const fanned = yield* webhooks.dispatch.fanOut({ claim: claimOptions(Math.max(0, free())) })
+        const fanned = yield* outbox.fanOut({ claim: claimOptions(Math.max(0, free())) })
         yield* launch(fanned.claimed)
         if (!fanned.more) break
       }
       if (free() <= 0) return pollMs
-      const due = yield* webhooks.dispatch.claimDue(claimOptions(free()))
+      const due = yield* outbox.claimDue(claimOptions(free()))
       yield* launch(due.claimed)
       // Rows left due now (`saturated`) wait for a slot: the writer wakes the loop when
       // attempts finish. Otherwise sleep until the next row falls due (a retry, a lease's end).
@@ -202,7 +202,7 @@ export const makeDispatcher = (options: WebhookDispatcherOptions = {}) =>
         const first = yield* Queue.take(outcomes)
         yield* nextMacrotask
         const records = [first, ...(yield* Queue.takeUpTo(outcomes, 999))]
-        yield* webhooks.dispatch.recordAttempts(records).pipe(
+        yield* outbox.recordAttempts(records).pipe(
           Effect.catchAllCause((cause) =>
             // The leases stay in the database: those deliveries are sent again when they end.
             Effect.zipRight(Effect.sync(() => stats.errors++), Effect.logError("slotwise webhooks: recording attempts failed", cause))
@@ -232,6 +232,8 @@ export const makeDispatcher = (options: WebhookDispatcherOptions = {}) =>
     }
   })
 
-/** The dispatcher as a layer: runs while the layer lives (needs `Webhooks` and `Events`). */
-export const WebhookDispatcherLive = (options: WebhookDispatcherOptions = {}): Layer.Layer<never, never, Webhooks | Events> =>
+/** The dispatcher as a layer: runs while the layer lives (needs `WebhookOutbox` and `Events`). */
+export const WebhookDispatcherLive = (
+  options: WebhookDispatcherOptions = {}
+): Layer.Layer<never, never, WebhookOutbox | Events> =>
   Layer.scopedDiscard(makeDispatcher(options))

@@ -9,7 +9,7 @@ import * as http from "node:http"
 import * as https from "node:https"
 import { performance } from "node:perf_hooks"
 import { addressBlockReason, hostOf, isIpLiteral } from "../../src/webhooks/address.js"
-import type { AttemptResult } from "../../src/webhooks/schedule.js"
+import type { AttemptResult } from "../../src/webhooks/retrySchedule.js"
 import { BlockedAddressError, guardedLookup, type Resolver, systemResolver } from "./guard.js"
 
 export interface WebhookRequest {

@@ -87,20 +87,22 @@ export const BookingCancel = Schema.Struct({
 export type BookingCancel = typeof BookingCancel.Type
 
 export type BookingAction = "confirm" | "cancel" | "reschedule" | "complete" | "no_show"
+/** The actions that move a booking to another status: all but reschedule. */
+export type StatusAction = Exclude<BookingAction, "reschedule">
 
 export const FINAL_STATUSES: ReadonlySet<BookingStatus> = new Set(["cancelled", "completed", "no_show"])
 /** Statuses that hold a slot. */
 export const ACTIVE_STATUSES: ReadonlyArray<BookingStatus> = ["pending", "confirmed"]
 
-interface Transition {
+interface Transition<To extends BookingStatus | "same"> {
   readonly from: ReadonlyArray<BookingStatus>
-  readonly to: BookingStatus | "same"
+  readonly to: To
   /** The transition is allowed only once the booking has started. */
   readonly afterStart: boolean
 }
 
 /** API.md §3, "Booking status rules": the whole table. */
-export const TRANSITIONS: { readonly [A in BookingAction]: Transition } = {
+export const TRANSITIONS: { readonly [A in BookingAction]: Transition<A extends StatusAction ? BookingStatus : "same"> } = {
   confirm: { from: ["pending"], to: "confirmed", afterStart: false },
   cancel: { from: ["pending", "confirmed"], to: "cancelled", afterStart: false },
   reschedule: { from: ["pending", "confirmed"], to: "same", afterStart: false },
@@ -108,21 +110,13 @@ export const TRANSITIONS: { readonly [A in BookingAction]: Transition } = {
   no_show: { from: ["confirmed"], to: "no_show", afterStart: true }
 }
 
-/** The action that moves a booking to `status` through `PATCH {status}`, if any. */
-export const actionForStatus = (status: BookingStatus): BookingAction | undefined => {
-  switch (status) {
-    case "confirmed":
-      return "confirm"
-    case "cancelled":
-      return "cancel"
-    case "completed":
-      return "complete"
-    case "no_show":
-      return "no_show"
-    case "pending":
-      return undefined
-  }
-}
+const STATUS_ACTIONS = (Object.keys(TRANSITIONS) as Array<BookingAction>).filter(
+  (action): action is StatusAction => action !== "reschedule"
+)
+
+/** The action that moves a booking to `status` through `PATCH {status}`, if any: read from the table. */
+export const actionForStatus = (status: BookingStatus): StatusAction | undefined =>
+  STATUS_ACTIONS.find((action) => TRANSITIONS[action].to === status)
 
 /**
  * Why `action` is not allowed on a booking in `from` at `now`, or `undefined` if it is.

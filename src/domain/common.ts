@@ -3,8 +3,8 @@
  * metadata. Each is the one definition of its concept; the resources, the storage rows,
  * the HTTP bodies and the OpenAPI document all derive from these.
  */
-import { DateTime, Option, ParseResult, Schema } from "effect"
-import { daysFromCivil } from "../scheduling/zones.js"
+import { ParseResult, Schema } from "effect"
+import { canonicalZone, daysFromCivil } from "../scheduling/zones.js"
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|([+-])(\d{2}):(\d{2}))$/i
 
@@ -116,20 +116,14 @@ export const LocalDate = Schema.String.pipe(
   Schema.annotations({ identifier: "LocalDate", description: "calendar date `YYYY-MM-DD`", jsonSchema: { format: "date" } })
 )
 
-const zoneVerdicts = new Map<string, boolean>()
-/** Whether `s` names an IANA zone; verdicts are cached (asking Intl builds a formatter). */
-export const isTimeZone = (s: string): boolean => {
-  let verdict = zoneVerdicts.get(s)
-  if (verdict === undefined) {
-    verdict = s.length <= 64 && Option.isSome(DateTime.zoneMakeNamed(s))
-    if (zoneVerdicts.size < 1000) zoneVerdicts.set(s, verdict)
-  }
-  return verdict
-}
+/** Whether `s` names an IANA zone, in any case. */
+export const isTimeZone = (s: string): boolean => canonicalZone(s) !== undefined
 
 export const TimeZone = Schema.String.pipe(
   Schema.filter((s) => isTimeZone(s) || "must be an IANA time zone such as Europe/Berlin"),
-  Schema.annotations({ identifier: "TimeZone", description: "IANA time zone name such as `Europe/Berlin`", jsonSchema: {} })
+  Schema.annotations({ identifier: "TimeZone", description: "IANA time zone name such as `Europe/Berlin`", jsonSchema: {} }),
+  // Decoding spells the zone in its canonical case, so it is stored and returned that way.
+  (zone) => Schema.transform(zone, Schema.typeSchema(zone), { strict: true, decode: (s) => canonicalZone(s)!, encode: (s) => s })
 )
 
 export const Currency = Schema.String.pipe(

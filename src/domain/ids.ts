@@ -4,7 +4,7 @@
  * collide across processes. Within one millisecond the random part increments, keeping
  * ids from one process strictly ordered.
  */
-import { Clock, Effect, Schema } from "effect"
+import { Schema } from "effect"
 
 export const IdPrefixes = {
   booking: "bkg",
@@ -19,7 +19,9 @@ export const IdPrefixes = {
   key: "key",
   payment: "pay",
   account: "acc",
-  oauthClient: "oac"
+  oauthClient: "oac",
+  user: "usr",
+  grant: "grt"
 } as const
 export type IdKind = keyof typeof IdPrefixes
 
@@ -59,6 +61,17 @@ const increment = (digits: Array<number>): Array<number> => {
   return randomDigits() // 2^80 ids in one millisecond: start afresh rather than wrap.
 }
 
+/** The 10-character time part of an id made at `ms`. */
+const timePart = (ms: number): string => {
+  let time = ""
+  let t = Math.max(0, Math.floor(ms))
+  for (let i = 0; i < 10; i++) {
+    time = ALPHABET[t % 32] + time
+    t = Math.floor(t / 32)
+  }
+  return time
+}
+
 /** A new id for `kind` at time `now` (epoch ms). */
 export const makeId = (kind: IdKind, now: number): string => {
   let random: Array<number>
@@ -68,18 +81,11 @@ export const makeId = (kind: IdKind, now: number): string => {
     lastTime = now
   }
   lastRandom = random
-  let time = ""
-  let t = Math.max(0, Math.floor(now))
-  for (let i = 0; i < 10; i++) {
-    time = ALPHABET[t % 32] + time
-    t = Math.floor(t / 32)
-  }
-  return `${IdPrefixes[kind]}_${time}${random.map((d) => ALPHABET[d]).join("")}`
+  return `${IdPrefixes[kind]}_${timePart(now)}${random.map((d) => ALPHABET[d]).join("")}`
 }
 
-/** A new id stamped with the current time of Effect's `Clock`. */
-export const newId = (kind: IdKind): Effect.Effect<string> =>
-  Effect.map(Clock.currentTimeMillis, (now) => makeId(kind, now))
+/** The smallest id of `kind` made at or after `ms`: a lower bound for "created since" scans. */
+export const idFloor = (kind: IdKind, ms: number): string => `${IdPrefixes[kind]}_${timePart(ms)}${"0".repeat(RANDOM_CHARS)}`
 
 /** Schema of an id of one kind: its prefix and 26 base32 characters. */
 export const Id = (kind: IdKind) =>

@@ -7,13 +7,17 @@
  * check of every resolved address share them.
  */
 
-/** The four octets of a dotted-quad IPv4 address, or undefined. */
+/**
+ * The four octets of a dotted-quad IPv4 address, or undefined. Decimal only, without leading
+ * zeros: `inet_aton` reads `012` as octal 10, so "012.0.0.1" is no address here (and thus
+ * refused) rather than the public 12.0.0.1.
+ */
 export const parseIPv4 = (text: string): ReadonlyArray<number> | undefined => {
   const parts = text.split(".")
   if (parts.length !== 4) return undefined
   const octets: Array<number> = []
   for (const part of parts) {
-    if (!/^\d{1,3}$/.test(part)) return undefined
+    if (!/^(0|[1-9]\d{0,2})$/.test(part)) return undefined
     const n = Number(part)
     if (n > 255) return undefined
     octets.push(n)

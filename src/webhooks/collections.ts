@@ -1,8 +1,8 @@
 /**
  * Where webhooks live in storage. Endpoints and deliveries are tenant resources; the queue
  * holds only deliveries still to attempt (so the dispatcher's scan across tenants stays
- * small however long the history grows); the fan-out cursor is one row of a system tenant
- * that no account can name.
+ * small however long the history grows); the fan-out cursor is one row of a tenant of its
+ * own that no account can name.
  */
 import type { QueuedDelivery, StoredWebhookDelivery, StoredWebhookEndpoint } from "../domain/webhook.js"
 import type { CollectionSpec } from "../ports/storage.js"
@@ -51,7 +51,10 @@ export const WebhookCursorsCollection: CollectionSpec<FanOutCursor> = {
   order: []
 }
 
-/** The tenant that owns the dispatcher's own rows; `_` keeps it apart from every `acc_` id. */
-export const SYSTEM_TENANT: TenantId = { account_id: "_slotwise_system", environment: "production" }
+/**
+ * The tenant that owns the fan-out cursor; the leading `_` keeps it apart from every `acc_`
+ * id, and its name from the tenant that holds accounts and keys (`_system`).
+ */
+export const FAN_OUT_CURSOR_TENANT: TenantId = { account_id: "_slotwise_system", environment: "production" }
 
 export const FAN_OUT_CURSOR_ID = "fan_out"

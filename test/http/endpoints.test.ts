@@ -38,6 +38,32 @@ describe("system", () => {
     expect(reply.headers.get("content-type")).toContain("text/html")
     expect(reply.text).toContain("openapi")
     expect(reply.text).not.toMatch(/<script[^>]+src="https?:/)
+    // No inline script: the page only references its script, which the CSP limits to this origin.
+    expect(reply.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>[^<\s]/)
+    expect(reply.text).toContain('src="docs/scalar.js"')
+    expect(reply.text.length).toBeLessThan(2000)
+    const csp = reply.headers.get("content-security-policy") ?? ""
+    expect(csp).toMatch(/script-src 'self'/)
+    expect(/script-src[^;]*'unsafe-inline'/.test(csp)).toBe(false)
+    expect(csp).toContain("frame-ancestors 'none'")
+    expect(reply.headers.get("x-frame-options")).toBe("DENY")
+  })
+
+  it("GET /docs/scalar.js is the reference's script, cached by ETag", async () => {
+    const first = await client(server.url).get("/docs/scalar.js")
+    expect(first.status).toBe(200)
+    expect(first.headers.get("content-type")).toContain("text/javascript")
+    expect(first.text.length).toBeGreaterThan(1_000_000)
+    expect(first.headers.get("cache-control")).toMatch(/max-age=\d+/)
+    const etag = first.headers.get("etag")!
+    expect(etag).toMatch(/^"[^"]+"$/)
+    const again = await client(server.url).get("/docs/scalar.js", { headers: { "if-none-match": etag } })
+    expect(again.status).toBe(304)
+    expect(again.text).toBe("")
+    const weak = await client(server.url).get("/docs/scalar.js", { headers: { "if-none-match": `"other", W/${etag}` } })
+    expect(weak.status).toBe(304)
+    const stale = await client(server.url).get("/docs/scalar.js", { headers: { "if-none-match": '"other"' } })
+    expect(stale.status).toBe(200)
   })
 })
 

@@ -20,7 +20,7 @@ afterAll(() => {
 })
 
 const cli = (args: ReadonlyArray<string>) =>
-  spawnSync(process.execPath, ["--import", "tsx", "adapters/http/bin.ts", ...args], { cwd: root, encoding: "utf8", env: { ...process.env, SLOTWISE_ADMIN_TOKEN: "" } })
+  spawnSync(process.execPath, ["--import", "tsx", "main.ts", ...args], { cwd: root, encoding: "utf8", env: { ...process.env, SLOTWISE_ADMIN_TOKEN: "" } })
 
 interface Server {
   readonly url: string
@@ -31,7 +31,7 @@ interface Server {
 
 const serve = (args: ReadonlyArray<string>): Promise<Server> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "adapters/http/bin.ts", "serve", "--port", "0", ...args], {
+    const child = spawn(process.execPath, ["--import", "tsx", "main.ts", "serve", "--port", "0", ...args], {
       cwd: root,
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, SLOTWISE_ADMIN_TOKEN: "admin-secret" }

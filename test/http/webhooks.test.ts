@@ -425,7 +425,7 @@ const serve = (database: string): Promise<ServerProcess> =>
     const child = spawn(process.execPath, [
       "--import",
       "tsx",
-      "adapters/http/bin.ts",
+      "main.ts",
       "serve",
       "--port",
       "0",

@@ -18,7 +18,7 @@ import {
   Webhooks
 } from "../../index.js"
 import { failure } from "../support/fixtures.js"
-import { settle, startReceiver, waitFor } from "./receiver.js"
+import { startMarker, startReceiver, waitFor } from "./receiver.js"
 
 const cleanup: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -109,7 +109,6 @@ describe("endpoint URLs", () => {
     const runtime = ManagedRuntime.make(
       WebhookDispatcherLive({
         allowPrivate: false,
-        timeoutMs: 1000,
         // At delivery time the name points at the receiver on loopback (a rebinding attack).
         resolver: async () => [{ address: "::ffff:127.0.0.1", family: 6 }, { address: "127.0.0.1", family: 4 }]
       }).pipe(
@@ -215,13 +214,14 @@ describe("endpoints", () => {
   it("test event: webhook.test with the endpoint as data.object, to that endpoint only, not in the feed", async () => {
     const receiver = await startReceiver()
     const s = await createTestScheduling({ webhooks: { allowPrivate: true } })
-    cleanup.push(() => receiver.close(), () => s.close())
+    const marker = await startMarker(s)
+    cleanup.push(() => receiver.close(), () => marker.close(), () => s.close())
     const endpoint = await s.webhooks.create({ url: receiver.url, events: ["booking.created"] })
     const bystander = await s.webhooks.create({ url: `${receiver.url}/other`, events: ["*"] })
     const delivery = await s.webhooks.sendTest(endpoint.id)
     expect(delivery).toMatchObject({ object: "webhook_delivery", webhook_id: endpoint.id, event_type: "webhook.test", status: "pending" })
     await waitFor(() => receiver.received.length === 1)
-    await settle(50)
+    await marker.caughtUp()
     expect(receiver.received).toHaveLength(1)
     const body = JSON.parse(receiver.received[0]!.body)
     expect(body).toMatchObject({ id: delivery.event_id, object: "event", type: "webhook.test", data: { object: { id: endpoint.id, object: "webhook_endpoint" } } })

@@ -96,5 +96,5 @@ describe("polling the feed under concurrent writers", () => {
     check(seen, all, 3 * (30 + 6) + 60)
     expect(all.filter((e) => (e.data.object as { name: string }).name.startsWith("remote"))).toHaveLength(60)
     await s.close()
-  })
+  }, 120_000) // another process (tsx) starting on a busy machine: a bound for failures only
 })

@@ -16,7 +16,7 @@ import {
   Tenant
 } from "../../index.js"
 import { failure, MONDAY_9, NOW, salon } from "../support/fixtures.js"
-import { settle, startReceiver, waitFor } from "./receiver.js"
+import { startMarker, startReceiver, waitFor } from "./receiver.js"
 
 const cleanup: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -53,7 +53,7 @@ describe("sandbox emit", () => {
     }
     expect(heard).toEqual([...EVENT_TYPES])
     expect((await s.events.list({ limit: 100 })).data.map((e) => e.type)).toEqual([...EVENT_TYPES])
-    await waitFor(() => receiver.received.length === EVENT_TYPES.length, 5000, "sandbox events delivered")
+    await waitFor(() => receiver.received.length === EVENT_TYPES.length, 20_000, "sandbox events delivered")
     expect(receiver.received.map((r) => JSON.parse(r.body).type).sort()).toEqual([...EVENT_TYPES].sort())
   })
 
@@ -117,7 +117,8 @@ describe("payment.received reaches subscribers", () => {
   it("facade callback, webhook receiver and feed all get the same event", async () => {
     const receiver = await startReceiver()
     const s = await createTestScheduling({ now: NOW, webhooks: { allowPrivate: true } })
-    cleanup.push(() => receiver.close(), () => s.close())
+    const marker = await startMarker(s)
+    cleanup.push(() => receiver.close(), () => marker.close(), () => s.close())
     const { clientId, serviceId, staffId } = await salon({}, s)
     await s.webhooks.create({ url: receiver.url, events: ["payment.received"] })
     const heard: Array<Event> = []
@@ -130,7 +131,7 @@ describe("payment.received reaches subscribers", () => {
     expect(heard.map((e) => e.type)).toEqual(["booking.created", "payment.received"])
     expect(heard[1]).toEqual(event)
     await waitFor(() => receiver.received.length === 1)
-    await settle(50)
+    await marker.caughtUp()
     expect(receiver.received).toHaveLength(1) // only the selected type
     expect(JSON.parse(receiver.received[0]!.body)).toEqual(event)
   })
@@ -142,12 +143,14 @@ describe("payment.received reaches subscribers", () => {
     const program = Effect.gen(function*() {
       const events = yield* Events
       const sandbox = yield* Sandbox
-      const fiber = yield* events.stream({ types: ["payment.received", "booking.created"] }).pipe(
+      const types = ["payment.received", "booking.created"] as const
+      // From the feed's cursor, not "from whenever the fiber starts": nothing can slip past.
+      const { next_cursor } = yield* events.list({ types })
+      const fiber = yield* events.stream({ after: next_cursor, types }).pipe(
         Stream.take(3),
         Stream.runCollect,
         Effect.fork
       )
-      yield* Effect.sleep("10 millis")
       const emitted = [
         yield* sandbox.emit({ type: "booking.created" }),
         yield* sandbox.emit({ type: "client.created" }),

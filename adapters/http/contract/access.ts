@@ -5,18 +5,11 @@
  */
 import { OpenApi } from "@effect/platform"
 import { Context } from "effect"
+import { type AccessRequirement, requiredScopes } from "../../../src/auth/access.js"
 import type { Scope } from "../../../src/domain/apiKey.js"
 
-export type AccessRule =
-  | { readonly auth: "none" }
-  | { readonly auth: "admin" }
-  | {
-    readonly auth: "key"
-    /** Required scope (every one, when several); absent = any secret key of the account. */
-    readonly scope?: Scope | ReadonlyArray<Scope> | undefined
-    /** Publishable keys may call it (from the account's allowed origins). */
-    readonly publishable: boolean
-  }
+/** The rule itself and its decision live in the core (src/auth/access.ts). */
+export type AccessRule = AccessRequirement
 
 export class Access extends Context.Tag("slotwise/http/Access")<Access, AccessRule>() {}
 
@@ -38,9 +31,7 @@ const describe = (rule: AccessRule): string => {
   }
 }
 
-/** The scopes a rule requires (all of them). */
-export const requiredScopes = (rule: AccessRule): ReadonlyArray<Scope> =>
-  rule.auth !== "key" || rule.scope === undefined ? [] : typeof rule.scope === "string" ? [rule.scope] : rule.scope
+export { requiredScopes }
 
 /** The annotations of an endpoint: its summary, its access rule, and that rule in words. */
 export const doc = (summary: string, rule: AccessRule): Context.Context<never> =>

@@ -1,7 +1,8 @@
 /**
  * Request bodies, checked before any handler sees them: JSON only (415), at most 1 MiB
  * (413), valid UTF-8 and well-formed JSON nested at most 64 deep (400). Handlers then read
- * the parsed value from a request that no longer touches the socket.
+ * the parsed value from a request that no longer touches the socket. A JSON body on
+ * `GET /v1/bookings` (the documented form of its filters) is folded into the query.
  */
 import { type HttpServerRequest, HttpIncomingMessage } from "@effect/platform"
 import { Effect, Option } from "effect"
@@ -17,6 +18,20 @@ export const isJsonContentType = (value: string | undefined): boolean => {
   if (value === undefined) return false
   const type = value.split(";")[0]!.trim().toLowerCase()
   return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"))
+}
+
+/** A Content-Type's charset parameter, lower case and unquoted, when it names one. */
+const charsetOf = (value: string): string | undefined => {
+  const m = /;\s*charset\s*=\s*("?)([^";]*)\1/i.exec(value)
+  return m === null ? undefined : m[2]!.trim().toLowerCase()
+}
+
+/** JSON is UTF-8 (RFC 8259 §8.1): a body declared in another charset is refused, not misread. */
+const foreignCharset = (value: string | undefined): UnsupportedMediaType | undefined => {
+  const charset = value === undefined ? undefined : charsetOf(value)
+  return charset === undefined || charset === "utf-8" || charset === "utf8"
+    ? undefined
+    : new UnsupportedMediaType({ detail: `a JSON body must be UTF-8; charset=${charset} is not accepted` })
 }
 
 /** Whether the request has a body at all (a Fetch `Request` may carry one without headers saying so). */
@@ -67,6 +82,8 @@ export const readJsonBody = (
         detail: `a request body must be application/json, not ${headers["content-type"] ?? "(no Content-Type)"}`
       })
     }
+    const charset = foreignCharset(headers["content-type"])
+    if (charset !== undefined) return yield* charset
     const buffer = yield* request.arrayBuffer.pipe(
       HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES + 1)),
       Effect.mapError((error) =>
@@ -106,4 +123,56 @@ export const withParsedBody = (
     json: { get: () => Effect.succeed(body.value) },
     arrayBuffer: { get: () => Effect.succeed(bytes.buffer) }
   })
+}
+
+/** A JSON body on GET /v1/bookings becomes query parameters; the query string wins. */
+const foldIntoQuery = (request: HttpServerRequest.HttpServerRequest, value: unknown) => {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return Effect.fail(new BadRequest({
+      detail: "a JSON body on GET /v1/bookings must be an object of filters",
+      errors: [{ path: "", message: "must be an object" }]
+    }))
+  }
+  const [path, search = ""] = request.url.split("?", 2) as [string, string?]
+  const params = new URLSearchParams(search)
+  for (const [name, v] of Object.entries(value)) {
+    if (params.has(name) || v === null || v === undefined) continue
+    for (const item of Array.isArray(v) ? v : [v]) {
+      params.append(name, typeof item === "object" ? JSON.stringify(item) : String(item))
+    }
+  }
+  const query = params.toString()
+  return Effect.succeed(request.modify({ url: query === "" ? path : `${path}?${query}` }))
+}
+
+export interface ReadBody {
+  /** The request handlers see: its body already read, or its JSON filters in the query. */
+  readonly request: HttpServerRequest.HttpServerRequest
+  /** The parsed body of a write (`{}` when absent), for idempotency fingerprints. */
+  readonly value: unknown
+}
+
+/** The body step: parse a write's body; fold GET /v1/bookings' JSON filters into its query. */
+export const readBody = (
+  request: HttpServerRequest.HttpServerRequest,
+  method: string,
+  path: string
+): Effect.Effect<ReadBody, BadRequest | PayloadTooLarge | UnsupportedMediaType> => {
+  if (method === "POST" || method === "PATCH" || method === "PUT") {
+    return Effect.map(readJsonBody(request), (parsed) => ({ request: withParsedBody(request, parsed), value: parsed.value }))
+  }
+  if ((method === "GET" || method === "HEAD") && path === "/v1/bookings" && hasBody(request)) {
+    const type = request.headers["content-type"]
+    // curl -d sends form-urlencoded by default: accept JSON under that label here too.
+    if (type !== undefined && !isJsonContentType(type) && !type.startsWith("application/x-www-form-urlencoded")) {
+      return Effect.fail(new UnsupportedMediaType({ detail: `the filters body must be application/json, not ${type}` }))
+    }
+    const charset = foreignCharset(type)
+    if (charset !== undefined) return Effect.fail(charset)
+    return readJsonBody(request.modify({ headers: { ...request.headers, "content-type": "application/json" } })).pipe(
+      Effect.flatMap((parsed) => foldIntoQuery(request, parsed.value)),
+      Effect.map((folded) => ({ request: folded, value: undefined }))
+    )
+  }
+  return Effect.succeed({ request, value: undefined })
 }

@@ -54,6 +54,8 @@ export const parseRetryAfter = (header: string | undefined, nowMs: number): numb
   if (header === undefined) return undefined
   const text = header.trim()
   if (/^\d+$/.test(text)) return Math.min(Number(text) * SECOND, MAX_RETRY_AFTER_MS)
+  // Every HTTP-date form starts with the day's name; `Date.parse` alone takes "-5" or "7.5" as dates.
+  if (!/^(mon|tue|wed|thu|fri|sat|sun)/i.test(text)) return undefined
   const at = Date.parse(text)
   if (Number.isNaN(at)) return undefined
   return Math.min(Math.max(0, at - nowMs), MAX_RETRY_AFTER_MS)

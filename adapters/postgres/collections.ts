@@ -1,0 +1,187 @@
+/**
+ * One collection on its `c_<name>` table: documents as `json` next to their index columns.
+ * Tenant-facing statements always filter on `(account_id, environment)`, the leading
+ * columns of every index.
+ */
+import { Effect, Option } from "effect"
+import { StorageFailure } from "../../src/domain/errors.js"
+import type {
+  Collection,
+  CollectionSpec,
+  ColumnValues,
+  IndexedRow,
+  IndexValue,
+  ListQuery
+} from "../../src/ports/storage.js"
+import type { TenantId } from "../../src/ports/tenant.js"
+import { afterSql, conditionSql, limitSql, orderSql, param, quote, tableOf } from "./query.js"
+import { codeOf, type Sql } from "./transactions.js"
+
+export const makeCollection = <A extends { readonly id: string }>(
+  sql: Sql,
+  spec: CollectionSpec<A>,
+  /** Prepares the table before its first use in this process (a no-op once done). */
+  ensure: Effect.Effect<void, StorageFailure>
+): Collection<A> => {
+  const table = quote(tableOf(spec))
+  const name = spec.name
+  const columns = Object.keys(spec.indexes)
+  const getters = columns.map((column) => spec.indexes[column]!.get)
+  const types = new Map<string, "text" | "integer">([
+    ["id", "text"],
+    ...columns.map((c) => [c, spec.indexes[c]!.type] as const)
+  ])
+  const keys = [...spec.order, "id"]
+  const orderBy = orderSql(keys)
+  const names = ["id", ...columns]
+  const insertColumns = `account_id, environment, id, ${columns.map((c) => `${quote(c)}, `).join("")}doc`
+  const placeholders = Array.from({ length: columns.length + 4 }, (_, i) => `$${i + 1}`).join(", ")
+  const insertSql = `INSERT INTO ${table} (${insertColumns}) VALUES (${placeholders})`
+  const updateSql = `${insertSql} ON CONFLICT (account_id, environment, id) DO UPDATE SET ` +
+    [...columns.map(quote), "doc"].map((c) => `${c} = excluded.${c}`).join(", ")
+  const getSql = `SELECT doc FROM ${table} WHERE account_id = $1 AND environment = $2 AND id = $3`
+  const removeSql = `DELETE FROM ${table} WHERE account_id = $1 AND environment = $2 AND id = $3`
+
+  /** Each operation's label in failures: `<collection>: <operation>`. */
+  const what = Object.fromEntries(
+    ["get", "insert", "update", "remove", "list", "listIndexes", "listColumns", "listAcrossTenants"].map((op) => [
+      op,
+      `${name}: ${op}`
+    ])
+  ) as Record<keyof Collection<A>, string>
+
+  /** The row of a document: tenant, id, index values, JSON. */
+  const rowParams = (tenant: TenantId, doc: A): Effect.Effect<Array<unknown>, StorageFailure> =>
+    Effect.try({
+      try: () => {
+        const params: Array<unknown> = [tenant.account_id, tenant.environment, doc.id]
+        for (const get of getters) params.push(get(doc) ?? null)
+        params.push(JSON.stringify(doc))
+        return params
+      },
+      catch: (cause) => new StorageFailure({ detail: `${name}: cannot index or serialise ${doc.id}`, cause })
+    })
+
+  /** A typed fault unless every column is `id` or an index column. */
+  const unknownColumn = (wanted: Iterable<string>): StorageFailure | undefined => {
+    for (const column of wanted) {
+      if (!types.has(column)) return new StorageFailure({ detail: `${name}: no index column ${column}` })
+    }
+    return undefined
+  }
+
+  /** `WHERE …` for a query, its parameters pushed onto `params`. */
+  const whereOf = (
+    query: ListQuery,
+    tenant: TenantId | undefined,
+    params: Array<unknown>
+  ): Effect.Effect<string, StorageFailure> => {
+    const parts: Array<string> = []
+    if (tenant !== undefined) {
+      parts.push(`account_id = ${param(params, tenant.account_id)}`, `environment = ${param(params, tenant.environment)}`)
+    }
+    for (const condition of query.where ?? []) {
+      const type = types.get(condition.column)
+      if (type === undefined) return Effect.fail(unknownColumn([condition.column])!)
+      parts.push(conditionSql(condition, type, params))
+    }
+    if (query.after !== undefined) parts.push(afterSql(keys, query.after, params))
+    return Effect.succeed(parts.length === 0 ? "" : `WHERE ${parts.join(" AND ")}`)
+  }
+
+  /** `effect`, after the table is ready. */
+  const withTable = <X, E, R>(effect: Effect.Effect<X, E, R>) => Effect.zipRight(ensure, effect)
+
+  const docs = (rows: ReadonlyArray<{ readonly doc: A }>): Array<A> => rows.map((row) => row.doc)
+
+  return {
+    spec,
+    get: (id) =>
+      withTable(sql.forTenant((tenant) =>
+        Effect.map(
+          sql.query<{ doc: A }>(getSql, [tenant.account_id, tenant.environment, id], what.get),
+          (rows) => Option.fromNullable(rows[0]?.doc)
+        )
+      )),
+    insert: (doc) =>
+      withTable(sql.write((tenant) =>
+        Effect.flatMap(rowParams(tenant, doc), (params) =>
+          sql.query(insertSql, params, what.insert).pipe(
+            Effect.mapError((error) =>
+              codeOf(error.cause) === "23505"
+                ? new StorageFailure({ detail: `${name}: duplicate id ${doc.id}`, cause: error.cause })
+                : error
+            ),
+            Effect.asVoid
+          ))
+      )),
+    update: (doc) =>
+      withTable(sql.write((tenant) =>
+        Effect.flatMap(rowParams(tenant, doc), (params) => Effect.asVoid(sql.query(updateSql, params, what.update)))
+      )),
+    remove: (id) =>
+      withTable(sql.write((tenant) =>
+        Effect.asVoid(sql.query(removeSql, [tenant.account_id, tenant.environment, id], what.remove))
+      )),
+    list: (query) =>
+      withTable(sql.forTenant((tenant) => {
+        const params: Array<unknown> = []
+        return Effect.flatMap(whereOf(query, tenant, params), (clause) =>
+          Effect.map(
+            sql.query<{ doc: A }>(`SELECT doc FROM ${table} ${clause} ${orderBy}${limitSql(query.limit)}`, params, what.list),
+            docs
+          ))
+      })),
+    listIndexes: (query) =>
+      withTable(sql.forTenant((tenant) => {
+        const wanted = query.columns
+        const unknown = wanted === undefined ? undefined : unknownColumn(wanted)
+        if (unknown !== undefined) return Effect.fail(unknown)
+        const selected = wanted === undefined ? names : ["id", ...wanted.filter((c) => c !== "id")]
+        const params: Array<unknown> = []
+        return Effect.flatMap(whereOf(query, tenant, params), (clause) => {
+          const text = `SELECT ${selected.map(quote).join(", ")} FROM ${table} ${clause} ` +
+            `${query.ordered === false ? "" : orderBy}${limitSql(query.limit)}`
+          // Rows as arrays, made into objects here: cheaper for the thousands a slot list reads.
+          return Effect.map(sql.query<Array<IndexValue>>(text, params, what.listIndexes, true), (rows) =>
+            rows.map((values) => {
+              const row: Record<string, IndexValue> = {}
+              for (let i = 0; i < selected.length; i++) row[selected[i]!] = values[i]!
+              return row as IndexedRow
+            }))
+        })
+      })),
+    listColumns: ({ columns: wanted, groupBy, where = [] }) =>
+      withTable(sql.forTenant((tenant) => {
+        const unknown = unknownColumn([groupBy, ...wanted])
+        if (unknown !== undefined) return Effect.fail(unknown)
+        const params: Array<unknown> = []
+        return Effect.flatMap(whereOf({ where }, tenant, params), (clause) => {
+          // A row per group, each column aggregated into one array (aggregates of one group
+          // read its rows in the same order, so the arrays line up).
+          const selected = [quote(groupBy), ...wanted.map((c) => `json_agg(${quote(c)})`)]
+          const text = `SELECT ${selected.join(", ")} FROM ${table} ${clause} GROUP BY ${quote(groupBy)}`
+          return Effect.map(
+            sql.query<[IndexValue, ...Array<Array<IndexValue>>]>(text, params, what.listColumns, true),
+            (rows) => new Map<IndexValue, ColumnValues>(rows.map(([key, ...arrays]) => [key, arrays]))
+          )
+        })
+      })),
+    listAcrossTenants: (query) =>
+      withTable(Effect.suspend(() => {
+        const params: Array<unknown> = []
+        return Effect.flatMap(whereOf(query, undefined, params), (clause) =>
+          Effect.map(
+            sql.query<{ account_id: string; environment: TenantId["environment"]; doc: A }>(
+              `SELECT account_id, environment, doc FROM ${table} ${clause} ${orderBy}, account_id, environment${
+                limitSql(query.limit)
+              }`,
+              params,
+              what.listAcrossTenants
+            ),
+            (rows) =>
+              rows.map((row) => ({ tenant: { account_id: row.account_id, environment: row.environment }, doc: row.doc }))
+          ))
+      }))
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * PostgreSQL storage over `pg` (node-postgres). See transactions.ts for the write lock,
+ * eventLog.ts for how the log keeps seq order equal to commit order, migrations.ts for the
+ * schema, and docs/postgres.md for why the driver is `pg` itself and the figures.
+ *
+ * At start the layer migrates the event log and the core's collections in one transaction
+ * under a database-wide advisory lock, so instances starting together migrate once; other
+ * collections are prepared the same way on first use. The pool closes with the layer.
+ */
+import { Effect, Layer, type Scope } from "effect"
+import pg from "pg"
+import { StorageFailure } from "../../src/domain/errors.js"
+import { CoreCollections } from "../../src/ports/collections.js"
+import { type Collection, type CollectionSpec, Storage, type StorageService } from "../../src/ports/storage.js"
+import { makeCollection } from "./collections.js"
+import { makeEventLog } from "./eventLog.js"
+import { migrateBase, migrateCollection, type Run } from "./migrations.js"
+import { quote } from "./query.js"
+import { failure, makeSql } from "./transactions.js"
+
+export interface PostgresStorageOptions {
+  /** A connection string: `postgres://user@host:5432/database`. */
+  readonly url: string
+  /** The schema to keep the tables in, created if missing (default: the connection's). */
+  readonly schema?: string
+  /** Connections in the pool (default 10); a write transaction holds one to its end. */
+  readonly maxConnections?: number
+}
+
+/** The advisory lock key that serialises migrations across instances. */
+const MIGRATION_LOCK = "slotwise:migrations"
+
+const INT8 = 20
+/** bigint columns as numbers: index values and seqs are epoch milliseconds and counters. */
+const types = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser
+}
+
+export const makePostgresStorage = (
+  options: PostgresStorageOptions
+): Effect.Effect<StorageService, StorageFailure, Scope.Scope> =>
+  Effect.gen(function*() {
+    const schema = options.schema
+    if (schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
+      return yield* Effect.fail(new StorageFailure({ detail: `schema ${JSON.stringify(schema)} is not an identifier` }))
+    }
+    const pool = yield* Effect.acquireRelease(
+      Effect.try({
+        try: () => {
+          const pool = new pg.Pool({
+            connectionString: options.url,
+            max: options.maxConnections ?? 10,
+            types,
+            // A process that stalls inside a transaction would hold its tenant's write lock;
+            // the server ends such a session after a minute idle, releasing the lock.
+            idle_in_transaction_session_timeout: 60_000,
+            ...(schema === undefined ? {} : { options: `-c search_path=${schema}` })
+          })
+          // An idle connection that breaks is dropped by the pool; without a listener the
+          // error would end the process.
+          pool.on("error", (error) => Effect.runFork(Effect.logWarning(`slotwise postgres: idle connection lost: ${error.message}`)))
+          return pool
+        },
+        catch: (cause) => failure("cannot create the PostgreSQL pool", cause)
+      }),
+      (pool) => Effect.promise(() => pool.end())
+    )
+    const sql = makeSql(pool)
+    const run: Run = (text, params, what) => sql.query(text, params, what)
+
+    /** Specs whose table this process has migrated (committed). */
+    const ready = new WeakSet<CollectionSpec<any>>()
+    const markReady = (spec: CollectionSpec<any>) => sql.afterCommit(Effect.sync(() => ready.add(spec)))
+
+    yield* sql.locked(
+      MIGRATION_LOCK,
+      Effect.gen(function*() {
+        yield* migrateBase(run, schema)
+        for (const spec of CoreCollections) {
+          yield* migrateCollection(run, spec)
+          yield* markReady(spec)
+        }
+      })
+    )
+
+    const ensure = (spec: CollectionSpec<any>): Effect.Effect<void, StorageFailure> =>
+      Effect.suspend(() =>
+        ready.has(spec)
+          ? Effect.void
+          : Effect.zipRight(sql.locked(MIGRATION_LOCK, migrateCollection(run, spec)), markReady(spec))
+      )
+
+    const collections = new WeakMap<CollectionSpec<any>, Collection<any>>()
+    const collection = <A extends { readonly id: string }>(spec: CollectionSpec<A>): Collection<A> => {
+      let found = collections.get(spec) as Collection<A> | undefined
+      if (found === undefined) collections.set(spec, found = makeCollection(sql, spec, ensure(spec)))
+      return found
+    }
+
+    const eraseTenant = sql.write((tenant) =>
+      Effect.gen(function*() {
+        const tables = yield* sql.query<{ name: string }>(
+          "SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() AND tablename LIKE 'c\\_%'",
+          [],
+          "eraseTenant: list tables"
+        )
+        for (const { name } of tables) {
+          yield* sql.query(
+            `DELETE FROM ${quote(name)} WHERE account_id = $1 AND environment = $2`,
+            [tenant.account_id, tenant.environment],
+            `eraseTenant: ${name}`
+          )
+        }
+        // The counter stays: erased seqs are never handed out again.
+        yield* sql.query(
+          "DELETE FROM events WHERE account_id = $1 AND environment = $2",
+          [tenant.account_id, tenant.environment],
+          "eraseTenant: events"
+        )
+      })
+    )
+
+    return {
+      collection,
+      events: makeEventLog(sql),
+      transaction: sql.transaction,
+      afterCommit: sql.afterCommit,
+      eraseTenant
+    } satisfies StorageService
+  })
+
+/** Storage on the PostgreSQL database at `options.url` (pool closed with the layer). */
+export const PostgresStorageLive = (options: PostgresStorageOptions): Layer.Layer<Storage, StorageFailure> =>
+  Layer.scoped(Storage, makePostgresStorage(options))

@@ -1,0 +1,220 @@
+/**
+ * The PostgreSQL schema, derived from the collection specs. Every step is idempotent and
+ * checks the live catalogue rather than the bookkeeping table, so it runs on every start and
+ * whenever a new spec shows up. Callers run it in one transaction under
+ * `pg_advisory_xact_lock` (layer.ts), so instances starting together migrate once: DDL is
+ * transactional here, and the second instance finds the tables made.
+ *
+ * - `slotwise_migrations(id, applied_at)`: one row per applied step, for operators.
+ * - `slotwise_sequences`: the event log's counter (see eventLog.ts).
+ * - `events`: the outbox, keyed by `seq`.
+ * - `c_<name>` per collection: tenant, id, one column per declared index (`text` or
+ *   `bigint`), the JSON document last; text columns compare byte-wise (`COLLATE "C"`) like
+ *   the reference adapter's string order. An index `(account_id, environment, <columns…>,
+ *   id)` per storage index and one on the order columns, nulls first like `ORDER BY`.
+ */
+import { Effect } from "effect"
+import { StorageFailure } from "../../src/domain/errors.js"
+import type { CollectionSpec } from "../../src/ports/storage.js"
+import { quote, tableOf } from "./query.js"
+
+/** Runs one statement on the migration's connection. */
+export type Run = (
+  sql: string,
+  params: ReadonlyArray<unknown>,
+  what: string
+) => Effect.Effect<ReadonlyArray<any>, StorageFailure>
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
+const RESERVED = new Set(["account_id", "environment", "id", "doc"])
+
+const sqlType = (type: "text" | "integer"): string => (type === "integer" ? "bigint" : "text")
+
+/** Why a spec cannot be mapped to a table, if it cannot. */
+export const checkSpec = (spec: CollectionSpec<any>): string | undefined => {
+  if (!IDENTIFIER.test(spec.name) || spec.name.length > 40) {
+    return `collection name ${JSON.stringify(spec.name)} is not an identifier of at most 40 characters`
+  }
+  for (const column of Object.keys(spec.indexes)) {
+    if (!IDENTIFIER.test(column)) return `${spec.name}: index ${JSON.stringify(column)} is not an identifier`
+    if (RESERVED.has(column)) return `${spec.name}: index ${JSON.stringify(column)} is a reserved column`
+  }
+  for (const column of spec.order) {
+    if (!(column in spec.indexes)) return `${spec.name}: order column ${JSON.stringify(column)} is not an index`
+  }
+  for (const group of spec.storageIndexes ?? []) {
+    const unknown = group.find((column) => !(column in spec.indexes))
+    if (group.length === 0 || unknown !== undefined) {
+      return `${spec.name}: storage index ${JSON.stringify(group)} names no declared index column`
+    }
+  }
+  return undefined
+}
+
+/** Index names within PostgreSQL's 63 bytes: the table and a hash of the columns. */
+const indexName = (table: string, group: ReadonlyArray<string>): string => {
+  let h = 0x811c9dc5
+  for (const ch of group.join(",")) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0
+  return `ix_${table}_${h.toString(16).padStart(8, "0")}`
+}
+
+const record = (run: Run, id: string) =>
+  run(
+    "INSERT INTO slotwise_migrations (id, applied_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING",
+    [id, Date.now()],
+    `record migration ${id}`
+  )
+
+const tableExists = (run: Run, table: string) =>
+  Effect.map(
+    run(
+      "SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = $1",
+      [table],
+      `inspect ${table}`
+    ),
+    (rows) => rows.length > 0
+  )
+
+/** The schema (when named), the bookkeeping tables and the event log. */
+export const migrateBase = (run: Run, schema: string | undefined): Effect.Effect<void, StorageFailure> =>
+  Effect.gen(function*() {
+    if (schema !== undefined) yield* run(`CREATE SCHEMA IF NOT EXISTS ${quote(schema)}`, [], "create schema")
+    yield* run(
+      "CREATE TABLE IF NOT EXISTS slotwise_migrations (id text PRIMARY KEY, applied_at bigint NOT NULL)",
+      [],
+      "create slotwise_migrations"
+    )
+    yield* run(
+      "CREATE TABLE IF NOT EXISTS slotwise_sequences (name text PRIMARY KEY, value bigint NOT NULL)",
+      [],
+      "create slotwise_sequences"
+    )
+    yield* run(
+      "INSERT INTO slotwise_sequences (name, value) VALUES ('events', 0) ON CONFLICT (name) DO NOTHING",
+      [],
+      "start the events counter"
+    )
+    if (!(yield* tableExists(run, "events"))) {
+      yield* run(
+        `CREATE TABLE events (
+          seq bigint PRIMARY KEY,
+          account_id text COLLATE "C" NOT NULL,
+          environment text COLLATE "C" NOT NULL,
+          id text COLLATE "C" NOT NULL UNIQUE,
+          type text COLLATE "C" NOT NULL,
+          doc json NOT NULL
+        )`,
+        [],
+        "create events"
+      )
+      yield* run("CREATE INDEX ix_events_tenant ON events (account_id, environment, seq)", [], "create events index")
+      yield* record(run, "events")
+    }
+  })
+
+/** Creates the collection's table, or adds (and back-fills) the index columns it lacks. */
+export const migrateCollection = (run: Run, spec: CollectionSpec<any>): Effect.Effect<void, StorageFailure> =>
+  Effect.gen(function*() {
+    const problem = checkSpec(spec)
+    if (problem !== undefined) return yield* Effect.fail(new StorageFailure({ detail: problem }))
+    const table = tableOf(spec)
+    const indexes = Object.entries(spec.indexes)
+    const existing = (yield* run(
+      "SELECT column_name AS name, data_type AS type FROM information_schema.columns " +
+        "WHERE table_schema = current_schema() AND table_name = $1",
+      [table],
+      `inspect ${table}`
+    )) as ReadonlyArray<{ readonly name: string; readonly type: string }>
+
+    if (existing.length === 0) {
+      yield* run(createTable(spec, table), [], `create ${table}`)
+      yield* record(run, table)
+    } else {
+      const types = new Map(existing.map((c) => [c.name, c.type]))
+      for (const [column, ix] of indexes) {
+        const type = types.get(column)
+        if (type !== undefined && type !== sqlType(ix.type)) {
+          return yield* Effect.fail(
+            new StorageFailure({ detail: `${table}.${column} is ${type} but the spec declares ${ix.type}; migrate it by hand` })
+          )
+        }
+      }
+      const missing = indexes.filter(([column]) => !types.has(column))
+      if (missing.length > 0) {
+        for (const [column, ix] of missing) {
+          yield* run(
+            `ALTER TABLE ${quote(table)} ADD COLUMN ${quote(column)} ${columnType(ix.type)}`,
+            [],
+            `add ${table}.${column}`
+          )
+        }
+        yield* backfill(run, spec, missing.map(([column]) => column))
+        for (const [column] of missing) yield* record(run, `${table}.${column}`)
+      }
+    }
+
+    const groups = spec.storageIndexes ?? indexes.map(([column]) => [column])
+    // The order index; a single order column already indexed alone needs no second copy.
+    const withOrder = spec.order.length === 0 || groups.some((g) => g.join() === spec.order.join())
+      ? groups
+      : [...groups, spec.order]
+    const wanted = new Map(withOrder.map((group) => [indexName(table, group), group]))
+    const present = new Set(
+      ((yield* run(
+        "SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1 " +
+          "AND indexname LIKE 'ix\\_%'",
+        [table],
+        `list ${table} indexes`
+      )) as ReadonlyArray<{ readonly name: string }>).map((row) => row.name)
+    )
+    for (const [name, group] of wanted) {
+      if (present.has(name)) continue
+      yield* run(
+        `CREATE INDEX ${quote(name)} ON ${quote(table)} ` +
+          `(account_id, environment, ${group.map((c) => `${quote(c)} NULLS FIRST`).join(", ")}, id)`,
+        [],
+        `index ${table}.${group.join(",")}`
+      )
+    }
+    // Indexes the spec no longer names only slow writes down.
+    for (const name of present) {
+      if (!wanted.has(name)) yield* run(`DROP INDEX IF EXISTS ${quote(name)}`, [], `drop index ${name}`)
+    }
+  })
+
+const columnType = (type: "text" | "integer"): string => (type === "integer" ? "bigint" : `text COLLATE "C"`)
+
+/** A collection's table: tenant, id, one column per declared index, the JSON document last. */
+const createTable = (spec: CollectionSpec<any>, table: string): string => {
+  const columns = [
+    `account_id text COLLATE "C" NOT NULL`,
+    `environment text COLLATE "C" NOT NULL`,
+    `id text COLLATE "C" NOT NULL`,
+    ...Object.entries(spec.indexes).map(([column, ix]) => `${quote(column)} ${columnType(ix.type)}`),
+    "doc json NOT NULL",
+    "PRIMARY KEY (account_id, environment, id)"
+  ]
+  return `CREATE TABLE ${quote(table)} (${columns.join(", ")})`
+}
+
+/** Fills newly added index columns from each row's document, with the spec's getters. */
+const backfill = (run: Run, spec: CollectionSpec<any>, columns: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const table = tableOf(spec)
+    const rows = (yield* run(
+      `SELECT account_id, environment, id, doc FROM ${quote(table)}`,
+      [],
+      `read ${table} for back-fill`
+    )) as ReadonlyArray<{ account_id: string; environment: string; id: string; doc: unknown }>
+    const n = columns.length
+    const update = `UPDATE ${quote(table)} SET ${columns.map((c, i) => `${quote(c)} = $${i + 1}`).join(", ")} ` +
+      `WHERE account_id = $${n + 1} AND environment = $${n + 2} AND id = $${n + 3}`
+    for (const row of rows) {
+      const values = yield* Effect.try({
+        try: () => columns.map((column) => spec.indexes[column]!.get(row.doc) ?? null),
+        catch: (cause) =>
+          new StorageFailure({ detail: `${table}: back-fill of ${columns.join(", ")} failed on ${row.id}`, cause })
+      })
+      yield* run(update, [...values, row.account_id, row.environment, row.id], `back-fill ${table}`)
+    }
+  })

@@ -1,0 +1,237 @@
+/**
+ * Statements and transactions on a `pg` pool.
+ *
+ * Statements. Each runs as a named prepared statement (parsed and planned once per
+ * connection); outside a transaction on any pooled connection, inside one on the
+ * transaction's own connection, so a transaction reads its own writes and nobody else's
+ * uncommitted ones (READ COMMITTED).
+ *
+ * Transactions. `BEGIN` and the write lock go in one round trip: every transaction takes a
+ * transaction-scoped advisory lock for its tenant (`pg_advisory_xact_lock` on a hash of
+ * the tenant), plus a shared lock on one global key; a transaction begun without a tenant
+ * takes that global key exclusively. Two write transactions of one tenant (in this process
+ * or any other on the database) therefore never interleave: the core's check-then-write
+ * (overlap check, then insert) is atomic, which is what `BEGIN IMMEDIATE` gives on SQLite,
+ * while other tenants' transactions proceed in parallel. A statement for another tenant
+ * inside the transaction takes that tenant's lock first. The locks end with the
+ * transaction. The open transaction is a fiber-local value; nested calls join it.
+ */
+import { Context, Effect, type Exit, FiberRef, Option } from "effect"
+import pg from "pg"
+import { StorageFailure } from "../../src/domain/errors.js"
+import { Tenant, type TenantId } from "../../src/ports/tenant.js"
+
+type Queryable = pg.Pool | pg.PoolClient
+
+interface OpenTransaction {
+  readonly client: pg.PoolClient
+  /** Tenants whose lock this transaction holds (all of them when `global`). */
+  readonly locked: Set<string>
+  readonly global: boolean
+  /** Run once the transaction has committed, after its connection is back in the pool. */
+  readonly afterCommit: Array<Effect.Effect<void>>
+}
+
+/** The transaction this fiber has open, if any (forked fibers inherit it). */
+const openTransaction = FiberRef.unsafeMake<OpenTransaction | undefined>(undefined)
+
+/** The key of the global write lock (tenant keys are 64-bit text hashes; a clash only serialises). */
+const GLOBAL_LOCK = "7305358101040177153"
+
+export const codeOf = (cause: unknown): string | undefined => {
+  const code = (cause as { readonly code?: unknown } | undefined)?.code
+  return typeof code === "string" ? code : undefined
+}
+
+const messageOf = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause))
+
+export const failure = (what: string, cause: unknown): StorageFailure =>
+  cause instanceof StorageFailure ? cause : new StorageFailure({ detail: `${what}: ${messageOf(cause)}`, cause })
+
+const tenantKey = (tenant: TenantId): string => `${tenant.account_id}/${tenant.environment}`
+
+/** `SELECT` of the lock for one tenant's key. */
+const tenantLock = (tenant: TenantId): string =>
+  `pg_advisory_xact_lock(hashtextextended(${pg.escapeLiteral(tenantKey(tenant))}, 0))`
+
+export interface Sql {
+  /** Runs one statement on the fiber's connection; rows as objects, or as arrays with `arrays`. */
+  readonly query: <R = any>(
+    text: string,
+    params: ReadonlyArray<unknown>,
+    what: string,
+    arrays?: boolean
+  ) => Effect.Effect<Array<R>, StorageFailure>
+  /** Like `query`, after the lock of the tenant in context when inside a transaction. */
+  readonly forTenant: <A>(
+    f: (tenant: TenantId) => Effect.Effect<A, StorageFailure>
+  ) => Effect.Effect<A, StorageFailure, Tenant>
+  /** A write: in the open transaction, or in one of its own. */
+  readonly write: <A>(
+    f: (tenant: TenantId) => Effect.Effect<A, StorageFailure>
+  ) => Effect.Effect<A, StorageFailure, Tenant>
+  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageFailure, R>
+  readonly afterCommit: (effect: Effect.Effect<void>) => Effect.Effect<void>
+  /**
+   * Runs `f` under `pg_advisory_xact_lock` on `key`: inside the open transaction when there
+   * is one (a pooled connection more could be one too many), else in one of its own.
+   */
+  readonly locked: <A>(key: string, f: Effect.Effect<A, StorageFailure>) => Effect.Effect<A, StorageFailure>
+}
+
+export const makeSql = (pool: pg.Pool): Sql => {
+  /** Prepared statement names by text; bounded, past which texts run unnamed. */
+  const names = new Map<string, string>()
+  const nameOf = (text: string): string | undefined => {
+    let name = names.get(text)
+    if (name === undefined && names.size < 1000) names.set(text, name = `sw${names.size}`)
+    return name
+  }
+
+  const run = <R>(
+    on: Queryable,
+    text: string,
+    params: ReadonlyArray<unknown>,
+    what: string,
+    arrays = false
+  ): Effect.Effect<Array<R>, StorageFailure> =>
+    Effect.async<Array<R>, StorageFailure>((resume) => {
+      const config: pg.QueryConfig = { text, values: params as Array<unknown> }
+      const name = nameOf(text)
+      if (name !== undefined) config.name = name
+      ;(arrays ? on.query({ ...config, rowMode: "array" } as pg.QueryArrayConfig) : on.query(config)).then(
+        (result) => resume(Effect.succeed(result.rows as Array<R>)),
+        (cause) => resume(Effect.fail(failure(what, cause)))
+      )
+    })
+
+  /** A multi-statement text over the simple protocol (no parameters): BEGIN and its locks. */
+  const simple = (on: pg.PoolClient, text: string, what: string) =>
+    Effect.tryPromise({ try: () => on.query(text), catch: (cause) => failure(what, cause) })
+
+  /** Takes `tenant`'s lock in the open transaction, once: its statements come next. */
+  const lockTenant = (open: OpenTransaction, tenant: TenantId) => {
+    open.locked.add(tenantKey(tenant))
+    return simple(open.client, `SELECT ${tenantLock(tenant)}`, "lock tenant")
+  }
+
+  const query = <R = any>(text: string, params: ReadonlyArray<unknown>, what: string, arrays = false) =>
+    Effect.withFiberRuntime<Array<R>, StorageFailure>((fiber) =>
+      run<R>(fiber.getFiberRef(openTransaction)?.client ?? pool, text, params, what, arrays)
+    )
+
+  const forTenant = <A>(f: (tenant: TenantId) => Effect.Effect<A, StorageFailure>) =>
+    Effect.withFiberRuntime<A, StorageFailure, Tenant>((fiber) => {
+      const tenant = Context.unsafeGet(fiber.currentContext as Context.Context<Tenant>, Tenant)
+      const open = fiber.getFiberRef(openTransaction)
+      if (open === undefined || open.global || open.locked.has(tenantKey(tenant))) return f(tenant)
+      return Effect.zipRight(lockTenant(open, tenant), f(tenant))
+    })
+
+  const rollback = (client: pg.PoolClient) =>
+    Effect.tryPromise({ try: () => client.query("ROLLBACK"), catch: (cause) => failure("rollback", cause) })
+
+  /** Commits (or rolls back) after the effect ended with `exit`; the connection goes back. */
+  const finish = <A, E>(open: OpenTransaction, exit: Exit.Exit<A, E>): Effect.Effect<A, E | StorageFailure> => {
+    const release = (broken: unknown) => Effect.sync(() => open.client.release(broken as Error | undefined))
+    if (exit._tag === "Failure") {
+      return rollback(open.client).pipe(
+        Effect.matchEffect({
+          onFailure: (error) => Effect.zipRight(release(error), Effect.logError("slotwise postgres: rollback failed", error)),
+          onSuccess: () => release(undefined)
+        }),
+        Effect.zipRight(exit)
+      )
+    }
+    return run(open.client, "COMMIT", [], "commit").pipe(
+      Effect.matchEffect({
+        onFailure: (error) =>
+          // A failed COMMIT has ended the transaction already; a broken connection is dropped.
+          Effect.zipRight(Effect.ignore(rollback(open.client)), Effect.zipRight(release(error), Effect.fail(error))),
+        onSuccess: () => Effect.zipRight(release(undefined), exit)
+      })
+    )
+  }
+
+  /** A pooled connection; one that arrives after the waiting fiber was interrupted goes back. */
+  const connect = Effect.async<pg.PoolClient, StorageFailure>((resume) => {
+    let wanted = true
+    pool.connect().then(
+      (client) => (wanted ? resume(Effect.succeed(client)) : client.release()),
+      (cause) => resume(Effect.fail(failure("connect", cause)))
+    )
+    return Effect.sync(() => {
+      wanted = false
+    })
+  })
+
+  const runAfterCommit = (open: OpenTransaction): Effect.Effect<void> =>
+    open.afterCommit.length <= 1
+      ? open.afterCommit[0] ?? Effect.void
+      : Effect.forEach(open.afterCommit, (effect) => effect, { discard: true })
+
+  const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageFailure, R> =>
+    Effect.withFiberRuntime<A, E | StorageFailure, R>((fiber) => {
+      if (fiber.getFiberRef(openTransaction) !== undefined) return effect
+      const tenant = Option.getOrUndefined(Context.getOption(fiber.currentContext as Context.Context<Tenant>, Tenant))
+      const begin = tenant === undefined
+        ? `BEGIN; SELECT pg_advisory_xact_lock(${GLOBAL_LOCK})`
+        : `BEGIN; SELECT pg_advisory_xact_lock_shared(${GLOBAL_LOCK}), ${tenantLock(tenant)}`
+      // One uninterruptible region: the connection goes back on every path out of it, and
+      // the fiber's transaction is set and cleared by hand.
+      const committed = Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(restore(connect), (client) => {
+          const open: OpenTransaction = {
+            client,
+            locked: new Set(tenant === undefined ? [] : [tenantKey(tenant)]),
+            global: tenant === undefined,
+            afterCommit: []
+          }
+          return Effect.flatMap(
+            Effect.exit(simple(client, begin, "begin transaction")),
+            (begun): Effect.Effect<readonly [A, OpenTransaction], E | StorageFailure, R> =>
+              begun._tag === "Failure"
+                ? finish(open, begun as Exit.Exit<never, StorageFailure>)
+                : Effect.zipRight(
+                  FiberRef.set(openTransaction, open),
+                  Effect.flatMap(Effect.exit(restore(effect)), (exit) =>
+                    Effect.zipRight(
+                      FiberRef.set(openTransaction, undefined),
+                      Effect.map(finish(open, exit), (a) => [a, open] as const)
+                    ))
+                )
+          )
+        })
+      )
+      return Effect.flatMap(committed, ([a, open]) => Effect.as(runAfterCommit(open), a))
+    })
+
+  const afterCommit = (effect: Effect.Effect<void>): Effect.Effect<void> =>
+    Effect.withFiberRuntime((fiber) => {
+      const open = fiber.getFiberRef(openTransaction)
+      if (open === undefined) return effect
+      open.afterCommit.push(effect)
+      return Effect.void
+    })
+
+  const write = <A>(f: (tenant: TenantId) => Effect.Effect<A, StorageFailure>) =>
+    Effect.withFiberRuntime<A, StorageFailure, Tenant>((fiber) =>
+      fiber.getFiberRef(openTransaction) !== undefined ? forTenant(f) : transaction(forTenant(f))
+    )
+
+  const locked = <A>(key: string, f: Effect.Effect<A, StorageFailure>): Effect.Effect<A, StorageFailure> =>
+    Effect.withFiberRuntime((fiber) => {
+      const lock = `SELECT pg_advisory_xact_lock(hashtextextended(${pg.escapeLiteral(key)}, 0))`
+      const open = fiber.getFiberRef(openTransaction)
+      if (open !== undefined) return Effect.zipRight(simple(open.client, lock, "lock"), f)
+      return Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(restore(connect), (client) => {
+          const own: OpenTransaction = { client, locked: new Set(), global: true, afterCommit: [] }
+          const body = Effect.zipRight(simple(client, `BEGIN; ${lock}`, "begin"), Effect.locally(restore(f), openTransaction, own))
+          return Effect.flatMap(Effect.exit(body), (exit) => finish(own, exit))
+        })
+      )
+    })
+
+  return { query, forTenant, write, transaction, afterCommit, locked }
+}

@@ -1,0 +1,160 @@
+/**
+ * The composition root: the one place that picks adapters and wires them to the core. The
+ * package root (index.ts), the server (`slotwise serve`, main.ts) and the mounted handlers
+ * all build their layers here; adapters never import each other.
+ *
+ * - storage: `"memory"` or `{ sqlite: file }`, one case each in `storageLayer`;
+ * - webhooks: the URL policy (private addresses, DNS at registration) and the dispatcher,
+ *   which on in-memory storage is woken by every commit and does not poll;
+ * - rate limits: the counters' store, in this process unless a shared store layer is given.
+ */
+import { Layer } from "effect"
+import { AccessLive, type AppOptions } from "./adapters/http/app.js"
+import { makeHttpHandler, type SlotwiseHttpHandler } from "./adapters/http/mount.js"
+import { makeServerLayer, type ServeOptions } from "./adapters/http/server.js"
+import { MemoryRateLimitStoreLive } from "./adapters/memory/ratelimit.js"
+import { MemoryStorageLive } from "./adapters/memory/storage.js"
+import { makeOAuthHandler } from "./adapters/oauth/server.js"
+import { OAuthServicesLive } from "./adapters/oauth/services.js"
+import { SqliteStorageLive } from "./adapters/sqlite/layer.js"
+import { WebhookDispatcherLive, type WebhookDispatcherOptions } from "./adapters/webhooks/dispatcher.js"
+import { type Resolver, WebhookPolicyLive } from "./adapters/webhooks/guard.js"
+import { authenticatorLayer } from "./src/auth/Authenticator.js"
+import { oauthAccessTokenCredentials } from "./src/OAuthGrants.js"
+import type { Events } from "./src/Events.js"
+import { CoreLive } from "./src/layers.js"
+import type { Storage } from "./src/ports/storage.js"
+import type { RateLimitStore } from "./src/ratelimit/store.js"
+import type { WebhookOutbox } from "./src/webhooks/Outbox.js"
+import { WebhookPolicy } from "./src/webhooks/policy.js"
+
+export { MemoryStorageLive, SqliteStorageLive }
+
+/** Where data lives: in this process's memory, or a SQLite database file (created if missing). */
+export type StorageChoice = "memory" | { readonly sqlite: string }
+
+export const storageLayer = (choice: StorageChoice = "memory"): Layer.Layer<Storage, unknown> =>
+  choice === "memory" ? MemoryStorageLive : SqliteStorageLive({ filename: choice.sqlite })
+
+/** Whether every commit happens in this process (so nothing needs polling for other writers). */
+export const isInProcess = (choice: StorageChoice = "memory"): boolean => choice === "memory"
+
+/**
+ * The dispatcher's poll interval for other processes' commits when storage is in memory:
+ * never in practice, since each commit wakes it (this also keeps a controlled clock's
+ * advance cheap in tests).
+ */
+export const IN_PROCESS_POLL_MS = 86_400_000
+
+export interface WebhookPolicyOptions {
+  /** Let webhook URLs name private, loopback and link-local addresses (development, tests). */
+  readonly allowPrivate?: boolean | undefined
+  /** Resolve a URL's hostname when it is registered (default true; a test sandbox skips DNS). */
+  readonly resolveHosts?: boolean | undefined
+  readonly resolver?: Resolver | undefined
+}
+
+/** How webhook URLs are checked at registration. */
+export const webhookPolicyLayer = (options: WebhookPolicyOptions = {}): Layer.Layer<WebhookPolicy> => {
+  const allowPrivate = options.allowPrivate ?? false
+  if (options.resolveHosts === false) return Layer.succeed(WebhookPolicy, { allowPrivate })
+  return WebhookPolicyLive({ allowPrivate, ...(options.resolver !== undefined ? { resolver: options.resolver } : {}) })
+}
+
+/**
+ * The delivery dispatcher (nothing for `false`). Closing it lets attempts in flight finish
+ * and records them, so it must close before storage does.
+ */
+export const dispatcherLayer = (
+  options: false | WebhookDispatcherOptions,
+  storage: StorageChoice = "memory"
+): Layer.Layer<never, never, WebhookOutbox | Events> =>
+  options === false
+    ? Layer.empty
+    : WebhookDispatcherLive(isInProcess(storage) ? { pollIntervalMs: IN_PROCESS_POLL_MS, ...options } : options)
+
+/** The core use cases with their webhook policy; still needs `Storage`. */
+export const coreLayer = (policy: WebhookPolicyOptions = {}) => CoreLive.pipe(Layer.provide(webhookPolicyLayer(policy)))
+
+/**
+ * The bearer credentials the API accepts: API keys, then OAuth access tokens (any other
+ * form); a further kind is one more argument here, with its layer provided.
+ */
+export const CredentialsLive = authenticatorLayer(oauthAccessTokenCredentials)
+
+/** Accounts, keys, idempotency, the rate limiter, and OAuth's users, clients and grants. */
+export const AccessServicesLive = Layer.mergeAll(AccessLive, OAuthServicesLive)
+
+export interface HttpServicesOptions {
+  readonly storage?: StorageChoice | undefined
+  /** See `WebhookPolicyOptions.allowPrivate`: applies to the URL check and to delivery. */
+  readonly allowPrivateWebhooks?: boolean | undefined
+  /**
+   * Where rate-limit counters live (default: this process). A shared store (Redis) makes the
+   * limits hold across server processes.
+   */
+  readonly rateLimitStore?: Layer.Layer<RateLimitStore, unknown> | undefined
+}
+
+/** Everything the HTTP handlers and the request pipeline use: the core and the access services, over storage. */
+export const httpServicesLayer = (options: HttpServicesOptions = {}) =>
+  Layer.mergeAll(coreLayer({ allowPrivate: options.allowPrivateWebhooks }), CredentialsLive.pipe(Layer.provideMerge(AccessServicesLive))).pipe(
+    Layer.provide(options.rateLimitStore ?? MemoryRateLimitStoreLive),
+    Layer.provideMerge(storageLayer(options.storage))
+  )
+
+/** The dispatcher's tuning for the HTTP server; private addresses come from `allowPrivateWebhooks`. */
+export type DispatchOptions = Omit<WebhookDispatcherOptions, "allowPrivate">
+
+export interface WebhookServingOptions {
+  readonly allowPrivateWebhooks?: boolean | undefined
+  /**
+   * Run the webhook dispatcher with the API (default `true`): `false` when another process
+   * on the same database dispatches, or its options (timeouts, lease, concurrency).
+   */
+  readonly webhooks?: boolean | DispatchOptions | undefined
+}
+
+const servingDispatcher = (options: WebhookServingOptions, storage: StorageChoice) =>
+  dispatcherLayer(
+    options.webhooks === false
+      ? false
+      : { ...(typeof options.webhooks === "object" ? options.webhooks : {}), allowPrivate: options.allowPrivateWebhooks ?? false },
+    storage
+  )
+
+export interface ServerOptions extends ServeOptions, WebhookServingOptions, HttpServicesOptions {
+  readonly storage: StorageChoice
+}
+
+/** `slotwise serve` as a layer: launch it with `Layer.launch`. */
+export const serverLayer = (options: ServerOptions) =>
+  makeServerLayer(options, {
+    services: httpServicesLayer(options),
+    dispatcher: servingDispatcher(options, options.storage),
+    // The OAuth authorization server answers /.well-known/oauth-authorization-server and /oauth/*.
+    beside: (issuer) => makeOAuthHandler({ issuer })
+  })
+
+/**
+ * `webhooks` (default `true`): the handlers run the webhook dispatcher in this process, so
+ * subscriptions made through the API are delivered; pass `false` when another process on
+ * the same database dispatches (or options to tune it). `allowPrivateWebhooks` (default
+ * false) lets webhook URLs name private, loopback and link-local hosts.
+ */
+export interface HttpHandlerOptions extends AppOptions, WebhookServingOptions, HttpServicesOptions {
+  /** `"memory"` (default) or `{ sqlite: "file.db" }`. */
+  readonly storage?: StorageChoice | undefined
+}
+
+/**
+ * The API's handlers to mount inside another server (Fetch and Node). With
+ * `prefix: "/scheduling"` requests for `/scheduling/v1/bookings` reach `/v1/bookings`.
+ */
+export const createHttpHandler = (options: HttpHandlerOptions = {}): Promise<SlotwiseHttpHandler> =>
+  makeHttpHandler(options, {
+    services: httpServicesLayer(options),
+    dispatcher: servingDispatcher(options, options.storage ?? "memory")
+  })
+
+export type { SlotwiseHttpHandler }

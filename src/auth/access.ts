@@ -1,0 +1,113 @@
+/**
+ * The access decision (API.md §2), as one pure function: given what an endpoint requires,
+ * who is calling (as authentication resolved it) and the request's `Origin`, allow it, hide
+ * it (the operator API does not exist for anyone else), or deny it with the 401/403 to
+ * answer. Adapters only call it; the rules live here.
+ */
+import type { Principal } from "../ApiKeys.js"
+import type { Scope } from "../domain/apiKey.js"
+import { Forbidden, Unauthorized } from "../domain/errors.js"
+
+/** What an endpoint requires: nothing, the operator's token, or an API key (with scopes). */
+export type AccessRequirement =
+  | { readonly auth: "none" }
+  | { readonly auth: "admin" }
+  | {
+    readonly auth: "key"
+    /** Every one of these scopes; absent = any secret key of the account. */
+    readonly scope?: Scope | ReadonlyArray<Scope> | undefined
+    /** Publishable keys may call it (from the account's allowed origins). */
+    readonly publishable: boolean
+  }
+
+/** Who is calling, as authentication resolved the `Authorization` header. */
+export type Caller =
+  /** No `Authorization` header. */
+  | { readonly _tag: "Anonymous" }
+  /** `Authorization` names another scheme (`Basic …`), or a bearer with no token. */
+  | { readonly _tag: "Malformed"; readonly scheme: string }
+  /** A bearer that names no valid credential (unknown, revoked, expired, not a key). */
+  | { readonly _tag: "Rejected"; readonly error: Unauthorized }
+  /** The operator's token, on an operator route. */
+  | { readonly _tag: "Operator" }
+  | { readonly _tag: "Authenticated"; readonly principal: Principal }
+
+export type AccessDecision =
+  | { readonly _tag: "Allowed" }
+  /** Answer as if the route did not exist (404). */
+  | { readonly _tag: "Hidden" }
+  | { readonly _tag: "Denied"; readonly error: Unauthorized | Forbidden }
+
+const ALLOWED: AccessDecision = { _tag: "Allowed" }
+const HIDDEN: AccessDecision = { _tag: "Hidden" }
+const NO_SCOPES: ReadonlyArray<Scope> = []
+
+/** The scopes a requirement asks for (all of them). */
+export const requiredScopes = (rule: AccessRequirement): ReadonlyArray<Scope> =>
+  rule.auth !== "key" || rule.scope === undefined ? NO_SCOPES : typeof rule.scope === "string" ? [rule.scope] : rule.scope
+
+/**
+ * The origin to allow in CORS headers: the request's `Origin` when a publishable key's
+ * account lists it exactly. Secret keys never get CORS headers (they must not be in browsers).
+ */
+export const corsOrigin = (caller: Caller, origin: string | undefined): string | undefined =>
+  origin !== undefined && caller._tag === "Authenticated" && caller.principal.key.type === "publishable" &&
+    caller.principal.account.allowed_origins.includes(origin)
+    ? origin
+    : undefined
+
+/** Why a request without a usable credential is refused (401), in words that say what to send. */
+export const unauthenticated = (caller: Exclude<Caller, { _tag: "Authenticated" }>): Unauthorized => {
+  switch (caller._tag) {
+    case "Rejected":
+      return caller.error
+    case "Malformed":
+      return new Unauthorized({
+        detail: caller.scheme.toLowerCase() === "bearer"
+          ? "empty bearer credential: send Authorization: Bearer <API key>"
+          : `the ${caller.scheme} authorization scheme is not accepted: send Authorization: Bearer <API key>`
+      })
+    case "Anonymous":
+    case "Operator":
+      return new Unauthorized({ detail: "no credential: send Authorization: Bearer <API key>" })
+  }
+}
+
+/** May `caller` call an endpoint that requires `rule`, from `origin`? */
+export const decideAccess = (rule: AccessRequirement, caller: Caller, origin: string | undefined): AccessDecision => {
+  switch (rule.auth) {
+    case "none":
+      return ALLOWED
+    case "admin":
+      return caller._tag === "Operator" ? ALLOWED : HIDDEN
+    case "key": {
+      if (caller._tag !== "Authenticated") return { _tag: "Denied", error: unauthenticated(caller) }
+      const key = caller.principal.key
+      if (key.type === "publishable") {
+        if (!rule.publishable) {
+          return {
+            _tag: "Denied",
+            error: new Forbidden({ detail: "publishable keys may only read services, staff and slots, hold slots and create bookings" })
+          }
+        }
+        if (corsOrigin(caller, origin) === undefined) {
+          return {
+            _tag: "Denied",
+            error: new Forbidden({
+              detail: `publishable keys work only from the account's allowed origins; ${origin ?? "no Origin"} is not one`
+            })
+          }
+        }
+      }
+      const required = requiredScopes(rule)
+      let missing: Array<Scope> | undefined
+      for (const scope of required) if (!key.scopes.includes(scope)) (missing ??= []).push(scope)
+      if (missing === undefined) return ALLOWED
+      return {
+        _tag: "Denied",
+        error: new Forbidden({ detail: `the API key lacks the scope${missing.length > 1 ? "s" : ""} ${missing.join(", ")}` })
+      }
+    }
+  }
+}
+

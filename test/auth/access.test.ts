@@ -1,0 +1,121 @@
+/**
+ * The access decision (src/auth/access.ts), table by table: what each requirement admits
+ * for each kind of caller, publishable keys and their origins, scopes, the operator API,
+ * and which origins get CORS headers.
+ */
+import { describe, expect, it } from "vitest"
+import type { Principal } from "../../src/ApiKeys.js"
+import { type AccessDecision, type AccessRequirement, type Caller, corsOrigin, decideAccess, requiredScopes } from "../../src/auth/access.js"
+import type { Account } from "../../src/domain/account.js"
+import { type ApiKey, PUBLISHABLE_SCOPES, type Scope, SCOPES } from "../../src/domain/apiKey.js"
+import { Unauthorized } from "../../src/domain/errors.js"
+
+const SHOP = "https://shop.example.com"
+
+const account = (allowed_origins: ReadonlyArray<string>): Account => ({
+  id: "acc_01",
+  object: "account",
+  name: "Shop",
+  plan: "pro",
+  allowed_origins,
+  rate_limit_per_minute: null,
+  limits: { requests_per_minute: 600 },
+  metadata: {},
+  created_at: "2027-01-01T00:00:00Z",
+  updated_at: "2027-01-01T00:00:00Z"
+}) as unknown as Account
+
+const caller = (type: ApiKey["type"], scopes: ReadonlyArray<Scope>, origins: ReadonlyArray<string> = [SHOP]): Caller => ({
+  _tag: "Authenticated",
+  principal: {
+    tenant: { account_id: "acc_01", environment: "sandbox" },
+    account: account(origins),
+    key: { id: "key_01", type, scopes } as unknown as ApiKey
+  } satisfies Principal
+})
+
+const secret = caller("secret", SCOPES)
+const publishable = caller("publishable", PUBLISHABLE_SCOPES)
+const rejected: Caller = { _tag: "Rejected", error: new Unauthorized({ detail: "the API key is unknown or revoked" }) }
+
+const none: AccessRequirement = { auth: "none" }
+const admin: AccessRequirement = { auth: "admin" }
+const key = (scope?: Scope | ReadonlyArray<Scope>, publishable = false): AccessRequirement => ({ auth: "key", scope, publishable })
+
+/** The outcome as a short string: "allowed", "hidden", or "401: detail" / "403: detail". */
+const outcome = (decision: AccessDecision): string =>
+  decision._tag === "Allowed"
+    ? "allowed"
+    : decision._tag === "Hidden"
+    ? "hidden"
+    : `${decision.error._tag === "Unauthorized" ? 401 : 403}: ${decision.error.detail}`
+
+describe("decideAccess", () => {
+  const cases: ReadonlyArray<readonly [string, AccessRequirement, Caller, string | undefined, string | RegExp]> = [
+    // No credential needed: anyone, even with a refused credential.
+    ["public route, anonymous", none, { _tag: "Anonymous" }, undefined, "allowed"],
+    ["public route, refused credential", none, rejected, undefined, "allowed"],
+    // The operator API exists only for the operator.
+    ["operator route, operator", admin, { _tag: "Operator" }, undefined, "allowed"],
+    ["operator route, anonymous", admin, { _tag: "Anonymous" }, undefined, "hidden"],
+    ["operator route, a secret key with every scope", admin, secret, undefined, "hidden"],
+    ["operator route, wrong token", admin, rejected, undefined, "hidden"],
+    // Key routes without a usable key: 401 that says what to send.
+    ["key route, no credential", key("bookings:read"), { _tag: "Anonymous" }, undefined, /^401: no credential: send Authorization: Bearer/],
+    ["key route, Basic scheme", key("bookings:read"), { _tag: "Malformed", scheme: "Basic" }, undefined, /^401: the Basic authorization scheme is not accepted: send Authorization: Bearer/],
+    ["key route, empty bearer", key("bookings:read"), { _tag: "Malformed", scheme: "Bearer" }, undefined, /^401: empty bearer credential/],
+    ["key route, refused key", key("bookings:read"), rejected, undefined, "401: the API key is unknown or revoked"],
+    ["key route, the operator's token is not an API key", key(), { _tag: "Operator" }, undefined, /^401: /],
+    // Scopes: exact, and every one of several.
+    ["secret key with the scope", key("bookings:read"), caller("secret", ["bookings:read"]), undefined, "allowed"],
+    ["read scope does not grant write", key("bookings:write"), caller("secret", ["bookings:read"]), undefined, "403: the API key lacks the scope bookings:write"],
+    ["write scope does not grant read", key("bookings:read"), caller("secret", ["bookings:write"]), undefined, "403: the API key lacks the scope bookings:read"],
+    ["all of several scopes, one missing", key(["bookings:write", "clients:write"]), caller("secret", ["bookings:write"]), undefined, "403: the API key lacks the scope clients:write"],
+    ["all of several scopes, both missing", key(["bookings:write", "clients:write"]), caller("secret", ["events:read"]), undefined, "403: the API key lacks the scopes bookings:write, clients:write"],
+    ["all of several scopes, present", key(["bookings:write", "clients:write"]), caller("secret", ["clients:write", "bookings:write"]), undefined, "allowed"],
+    ["no scope named: any secret key", key(), caller("secret", ["events:read"]), undefined, "allowed"],
+    ["secret keys need no Origin, and a foreign one changes nothing", key("bookings:read"), secret, "https://evil.example", "allowed"],
+    // Publishable keys: only where allowed, only from their account's origins.
+    ["publishable key, allowed route and origin", key("services:read", true), publishable, SHOP, "allowed"],
+    ["publishable key on a secret-only route", key("bookings:read"), caller("publishable", ["bookings:read"]), SHOP, /^403: publishable keys may only/],
+    ["publishable key on a route with no scope", key(), publishable, SHOP, /^403: publishable keys may only/],
+    ["publishable key without Origin", key("services:read", true), publishable, undefined, /^403: .*no Origin is not one/],
+    ["publishable key from another origin", key("services:read", true), publishable, "https://other.example", /^403: .*https:\/\/other\.example is not one/],
+    ["an origin that only starts like an allowed one", key("services:read", true), publishable, `${SHOP}.evil.io`, /^403: publishable keys work only/],
+    ["an allowed origin on another port", key("services:read", true), publishable, `${SHOP}:8443`, /^403: publishable keys work only/],
+    ["an allowed origin in other case", key("services:read", true), publishable, SHOP.toUpperCase(), /^403: publishable keys work only/],
+    ["publishable key whose account allows nothing", key("services:read", true), caller("publishable", PUBLISHABLE_SCOPES, []), SHOP, /^403: publishable keys work only/],
+    ["publishable key still needs the scope", key("services:read", true), caller("publishable", ["staff:read"], [SHOP]), SHOP, "403: the API key lacks the scope services:read"]
+  ]
+
+  it.each(cases)("%s", (_, rule, who, origin, expected) => {
+    const got = outcome(decideAccess(rule, who, origin))
+    if (typeof expected === "string") expect(got).toBe(expected)
+    else expect(got).toMatch(expected)
+  })
+})
+
+describe("corsOrigin", () => {
+  const cases: ReadonlyArray<readonly [string, Caller, string | undefined, string | undefined]> = [
+    ["publishable key from an allowed origin", publishable, SHOP, SHOP],
+    ["publishable key from another origin", publishable, "https://other.example", undefined],
+    ["publishable key without Origin", publishable, undefined, undefined],
+    ["secret key from its account's allowed origin: never", secret, SHOP, undefined],
+    ["no credential", { _tag: "Anonymous" }, SHOP, undefined],
+    ["refused credential", rejected, SHOP, undefined],
+    ["an origin extending an allowed one", publishable, `${SHOP}.evil.io`, undefined]
+  ]
+  it.each(cases)("%s", (_, who, origin, expected) => {
+    expect(corsOrigin(who, origin)).toBe(expected)
+  })
+})
+
+describe("requiredScopes", () => {
+  it("lists one scope, several, or none", () => {
+    expect(requiredScopes(key("events:read"))).toEqual(["events:read"])
+    expect(requiredScopes(key(["bookings:write", "clients:write"]))).toEqual(["bookings:write", "clients:write"])
+    expect(requiredScopes(key())).toEqual([])
+    expect(requiredScopes(none)).toEqual([])
+    expect(requiredScopes(admin)).toEqual([])
+  })
+})

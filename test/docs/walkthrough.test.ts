@@ -1,0 +1,66 @@
+/**
+ * The README's curl walk-through, run as written (twice, as a reader may) against a real
+ * `slotwise serve` on 127.0.0.1, so the documented commands stay true. It needs curl, jq and
+ * bash, which the README lists with it.
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as readline from "node:readline"
+import { fileURLToPath } from "node:url"
+import { afterAll, describe, expect, it } from "vitest"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
+const children: Array<ChildProcess> = []
+afterAll(() => {
+  for (const c of children) if (c.exitCode === null) c.kill("SIGKILL")
+})
+
+/** The shell block that follows the `<!-- walkthrough -->` marker, without its `KEY=` line. */
+const walkthrough = (): string => {
+  const readme = fs.readFileSync(path.join(root, "README.md"), "utf8")
+  const block = /<!-- walkthrough -->\s*```sh\n([\s\S]*?)```/.exec(readme)
+  if (block === null) throw new Error("README.md has no walk-through block after <!-- walkthrough -->")
+  return block[1]!.replace(/^KEY=.*$/m, "")
+}
+
+const serve = (): Promise<{ url: string; key: string }> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "main.ts", "serve", "--port", "0", "--memory"], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    children.push(child)
+    let key: string | undefined
+    let stderr = ""
+    child.stderr!.on("data", (d) => (stderr += String(d)))
+    child.on("exit", (code) => reject(new Error(`server exited (${code}) before listening: ${stderr}`)))
+    readline.createInterface({ input: child.stdout! }).on("line", (line) => {
+      key ??= /sandbox secret key\s+(sk_test_\w+)/.exec(line)?.[1]
+      const listening = /^listening on (http:\/\/\S+)$/.exec(line)
+      if (listening && key !== undefined) resolve({ url: listening[1]!, key })
+    })
+  })
+
+describe("README walk-through", () => {
+  it("books the first free slot each time it is run, and exchanges the key for a live one", async () => {
+    const { key, url } = await serve()
+    const script = walkthrough()
+    for (const run of [1, 2]) {
+      const result = spawnSync("bash", ["-euo", "pipefail", "-c", script], {
+        cwd: root,
+        encoding: "utf8",
+        env: { ...process.env, KEY: key, BASE: url },
+        timeout: 60_000
+      })
+      expect(result.stderr, `run ${run}`).toBe("")
+      expect(result.status, `run ${run}`).toBe(0)
+      const lines = result.stdout.trim().split("\n")
+      expect(lines[0]).toBe(`{"object":"list","has_more":false}`)
+      const booking = JSON.parse(lines.find((l) => l.includes("bkg_"))!)
+      expect(booking).toMatchObject({ status: "confirmed", id: expect.stringMatching(/^bkg_/) })
+      expect(booking.start).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:00Z$/)
+      expect(lines.at(-1)).toBe("sk_live_")
+    }
+  })
+})

@@ -1,0 +1,158 @@
+/**
+ * PostgreSQL-specific guarantees beyond the contract suite: the event feed in commit order
+ * across separate pools, migrations from instances starting together, typed failures.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Context, Effect, Layer } from "effect"
+import pg from "pg"
+import { PostgresStorageLive } from "../../adapters/postgres/layer.js"
+import { CoreCollections } from "../../src/ports/collections.js"
+import { Storage, type StoredEvent } from "../../src/ports/storage.js"
+import { as, event, tenantA, tenantAProd, tenantB, thing, Things } from "../storage/contract.js"
+import { createTestDatabase, type TestDatabase } from "./database.js"
+
+let database: TestDatabase
+beforeAll(async () => {
+  database = await createTestDatabase()
+})
+afterAll(() => database.drop())
+
+/** `count` storages on one schema, each with a pool of its own (separate processes, to the database). */
+const storages = (schema: string, count: number, url = database.url) =>
+  Effect.all(
+    Array.from({ length: count }, () =>
+      Effect.map(Layer.build(PostgresStorageLive({ url, schema, maxConnections: 4 })), Context.get(Storage))),
+    { concurrency: "unbounded" }
+  )
+
+describe("postgres event feed", () => {
+  it.live("4 writer pools and a poller reading after its cursor: every event exactly once, in order", () =>
+    Effect.gen(function*() {
+      const [first, ...writers] = yield* storages("feed", 5)
+      const reader = first!
+      const tenants = [tenantA, tenantAProd, tenantB]
+      const PER_WRITER = 4
+      const TRANSACTIONS = 15
+      const total = writers.length * PER_WRITER * TRANSACTIONS
+      // Each transaction appends, then writes a document before it commits: a seq taken
+      // early would become visible after later ones, and a poller would skip it.
+      const write = (storage: Storage["Type"], w: number) =>
+        Effect.forEach(Array.from({ length: TRANSACTIONS }, (_, n) => n), (n) =>
+          storage.transaction(Effect.gen(function*() {
+            yield* storage.events.append(event("booking.created", { w, n }))
+            yield* storage.collection(Things).insert(thing(`w${w}_${n}`, n))
+          })).pipe(as(tenants[(w + n) % tenants.length]!)), { discard: true })
+      const writing = Effect.all(
+        writers.flatMap((storage, p) => Array.from({ length: PER_WRITER }, (_, k) => write(storage, p * PER_WRITER + k))),
+        { concurrency: "unbounded", discard: true }
+      ).pipe(Effect.ensuring(Effect.sync(() => (finished = true))))
+      let finished = false
+      const polling = Effect.gen(function*() {
+        const seen: Array<StoredEvent> = []
+        let cursor = 0
+        while (seen.length < total) {
+          // Once every writer has committed, an empty page means an event was skipped.
+          const last = finished
+          const page = yield* reader.events.readAcrossTenants({ after: cursor, limit: 7 })
+          seen.push(...page)
+          if (page.length > 0) cursor = page[page.length - 1]!.seq
+          else if (last) return yield* Effect.dieMessage(`the poller saw ${seen.length} of ${total} events`)
+          else yield* Effect.sleep("1 millis")
+        }
+        return seen
+      })
+      const [, seen] = yield* Effect.all([writing, polling], { concurrency: "unbounded" })
+      const ids = seen.map((s) => s.event.id)
+      expect(new Set(ids).size).toBe(total)
+      expect(ids).toHaveLength(total)
+      for (let i = 1; i < seen.length; i++) expect(seen[i]!.seq).toBeGreaterThan(seen[i - 1]!.seq)
+      const all = yield* reader.events.readAcrossTenants({ after: 0, limit: total + 10 })
+      expect(all.map((s) => s.event.id)).toEqual(ids)
+      expect(yield* reader.events.lastSeq).toBe(seen[seen.length - 1]!.seq)
+    }).pipe(Effect.scoped), 60_000)
+})
+
+describe("postgres write lock", () => {
+  it.live("a transaction begun for one tenant takes the lock of another tenant it checks and writes", () =>
+    Effect.gen(function*() {
+      const [first, second] = yield* storages("locks", 2)
+      // Every pooled connection open first: a pool still connecting serialises the claims.
+      for (const storage of [first!, second!]) {
+        yield* Effect.all(Array.from({ length: 8 }, () => storage.collection(Things).list({}).pipe(as(tenantB))), {
+          concurrency: "unbounded"
+        })
+      }
+      const claim = (storage: Storage["Type"], i: number) =>
+        Effect.gen(function*() {
+          const things = storage.collection(Things)
+          const taken = yield* things.listIndexes({ where: [{ column: "kind", op: "eq", value: "seat" }] })
+          yield* Effect.yieldNow()
+          if (taken.length === 0) yield* things.insert(thing(`seat_${i}`, i, "seat"))
+        }).pipe(as(tenantB))
+      // Half begin as tenant A and claim tenant B's seat inside; half begin as tenant B.
+      yield* Effect.all(
+        Array.from({ length: 40 }, (_, i) => {
+          const storage = i % 2 === 0 ? first! : second!
+          return storage.transaction(claim(storage, i)).pipe(as(i % 4 < 2 ? tenantA : tenantB))
+        }),
+        { concurrency: "unbounded", discard: true }
+      )
+      const seats = yield* first!.collection(Things).list({ where: [{ column: "kind", op: "eq", value: "seat" }] }).pipe(as(tenantB))
+      expect(seats).toHaveLength(1)
+    }).pipe(Effect.scoped), 60_000)
+})
+
+describe("postgres migrations", () => {
+  it.live("4 pools starting together on an empty database migrate once, without errors", () =>
+    Effect.gen(function*() {
+      const empty = yield* Effect.acquireRelease(Effect.promise(() => createTestDatabase()), (db) => Effect.promise(() => db.drop()))
+      const started = yield* Effect.scoped(Effect.gen(function*() {
+        const four = yield* storages("public", 4, empty.url).pipe(Effect.either)
+        if (four._tag === "Right") {
+          // Every instance works on the result.
+          yield* Effect.forEach(four.right, (s, i) => s.collection(Things).insert(thing(`t${i}`, i)).pipe(as(tenantA)))
+        }
+        return four
+      }))
+      expect(started._tag).toBe("Right")
+      const client = new pg.Client({ connectionString: empty.url })
+      yield* Effect.promise(() => client.connect())
+      const query = (text: string) => Effect.promise(() => client.query(text).then((r) => r.rows))
+      const tables = (yield* query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename"))
+        .map((r) => r.tablename as string)
+      expect(tables).toEqual(
+        ["events", "slotwise_migrations", "slotwise_sequences", ...CoreCollections.map((c) => `c_${c.name}`), "c_contract_things"]
+          .sort()
+      )
+      const steps = yield* query("SELECT id FROM slotwise_migrations ORDER BY id")
+      expect(steps.map((r) => r.id)).toEqual(
+        ["events", ...CoreCollections.map((c) => `c_${c.name}`), "c_contract_things"].sort()
+      )
+      expect(yield* query("SELECT value FROM slotwise_sequences")).toEqual([{ value: "0" }])
+      expect((yield* query("SELECT count(*)::int AS n FROM c_contract_things"))[0]).toEqual({ n: 4 })
+      yield* Effect.promise(() => client.end())
+    }).pipe(Effect.scoped), 60_000)
+})
+
+describe("postgres failures", () => {
+  it.live("an unreachable server is a typed StorageFailure at start, not a defect", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(
+        Effect.scoped(Layer.build(PostgresStorageLive({ url: "postgres://postgres@127.0.0.1:1/none" })))
+      )
+      expect(error._tag).toBe("StorageFailure")
+    }))
+
+  it.live("a document that cannot be serialised is a typed StorageFailure", () =>
+    Effect.gen(function*() {
+      const [storage] = yield* storages("failures", 1)
+      const cyclic: Record<string, unknown> = { ...thing("loop", 1) }
+      cyclic.self = cyclic
+      const error = yield* Effect.flip(storage!.collection(Things).insert(cyclic as never).pipe(as(tenantA)))
+      expect(error._tag).toBe("StorageFailure")
+      const bad = yield* Effect.flip(
+        storage!.collection(Things).list({ where: [{ column: "nope", op: "eq", value: 1 }] }).pipe(as(tenantA))
+      )
+      expect(bad.detail).toContain("no index column nope")
+    }).pipe(Effect.scoped))
+})
