@@ -76,6 +76,8 @@ export class SlotwiseApi extends HttpApi.make("slotwise")
       "(Standard Webhooks) and the sandbox's triggers. Errors are RFC 9457 problem " +
       "details; lists are cursor-paginated; every POST accepts Idempotency-Key; every response carries " +
       "rate-limit headers.",
+    license: { name: "MIT", url: "https://opensource.org/licenses/MIT" },
+    servers: [{ url: "http://127.0.0.1:8080", description: "A local server: `slotwise serve` on its default port" }],
     transform: cleanOpenApi
   }))
 {}

@@ -11,7 +11,8 @@ export const DEFAULT_LIMIT = 20
 const MAX_LIMIT = 100
 
 export const Limit = Schema.Int.pipe(
-  Schema.between(1, MAX_LIMIT, { message: () => `must be a whole number from 1 to ${MAX_LIMIT}` })
+  Schema.between(1, MAX_LIMIT, { message: () => `must be a whole number from 1 to ${MAX_LIMIT}` }),
+  Schema.annotations({ description: `items per page, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT})` })
 )
 
 export interface Page<A> {
@@ -23,10 +24,10 @@ export interface Page<A> {
 
 export const PageSchema = <S extends Schema.Schema.Any>(item: S) =>
   Schema.Struct({
-    object: Schema.Literal("list"),
-    data: Schema.Array(item),
-    has_more: Schema.Boolean,
-    next_cursor: Schema.NullOr(Schema.String)
+    object: Schema.Literal("list").annotations({ description: "the type of this object: always `list`" }),
+    data: Schema.Array(item).annotations({ description: "this page's items" }),
+    has_more: Schema.Boolean.annotations({ description: "whether more items follow this page" }),
+    next_cursor: Schema.NullOr(Schema.String).annotations({ description: "pass as `cursor` for the next page; null on the last" })
   })
 
 /** A short fingerprint of the filters, so a cursor cannot be replayed against other ones. */

@@ -51,6 +51,7 @@ export const OAuthClientsGroup = HttpApiGroup.make("oauthClients")
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "OAuth clients")
+  .annotate(OpenApi.Description, "Third-party applications that act on an account through OAuth 2: registration, redirect URIs, scopes and secrets.")
 
 export const OAuthGrantsGroup = HttpApiGroup.make("oauthGrants")
   .add(
@@ -73,4 +74,5 @@ export const OAuthGrantsGroup = HttpApiGroup.make("oauthGrants")
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "OAuth grants")
+  .annotate(OpenApi.Description, "What account users authorized each OAuth client to do, and revoking it.")
 
