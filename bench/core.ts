@@ -20,48 +20,15 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { ensureBuilt, root } from "../bin/ensure-built.js"
+import { DAY, HALF_HOUR, iso, seedSlotsCase, slotStart, team } from "./fixtures.js"
 import { interleaved, median } from "./rounds.js"
 import type * as Slotwise from "../index.js"
 
 const { createScheduling } = (await import(
   pathToFileURL(ensureBuilt(join(root, "dist", "index.js"))).href
 )) as typeof Slotwise
-type SchedulingClient = Slotwise.SchedulingClient
 
 const dir = mkdtempSync(join(tmpdir(), "slotwise-bench-"))
-const DAY = 86_400_000
-const HALF_HOUR = 1_800_000
-const iso = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z")
-/** Monday 00:00 UTC a week or more ahead, so every slot is in the future. */
-const MONDAY = (() => {
-  const d = new Date(Date.now() + 7 * DAY)
-  d.setUTCHours(0, 0, 0, 0)
-  return d.getTime() + ((8 - (d.getUTCDay() || 7)) % 7) * DAY
-})()
-
-
-/** Staff with Monday–Friday 08:00–18:00 UTC hours, one service they all deliver. */
-const team = async (s: SchedulingClient, size: number) => {
-  const ids: Array<string> = []
-  for (let i = 0; i < size; i++) {
-    const member = await s.staff.create({ name: `Staff ${i}`, time_zone: "UTC" })
-    await s.availability.create({ staff_id: member.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "08:00", end_time: "18:00" })
-    ids.push(member.id)
-  }
-  const service = await s.services.create({ name: "Meeting", duration_minutes: 30, staff_ids: ids, max_advance_days: 400 })
-  const client = await s.clients.create({ name: "Bench client" })
-  return { staffIds: ids, serviceId: service.id, clientId: client.id }
-}
-
-/** Distinct weekday half-hours: staff member `i % staff`, spread over `days` days. */
-const slotStart = (i: number, staff: number, days: number) => {
-  const round = Math.floor(i / staff)
-  const weekday = round % Math.floor(days * 5 / 7)
-  const week = Math.floor(weekday / 5)
-  const dayInWeek = weekday % 5
-  const halfHour = Math.floor(round / Math.floor(days * 5 / 7)) % 20
-  return MONDAY + (week * 7 + dayInWeek) * DAY + 8 * 3_600_000 + halfHour * HALF_HOUR
-}
 
 /** A contestant runs `n` more operations each time it is called. */
 type Contestant = (n: number) => Promise<void> | void
@@ -197,11 +164,7 @@ interface SlotsCase {
 /** A SQLite file with `c`'s team and bookings, and its slot query ready to run. */
 const prepareSlots = async (c: SlotsCase) => {
   const s = await createScheduling({ storage: { sqlite: join(dir, `slots-${c.staff}-${c.days}-${c.bookings}.db`) } })
-  const { clientId, serviceId, staffIds } = await team(s, c.staff)
-  for (let i = 0; i < c.bookings; i++) {
-    await s.bookings.create({ service_id: serviceId, staff_id: staffIds[i % c.staff]!, client_id: clientId, start: iso(slotStart(i, c.staff, c.days)) })
-  }
-  const query = { service_id: serviceId, start: iso(MONDAY), end: iso(MONDAY + c.days * DAY) }
+  const query = await seedSlotsCase(s, c)
   return { client: s, list: () => s.availability.slots(query) }
 }
 

@@ -29,6 +29,7 @@ import { PostgresStorageLive } from "../adapters/postgres/layer.js"
 import { DEFAULT_TENANT, makeFacade, type SchedulingClient, startCore } from "../src/facade.js"
 import { CoreLive } from "../src/layers.js"
 import { WebhookPolicy } from "../src/webhooks/policy.js"
+import { HALF_HOUR, iso, seedSlotsCase, slotStart, team } from "./fixtures.js"
 import { interleaved, median } from "./rounds.js"
 
 const SERVER = process.env.SLOTWISE_BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
@@ -51,16 +52,6 @@ const url = (() => {
   return u.toString()
 })()
 
-const DAY = 86_400_000
-const HALF_HOUR = 1_800_000
-const iso = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z")
-/** Monday 00:00 UTC a week or more ahead, so every slot is in the future. */
-const MONDAY = (() => {
-  const d = new Date(Date.now() + 7 * DAY)
-  d.setUTCHours(0, 0, 0, 0)
-  return d.getTime() + ((8 - (d.getUTCDay() || 7)) % 7) * DAY
-})()
-
 const scheduling = async (schema: string): Promise<SchedulingClient> => {
   const runtime = ManagedRuntime.make(
     CoreLive.pipe(
@@ -69,29 +60,6 @@ const scheduling = async (schema: string): Promise<SchedulingClient> => {
     )
   )
   return makeFacade(await startCore(runtime), DEFAULT_TENANT)
-}
-
-/** Staff with Monday–Friday 08:00–18:00 UTC hours, one service they all deliver. */
-const team = async (s: SchedulingClient, size: number) => {
-  const ids: Array<string> = []
-  for (let i = 0; i < size; i++) {
-    const member = await s.staff.create({ name: `Staff ${i}`, time_zone: "UTC" })
-    await s.availability.create({ staff_id: member.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "08:00", end_time: "18:00" })
-    ids.push(member.id)
-  }
-  const service = await s.services.create({ name: "Meeting", duration_minutes: 30, staff_ids: ids, max_advance_days: 400 })
-  const client = await s.clients.create({ name: "Bench client" })
-  return { staffIds: ids, serviceId: service.id, clientId: client.id }
-}
-
-/** Distinct weekday half-hours: staff member `i % staff`, spread over `days` days. */
-const slotStart = (i: number, staff: number, days: number) => {
-  const round = Math.floor(i / staff)
-  const weekday = round % Math.floor(days * 5 / 7)
-  const week = Math.floor(weekday / 5)
-  const dayInWeek = weekday % 5
-  const halfHour = Math.floor(round / Math.floor(days * 5 / 7)) % 20
-  return MONDAY + (week * 7 + dayInWeek) * DAY + 8 * 3_600_000 + halfHour * HALF_HOUR
 }
 
 // 0. Driver.
@@ -162,11 +130,7 @@ const creates = async (rounds: number, perRound: number) => {
 
 // 2. Slots, on PostgreSQL and, for scale on the same machine at the same moment, on SQLite.
 const prepareSlots = async (s: SchedulingClient, staff: number, bookings: number) => {
-  const { clientId, serviceId, staffIds } = await team(s, staff)
-  for (let i = 0; i < bookings; i++) {
-    await s.bookings.create({ service_id: serviceId, staff_id: staffIds[i % staff]!, client_id: clientId, start: iso(slotStart(i, staff, 31)) })
-  }
-  const query = { service_id: serviceId, start: iso(MONDAY), end: iso(MONDAY + 31 * DAY) }
+  const query = await seedSlotsCase(s, { staff, days: 31, bookings })
   for (let k = 0; k < 4; k++) await s.availability.slots(query)
   return { count: (await s.availability.slots(query)).data.length, run: () => s.availability.slots(query) }
 }

@@ -13,8 +13,9 @@
  *   the reference adapter's string order. An index `(account_id, environment, <columns…>,
  *   id)` per storage index and one on the order columns, nulls first like `ORDER BY`.
  */
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import { StorageFailure } from "../../src/domain/errors.js"
+import { indexColumnsToAdd, indexValuesOf, specProblem, storageIndexGroups } from "../../src/ports/specs.js"
 import type { CollectionSpec } from "../../src/ports/storage.js"
 import { quote, tableOf } from "./query.js"
 
@@ -25,31 +26,10 @@ export type Run = (
   what: string
 ) => Effect.Effect<ReadonlyArray<any>, StorageFailure>
 
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
-const RESERVED = new Set(["account_id", "environment", "id", "doc"])
-
 const sqlType = (type: "text" | "integer"): string => (type === "integer" ? "bigint" : "text")
 
-/** Why a spec cannot be mapped to a table, if it cannot. */
-export const checkSpec = (spec: CollectionSpec<any>): string | undefined => {
-  if (!IDENTIFIER.test(spec.name) || spec.name.length > 40) {
-    return `collection name ${JSON.stringify(spec.name)} is not an identifier of at most 40 characters`
-  }
-  for (const column of Object.keys(spec.indexes)) {
-    if (!IDENTIFIER.test(column)) return `${spec.name}: index ${JSON.stringify(column)} is not an identifier`
-    if (RESERVED.has(column)) return `${spec.name}: index ${JSON.stringify(column)} is a reserved column`
-  }
-  for (const column of spec.order) {
-    if (!(column in spec.indexes)) return `${spec.name}: order column ${JSON.stringify(column)} is not an index`
-  }
-  for (const group of spec.storageIndexes ?? []) {
-    const unknown = group.find((column) => !(column in spec.indexes))
-    if (group.length === 0 || unknown !== undefined) {
-      return `${spec.name}: storage index ${JSON.stringify(group)} names no declared index column`
-    }
-  }
-  return undefined
-}
+/** Keeps `ix_c_<name>_<hash>` (see indexName) within PostgreSQL's 63-byte identifiers. */
+const MAX_COLLECTION_NAME = 40
 
 /** Index names within PostgreSQL's 63 bytes: the table and a hash of the columns. */
 const indexName = (table: string, group: ReadonlyArray<string>): string => {
@@ -115,10 +95,9 @@ export const migrateBase = (run: Run, schema: string | undefined): Effect.Effect
 /** Creates the collection's table, or adds (and back-fills) the index columns it lacks. */
 export const migrateCollection = (run: Run, spec: CollectionSpec<any>): Effect.Effect<void, StorageFailure> =>
   Effect.gen(function*() {
-    const problem = checkSpec(spec)
+    const problem = specProblem(spec, { maxNameLength: MAX_COLLECTION_NAME })
     if (problem !== undefined) return yield* Effect.fail(new StorageFailure({ detail: problem }))
     const table = tableOf(spec)
-    const indexes = Object.entries(spec.indexes)
     const existing = (yield* run(
       "SELECT column_name AS name, data_type AS type FROM information_schema.columns " +
         "WHERE table_schema = current_schema() AND table_name = $1",
@@ -131,34 +110,22 @@ export const migrateCollection = (run: Run, spec: CollectionSpec<any>): Effect.E
       yield* record(run, table)
     } else {
       const types = new Map(existing.map((c) => [c.name, c.type]))
-      for (const [column, ix] of indexes) {
-        const type = types.get(column)
-        if (type !== undefined && type !== sqlType(ix.type)) {
-          return yield* Effect.fail(
-            new StorageFailure({ detail: `${table}.${column} is ${type} but the spec declares ${ix.type}; migrate it by hand` })
-          )
-        }
+      const missing = yield* Either.mapLeft(
+        indexColumnsToAdd(spec, table, types, sqlType),
+        (detail) => new StorageFailure({ detail })
+      )
+      for (const column of missing) {
+        yield* run(
+          `ALTER TABLE ${quote(table)} ADD COLUMN ${quote(column)} ${columnType(spec.indexes[column]!.type)}`,
+          [],
+          `add ${table}.${column}`
+        )
       }
-      const missing = indexes.filter(([column]) => !types.has(column))
-      if (missing.length > 0) {
-        for (const [column, ix] of missing) {
-          yield* run(
-            `ALTER TABLE ${quote(table)} ADD COLUMN ${quote(column)} ${columnType(ix.type)}`,
-            [],
-            `add ${table}.${column}`
-          )
-        }
-        yield* backfill(run, spec, missing.map(([column]) => column))
-        for (const [column] of missing) yield* record(run, `${table}.${column}`)
-      }
+      if (missing.length > 0) yield* backfill(run, spec, missing)
+      for (const column of missing) yield* record(run, `${table}.${column}`)
     }
 
-    const groups = spec.storageIndexes ?? indexes.map(([column]) => [column])
-    // The order index; a single order column already indexed alone needs no second copy.
-    const withOrder = spec.order.length === 0 || groups.some((g) => g.join() === spec.order.join())
-      ? groups
-      : [...groups, spec.order]
-    const wanted = new Map(withOrder.map((group) => [indexName(table, group), group]))
+    const wanted = new Map(storageIndexGroups(spec).map((group) => [indexName(table, group), group]))
     const present = new Set(
       ((yield* run(
         "SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1 " +
@@ -211,7 +178,7 @@ const backfill = (run: Run, spec: CollectionSpec<any>, columns: ReadonlyArray<st
       `WHERE account_id = $${n + 1} AND environment = $${n + 2} AND id = $${n + 3}`
     for (const row of rows) {
       const values = yield* Effect.try({
-        try: () => columns.map((column) => spec.indexes[column]!.get(row.doc) ?? null),
+        try: () => indexValuesOf(spec, columns, row.doc),
         catch: (cause) =>
           new StorageFailure({ detail: `${table}: back-fill of ${columns.join(", ")} failed on ${row.id}`, cause })
       })

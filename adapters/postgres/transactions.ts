@@ -19,11 +19,12 @@
 import { Context, Effect, type Exit, FiberRef, Option } from "effect"
 import pg from "pg"
 import { StorageFailure } from "../../src/domain/errors.js"
+import { type AfterCommitQueue, afterCommitOn, runAfterCommit } from "../../src/ports/afterCommit.js"
 import { Tenant, type TenantId } from "../../src/ports/tenant.js"
 
 type Queryable = pg.Pool | pg.PoolClient
 
-interface OpenTransaction {
+interface OpenTransaction extends AfterCommitQueue {
   readonly client: pg.PoolClient
   /** Tenants whose lock this transaction holds (all of them when `global`). */
   readonly locked: Set<string>
@@ -165,11 +166,6 @@ export const makeSql = (pool: pg.Pool): Sql => {
     })
   })
 
-  const runAfterCommit = (open: OpenTransaction): Effect.Effect<void> =>
-    open.afterCommit.length <= 1
-      ? open.afterCommit[0] ?? Effect.void
-      : Effect.forEach(open.afterCommit, (effect) => effect, { discard: true })
-
   const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageFailure, R> =>
     Effect.withFiberRuntime<A, E | StorageFailure, R>((fiber) => {
       if (fiber.getFiberRef(openTransaction) !== undefined) return effect
@@ -206,13 +202,7 @@ export const makeSql = (pool: pg.Pool): Sql => {
       return Effect.flatMap(committed, ([a, open]) => Effect.as(runAfterCommit(open), a))
     })
 
-  const afterCommit = (effect: Effect.Effect<void>): Effect.Effect<void> =>
-    Effect.withFiberRuntime((fiber) => {
-      const open = fiber.getFiberRef(openTransaction)
-      if (open === undefined) return effect
-      open.afterCommit.push(effect)
-      return Effect.void
-    })
+  const afterCommit = afterCommitOn(openTransaction)
 
   const write = <A>(f: (tenant: TenantId) => Effect.Effect<A, StorageFailure>) =>
     Effect.withFiberRuntime<A, StorageFailure, Tenant>((fiber) =>

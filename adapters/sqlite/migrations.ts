@@ -14,8 +14,9 @@
  *   back-filled. Tables and logs of the earlier layout (rowid tables, AUTOINCREMENT) are
  *   rebuilt in place.
  */
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import { StorageFailure } from "../../src/domain/errors.js"
+import { indexColumnsToAdd, indexValuesOf, specProblem, storageIndexGroups } from "../../src/ports/specs.js"
 import type { CollectionSpec } from "../../src/ports/storage.js"
 
 /** Runs one statement on the connection of the open transaction. */
@@ -25,34 +26,12 @@ export type Run = (
   what: string
 ) => Effect.Effect<ReadonlyArray<any>, StorageFailure>
 
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
-const RESERVED = new Set(["account_id", "environment", "id", "doc"])
-
 export const tableOf = (spec: CollectionSpec<any>): string => `c_${spec.name}`
 
-/** Identifiers are validated by `checkSpec`; quoting keeps keywords (`type`, `order`) legal. */
+/** Identifiers are validated by `specProblem`; quoting keeps keywords (`type`, `order`) legal. */
 export const quote = (identifier: string): string => `"${identifier}"`
 
 const sqlType = (type: "text" | "integer"): string => (type === "integer" ? "INTEGER" : "TEXT")
-
-/** Why a spec cannot be mapped to a table, if it cannot. */
-export const checkSpec = (spec: CollectionSpec<any>): string | undefined => {
-  if (!IDENTIFIER.test(spec.name)) return `collection name ${JSON.stringify(spec.name)} is not an identifier`
-  for (const column of Object.keys(spec.indexes)) {
-    if (!IDENTIFIER.test(column)) return `${spec.name}: index ${JSON.stringify(column)} is not an identifier`
-    if (RESERVED.has(column)) return `${spec.name}: index ${JSON.stringify(column)} is a reserved column`
-  }
-  for (const column of spec.order) {
-    if (!(column in spec.indexes)) return `${spec.name}: order column ${JSON.stringify(column)} is not an index`
-  }
-  for (const group of spec.storageIndexes ?? []) {
-    const unknown = group.find((column) => !(column in spec.indexes))
-    if (group.length === 0 || unknown !== undefined) {
-      return `${spec.name}: storage index ${JSON.stringify(group)} names no declared index column`
-    }
-  }
-  return undefined
-}
 
 const record = (run: Run, id: string) =>
   run(
@@ -129,10 +108,9 @@ export const migrateBase = (run: Run): Effect.Effect<void, StorageFailure> =>
 /** Creates the collection's table, or adds (and back-fills) the index columns it lacks. */
 export const migrateCollection = (run: Run, spec: CollectionSpec<any>): Effect.Effect<void, StorageFailure> =>
   Effect.gen(function*() {
-    const problem = checkSpec(spec)
+    const problem = specProblem(spec)
     if (problem !== undefined) return yield* Effect.fail(new StorageFailure({ detail: problem }))
     const table = tableOf(spec)
-    const indexes = Object.entries(spec.indexes)
     const existing = (yield* run(
       "SELECT name, type FROM pragma_table_info(?)",
       [table],
@@ -154,40 +132,26 @@ export const migrateCollection = (run: Run, spec: CollectionSpec<any>): Effect.E
       )
       yield* run(`DROP TABLE ${quote(table)}`, [], `drop the old ${table}`)
       yield* run(`ALTER TABLE ${quote(rebuilt)} RENAME TO ${quote(table)}`, [], `rename ${rebuilt}`)
-      yield* backfill(run, spec, indexes.map(([column]) => column))
+      yield* backfill(run, spec, Object.keys(spec.indexes))
       yield* record(run, `${table}.without_rowid`)
     } else {
       const types = new Map(existing.map((c) => [c.name, c.type.toUpperCase()]))
-      const missing = indexes.filter(([column]) => !types.has(column))
-      for (const [column, ix] of indexes) {
-        const type = types.get(column)
-        if (type !== undefined && type !== sqlType(ix.type)) {
-          return yield* Effect.fail(
-            new StorageFailure({
-              detail: `${table}.${column} is ${type} but the spec declares ${ix.type}; migrate it by hand`
-            })
-          )
-        }
+      const missing = yield* Either.mapLeft(
+        indexColumnsToAdd(spec, table, types, sqlType),
+        (detail) => new StorageFailure({ detail })
+      )
+      for (const column of missing) {
+        yield* run(
+          `ALTER TABLE ${quote(table)} ADD COLUMN ${quote(column)} ${sqlType(spec.indexes[column]!.type)}`,
+          [],
+          `add ${table}.${column}`
+        )
       }
-      if (missing.length > 0) {
-        for (const [column, ix] of missing) {
-          yield* run(
-            `ALTER TABLE ${quote(table)} ADD COLUMN ${quote(column)} ${sqlType(ix.type)}`,
-            [],
-            `add ${table}.${column}`
-          )
-        }
-        yield* backfill(run, spec, missing.map(([column]) => column))
-        for (const [column] of missing) yield* record(run, `${table}.${column}`)
-      }
+      if (missing.length > 0) yield* backfill(run, spec, missing)
+      for (const column of missing) yield* record(run, `${table}.${column}`)
     }
 
-    const groups = spec.storageIndexes ?? indexes.map(([column]) => [column])
-    // The order index; a single order column already indexed alone needs no second copy.
-    const withOrder = spec.order.length === 0 || groups.some((g) => g.join() === spec.order.join())
-      ? groups
-      : [...groups, spec.order]
-    const wanted = new Map(withOrder.map((group) => [`ix_${table}_${group.join("__")}`, group]))
+    const wanted = new Map(storageIndexGroups(spec).map((group) => [`ix_${table}_${group.join("__")}`, group]))
     for (const [name, group] of wanted) {
       yield* run(
         `CREATE INDEX IF NOT EXISTS ${quote(name)} ON ${quote(table)} ` +
@@ -238,10 +202,7 @@ const backfill = (run: Run, spec: CollectionSpec<any>, columns: ReadonlyArray<st
       "WHERE account_id = ? AND environment = ? AND id = ?"
     for (const row of rows) {
       const values = yield* Effect.try({
-        try: () => {
-          const doc = JSON.parse(row.doc)
-          return columns.map((column) => spec.indexes[column]!.get(doc) ?? null)
-        },
+        try: () => indexValuesOf(spec, columns, JSON.parse(row.doc)),
         catch: (cause) =>
           new StorageFailure({ detail: `${table}: back-fill of ${columns.join(", ")} failed on ${row.id}`, cause })
       })

@@ -11,13 +11,14 @@
  */
 import { Clock, Context, Effect, type Exit, FiberRef, Schedule } from "effect"
 import type { StorageFailure } from "../../src/domain/errors.js"
+import { type AfterCommitQueue, afterCommitOn, runAfterCommit } from "../../src/ports/afterCommit.js"
 import type { StorageService } from "../../src/ports/storage.js"
 import { Tenant, type TenantId } from "../../src/ports/tenant.js"
 import { makeLock } from "./lock.js"
 import type { Run } from "./migrations.js"
 import { codeOf, type Connection, execute, failure, type Statements } from "./query.js"
 
-interface OpenTransaction {
+interface OpenTransaction extends AfterCommitQueue {
   /** Run once the transaction has committed, after the lock is released. */
   readonly afterCommit: Array<Effect.Effect<void>>
 }
@@ -142,11 +143,6 @@ export const makeTransactions = (options: {
     return exit
   }
 
-  const runAfterCommit = (state: OpenTransaction): Effect.Effect<void> =>
-    state.afterCommit.length <= 1
-      ? state.afterCommit[0] ?? Effect.void
-      : Effect.forEach(state.afterCommit, (effect) => effect, { discard: true })
-
   const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageFailure, R> =>
     Effect.withFiberRuntime<A, E | StorageFailure, R>((fiber) => {
       if (fiber.getFiberRef(openTransaction) !== undefined) return effect
@@ -174,13 +170,7 @@ export const makeTransactions = (options: {
       return Effect.tap(committed, () => runAfterCommit(state))
     })
 
-  const afterCommit = (effect: Effect.Effect<void>): Effect.Effect<void> =>
-    Effect.withFiberRuntime((fiber) => {
-      const open = fiber.getFiberRef(openTransaction)
-      if (open === undefined) return effect
-      open.afterCommit.push(effect)
-      return Effect.void
-    })
+  const afterCommit = afterCommitOn(openTransaction)
 
   const write = <A>(f: (statements: Statements, tenant: TenantId) => A): Effect.Effect<A, StorageFailure, Tenant> =>
     Effect.withFiberRuntime((fiber) =>
