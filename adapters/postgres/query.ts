@@ -8,7 +8,7 @@ import type { CollectionSpec, Condition, IndexValue } from "../../src/ports/stor
 
 export const tableOf = (spec: CollectionSpec<any>): string => `c_${spec.name}`
 
-/** Identifiers are validated by `checkSpec`; quoting keeps keywords (`type`, `order`) legal. */
+/** Identifiers are validated by `specProblem`; quoting keeps keywords (`type`, `order`) legal. */
 export const quote = (identifier: string): string => `"${identifier}"`
 
 /** The parameter for `value`, pushed onto `params`: `$n`. */
