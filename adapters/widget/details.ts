@@ -7,11 +7,10 @@ import { h, type Props } from "./dom.js"
 import { emit } from "./events.js"
 import { dayIn, formatDay, formatTime, zoneLabel } from "./format.js"
 import { header } from "./header.js"
+import { HOLD_SECONDS, releaseHold, taken } from "./hold.js"
 import type { Field } from "./options.js"
 import type { Widget } from "./widget.js"
 
-/** How long a picked time is held while the visitor types. */
-export const HOLD_SECONDS = 600
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 const PHONE = /^\+?[0-9 ()\-.]{3,32}$/
 
@@ -65,7 +64,7 @@ const book = async (w: Widget, withHold: boolean): Promise<void> => {
       const holdGone = error.code === "hold_expired" ||
         (error.status === 422 && JSON.stringify(error.problem.errors ?? "").includes("hold_id"))
       if (withHold && holdGone) return book(w, false)
-      if (error.status === 409) return w.taken(error)
+      if (error.status === 409) return taken(w, error)
       if (error.status === 422 && Array.isArray(error.problem.errors)) {
         for (const item of error.problem.errors as Array<{ path?: string; message?: string }>) {
           const field = item.path?.replace(/^client\./, "") as Field | undefined
@@ -84,7 +83,7 @@ const book = async (w: Widget, withHold: boolean): Promise<void> => {
 export const detailsView = (w: Widget): Array<Node> => {
   const slot = w.slot!
   const nodes = header(w, w.t("details_heading"), () => {
-    w.releaseHold()
+    releaseHold(w)
     w.slot = undefined
     w.problem = undefined
     w.go("date")

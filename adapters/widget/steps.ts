@@ -5,6 +5,7 @@ import { detailsView } from "./details.js"
 import { h } from "./dom.js"
 import { formatSlot, price, zoneLabel } from "./format.js"
 import { alert, header, stepsShown } from "./header.js"
+import { pickSlot } from "./hold.js"
 import { ANY } from "./options.js"
 import { isTimeZone, timeZones } from "./time.js"
 import { timesView } from "./times.js"
@@ -89,7 +90,7 @@ const dateView = (w: Widget): Array<Node> => {
           class: "choice",
           "data-focus": `alt-${i}`,
           "data-alternative": slot.start,
-          onclick: () => void w.pickSlot(slot)
+          onclick: () => void pickSlot(w, slot)
         }, formatSlot(w, slot)))))
     ))
   }

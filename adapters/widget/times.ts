@@ -2,6 +2,7 @@
 import { slotsOn } from "./calendar.js"
 import { h } from "./dom.js"
 import { formatDay, formatTime } from "./format.js"
+import { pickSlot } from "./hold.js"
 import type { Widget } from "./widget.js"
 
 export const timesView = (w: Widget): Array<Node> => {
@@ -25,7 +26,7 @@ export const timesView = (w: Widget): Array<Node> => {
         "data-focus": `time-${slot.start}`,
         onclick: () => {
           w.focusTime = i
-          void w.pickSlot(slot)
+          void pickSlot(w, slot)
         }
       }, formatTime(w, slot.start))))
   ]

@@ -4,22 +4,24 @@
  * state change. A picked time is held through the API while the visitor types; a 409 offers
  * the API's alternatives; every step change and error is announced through a live region.
  *
- * This module keeps the state and the flow between steps; the views and their key handling
- * live beside it (steps, calendar, times, details, confirmation) and read the state directly,
- * so the members below are public to those modules, not to the page (index.ts hands out a
- * `WidgetHandle`).
+ * This module keeps the state and the flow between steps; the look, the views and their key
+ * handling live beside it (appearance, steps, calendar, times, hold, details, confirmation)
+ * and read the state directly, so the members below are public to those modules, not to the
+ * page (index.ts hands out a `WidgetHandle`).
  */
+import { applyAppearance } from "./appearance.js"
 import { ApiError, type Booking, type Client, type Hold, makeClient, type Service, type Slot, type StaffMember, type WidgetConfig } from "./api.js"
-import { type DayIndex, daysWithSlots, pickFirstDay, slotsOn } from "./calendar.js"
-import { HOLD_SECONDS, newId } from "./details.js"
+import { type DayIndex, daysWithSlots, pickFirstDay } from "./calendar.js"
+import { newId } from "./details.js"
 import { h } from "./dom.js"
 import { emit } from "./events.js"
-import { formatTime, monthLabel, today } from "./format.js"
+import { monthLabel, today } from "./format.js"
 import { progress } from "./header.js"
+import { releaseHold } from "./hold.js"
 import { ANY, type Field, FIELDS, RESTART_OPTIONS, type WidgetHandle, type WidgetOptions } from "./options.js"
 import { fillZones, view } from "./steps.js"
-import { type Lang, langOf, type StringKey, translate } from "./strings.js"
-import { appearanceCss, BASE_CSS, contrast, luminance, safeColor, safeFont, safeRadius } from "./styles.js"
+import { type Lang, type StringKey, translate } from "./strings.js"
+import { BASE_CSS } from "./styles.js"
 import { addMonths, detectTimeZone, monthOf, monthRange, type YearMonth } from "./time.js"
 
 export type { Prefill, WidgetHandle, WidgetOptions } from "./options.js"
@@ -31,8 +33,6 @@ export interface Problem {
   readonly message: string
   readonly retry?: (() => void) | undefined
 }
-
-const DEFAULT_PRIMARY = { light: "#2563eb", dark: "#93c5fd" }
 
 export class Widget implements WidgetHandle {
   options: WidgetOptions
@@ -106,11 +106,11 @@ export class Widget implements WidgetHandle {
     if (RESTART_OPTIONS.some((k) => options[k] !== undefined && options[k] !== before[k])) {
       this.controller.abort()
       this.controller = new AbortController()
-      this.releaseHold()
+      releaseHold(this)
       this.slotCache.clear()
       this.start()
     } else {
-      this.applyAppearance()
+      applyAppearance(this)
       if (options.prefill !== undefined && this.step !== "done") this.prefill(true)
       this.render()
     }
@@ -120,7 +120,7 @@ export class Widget implements WidgetHandle {
     if (this.destroyed) return
     this.destroyed = true
     this.controller.abort()
-    this.releaseHold()
+    releaseHold(this)
     this.media?.removeEventListener("change", this.onScheme)
     if (this.blobUrl !== undefined) URL.revokeObjectURL(this.blobUrl)
     this.root.replaceChildren()
@@ -134,35 +134,7 @@ export class Widget implements WidgetHandle {
   }
 
   private readonly onScheme = () => {
-    if (this.options.theme === "auto") this.applyAppearance()
-  }
-
-  private applyAppearance(): void {
-    const locale = this.options.locale ?? (typeof navigator === "undefined" ? "en" : navigator.language) ?? "en"
-    this.lang = langOf(locale)
-    let intl: string = this.lang
-    try {
-      const canonical = Intl.getCanonicalLocales(locale)[0]
-      if (canonical !== undefined && langOf(canonical) === this.lang && canonical.toLowerCase().startsWith(this.lang)) intl = canonical
-    } catch {
-      // not a BCP 47 tag: the table's language
-    }
-    this.intl = intl
-    const theme = this.options.theme === "dark" || (this.options.theme === "auto" && this.media?.matches === true) ? "dark" : "light"
-    this.frame.setAttribute("data-theme", theme)
-    this.frame.setAttribute("lang", this.intl)
-    const primary = safeColor(this.options.primary_color) ?? DEFAULT_PRIMARY[theme]
-    const base = { primary, font: safeFont(this.options.font_family), radius: safeRadius(this.options.radius) }
-    this.instanceSheet.replaceSync(appearanceCss({ ...base, onPrimary: "#fff", primaryLine: primary }))
-    // The text on primary-coloured buttons: white or near-black, whichever contrasts more.
-    const lum = this.probe.isConnected ? luminance(getComputedStyle(this.probe).color) : undefined
-    if (lum !== undefined) {
-      const onPrimary = contrast(lum, 1) >= contrast(lum, luminance("rgb(17,24,39)")!) ? "#fff" : "#111827"
-      const bg = luminance(theme === "dark" ? "rgb(17,24,39)" : "rgb(255,255,255)")!
-      // Time buttons are outlined in the primary colour when it contrasts enough with the background.
-      const primaryLine = contrast(lum, bg) >= 3 ? primary : "var(--sw-line)"
-      this.instanceSheet.replaceSync(appearanceCss({ ...base, onPrimary, primaryLine }))
-    }
+    if (this.options.theme === "auto") applyAppearance(this)
   }
 
   private prefill(overwrite: boolean): void {
@@ -174,12 +146,12 @@ export class Widget implements WidgetHandle {
   }
 
   /** The API's origin without a trailing slash. */
-  private baseUrl(): string {
+  baseUrl(): string {
     return (this.options.base_url ?? this.defaultBase).replace(/\/+$/, "")
   }
 
   private start(): void {
-    this.applyAppearance()
+    applyAppearance(this)
     this.step = "loading"
     this.config = undefined
     this.problem = undefined
@@ -348,7 +320,7 @@ export class Widget implements WidgetHandle {
   }
 
   /** The chosen service's and staff member's slots in a month. */
-  private monthSlotsFor(month: YearMonth): Promise<ReadonlyArray<Slot>> {
+  monthSlotsFor(month: YearMonth): Promise<ReadonlyArray<Slot>> {
     return this.slotsFor(this.service!.id, this.staffChoice === ANY ? undefined : this.staffChoice, month)
   }
 
@@ -390,57 +362,6 @@ export class Widget implements WidgetHandle {
     }
     this.render()
     this.announce(days.size === 0 ? this.t("no_times_month") : monthLabel(this, month))
-  }
-
-  async pickSlot(slot: Slot): Promise<void> {
-    if (this.busy !== undefined) return // a hold is already on its way
-    emit(this.host, "slotwise:slot_selected", slot)
-    this.problem = undefined
-    this.notice = undefined
-    this.busy = this.t("holding", { time: formatTime(this, slot.start) })
-    this.render()
-    this.announce(this.busy)
-    const previous = this.hold
-    try {
-      this.hold = await this.client.hold({ service_id: this.service!.id, staff_id: slot.staff_id, start: slot.start, ttl_seconds: HOLD_SECONDS })
-      this.slot = slot
-      this.alternatives = []
-      if (previous !== undefined && previous.id !== this.hold.id) this.releaseHold(previous)
-      this.go("details")
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 409) return this.taken(error)
-      return this.fail(error, () => void this.pickSlot(slot))
-    }
-  }
-
-  /** The time went to someone else: fresh slots, and the API's alternatives as choices. */
-  async taken(error: ApiError): Promise<void> {
-    this.alternatives = error.alternatives
-    this.notice = this.alternatives.length > 0 ? this.t("taken") : this.t("taken_none")
-    emit(this.host, "slotwise:error", { code: error.code, message: this.notice })
-    this.hold = undefined
-    this.slot = undefined
-    this.slotCache.clear()
-    try {
-      this.monthSlots = await this.monthSlotsFor(this.month)
-    } catch {
-      // the alternatives still stand
-    }
-    if (this.day !== undefined && slotsOn(this, this.day).length === 0) pickFirstDay(this)
-    this.go("date", ".notice")
-    this.announce(this.notice)
-  }
-
-  releaseHold(hold: Hold | undefined = this.hold): void {
-    if (hold === undefined || this.client === undefined) return
-    if (hold === this.hold) this.hold = undefined
-    // Not tied to the widget's abort signal: it must go out on destroy too.
-    void fetch(`${this.baseUrl()}/v1/availability/holds/${hold.id}`, {
-      method: "DELETE",
-      headers: { authorization: `Bearer ${this.options.key}` },
-      credentials: "omit",
-      keepalive: true
-    }).catch(() => undefined)
   }
 
   // ---------------------------------------------------------------- rendering
