@@ -20,7 +20,8 @@ export const view = (w: Widget): Array<Node> => {
         ...(w.problem !== undefined ? [alert(w, w.problem)] : [])
       ]
     case "fatal":
-      return [h("h2", { tabindex: "-1" }, w.t("error_heading")), h("div", { class: "alert", role: "alert" }, h("p", {}, w.problem?.message ?? ""))]
+      // fatal() sets the problem before this step; it carries no retry.
+      return [h("h2", { tabindex: "-1" }, w.t("error_heading")), alert(w, w.problem!)]
     case "service":
       return serviceView(w)
     case "staff":
