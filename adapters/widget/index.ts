@@ -3,7 +3,10 @@
  * `<div data-slotwise-widget data-key="pk_…">` on the page, now and whenever one is added
  * later, and exposes `window.Slotwise.mount(element, options)`.
  */
-import { type Prefill, Widget, type WidgetHandle, type WidgetOptions } from "./widget.js"
+import { optionsFromAttributes, type WidgetHandle, type WidgetOptions } from "./options.js"
+import { Widget } from "./widget.js"
+
+export { optionsFromAttributes }
 
 declare global {
   interface Window {
@@ -27,32 +30,6 @@ const scriptOrigin = (): string => {
   } catch {
     return location.origin
   }
-}
-
-/** Options from `data-*` attributes in kebab case (`data-primary-color`, `data-prefill-email`, …). */
-export const optionsFromAttributes = (el: HTMLElement): WidgetOptions => {
-  const d = el.dataset
-  const prefill: Record<string, string> = {}
-  for (const field of ["name", "email", "phone", "notes"] as const) {
-    const value = d[`prefill${field[0]!.toUpperCase()}${field.slice(1)}`]
-    if (value !== undefined) prefill[field] = value
-  }
-  const theme = d.theme === "dark" || d.theme === "auto" || d.theme === "light" ? d.theme : undefined
-  const options: Record<string, unknown> = {
-    key: d.key,
-    service: d.service,
-    staff: d.staff,
-    base_url: d.baseUrl,
-    primary_color: d.primaryColor,
-    font_family: d.fontFamily,
-    radius: d.radius,
-    theme,
-    locale: d.locale,
-    prefill: prefill as Prefill,
-    hide_branding: d.hideBranding === undefined ? undefined : d.hideBranding !== "false"
-  }
-  for (const name of Object.keys(options)) if (options[name] === undefined) delete options[name]
-  return options as WidgetOptions
 }
 
 const install = (): void => {

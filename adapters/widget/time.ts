@@ -38,6 +38,15 @@ export const addDays = (key: string, n: number): string => new Date(Date.parse(`
 
 export const monthOf = (key: string): YearMonth => ({ year: Number(key.slice(0, 4)), month: Number(key.slice(5, 7)) })
 
+/** Months counted from year 0: months compare as numbers. */
+export const monthIndex = ({ year, month }: YearMonth): number => year * 12 + month
+
+/** The same day of the month n months on, or that month's last day when it is shorter. */
+export const addMonthsToDay = (key: string, n: number): string => {
+  const m = addMonths(monthOf(key), n)
+  return civil(m.year, m.month, Math.min(Number(key.slice(8)), daysInMonth(m)))
+}
+
 const instant = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")
 
 /**

@@ -1,0 +1,132 @@
+/**
+ * The details step: the visitor's name, email, phone and notes, checked here before the
+ * booking is sent against the held time; the API's field errors land on the same fields.
+ */
+import { ApiError } from "./api.js"
+import { h, type Props } from "./dom.js"
+import { emit } from "./events.js"
+import { dayIn, formatDay, formatTime, zoneLabel } from "./format.js"
+import { header } from "./header.js"
+import { HOLD_SECONDS, releaseHold, taken } from "./hold.js"
+import type { Field } from "./options.js"
+import type { Widget } from "./widget.js"
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+const PHONE = /^\+?[0-9 ()\-.]{3,32}$/
+
+/** An idempotency key for one booking attempt. */
+export const newId = (): string =>
+  typeof crypto.randomUUID === "function" ? crypto.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`
+
+const validate = (w: Widget): boolean => {
+  const errors: Partial<Record<Field, string>> = {}
+  const phone = w.fields.phone.trim()
+  if (w.fields.name.trim() === "") errors.name = w.t("name_missing")
+  if (!EMAIL.test(w.fields.email.trim())) errors.email = w.t("email_invalid")
+  if (phone !== "" && !PHONE.test(phone)) errors.phone = w.t("phone_invalid")
+  w.fieldErrors = errors
+  return Object.keys(errors).length === 0
+}
+
+const submit = async (w: Widget): Promise<void> => {
+  if (w.busy !== undefined) return
+  if (!validate(w)) {
+    w.problem = { code: "validation_failed", message: w.t("fix_fields") }
+    const first = (["name", "email", "phone"] as const).find((f) => w.fieldErrors[f] !== undefined)
+    w.focusAfter = `#f-${first}`
+    w.render()
+    w.announce(w.t("fix_fields"))
+    return
+  }
+  w.problem = undefined
+  w.busy = w.t("booking")
+  w.render()
+  w.announce(w.busy)
+  await book(w, true)
+}
+
+const book = async (w: Widget, withHold: boolean): Promise<void> => {
+  const slot = w.slot!
+  const f = w.fields
+  const client: Record<string, string> = { name: f.name.trim(), email: f.email.trim(), time_zone: w.zone }
+  if (f.phone.trim() !== "") client.phone = f.phone.trim()
+  const body: Record<string, unknown> = { service_id: w.service!.id, staff_id: slot.staff_id, start: slot.start, client }
+  if (f.notes.trim() !== "") body.notes = f.notes.trim()
+  if (withHold && w.hold !== undefined) body.hold_id = w.hold.id
+  try {
+    w.booking = await w.client.book(body, `${w.bookingKey}-${withHold ? "h" : "d"}`)
+  } catch (error) {
+    // The key is reused only to retry a request that may not have arrived; an answered one
+    // is settled (an idempotency key with another body would be refused).
+    if (!(error instanceof ApiError) || error.status !== 0) w.bookingKey = newId()
+    if (error instanceof ApiError) {
+      // The hold lapsed while the visitor typed: book the same time directly if it is still free.
+      const holdGone = error.code === "hold_expired" ||
+        (error.status === 422 && JSON.stringify(error.problem.errors ?? "").includes("hold_id"))
+      if (withHold && holdGone) return book(w, false)
+      if (error.status === 409) return taken(w, error)
+      if (error.status === 422 && Array.isArray(error.problem.errors)) {
+        for (const item of error.problem.errors as Array<{ path?: string; message?: string }>) {
+          const field = item.path?.replace(/^client\./, "") as Field | undefined
+          if (field !== undefined && field in w.fields) w.fieldErrors[field] = item.message ?? ""
+        }
+      }
+    }
+    return w.fail(error, () => void book(w, withHold))
+  }
+  w.hold = undefined
+  w.bookingKey = newId()
+  emit(w.host, "slotwise:booking_created", w.booking)
+  w.go("done")
+}
+
+export const detailsView = (w: Widget): Array<Node> => {
+  const slot = w.slot!
+  const nodes = header(w, w.t("details_heading"), () => {
+    releaseHold(w)
+    w.slot = undefined
+    w.problem = undefined
+    w.go("date")
+  })
+  nodes.push(h("div", { class: "summary" },
+    h("p", {}, h("strong", {}, w.service!.name)),
+    h("p", {}, `${formatDay(w, dayIn(w, slot.start))}, ${formatTime(w, slot.start)} (${zoneLabel(w.zone)})`),
+    h("p", { class: "muted" }, w.t("held_until", { n: HOLD_SECONDS / 60 }))))
+  const field = (name: Field, type: string, autocomplete: string, required: boolean, multiline = false) => {
+    const error = w.fieldErrors[name]
+    const props: Props = {
+      id: `f-${name}`,
+      name,
+      "data-focus": `f-${name}`,
+      autocomplete,
+      required,
+      "aria-required": required ? "true" : null,
+      "aria-invalid": error !== undefined ? "true" : null,
+      "aria-describedby": error !== undefined ? `e-${name}` : null,
+      value: w.fields[name],
+      oninput: (event: Event) => {
+        w.fields[name] = (event.target as HTMLInputElement).value
+      }
+    }
+    if (!multiline) props.type = type
+    return [
+      h("label", { for: `f-${name}` }, w.t(name), required ? h("span", { "aria-hidden": "true" }, " *") : null),
+      multiline ? h("textarea", props) : h("input", props),
+      error === undefined ? null : h("p", { class: "field-error", id: `e-${name}` }, error)
+    ]
+  }
+  nodes.push(h("form", {
+    novalidate: true,
+    onsubmit: (event: Event) => {
+      event.preventDefault()
+      void submit(w)
+    }
+  },
+    field("name", "text", "name", true),
+    field("email", "email", "email", true),
+    field("phone", "tel", "tel", false),
+    field("notes", "text", "off", false, true),
+    h("div", { class: "actions" },
+      h("button", { type: "submit", class: "primary", "data-focus": "book", "aria-disabled": w.busy !== undefined ? "true" : null }, w.busy === undefined ? w.t("book") : w.t("booking")))))
+  return nodes
+}

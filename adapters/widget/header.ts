@@ -1,0 +1,50 @@
+/** What tops every step: progress ("Step 2 of 4"), the test-mode badge, heading, busy line, alert and back link. */
+import { h } from "./dom.js"
+import type { Problem, Step, Widget } from "./widget.js"
+
+/** The steps this configuration shows, in order: a preset service or staff member skips its step. */
+export const stepsShown = (w: Widget): Array<Step> => {
+  const steps: Array<Step> = []
+  if (w.options.service === undefined) steps.push("service")
+  if (w.staffList.length > 1 && w.options.staff === undefined) steps.push("staff")
+  steps.push("date", "details", "done")
+  return steps
+}
+
+export const progress = (w: Widget): string | undefined => {
+  const steps = stepsShown(w)
+  const index = steps.indexOf(w.step)
+  return index < 0 ? undefined : w.t("step", { n: index + 1, total: steps.length })
+}
+
+export const header = (w: Widget, title: string, back?: () => void, headingClass?: string): Array<Node> => {
+  const top = h(
+    "div",
+    { class: "top" },
+    h("span", { class: "muted" }, progress(w) ?? ""),
+    w.config?.environment === "sandbox" ? h("span", { class: "badge" }, w.t("test_mode")) : null
+  )
+  const nodes: Array<Node> = [top, h("h2", { tabindex: "-1", class: headingClass }, title)]
+  if (w.busy !== undefined) nodes.push(h("p", { class: "muted", role: "status" }, w.busy))
+  if (w.problem !== undefined && w.step !== "fatal") nodes.push(alert(w, w.problem))
+  if (back !== undefined) {
+    nodes.push(h("p", {}, h("button", { type: "button", class: "link", "data-focus": "back", onclick: back }, `← ${w.t("back")}`)))
+  }
+  return nodes
+}
+
+export const alert = (w: Widget, problem: Problem): HTMLElement =>
+  h(
+    "div",
+    { class: "alert", role: "alert" },
+    h("p", {}, problem.message),
+    problem.retry === undefined ? null : h("p", {}, h("button", {
+      type: "button",
+      class: "secondary",
+      "data-focus": "retry",
+      onclick: () => {
+        w.problem = undefined
+        problem.retry!()
+      }
+    }, w.t("retry")))
+  )

@@ -1,0 +1,137 @@
+/** Each step's view: service and staff choices, the day-and-time step with its zone picker, and the dispatch over steps. */
+import { calendar, pickFirstDay, slotsOn } from "./calendar.js"
+import { doneView } from "./confirmation.js"
+import { detailsView } from "./details.js"
+import { h } from "./dom.js"
+import { formatSlot, price, zoneLabel } from "./format.js"
+import { alert, header, stepsShown } from "./header.js"
+import { pickSlot } from "./hold.js"
+import { ANY } from "./options.js"
+import { isTimeZone, timeZones } from "./time.js"
+import { timesView } from "./times.js"
+import type { Widget } from "./widget.js"
+
+export const view = (w: Widget): Array<Node> => {
+  switch (w.step) {
+    case "loading":
+      return [
+        h("h2", { tabindex: "-1" }, w.t("loading")),
+        ...(w.busy !== undefined && w.busy !== w.t("loading") ? [h("p", { class: "muted", role: "status" }, w.busy)] : []),
+        ...(w.problem !== undefined ? [alert(w, w.problem)] : [])
+      ]
+    case "fatal":
+      // fatal() sets the problem before this step; it carries no retry.
+      return [h("h2", { tabindex: "-1" }, w.t("error_heading")), alert(w, w.problem!)]
+    case "service":
+      return serviceView(w)
+    case "staff":
+      return staffView(w)
+    case "date":
+      return dateView(w)
+    case "details":
+      return detailsView(w)
+    case "done":
+      return doneView(w)
+  }
+}
+
+const serviceView = (w: Widget): Array<Node> => [
+  ...header(w, w.t("service_heading")),
+  h("ul", { class: "choices" }, w.services.map((service) =>
+    h("li", {}, h("button", {
+      type: "button",
+      class: "choice",
+      "data-focus": `svc-${service.id}`,
+      "data-service": service.id,
+      onclick: () => {
+        w.service = service
+        w.monthSlots = undefined
+        w.staffList = []
+        w.run(() => w.afterService(true))
+      }
+    }, h("span", {}, h("strong", {}, service.name), service.description ? h("span", { class: "muted" }, ` · ${service.description}`) : null),
+      h("span", { class: "muted" }, [w.t("minutes", { n: service.duration_minutes }), price(w, service)].filter(Boolean).join(" · ")))))
+  )
+]
+
+const staffView = (w: Widget): Array<Node> => {
+  const choose = (id: string) => () => {
+    w.staffChoice = id
+    w.monthSlots = undefined
+    w.run(() => w.enterDate(true))
+  }
+  return [
+    ...header(w, w.t("staff_heading"), w.options.service === undefined ? () => w.go("service") : undefined),
+    h("ul", { class: "choices" },
+      h("li", {}, h("button", { type: "button", class: "choice", "data-focus": "stf-any", "data-staff": ANY, onclick: choose(ANY) }, h("strong", {}, w.t("anyone")))),
+      w.staffList.map((member) =>
+        h("li", {}, h("button", { type: "button", class: "choice", "data-focus": `stf-${member.id}`, "data-staff": member.id, onclick: choose(member.id) }, member.name))))
+  ]
+}
+
+const backFromDate = (w: Widget): (() => void) | undefined => {
+  if (stepsShown(w).includes("staff")) return () => w.go("staff")
+  if (w.options.service === undefined) return () => w.go("service")
+  return undefined
+}
+
+const dateView = (w: Widget): Array<Node> => {
+  const nodes = header(w, w.t("date_heading"), backFromDate(w))
+  if (w.service !== undefined) {
+    nodes.push(h("p", { class: "muted" }, `${w.service.name} · ${w.t("minutes", { n: w.service.duration_minutes })}`))
+  }
+  if (w.notice !== undefined) {
+    nodes.push(h(
+      "div",
+      { class: "notice", role: "group", "aria-label": w.t("alternatives") },
+      h("p", {}, w.notice),
+      w.alternatives.length === 0 ? null : h("ul", { class: "choices" }, w.alternatives.map((slot, i) =>
+        h("li", {}, h("button", {
+          type: "button",
+          class: "choice",
+          "data-focus": `alt-${i}`,
+          "data-alternative": slot.start,
+          onclick: () => void pickSlot(w, slot)
+        }, formatSlot(w, slot)))))
+    ))
+  }
+  nodes.push(h("label", { for: "tz" }, w.t("time_zone")), zoneSelect(w))
+  nodes.push(h("div", { class: "layout" }, h("div", {}, calendar(w)), h("div", {}, timesView(w))))
+  return nodes
+}
+
+/**
+ * The zone picker: ~400 options, so built once and kept across renders, and filled only when
+ * the visitor reaches it (focus comes before any key or click), off the path to first times.
+ */
+export const fillZones = (w: Widget): void => {
+  const select = w.zonePicker
+  if (select === undefined || select.options.length > 1) return
+  select.replaceChildren(...timeZones(w.zone).map((zone) => h("option", { value: zone }, zoneLabel(zone))))
+  select.value = w.zone
+}
+
+const zoneSelect = (w: Widget): HTMLSelectElement => {
+  if (w.zonePicker === undefined) {
+    const fill = () => fillZones(w)
+    w.zonePicker = h("select", {
+      id: "tz",
+      "data-focus": "tz",
+      onfocus: fill,
+      onpointerdown: fill,
+      onchange: (event: Event) => {
+        const zone = (event.target as HTMLSelectElement).value
+        if (!isTimeZone(zone)) return
+        w.zone = zone
+        // Keep the chosen day when it still has times in the new zone.
+        if (w.day === undefined || slotsOn(w, w.day).length === 0) pickFirstDay(w)
+        w.focusAfter = "#tz"
+        w.render()
+        w.announce(`${w.t("time_zone")}: ${zone}`)
+      }
+    })
+  }
+  if (w.zonePicker.options.length <= 1) w.zonePicker.replaceChildren(h("option", { value: w.zone }, zoneLabel(w.zone)))
+  w.zonePicker.value = w.zone
+  return w.zonePicker
+}
