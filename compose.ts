@@ -133,7 +133,7 @@ export const serverLayer = (options: ServerOptions) =>
     services: httpServicesLayer(options),
     dispatcher: servingDispatcher(options, options.storage),
     // The OAuth authorization server answers /.well-known/oauth-authorization-server and /oauth/*.
-    beside: (issuer) => makeOAuthHandler({ issuer })
+    beside: (issuer) => makeOAuthHandler({ issuer, trustProxy: options.trustProxy })
   })
 
 /**
