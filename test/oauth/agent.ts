@@ -54,7 +54,8 @@ export class UserAgent {
       const location = current.headers.get("location")
       if (current.status < 300 || current.status >= 400 || location === null) return { response: current }
       const next = new URL(location, this.base)
-      if (next.origin !== new URL(this.base).origin || !next.pathname.startsWith("/oauth/")) return { response: current, external: next }
+      const root = new URL(this.base)
+      if (next.origin !== root.origin || !next.pathname.startsWith(`${root.pathname.replace(/\/$/, "")}/oauth/`)) return { response: current, external: next }
       await current.arrayBuffer()
       current = await this.request(next.href)
     }
