@@ -2,7 +2,7 @@
  * The `slotwise` binary as child processes (main.ts through tsx): `serve` until it prints
  * its address, and the offline commands with their standard input.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { type ChildProcess, spawn } from "node:child_process"
 import * as path from "node:path"
 import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
@@ -15,12 +15,21 @@ export const killAll = () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL")
 }
 
-export const cli = (args: ReadonlyArray<string>, input?: string) =>
-  spawnSync(process.execPath, ["--import", "tsx", "main.ts", ...args], {
-    cwd: root,
-    encoding: "utf8",
-    input: input ?? "",
-    env: { ...process.env, SLOTWISE_ADMIN_TOKEN: "", SLOTWISE_PUBLIC_URL: "" }
+/** An offline command with `input` on its standard input; its exit code and output. */
+export const cli = (args: ReadonlyArray<string>, input = "") =>
+  new Promise<{ readonly status: number | null; readonly stdout: string; readonly stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "main.ts", ...args], {
+      cwd: root,
+      stdio: ["pipe", "pipe", "pipe"],
+      env: { ...process.env, SLOTWISE_ADMIN_TOKEN: "", SLOTWISE_PUBLIC_URL: "" }
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout!.on("data", (d) => (stdout += String(d)))
+    child.stderr!.on("data", (d) => (stderr += String(d)))
+    child.on("error", reject)
+    child.on("close", (status) => resolve({ status, stdout, stderr }))
+    child.stdin!.end(input)
   })
 
 export interface ServeProcess {

@@ -31,13 +31,15 @@ describe("slotwise serve with OAuth", () => {
     expect(secret).toBeDefined()
 
     // The password comes from standard input; on the command line it is refused.
-    const onArgv = cli(["users", "create", "--database", database, "--account", accountId!, "--email", "olive@example.com", "--password", PASSWORD])
+    const [onArgv, created] = await Promise.all([
+      cli(["users", "create", "--database", database, "--account", accountId!, "--email", "olive@example.com", "--password", PASSWORD]),
+      cli(
+        ["users", "create", "--database", database, "--account", accountId!, "--email", "olive@example.com", "--role", "owner", "--password-stdin", "--json"],
+        `${PASSWORD}\n`
+      )
+    ])
     expect(onArgv.status).toBe(2)
     expect(onArgv.stderr).toContain("--password")
-    const created = cli(
-      ["users", "create", "--database", database, "--account", accountId!, "--email", "olive@example.com", "--role", "owner", "--password-stdin", "--json"],
-      `${PASSWORD}\n`
-    )
     expect(created.stderr).not.toContain("slotwise:")
     expect(created.status).toBe(0)
     expect(JSON.parse(created.stdout)).toMatchObject({ account_id: accountId, email: "olive@example.com", role: "owner" })
@@ -72,10 +74,14 @@ describe("slotwise serve with OAuth", () => {
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token)
     expect((await fetch(`${first.url}/v1/services`, bearer(refreshed.access_token))).status).toBe(200)
 
-    // Restart on the same file: the refresh token issued before still works.
+    // Restart on the same file: the refresh token issued before still works. A second
+    // process on the same file, with its public URL, starts beside it.
     expect(await first.stop()).toBe(0)
-    const restarted = await serve(["--database", database])
-    expect(restarted.lines.some((l) => l.includes("sk_test_"))).toBe(false)
+    const [restarted, second] = await Promise.all([
+      serve(["--database", database]),
+      serve(["--database", database, "--public-url", "https://slotwise.example/"])
+    ])
+    expect([...restarted.lines, ...second.lines].some((l) => l.includes("sk_test_"))).toBe(false)
     const atRestarted = await discover(restarted.url)
     const again = await oauth.processRefreshTokenResponse(
       atRestarted,
@@ -84,12 +90,12 @@ describe("slotwise serve with OAuth", () => {
     )
     expect((await fetch(`${restarted.url}/v1/services`, bearer(again.access_token))).status).toBe(200)
 
-    // A second process on the same file, with its public URL: the metadata names it as the
-    // issuer, and it accepts the access token the first process issued.
-    const second = await serve(["--database", database, "--public-url", "https://slotwise.example/"])
+    // The second process's metadata names its public URL as the issuer, and it accepts the
+    // access tokens the first process and the restarted one issued.
     const metadata = await (await fetch(`${second.url}/.well-known/oauth-authorization-server`)).json() as Record<string, unknown>
     expect(metadata.issuer).toBe("https://slotwise.example")
     expect(metadata.token_endpoint).toBe("https://slotwise.example/oauth/token")
+    expect((await fetch(`${second.url}/v1/services`, bearer(refreshed.access_token))).status).toBe(200)
     expect((await fetch(`${second.url}/v1/services`, bearer(again.access_token))).status).toBe(200)
     // Revoked at one process, refused at the other; revoking a token ends its whole grant.
     await oauth.processRevocationResponse(await oauth.revocationRequest(atRestarted, setup.client, setup.auth, again.access_token, insecure))
@@ -100,11 +106,11 @@ describe("slotwise serve with OAuth", () => {
 
     expect(await second.stop()).toBe(0)
     expect(await restarted.stop()).toBe(0)
-  }, 90_000)
+  }, 240_000)
 
   it("the /v1 pipeline is unchanged beside OAuth: problems, authentication and rate limits", async () => {
     const database = path.join(dir, "limits.db")
-    const limited = cli(["accounts", "create", "--database", database, "--name", "Limited", "--plan", "free", "--rate-limit", "3", "--json"])
+    const limited = await cli(["accounts", "create", "--database", database, "--name", "Limited", "--plan", "free", "--rate-limit", "3", "--json"])
     expect(limited.status).toBe(0)
     const key: string = JSON.parse(limited.stdout).keys.sandbox.secret
     const server = await serve(["--database", database, "--admin-token", "admin-secret"])
@@ -124,5 +130,5 @@ describe("slotwise serve with OAuth", () => {
     expect(unknown.status).toBe(404)
     expect(expectStatus(await client(server.url).get("/health"), 200).status).toBe("ok")
     expect(await server.stop()).toBe(0)
-  }, 60_000)
+  }, 120_000)
 })
