@@ -9,8 +9,8 @@
  * - rate limits: the counters' store, in this process unless a shared store layer is given.
  */
 import { Layer } from "effect"
-import { AccessLive, type AppOptions } from "./adapters/http/app.js"
-import { makeHttpHandler, type SlotwiseHttpHandler } from "./adapters/http/mount.js"
+import { AccessLive } from "./adapters/http/app.js"
+import { makeHttpHandler, type MountOptions, type SlotwiseHttpHandler } from "./adapters/http/mount.js"
 import { makeServerLayer, type ServeOptions } from "./adapters/http/server.js"
 import { MemoryRateLimitStoreLive } from "./adapters/memory/ratelimit.js"
 import { MemoryStorageLive } from "./adapters/memory/storage.js"
@@ -133,7 +133,7 @@ export const serverLayer = (options: ServerOptions) =>
     services: httpServicesLayer(options),
     dispatcher: servingDispatcher(options, options.storage),
     // The OAuth authorization server answers /.well-known/oauth-authorization-server and /oauth/*.
-    beside: (issuer) => makeOAuthHandler({ issuer })
+    beside: (issuer) => makeOAuthHandler({ issuer, trustProxy: options.trustProxy })
   })
 
 /**
@@ -142,19 +142,21 @@ export const serverLayer = (options: ServerOptions) =>
  * the same database dispatches (or options to tune it). `allowPrivateWebhooks` (default
  * false) lets webhook URLs name private, loopback and link-local hosts.
  */
-export interface HttpHandlerOptions extends AppOptions, WebhookServingOptions, HttpServicesOptions {
+export interface HttpHandlerOptions extends MountOptions, WebhookServingOptions, HttpServicesOptions {
   /** `"memory"` (default) or `{ sqlite: "file.db" }`. */
   readonly storage?: StorageChoice | undefined
 }
 
 /**
  * The API's handlers to mount inside another server (Fetch and Node). With
- * `prefix: "/scheduling"` requests for `/scheduling/v1/bookings` reach `/v1/bookings`.
+ * `prefix: "/scheduling"` requests for `/scheduling/v1/bookings` reach `/v1/bookings`. With
+ * `oauth: { issuer }` the Node handler also serves the authorization server under the prefix.
  */
 export const createHttpHandler = (options: HttpHandlerOptions = {}): Promise<SlotwiseHttpHandler> =>
   makeHttpHandler(options, {
     services: httpServicesLayer(options),
-    dispatcher: servingDispatcher(options, options.storage ?? "memory")
+    dispatcher: servingDispatcher(options, options.storage ?? "memory"),
+    beside: (issuer) => makeOAuthHandler({ issuer, trustProxy: options.trustProxy })
   })
 
 export type { SlotwiseHttpHandler }

@@ -1,7 +1,9 @@
 /**
  * The API as handlers to mount inside another server: a Fetch handler
  * `(Request) => Promise<Response>` and a Node `(req, res)` handler over one set of services,
- * under any path prefix. compose.ts's `createHttpHandler` wires them to storage.
+ * under any path prefix. compose.ts's `createHttpHandler` wires them to storage. With
+ * `oauth`, the Node handler also serves the handler beside the API (the authorization
+ * server, which speaks only Node's `(req, res)`), under the same prefix.
  */
 import { HttpApiBuilder, HttpApp, type HttpRouter } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -27,8 +29,34 @@ export interface SlotwiseHttpHandler {
   readonly close: () => Promise<void>
 }
 
+export interface MountOptions extends AppOptions {
+  /**
+   * Serve the OAuth authorization server too (Node handler only). Its issuer is the public
+   * URL the handler is reached at, prefix included: with `prefix: "/scheduling"`,
+   * `https://app.example.com/scheduling`.
+   */
+  readonly oauth?: { readonly issuer: string } | undefined
+}
+
+const METADATA = "/.well-known/oauth-authorization-server"
+
+/** The prefix without its trailing slash, checked against the issuer's path. */
+const mountPrefix = (options: MountOptions): string => {
+  const prefix = options.prefix?.replace(/\/+$/, "") ?? ""
+  if (options.oauth === undefined) return prefix
+  if (!URL.canParse(options.oauth.issuer) || !/^https?:$/.test(new URL(options.oauth.issuer).protocol)) {
+    throw new TypeError(`oauth.issuer must be an http(s) URL, got ${options.oauth.issuer}`)
+  }
+  const path = new URL(options.oauth.issuer).pathname.replace(/\/+$/, "")
+  if (path !== prefix) {
+    throw new TypeError(`oauth.issuer must end with the mount prefix: its path is "${path}", the prefix "${prefix}" (e.g. https://app.example.com${prefix})`)
+  }
+  return prefix
+}
+
 /** Builds the API's handlers over the services and dispatcher the composition root made. */
-export const makeHttpHandler = async <E>(options: AppOptions, wiring: AppWiring<E>): Promise<SlotwiseHttpHandler> => {
+export const makeHttpHandler = async <E>(options: MountOptions, wiring: AppWiring<E>): Promise<SlotwiseHttpHandler> => {
+  const prefix = mountPrefix(options)
   const runtime = ManagedRuntime.make(
     Layer.mergeAll(
       makeAppLayer(options),
@@ -38,19 +66,39 @@ export const makeHttpHandler = async <E>(options: AppOptions, wiring: AppWiring<
       wiring.dispatcher
     ).pipe(Layer.provideMerge(wiring.services))
   )
-  const { fetch, node } = await runtime.runPromise(Effect.gen(function*() {
+  const { fetch, node, side } = await runtime.runPromise(Effect.gen(function*() {
     const app = yield* HttpApiBuilder.httpApp
     const node = yield* NodeHttpServer.makeHandler(app)
     const fetch = HttpApp.toWebHandlerRuntime(yield* Effect.runtime<HttpRouter.HttpRouter.DefaultServices>())(app)
-    return { fetch, node }
+    const side = options.oauth !== undefined && wiring.beside !== undefined ? yield* wiring.beside(options.oauth.issuer) : undefined
+    return { fetch, node, side }
   }))
+  // The side handler is given paths without the prefix; RFC 8414 places the metadata of an
+  // issuer with a path at /.well-known/oauth-authorization-server/<path>, outside the prefix.
+  const sidePath = (path: string): string | undefined => {
+    if (prefix !== "" && path === `${METADATA}${prefix}`) return METADATA
+    if (prefix === "") return path
+    return path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : undefined
+  }
   return {
     fetch: (request) => fetch(request),
-    node,
+    node: side === undefined ? node : (req, res) => {
+      const [path, query] = splitUrl(req.url ?? "/")
+      const inner = sidePath(path)
+      if (inner !== undefined && side.serves(inner)) {
+        req.url = `${inner}${query}`
+        side.node(req, res)
+      } else node(req, res)
+    },
     createAccount: (input) =>
       runtime.runPromise(Effect.flatMap(Accounts, (accounts) => accounts.create(input)).pipe(
         Effect.mapError((e) => (isSlotwiseFailure(e) ? toSlotwiseError(e) : e))
       )),
     close: () => runtime.dispose()
   }
+}
+
+const splitUrl = (url: string): [string, string] => {
+  const at = url.indexOf("?")
+  return at === -1 ? [url, ""] : [url.slice(0, at), url.slice(at)]
 }

@@ -5,6 +5,11 @@
  * (RFC 7662); the RFC 8414 metadata; and the sign-in and consent pages on its interaction
  * API. `makeOAuthHandler` gives a Node `(req, res)` handler to mount beside the API for the
  * paths `serves` accepts.
+ *
+ * Paths are relative to the issuer: with the issuer `https://host/scheduling` the handler is
+ * given `/oauth/token` for `https://host/scheduling/oauth/token` (the caller strips the
+ * prefix, as a path-stripping proxy or the mounted handler does), and the URLs it makes
+ * (redirects to the pages, their forms, cookie paths) carry the prefix.
  */
 import { Effect, Option, Runtime } from "effect"
 import { createHmac, generateKeyPairSync } from "node:crypto"
@@ -37,7 +42,7 @@ export const SIGN_IN_LIMIT_PER_EMAIL = 10
 export const SIGN_IN_LIMIT_PER_ADDRESS = 30
 
 export interface OAuthServerOptions {
-  /** The server's public base URL, e.g. `https://api.example.com` (the issuer). */
+  /** The server's public base URL, e.g. `https://api.example.com` (the issuer), with the path it is served under if any. */
   readonly issuer: string
   readonly refreshGraceSeconds?: number | undefined
   /** Sign-in attempts allowed per minute per account and email, and per client address. */
@@ -100,6 +105,7 @@ export const makeOAuthHandler = (options: OAuthServerOptions) =>
     const Adapter = yield* makeAdapterFactory({ refreshGraceSeconds: options.refreshGraceSeconds ?? DEFAULT_REFRESH_GRACE_SECONDS })
     const signInLimits = options.signInLimits ?? { perEmail: SIGN_IN_LIMIT_PER_EMAIL, perAddress: SIGN_IN_LIMIT_PER_ADDRESS }
     const issuer = options.issuer.replace(/\/+$/, "")
+    const mountPath = new URL(issuer).pathname.replace(/\/+$/, "")
     // Signs only ID tokens, which are never issued (no `openid` scope): a key per process is enough.
     const signingKey = generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ format: "jwk" })
 
@@ -144,7 +150,7 @@ export const makeOAuthHandler = (options: OAuthServerOptions) =>
       allowOmittingSingleRegisteredRedirectUri: false,
       clientBasedCORS: () => false,
       extraClientMetadata: { properties: ["urn:slotwise:environment"] },
-      interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/oauth/interaction/${interaction.uid}` },
+      interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `${mountPath}/oauth/interaction/${interaction.uid}` },
       loadExistingGrant: async (ctx: any) => {
         const clientId: string = ctx.oidc.client.clientId
         const grantId: string | undefined = ctx.oidc.result?.consent?.grantId ?? ctx.oidc.session.grantIdFor(clientId) ??
@@ -193,7 +199,7 @@ export const makeOAuthHandler = (options: OAuthServerOptions) =>
     const showPage = async (res: ServerResponse, details: InteractionDetails, error?: { status: number; message: string; email?: string }) => {
       const found = await clientOf(details)
       if (found === undefined) return sendHtml(res, 400, errorPage("Unknown application", "This application is no longer registered."))
-      const base = `/oauth/interaction/${details.uid}`
+      const base = `${mountPath}/oauth/interaction/${details.uid}`
       const csp = { "content-security-policy": contentSecurityPolicy(String(details.params.redirect_uri ?? "")) }
       if (details.prompt.name === "login") {
         return sendHtml(res, error?.status ?? 200, signInPage({
@@ -303,6 +309,8 @@ export const makeOAuthHandler = (options: OAuthServerOptions) =>
         })
         return
       }
+      // oidc-provider finds its mount path as what the original URL has before `req.url`.
+      if (mountPath !== "") (req as IncomingMessage & { originalUrl?: string }).originalUrl = `${mountPath}${req.url ?? "/"}`
       callback(req, res)
     }
 

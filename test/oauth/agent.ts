@@ -54,7 +54,8 @@ export class UserAgent {
       const location = current.headers.get("location")
       if (current.status < 300 || current.status >= 400 || location === null) return { response: current }
       const next = new URL(location, this.base)
-      if (next.origin !== new URL(this.base).origin || !next.pathname.startsWith("/oauth/")) return { response: current, external: next }
+      const root = new URL(this.base)
+      if (next.origin !== root.origin || !next.pathname.startsWith(`${root.pathname.replace(/\/$/, "")}/oauth/`)) return { response: current, external: next }
       await current.arrayBuffer()
       current = await this.request(next.href)
     }
@@ -84,6 +85,9 @@ export interface ClientSetup {
   readonly secret: string | null
 }
 
+/** What the helpers need of a server: its URL, the account's secret keys and the user who signs in. */
+export type OAuthSite = Pick<OAuthTestServer, "url" | "sandbox" | "production"> & { readonly user: { readonly email: string } }
+
 export const REDIRECT_URI = "http://127.0.0.1:9/callback"
 
 export const discover = async (url: string) => {
@@ -94,7 +98,7 @@ export const discover = async (url: string) => {
 
 /** Registers a client through /v1/oauth-clients with the given key's client. */
 export const registerClient = async (
-  server: OAuthTestServer,
+  server: OAuthSite,
   options: { type?: "confidential" | "public"; scopes?: ReadonlyArray<string>; environment?: "sandbox" | "production"; name?: string } = {}
 ): Promise<ClientSetup> => {
   const api = options.environment === "production" ? server.production : server.sandbox
@@ -155,15 +159,17 @@ export const authorizeUrl = async (setup: ClientSetup, options: AuthorizeOptions
  * Signs in and answers the consent page as a user would, from the authorization URL to the
  * redirect back to the client; returns the callback URL (code or error) and the verifier.
  */
-export const authorize = async (server: OAuthTestServer, setup: ClientSetup, options: AuthorizeOptions = {}) => {
+export const authorize = async (server: OAuthSite, setup: ClientSetup, options: AuthorizeOptions = {}) => {
   const agent = options.agent ?? new UserAgent(server.url)
   const { url, verifier, state } = await authorizeUrl(setup, options)
   let step = await agent.follow(await agent.request(url.href))
   const pages: Array<"sign-in" | "consent"> = []
+  const headers: Array<Headers> = []
   for (let i = 0; i < 4 && step.external === undefined; i++) {
     const html = await step.response.text()
     if (step.response.status !== 200) throw new Error(`page ${step.response.status}: ${html.replace(/<style>[^]*<\/style>/, "").slice(0, 900)}`)
     const csrf = csrfOf(html)
+    headers.push(step.response.headers)
     if (html.includes(`name="password"`)) {
       pages.push("sign-in")
       const action = formAction(html, "Sign in")
@@ -177,14 +183,14 @@ export const authorize = async (server: OAuthTestServer, setup: ClientSetup, opt
     }
   }
   if (step.external === undefined) throw new Error("never redirected back to the client")
-  return { callback: step.external, verifier, state, agent, pages }
+  return { callback: step.external, verifier, state, agent, pages, headers }
 }
 
 /** The whole flow to tokens. */
-export const obtainTokens = async (server: OAuthTestServer, setup: ClientSetup, options: AuthorizeOptions = {}) => {
-  const { callback, verifier, state, agent, pages } = await authorize(server, setup, options)
+export const obtainTokens = async (server: OAuthSite, setup: ClientSetup, options: AuthorizeOptions = {}) => {
+  const { callback, verifier, state, agent, pages, headers } = await authorize(server, setup, options)
   const params = oauth.validateAuthResponse(setup.as, setup.client, callback, state)
   const response = await oauth.authorizationCodeGrantRequest(setup.as, setup.client, setup.auth, params, setup.redirectUri, verifier, insecure)
   const tokens = await oauth.processAuthorizationCodeResponse(setup.as, setup.client, response)
-  return { tokens, agent, params, verifier, pages }
+  return { tokens, agent, params, verifier, pages, headers }
 }

@@ -1,0 +1,69 @@
+/**
+ * The `slotwise` binary as child processes (main.ts through tsx): `serve` until it prints
+ * its address, and the offline commands with their standard input.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import * as path from "node:path"
+import * as readline from "node:readline"
+import { fileURLToPath } from "node:url"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
+const children: Array<ChildProcess> = []
+
+/** Kills the servers still running (a failed test leaves them). */
+export const killAll = () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL")
+}
+
+/** An offline command with `input` on its standard input; its exit code and output. */
+export const cli = (args: ReadonlyArray<string>, input = "") =>
+  new Promise<{ readonly status: number | null; readonly stdout: string; readonly stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "main.ts", ...args], {
+      cwd: root,
+      stdio: ["pipe", "pipe", "pipe"],
+      env: { ...process.env, SLOTWISE_ADMIN_TOKEN: "", SLOTWISE_PUBLIC_URL: "" }
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout!.on("data", (d) => (stdout += String(d)))
+    child.stderr!.on("data", (d) => (stderr += String(d)))
+    child.on("error", reject)
+    child.on("close", (status) => resolve({ status, stdout, stderr }))
+    child.stdin!.end(input)
+  })
+
+export interface ServeProcess {
+  readonly url: string
+  readonly lines: Array<string>
+  /** SIGTERM, then the exit code. */
+  readonly stop: () => Promise<number | null>
+}
+
+export const serve = (args: ReadonlyArray<string>): Promise<ServeProcess> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "main.ts", "serve", "--port", "0", ...args], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, SLOTWISE_ADMIN_TOKEN: "", SLOTWISE_PUBLIC_URL: "" }
+    })
+    children.push(child)
+    const lines: Array<string> = []
+    let stderr = ""
+    child.stderr!.on("data", (d) => (stderr += String(d)))
+    const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)))
+    readline.createInterface({ input: child.stdout! }).on("line", (line) => {
+      lines.push(line)
+      const m = /^listening on (http:\/\/\S+)$/.exec(line)
+      if (m) {
+        resolve({
+          url: m[1]!,
+          lines,
+          stop: () => {
+            child.kill("SIGTERM")
+            return exited
+          }
+        })
+      }
+    })
+    void exited.then((code) => reject(new Error(`server exited (${code}) before listening: ${stderr}`)))
+  })
