@@ -3,7 +3,7 @@
  * `npx tsx bench/stack-floor.ts`. The statements one `bookings.create` issues (four lookups,
  * the booking and hold overlap queries, the booking insert and its outbox event, in one
  * BEGIN IMMEDIATE) are run three ways on identical schemas: as one bare insert per
- * transaction (issue 2's baseline), through raw better-sqlite3, and through
+ * transaction (the creation benchmark's baseline), through raw better-sqlite3, and through
  * `@effect/sql-sqlite-node` with no Slotwise code at all. The last figure bounds what any
  * core on that client can reach.
  */

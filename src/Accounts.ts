@@ -1,5 +1,5 @@
 /**
- * Accounts (API.md §2, §5): created by the operator (admin API or `slotwise accounts
+ * Accounts (docs/api.md §2, §5): created by the operator (admin API or `slotwise accounts
  * create`) together with a secret and a publishable key for each environment.
  */
 import { Effect } from "effect"

@@ -1,5 +1,5 @@
 /**
- * API keys and authentication (API.md §2): issuing, listing, rotating with a grace period,
+ * API keys and authentication (docs/api.md §2): issuing, listing, rotating with a grace period,
  * revoking and exchanging keys, and turning a presented secret into the principal it stands
  * for. A secret is shown once and stored only as its SHA-256; a lookup is by that hash.
  */

@@ -1,6 +1,6 @@
 /**
  * Availability: the rules that say when staff can be booked, and what follows from them:
- * slots, explanations and holds (API.md §3).
+ * slots, explanations and holds (docs/api.md §3).
  */
 import { Effect, Schema } from "effect"
 import {

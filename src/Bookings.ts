@@ -1,5 +1,5 @@
 /**
- * Bookings: creation with the checks of API.md §3 as one atomic step, the status rules and
+ * Bookings: creation with the checks of docs/api.md §3 as one atomic step, the status rules and
  * rescheduling. Payments live in Payments.ts and are offered here as well.
  */
 import { Effect, Option, Schema } from "effect"

@@ -1,4 +1,4 @@
-/** Clients: the people who book (API.md §3). */
+/** Clients: the people who book (docs/api.md §3). */
 import { Effect, Schema } from "effect"
 import { Client, ClientCreate, clientDefaults, ClientUpdate } from "./domain/client.js"
 import { Events } from "./Events.js"

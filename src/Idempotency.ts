@@ -1,5 +1,5 @@
 /**
- * Idempotent requests (API.md §1): the first request with an `Idempotency-Key` runs and its
+ * Idempotent requests (docs/api.md §1): the first request with an `Idempotency-Key` runs and its
  * response is kept for 24 h; a repeat with the same key and the same request replays it; the
  * same key with another request is `idempotency_mismatch`; a repeat while the first is still
  * running is `idempotency_conflict`. Records live in the storage port under the caller's

@@ -1,5 +1,5 @@
 /**
- * OAuth clients (API.md §7), per account and environment. A confidential client's secret is
+ * OAuth clients (docs/api.md §7), per account and environment. A confidential client's secret is
  * shown once and stored as its SHA-256 (it has ~240 bits of randomness, so a fast hash is
  * enough, as for API keys); a public client has none and relies on PKCE.
  */

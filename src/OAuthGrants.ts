@@ -1,5 +1,5 @@
 /**
- * What account users authorized OAuth clients to do (API.md §7), and turning an OAuth access
+ * What account users authorized OAuth clients to do (docs/api.md §7), and turning an OAuth access
  * token presented on /v1 into the same `Principal` an API key gives: the user's account, the
  * client's environment, only the granted scopes, and a rate-limit counter of its own.
  *

@@ -1,5 +1,5 @@
 /**
- * Payments received for a booking (API.md §3 Payments): each one is stored, adds to what the
+ * Payments received for a booking (docs/api.md §3 Payments): each one is stored, adds to what the
  * booking has paid and sets its payment status, with `payment.received`, in one change.
  * `Bookings` offers them as `recordPayment` and `listPayments`.
  */

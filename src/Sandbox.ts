@@ -1,5 +1,5 @@
 /**
- * The sandbox's triggers (API.md §4 Sandbox): emit any event type on demand — about a real
+ * The sandbox's triggers (docs/api.md §4 Sandbox): emit any event type on demand — about a real
  * resource of the tenant, or a realistic sample — to every subscriber (feed, webhooks,
  * in-process listeners), and erase the sandbox's data. Production tenants are refused.
  */

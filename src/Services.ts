@@ -1,4 +1,4 @@
-/** Services: what can be booked, for how long, by whom (API.md §3). */
+/** Services: what can be booked, for how long, by whom (docs/api.md §3). */
 import { Effect, Schema } from "effect"
 import { InvalidReference, ResourceInUse } from "./domain/errors.js"
 import { MAX_DURATION_MINUTES, Service, ServiceCreate, serviceDefaults, ServiceUpdate } from "./domain/service.js"

@@ -1,4 +1,4 @@
-/** Staff: the people who deliver services (API.md §3). */
+/** Staff: the people who deliver services (docs/api.md §3). */
 import { Effect, Schema } from "effect"
 import { Staff as StaffMember, StaffCreate, staffDefaults, StaffUpdate } from "./domain/staff.js"
 import { Events } from "./Events.js"

@@ -1,5 +1,5 @@
 /**
- * Account users (API.md §7): created by the operator, signing in to authorize OAuth
+ * Account users (docs/api.md §7): created by the operator, signing in to authorize OAuth
  * clients. Passwords go through the `PasswordHasher` port and are never returned.
  */
 import { Effect, Option, Schema } from "effect"

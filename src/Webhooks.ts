@@ -1,5 +1,5 @@
 /**
- * Webhooks (API.md §4): endpoint CRUD with the `whsec_` secret shown once, secret rotation
+ * Webhooks (docs/api.md §4): endpoint CRUD with the `whsec_` secret shown once, secret rotation
  * with a grace period, deliveries with every attempt recorded, manual retry, test events and
  * recovery of what a failing or disabled endpoint missed. Sending is the outbox's
  * (`WebhookOutbox`, driven by the dispatcher adapter); the work this module creates by hand

@@ -1,5 +1,5 @@
 /**
- * The Promise facade for Node apps without Effect (API.md §6): the same use cases, the same
+ * The Promise facade for Node apps without Effect (docs/api.md §6): the same use cases, the same
  * objects, and failures as `SlotwiseError` subclasses carrying the HTTP API's problem.
  */
 import { Cause, Effect, Exit, type ManagedRuntime, Option, Runtime } from "effect"

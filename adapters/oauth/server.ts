@@ -1,5 +1,5 @@
 /**
- * The authorization server (API.md §7): oidc-provider (a certified implementation; no
+ * The authorization server (docs/api.md §7): oidc-provider (a certified implementation; no
  * protocol or cryptography is written here) configured for the authorization code grant
  * with PKCE S256, refresh-token rotation, revocation (RFC 7009) and introspection
  * (RFC 7662); the RFC 8414 metadata; and the sign-in and consent pages on its interaction
@@ -14,7 +14,7 @@
 import { Effect, Option, Runtime } from "effect"
 import { createHmac, generateKeyPairSync } from "node:crypto"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import Provider, { type InteractionDetails } from "oidc-provider"
+import type { InteractionDetails } from "oidc-provider"
 import { SYSTEM_TENANT } from "../../src/auth/collections.js"
 import { constantTimeEqual, randomBase62, sha256Hex } from "../../src/auth/crypto.js"
 import { type Scope, SCOPES } from "../../src/domain/apiKey.js"
@@ -93,6 +93,24 @@ const cookieKeys = Effect.gen(function*() {
   )
 })
 
+/**
+ * oidc-provider 9 warns at import that Node 20 is not its preferred runtime; it works on
+ * Node 20.19+ (the whole OAuth suite runs on 20.20), so that one line is kept out of the
+ * server's output. Imported on first use, so a server or test that never mounts OAuth
+ * never loads it.
+ */
+const importProvider = async () => {
+  const warn = console.warn
+  console.warn = (...args: Array<unknown>) => {
+    if (!(typeof args[0] === "string" && args[0].includes("oidc-provider WARNING: Unsupported runtime"))) warn(...args)
+  }
+  try {
+    return (await import("oidc-provider")).default
+  } finally {
+    console.warn = warn
+  }
+}
+
 export const makeOAuthHandler = (options: OAuthServerOptions) =>
   Effect.gen(function*() {
     const runtime = yield* Effect.runtime<Storage | OAuthClients | OAuthGrants | Users | RateLimiter>()
@@ -109,6 +127,7 @@ export const makeOAuthHandler = (options: OAuthServerOptions) =>
     // Signs only ID tokens, which are never issued (no `openid` scope): a key per process is enough.
     const signingKey = generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ format: "jwk" })
 
+    const Provider = yield* Effect.promise(importProvider)
     const provider = new Provider(issuer, {
       adapter: Adapter,
       findAccount: async (_ctx: unknown, sub: string) => {

@@ -6,7 +6,7 @@
  * its "fixed window" is a different algorithm (each admitted request extends the key's TTL
  * by window/limit, and requests over the limit are not counted), it reads Redis's clock
  * rather than the `now` the core passes, and its layer gives no hold on connection options
- * or outage logging. The core's policy needs the port's exact semantics (API.md headers:
+ * or outage logging. The core's policy needs the port's exact semantics (docs/api.md headers:
  * limit, remaining, reset seconds), the same as the memory store: one counter per key, a
  * window of `windowMs` from the key's first request, every request counted. That is one
  * five-line Lua script, atomic in Redis, so concurrent processes never lose a count.

@@ -25,7 +25,7 @@ export interface Transport {
 }
 
 export interface HttpTransportOptions {
-  /** The whole exchange must finish within this (API.md §4: 10 s). */
+  /** The whole exchange must finish within this (docs/api.md §4: 10 s). */
   readonly timeoutMs: number
   readonly allowPrivate: boolean
   /** Connections per receiver origin. */

@@ -1,5 +1,5 @@
 /**
- * The access decision (API.md §2), as one pure function: given what an endpoint requires,
+ * The access decision (docs/api.md §2), as one pure function: given what an endpoint requires,
  * who is calling (as authentication resolved it) and the request's `Origin`, allow it, hide
  * it (the operator API does not exist for anyone else), or deny it with the 401/403 to
  * answer. Adapters only call it; the rules live here.
@@ -105,7 +105,7 @@ export const decideAccess = (rule: AccessRequirement, caller: Caller, origin: st
       if (missing === undefined) return ALLOWED
       return {
         _tag: "Denied",
-        error: new Forbidden({ detail: `the API key lacks the scope${missing.length > 1 ? "s" : ""} ${missing.join(", ")}` })
+        error: new Forbidden({ detail: `this credential lacks the scope${missing.length > 1 ? "s" : ""} ${missing.join(", ")}` })
       }
     }
   }

@@ -51,7 +51,7 @@ export interface StoredResponse {
   readonly secret_withheld?: boolean
 }
 
-/** An `Idempotency-Key` and what its first request did (API.md §1 Idempotency). */
+/** An `Idempotency-Key` and what its first request did (docs/api.md §1 Idempotency). */
 export interface IdempotencyRecord {
   /** SHA-256 of the key, hex. */
   readonly id: string

@@ -1,5 +1,5 @@
 /**
- * Accounts (API.md §2, §5): who owns data. Every account has a plan, the browser origins its
+ * Accounts (docs/api.md §2, §5): who owns data. Every account has a plan, the browser origins its
  * publishable keys may be used from, an optional operator-set rate limit, and two isolated
  * environments (`sandbox`, `production`) that share nothing but the account itself.
  */
@@ -13,7 +13,7 @@ export const Plan = Schema.Literal("free", "pro", "business").annotations({
 })
 export type Plan = typeof Plan.Type
 
-/** Requests per minute of each plan (API.md §1 Rate limits). */
+/** Requests per minute of each plan (docs/api.md §1 Rate limits). */
 export const PLAN_RATE_LIMITS: { readonly [P in Plan]: number } = { free: 60, pro: 600, business: 3000 }
 
 /** A browser origin: scheme, host and optional port, no path (`https://shop.example.com`). */

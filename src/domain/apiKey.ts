@@ -1,5 +1,5 @@
 /**
- * API keys (API.md §2): secret keys (`sk_test_…`, `sk_live_…`) for servers and publishable
+ * API keys (docs/api.md §2): secret keys (`sk_test_…`, `sk_live_…`) for servers and publishable
  * keys (`pk_test_…`, `pk_live_…`) for the booking widget. A key belongs to one environment
  * of one account; its secret is shown once and stored only as a SHA-256 hash.
  */

@@ -1,5 +1,5 @@
 /**
- * Availability rules: when a staff member can be booked (API.md §3). `weekly` hours repeat
+ * Availability rules: when a staff member can be booked (docs/api.md §3). `weekly` hours repeat
  * on weekdays in a zone; `date` rules replace the weekly hours of one local date; `blocked`
  * ranges are time off. Wall-clock rules carry their IANA zone, so they follow it across DST.
  */

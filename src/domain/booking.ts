@@ -1,5 +1,5 @@
 /**
- * Bookings and their status rules (API.md §3). The transition table below is the only
+ * Bookings and their status rules (docs/api.md §3). The transition table below is the only
  * place that decides which status changes are allowed.
  */
 import { Schema } from "effect"
@@ -101,7 +101,7 @@ interface Transition<To extends BookingStatus | "same"> {
   readonly afterStart: boolean
 }
 
-/** API.md §3, "Booking status rules": the whole table. */
+/** docs/api.md §3, "Booking status rules": the whole table. */
 export const TRANSITIONS: { readonly [A in BookingAction]: Transition<A extends StatusAction ? BookingStatus : "same"> } = {
   confirm: { from: ["pending"], to: "confirmed", afterStart: false },
   cancel: { from: ["pending", "confirmed"], to: "cancelled", afterStart: false },

@@ -193,7 +193,7 @@ export const ObjectType = <const Name extends string>(name: Name) =>
 export const Environment = Schema.Literal("sandbox", "production")
 export type Environment = typeof Environment.Type
 
-/** Fields every resource carries (API.md §1). */
+/** Fields every resource carries (docs/api.md §1). */
 export const Timestamps = {
   created_at: Instant.annotations({ description: "when it was created (RFC 3339, UTC)" }),
   updated_at: Instant.annotations({ description: "when it last changed (RFC 3339, UTC)" })

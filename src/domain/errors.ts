@@ -1,6 +1,6 @@
 /**
  * Every failure a client can see, as typed errors with the stable `code`, HTTP `status`
- * and title of API.md §1. The catalogue below is the one place those three are written;
+ * and title of docs/api.md §1. The catalogue below is the one place those three are written;
  * the HTTP problem+json body and the library's `SlotwiseError` both read it.
  */
 import { Schema } from "effect"
@@ -66,7 +66,7 @@ export interface ErrorInfo {
   readonly title: string
 }
 
-/** The stable code, status and title of each failure (API.md §1). */
+/** The stable code, status and title of each failure (docs/api.md §1). */
 export const ErrorCatalog: { readonly [K in SlotwiseFailure["_tag"]]: ErrorInfo } = {
   BadRequest: { code: "bad_request", status: 400, title: "Bad request" },
   ValidationFailed: { code: "validation_failed", status: 422, title: "Validation failed" },

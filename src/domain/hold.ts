@@ -5,7 +5,7 @@ import { Id } from "./ids.js"
 export const HOLD_DEFAULT_TTL_SECONDS = 300
 export const HOLD_MAX_TTL_SECONDS = 600
 
-/** A slot reserved for a short time while a client enters details (API.md §3 Holds). */
+/** A slot reserved for a short time while a client enters details (docs/api.md §3 Holds). */
 export const Hold = Schema.Struct({
   id: Id("hold"),
   object: ObjectType("hold"),

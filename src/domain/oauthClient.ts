@@ -1,5 +1,5 @@
 /**
- * OAuth clients and grants (API.md §7). A client belongs to one environment of one account;
+ * OAuth clients and grants (docs/api.md §7). A client belongs to one environment of one account;
  * a confidential client has a secret (shown once, stored hashed), a public one proves
  * possession with PKCE alone. Redirect URIs are matched exactly; `http` only for loopback.
  * A grant (`grt_`) is what an account user authorized a client to do.

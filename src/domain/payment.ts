@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { Metadata, Money, ObjectType, optional, Text, Timestamps } from "./common.js"
 import { Id } from "./ids.js"
 
-/** A payment received for a booking, from any provider (API.md §3 Payments). */
+/** A payment received for a booking, from any provider (docs/api.md §3 Payments). */
 export const Payment = Schema.Struct({
   id: Id("payment"),
   object: ObjectType("payment"),

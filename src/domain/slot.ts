@@ -1,4 +1,4 @@
-/** A bookable start and why a start is or is not bookable (API.md §3 Slots, Explain). */
+/** A bookable start and why a start is or is not bookable (docs/api.md §3 Slots, Explain). */
 import { Schema } from "effect"
 import { Instant } from "./common.js"
 

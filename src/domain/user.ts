@@ -1,5 +1,5 @@
 /**
- * Account users (API.md §7): the people who sign in to authorize an OAuth client. A user
+ * Account users (docs/api.md §7): the people who sign in to authorize an OAuth client. A user
  * belongs to one account (both environments); the password exists only as a slow salted
  * hash, made by the `PasswordHasher` port, and never leaves the storage layer.
  */

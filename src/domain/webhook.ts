@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints and their deliveries (API.md §4). The endpoint's signing secrets never
+ * Webhook endpoints and their deliveries (docs/api.md §4). The endpoint's signing secrets never
  * leave storage except once, in the response that created or rotated them; a delivery keeps
  * each attempt's status code, latency and error.
  */

@@ -1,5 +1,5 @@
 /**
- * The event catalogue (API.md §4). Every change appends one of these in the same storage
+ * The event catalogue (docs/api.md §4). Every change appends one of these in the same storage
  * transaction as the change (the outbox); polling, webhooks and in-process subscribers all
  * read that one log. The list is open: consumers must ignore types they do not know.
  */

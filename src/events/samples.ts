@@ -1,5 +1,5 @@
 /**
- * Realistic sample resources for the sandbox's event triggers (API.md §4 Sandbox): what a
+ * Realistic sample resources for the sandbox's event triggers (docs/api.md §4 Sandbox): what a
  * subscriber would receive for each event type when no real resource is named. Fresh ids of
  * the right kind, times around `now`, and every field the real resource has, so a handler
  * written against a sample works on the real thing.

@@ -1,5 +1,5 @@
 /**
- * Cursor pagination (API.md §1): keyset cursors, opaque to clients, bound to the filters
+ * Cursor pagination (docs/api.md §1): keyset cursors, opaque to clients, bound to the filters
  * they were issued for. A cursor carries the last row's sort key, so inserts and deletes
  * around it never shift a page.
  */

@@ -1,5 +1,5 @@
 /**
- * The rate-limit policy (API.md §1), pure: which limit applies to a request, how a fixed
+ * The rate-limit policy (docs/api.md §1), pure: which limit applies to a request, how a fixed
  * one-minute window counts, and the figures every response reports. Windows start with a
  * key's first request and last 60 s; when one ends the quota is full again.
  */

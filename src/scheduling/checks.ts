@@ -1,5 +1,5 @@
 /**
- * The check of one start (API.md §3 "Booking checks", "Explain"): every reason it is not
+ * The check of one start (docs/api.md §3 "Booking checks", "Explain"): every reason it is not
  * bookable, in words a person can act on, and the nearest bookable alternatives. What
  * "bookable" means is stated once, in slots.ts, and both follow it.
  */

@@ -1,7 +1,7 @@
 /**
  * Loads what the pure scheduling functions need from storage (rules, bookings and holds as
  * index rows, never whole documents) and turns their verdicts into the API's errors. The
- * booking checks of API.md §3 are decided here, in checks.ts and in slots.ts, nowhere else.
+ * booking checks of docs/api.md §3 are decided here, in checks.ts and in slots.ts, nowhere else.
  */
 import { Effect } from "effect"
 import { ACTIVE_STATUSES } from "../domain/booking.js"

@@ -1,5 +1,5 @@
 /**
- * Slots (API.md §3 "Slots"): every bookable start of some schedules in a range. The check
+ * Slots (docs/api.md §3 "Slots"): every bookable start of some schedules in a range. The check
  * of one start with its reasons, and the alternatives of a refused one, are in checks.ts.
  *
  * A start `s` (end `e = s + duration`) is bookable when

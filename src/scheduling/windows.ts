@@ -1,5 +1,5 @@
 /**
- * Available windows of a staff member (API.md §3, "Booking checks" 2): weekly hours,
+ * Available windows of a staff member (docs/api.md §3, "Booking checks" 2): weekly hours,
  * replaced by date rules for their local date, minus `blocked` ranges, as sorted, merged
  * UTC intervals.
  */

@@ -7,7 +7,7 @@
  * only when they differ (a few days a year) the transition instant is found by bisection,
  * once, and cached too.
  *
- * Conventions (API.md §3): a wall-clock time inside a spring-forward gap maps to the first
+ * Conventions (docs/api.md §3): a wall-clock time inside a spring-forward gap maps to the first
  * instant after the gap, so a window whose start or end falls in the gap is shortened and
  * never offered inside it; a time inside a fall-back overlap maps to its EARLIER occurrence;
  * minute 1440 of a date is 00:00 of the next date.

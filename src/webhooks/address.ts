@@ -1,5 +1,5 @@
 /**
- * Which network addresses a webhook may reach (SSRF guard, API.md §4). Only public unicast
+ * Which network addresses a webhook may reach (SSRF guard, docs/api.md §4). Only public unicast
  * addresses pass: loopback, private, link-local, unique-local, carrier-grade NAT,
  * documentation, benchmarking, multicast, broadcast and reserved ranges are refused, in
  * IPv4 and IPv6, including IPv4 addresses carried inside IPv6 (mapped, compatible, NAT64,

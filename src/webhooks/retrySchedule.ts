@@ -1,5 +1,5 @@
 /**
- * The delivery rules of API.md §4, in one place: what an attempt's outcome means and when
+ * The delivery rules of docs/api.md §4, in one place: what an attempt's outcome means and when
  * the next attempt is due. Only a 2xx is success; 410 Gone disables the endpoint; 429 waits
  * for its Retry-After; anything else (other statuses, redirects, timeouts, refused
  * connections, blocked addresses) retries on the schedule below, then gives up as `failed`
@@ -10,7 +10,7 @@ const SECOND = 1000
 const MINUTE = 60 * SECOND
 const HOUR = 60 * MINUTE
 
-/** Waits before the 2nd … 8th attempt (API.md §4: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). */
+/** Waits before the 2nd … 8th attempt (docs/api.md §4: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). */
 export const RETRY_DELAYS_MS: ReadonlyArray<number> = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR]
 
 /** Attempts in one automatic schedule: the first and one per delay. */

@@ -68,10 +68,10 @@ describe("decideAccess", () => {
     ["key route, the operator's token is not an API key", key(), { _tag: "Operator" }, undefined, /^401: /],
     // Scopes: exact, and every one of several.
     ["secret key with the scope", key("bookings:read"), caller("secret", ["bookings:read"]), undefined, "allowed"],
-    ["read scope does not grant write", key("bookings:write"), caller("secret", ["bookings:read"]), undefined, "403: the API key lacks the scope bookings:write"],
-    ["write scope does not grant read", key("bookings:read"), caller("secret", ["bookings:write"]), undefined, "403: the API key lacks the scope bookings:read"],
-    ["all of several scopes, one missing", key(["bookings:write", "clients:write"]), caller("secret", ["bookings:write"]), undefined, "403: the API key lacks the scope clients:write"],
-    ["all of several scopes, both missing", key(["bookings:write", "clients:write"]), caller("secret", ["events:read"]), undefined, "403: the API key lacks the scopes bookings:write, clients:write"],
+    ["read scope does not grant write", key("bookings:write"), caller("secret", ["bookings:read"]), undefined, "403: this credential lacks the scope bookings:write"],
+    ["write scope does not grant read", key("bookings:read"), caller("secret", ["bookings:write"]), undefined, "403: this credential lacks the scope bookings:read"],
+    ["all of several scopes, one missing", key(["bookings:write", "clients:write"]), caller("secret", ["bookings:write"]), undefined, "403: this credential lacks the scope clients:write"],
+    ["all of several scopes, both missing", key(["bookings:write", "clients:write"]), caller("secret", ["events:read"]), undefined, "403: this credential lacks the scopes bookings:write, clients:write"],
     ["all of several scopes, present", key(["bookings:write", "clients:write"]), caller("secret", ["clients:write", "bookings:write"]), undefined, "allowed"],
     ["no scope named: any secret key", key(), caller("secret", ["events:read"]), undefined, "allowed"],
     ["secret keys need no Origin, and a foreign one changes nothing", key("bookings:read"), secret, "https://evil.example", "allowed"],
@@ -85,7 +85,7 @@ describe("decideAccess", () => {
     ["an allowed origin on another port", key("services:read", true), publishable, `${SHOP}:8443`, /^403: publishable keys work only/],
     ["an allowed origin in other case", key("services:read", true), publishable, SHOP.toUpperCase(), /^403: publishable keys work only/],
     ["publishable key whose account allows nothing", key("services:read", true), caller("publishable", PUBLISHABLE_SCOPES, []), SHOP, /^403: publishable keys work only/],
-    ["publishable key still needs the scope", key("services:read", true), caller("publishable", ["staff:read"], [SHOP]), SHOP, "403: the API key lacks the scope services:read"]
+    ["publishable key still needs the scope", key("services:read", true), caller("publishable", ["staff:read"], [SHOP]), SHOP, "403: this credential lacks the scope services:read"]
   ]
 
   it.each(cases)("%s", (_, rule, who, origin, expected) => {

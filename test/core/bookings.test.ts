@@ -1,4 +1,4 @@
-/** Booking checks 1–4 of API.md §3, holds, events and "nothing half-written". */
+/** Booking checks 1–4 of docs/api.md §3, holds, events and "nothing half-written". */
 import { describe, expect, it } from "vitest"
 import { at, failure, MONDAY_9, NOW, salon } from "../support/fixtures.js"
 import { createTestScheduling } from "../../index.js"

@@ -1,5 +1,5 @@
 /**
- * Check 5 of API.md §3: the check and the write are one atomic step. 50 concurrent creates
+ * Check 5 of docs/api.md §3: the check and the write are one atomic step. 50 concurrent creates
  * for one seat give exactly one booking on memory, on one SQLite connection, and on two
  * processes sharing one SQLite file.
  */

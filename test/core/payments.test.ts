@@ -1,4 +1,4 @@
-/** Payments (API.md §3): what a booking has paid, its payment status and `payment.received`. */
+/** Payments (docs/api.md §3): what a booking has paid, its payment status and `payment.received`. */
 import { describe, expect, it } from "vitest"
 import { failure, MONDAY_9, salon } from "../support/fixtures.js"
 

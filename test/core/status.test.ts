@@ -1,5 +1,5 @@
 /**
- * API.md §3 "Booking status rules": every (from status, action) pair, by the action
+ * docs/api.md §3 "Booking status rules": every (from status, action) pair, by the action
  * endpoints and by `update({ status })`, allowed ones reaching the table's status with its
  * event and refused ones giving `invalid_transition` with nothing changed.
  */

@@ -1,4 +1,4 @@
-/** Keyset cursors (API.md §1): opaque, round-tripping the sort key, bound to their filters. */
+/** Keyset cursors (docs/api.md §1): opaque, round-tripping the sort key, bound to their filters. */
 import { Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
 import { decodeCursor, encodeCursor, pageOf } from "../../src/internal/pagination.js"

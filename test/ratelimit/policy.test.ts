@@ -1,4 +1,4 @@
-/** The rate-limit policy (API.md §1), pure: which limit applies and what every response reports. */
+/** The rate-limit policy (docs/api.md §1), pure: which limit applies and what every response reports. */
 import { Effect, Layer, TestClock } from "effect"
 import { describe, expect, it } from "@effect/vitest"
 import { makeMemoryRateLimitStore } from "../../adapters/memory/ratelimit.js"

@@ -1,5 +1,5 @@
 /**
- * Delivery rules (API.md §4) against real receivers on 127.0.0.1, with the in-memory
+ * Delivery rules (docs/api.md §4) against real receivers on 127.0.0.1, with the in-memory
  * sandbox's controlled clock driving the retry schedule: only 2xx is success, 500s and
  * timeouts and refused connections retry on the schedule (≈5 s, 5 min, 30 min, 2 h, 5 h,
  * 10 h, 10 h) then fail, 410 disables the endpoint, 429 waits for Retry-After, redirects are

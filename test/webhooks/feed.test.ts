@@ -1,5 +1,5 @@
 /**
- * The polling feed (API.md §4): a client that stores `next_cursor` and polls again sees
+ * The polling feed (docs/api.md §4): a client that stores `next_cursor` and polls again sees
  * every event exactly once, in commit order, while other fibers — and, on SQLite, another
  * process — write concurrently.
  */

@@ -75,7 +75,7 @@ describe("outcomes", () => {
 })
 
 describe("the schedule", () => {
-  it("is API.md's: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; eight attempts in all", () => {
+  it("is docs/api.md's: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; eight attempts in all", () => {
     expect(RETRY_DELAYS_MS).toEqual([5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR])
     expect(MAX_ATTEMPTS).toBe(8)
     expect(JITTER).toBe(0.1)

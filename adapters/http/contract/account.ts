@@ -1,4 +1,4 @@
-/** The account and its API keys (API.md §2). */
+/** The account and its API keys (docs/api.md §2). */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { ApiKeyListParams } from "../../../src/ApiKeys.js"
 import { Account } from "../../../src/domain/account.js"

@@ -1,4 +1,4 @@
-/** The operator API (API.md §5): only with the server's admin token; 404 otherwise. */
+/** The operator API (docs/api.md §5): only with the server's admin token; 404 otherwise. */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Account, AccountCreate, AccountUpdate, AccountWithKeys } from "../../../src/domain/account.js"
 import { adminAccess, doc } from "./access.js"

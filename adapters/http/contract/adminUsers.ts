@@ -1,4 +1,4 @@
-/** The operator's API for account users (API.md §7): only with the server's admin token. */
+/** The operator's API for account users (docs/api.md §7): only with the server's admin token. */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { User, UserCreate } from "../../../src/domain/user.js"

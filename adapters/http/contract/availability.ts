@@ -1,4 +1,4 @@
-/** Availability rules, slots, explain and holds (API.md §3). */
+/** Availability rules, slots, explain and holds (docs/api.md §3). */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { AvailabilityListParams, Explanation, ExplainQuery, SlotList, SlotQuery } from "../../../src/Availability.js"

@@ -1,4 +1,4 @@
-/** Bookings: CRUD, the status actions and payments (API.md §3). */
+/** Bookings: CRUD, the status actions and payments (docs/api.md §3). */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { BookingListParams } from "../../../src/Bookings.js"

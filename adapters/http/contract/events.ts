@@ -1,4 +1,4 @@
-/** The event feed (API.md §4 Polling): commit-ordered, cursor-paginated, filterable by type. */
+/** The event feed (docs/api.md §4 Polling): commit-ordered, cursor-paginated, filterable by type. */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { EventListParams } from "../../../src/Events.js"
 import { Event } from "../../../src/events/catalogue.js"

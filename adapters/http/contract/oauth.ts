@@ -1,4 +1,4 @@
-/** OAuth clients and the grants users gave them (API.md §7). */
+/** OAuth clients and the grants users gave them (docs/api.md §7). */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { OAuthClient, OAuthClientCreate, OAuthClientUpdate, OAuthClientWithSecret, OAuthGrant } from "../../../src/domain/oauthClient.js"
 import { OAuthClientListParams } from "../../../src/OAuthClients.js"

@@ -1,4 +1,4 @@
-/** Services, staff and clients: full CRUD each (API.md §3). */
+/** Services, staff and clients: full CRUD each (docs/api.md §3). */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { ClientListParams } from "../../../src/Clients.js"

@@ -1,4 +1,4 @@
-/** The sandbox's triggers (API.md §4 Sandbox): sandbox credentials only (403 in production). */
+/** The sandbox's triggers (docs/api.md §4 Sandbox): sandbox credentials only (403 in production). */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import type { Scope } from "../../../src/domain/apiKey.js"
 import { Event } from "../../../src/events/catalogue.js"

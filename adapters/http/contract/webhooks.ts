@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints and their deliveries (API.md §4 Webhooks). The `whsec_` secret is in the
+ * Webhook endpoints and their deliveries (docs/api.md §4 Webhooks). The `whsec_` secret is in the
  * create and rotate-secret responses only; retries, tests and recoveries are queued and sent
  * by the dispatcher, so they answer `202` with what was queued.
  */
