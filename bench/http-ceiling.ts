@@ -4,6 +4,8 @@
  * Each server runs in its own process, loaded with autocannon (10 connections), the
  * contestants interleaved in rounds whose order turns, compared by medians:
  *
+ * Each contestant's server CPU time per request is printed beside its req/s.
+ *
  * - `GET /v1/bookings/{id}`: `slotwise serve` (SQLite, started as users start it, heap
  *   capped) against a no-op `HttpApi` endpoint on the same stack (@effect/platform on
  *   node:http, tracing off, same node flags) returning a small booking; bare node:http
@@ -93,6 +95,11 @@ async function compare() {
       })
       child.on("exit", (code) => reject(new Error(`${args.join(" ")} exited ${code}`)))
     })
+  /** CPU time (user + system, all threads) a process has used so far, in µs; 10 ms resolution. */
+  const cpuOf = (pid: number) => {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return (Number(fields[11]) + Number(fields[12])) * 10_000
+  }
   const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024
   const call = async (url: string, method: string, key: string, body?: unknown) => {
     const response = await fetch(url, {
@@ -149,6 +156,8 @@ async function compare() {
     { name: "POST slotwise, no heap caps", pid: uncapped.pid, options: post(uncapped, uncapped) }
   ]
   const rps = contestants.map((): Array<number> => [])
+  // Server CPU per request: steadier than req/s on a shared machine (load slows both alike).
+  const cpu = contestants.map((): Array<number> => [])
   const peak = new Map<number, number>()
   for (let round = 0; round < ROUNDS; round++) {
     for (let k = 0; k < contestants.length; k++) {
@@ -157,7 +166,9 @@ async function compare() {
       const key = c.pid === uncapped.pid ? uncapped.key : capped.key
       const headers = { ...c.options.headers, authorization: `Bearer ${key}` }
       const sampler = setInterval(() => peak.set(c.pid, Math.max(peak.get(c.pid) ?? 0, rssOf(c.pid))), 100)
+      const cpu0 = cpuOf(c.pid)
       const result = await autocannon({ connections: 10, duration: SECONDS, ...c.options, headers })
+      cpu[i]!.push((cpuOf(c.pid) - cpu0) / result.requests.total)
       clearInterval(sampler)
       if (result.non2xx + result.errors > 0) console.log(`  (${c.name}: ${result.non2xx} non-2xx, ${result.errors} errors)`)
       rps[i]!.push(result.requests.average)
@@ -165,10 +176,14 @@ async function compare() {
   }
   const m = rps.map((xs) => median(xs))
   console.log(`\nautocannon: 10 connections, ${SECONDS} s × ${ROUNDS} interleaved rounds, medians; ${os.cpus().length} cores, node ${process.version}\n`)
-  contestants.forEach((c, i) => console.log(`${c.name.padEnd(30)} ${m[i]!.toFixed(0).padStart(7)} req/s  (${rps[i]!.map((x) => x.toFixed(0)).join(", ")})`))
+  const mc = cpu.map((xs) => median(xs))
+  contestants.forEach((c, i) =>
+    console.log(`${c.name.padEnd(30)} ${m[i]!.toFixed(0).padStart(7)} req/s  (${rps[i]!.map((x) => x.toFixed(0)).join(", ")})  ${mc[i]!.toFixed(0).padStart(4)} server CPU µs/request`)
+  )
   const ratio = (a: number, b: number) => m[a]! / m[b]!
   console.log("")
   console.log(`GET /v1/bookings/{id} / no-op HttpApi: ${ratio(2, 1).toFixed(2)}× (target ≥ 0.75) ${ratio(2, 1) >= 0.75 ? "ok" : "MISSED"}`)
+  console.log(`  by server CPU per request:           ${(mc[1]! / mc[2]!).toFixed(2)}× (${mc[2]!.toFixed(0)} µs against ${mc[1]!.toFixed(0)} µs)`)
   console.log(`no-op HttpApi / bare node:http:        ${ratio(1, 0).toFixed(2)}× (the stack's own ceiling)`)
   console.log(`POST /v1/bookings / baseline:          ${ratio(5, 4).toFixed(2)}× (target ≥ 0.4) ${ratio(5, 4) >= 0.4 ? "ok" : "MISSED"}`)
   console.log(`peak RSS under load: ${peak.get(capped.pid)!.toFixed(0)} MB with the heap caps (target < 200 MB) ${peak.get(capped.pid)! < 200 ? "ok" : "MISSED"}, ` +

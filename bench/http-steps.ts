@@ -1,16 +1,18 @@
 /**
  * The pipeline's own steps in isolation, printed (not asserted): CPU µs per call of
  * authentication (a cached API key), rate limiting (memory store), the route table, the
- * access decision, a JSON body's checks (beside making and reading the Fetch request it
- * comes in), and a booking's Schema encoding, each beside what a whole in-process
- * GET /v1/bookings/{id} and GET /health cost. Run: `npx tsx bench/http-steps.ts`.
+ * access decision, the whole pipeline around an app that answers at once, a JSON body's
+ * checks (beside making and reading the Fetch request it comes in), and a booking's Schema
+ * encoding, each beside what a whole in-process GET /v1/bookings/{id} and GET /health
+ * cost. Run: `npx tsx bench/http-steps.ts`.
  */
-import { HttpServerRequest } from "@effect/platform"
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, ManagedRuntime, Schema } from "effect"
 import { SlotwiseApi } from "../adapters/http/api.js"
 import { makeAuthenticate } from "../adapters/http/middleware/authenticate.js"
 import { readJsonBody } from "../adapters/http/middleware/body.js"
 import { countRequest, policyOf } from "../adapters/http/middleware/ratelimit.js"
+import { makePipeline } from "../adapters/http/middleware/pipeline.js"
 import { makeRouteTable } from "../adapters/http/middleware/routes.js"
 import { AccessServicesLive, createHttpHandler, CredentialsLive, storageLayer } from "../compose.js"
 import { MemoryRateLimitStoreLive } from "../adapters/memory/ratelimit.js"
@@ -46,6 +48,16 @@ const body = JSON.stringify({ service_id: "svc_01M84X9MJBFVMG276GE6XW9ECQ", staf
 const request = () =>
   HttpServerRequest.fromWeb(new Request("http://x/v1/bookings", { method: "POST", headers: { "content-type": "application/json", "content-length": String(body.length) }, body }))
 
+// The whole pipeline (steps 1-8) around an app that answers at once, beside that app alone.
+const pipeline = await runtime.runPromise(makePipeline({}))
+const answer = HttpServerResponse.unsafeJson({ ok: true })
+const getRequest = HttpServerRequest.fromWeb(
+  new Request("http://x/v1/bookings/bkg_01M84X9MJPREH7HYNSVRASAFDA", { headers: { authorization: `Bearer ${secret}` } })
+)
+const piped = Effect.provideService(pipeline(Effect.succeed(answer)), HttpServerRequest.HttpServerRequest, getRequest)
+const unpiped = Effect.provideService(Effect.succeed(answer), HttpServerRequest.HttpServerRequest, getRequest)
+await Effect.runPromise(piped)
+
 const handler = await createHttpHandler({ webhooks: false })
 const account = await handler.createAccount({ name: "Bench", plan: "business", rate_limit_per_minute: 1_000_000 })
 const key = account.keys.sandbox.secret
@@ -69,6 +81,8 @@ const figures: Array<[string, number]> = [
   ["access decision", await cpuMicros(50_000, () => decideAccess(rule, caller, undefined))],
   ["JSON body read and checked", await cpuMicros(5_000, () => Effect.runPromise(readJsonBody(request())))],
   ["  of which: the Fetch request, read", await cpuMicros(5_000, () => Effect.runPromise(request().arrayBuffer))],
+  ["pipeline around a no-op app", await cpuMicros(20_000, () => Effect.runSync(piped))],
+  ["  the no-op app alone", await cpuMicros(20_000, () => Effect.runSync(unpiped))],
   ["booking Schema encode", await cpuMicros(20_000, () => encode(decoded))],
   ["whole GET /v1/bookings/{id}", await cpuMicros(3_000, () => call("GET", `/v1/bookings/${booking.id}`))],
   ["whole GET /health (no key)", await cpuMicros(3_000, () => handler.fetch(new Request("http://x/health")).then((r) => r.text()))]

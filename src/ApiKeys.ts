@@ -27,7 +27,7 @@ import {
   secretPrefix
 } from "./domain/apiKey.js"
 import { formatInstant, optional, toMillis } from "./domain/common.js"
-import { Forbidden, Unauthorized, ValidationFailed } from "./domain/errors.js"
+import { Forbidden, type StorageFailure, Unauthorized, ValidationFailed } from "./domain/errors.js"
 import { currentStamp, findOr404, listPage, newResource, PageParams } from "./internal/resources.js"
 import { decodeInput } from "./internal/validation.js"
 import { type Condition, Storage } from "./ports/storage.js"
@@ -79,7 +79,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("slotwise/ApiKeys", {
     const decodeList = decodeInput(ApiKeyListParams)
     const system = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, Tenant, SYSTEM_TENANT)
 
-    const cache = new Map<string, { readonly credential: Credential; readonly principal: Principal; readonly at: number }>()
+    const cache = new Map<string, Entry>()
     /** Hashes of secrets that authenticated recently (WebCrypto digests cost a promise each). */
     const hashes = new Map<string, string>()
     const invalidate = Effect.sync(() => {
@@ -242,35 +242,45 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("slotwise/ApiKeys", {
         return { credential, principal: { tenant, account: withLimits(account), key } }
       })
 
-    /** The principal a presented secret stands for, or `unauthorized`. */
-    const authenticate = (secret: string) =>
-      Effect.gen(function*() {
-        if (parseSecretPrefix(secret) === undefined) {
-          return yield* unauthorized("the credential is not an API key (sk_test_…, sk_live_…, pk_test_…, pk_live_…)")
-        }
-        const hash = hashes.get(secret) ?? (yield* sha256Hex(secret))
-        const now = yield* Clock.currentTimeMillis
-        let entry = cache.get(hash)
-        if (entry === undefined || now - entry.at >= AUTH_CACHE_MS || now < entry.at) {
-          const loaded = yield* load(hash)
+    type Entry = { readonly credential: Credential; readonly principal: Principal; readonly at: number }
+    const principalOf = ({ credential, principal }: Entry, now: number) => {
+      if (credential.grace_until_ms !== null && now >= credential.grace_until_ms) {
+        return Effect.fail(unauthorized("the API key was rotated and its previous secret has expired"))
+      }
+      if (principal.key.expires_at !== null && now >= toMillis(principal.key.expires_at)) {
+        return Effect.fail(unauthorized(`the API key expired at ${principal.key.expires_at}`))
+      }
+      return Effect.succeed(principal)
+    }
+    const resolve = (secret: string, hash: string) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const cached = cache.get(hash)
+        if (cached !== undefined && now - cached.at < AUTH_CACHE_MS && now >= cached.at) return principalOf(cached, now)
+        return Effect.flatMap(load(hash), (loaded) => {
           if (loaded === undefined) {
             cache.delete(hash)
-            return yield* unauthorized("the API key is unknown or revoked")
+            return Effect.fail(unauthorized("the API key is unknown or revoked"))
           }
           if (cache.size >= AUTH_CACHE_MAX) cache.clear()
           if (hashes.size >= AUTH_CACHE_MAX) hashes.clear()
-          entry = { ...loaded, at: now }
+          const entry = { ...loaded, at: now }
           cache.set(hash, entry)
           hashes.set(secret, hash)
+          return principalOf(entry, now)
+        })
+      })
+
+    /**
+     * The principal a presented secret stands for, or `unauthorized`. Combinators rather
+     * than a generator: a recently seen key (the usual request) costs a few steps.
+     */
+    const authenticate = (secret: string): Effect.Effect<Principal, Unauthorized | StorageFailure> =>
+      Effect.suspend(() => {
+        if (parseSecretPrefix(secret) === undefined) {
+          return Effect.fail(unauthorized("the credential is not an API key (sk_test_…, sk_live_…, pk_test_…, pk_live_…)"))
         }
-        const { credential, principal } = entry
-        if (credential.grace_until_ms !== null && now >= credential.grace_until_ms) {
-          return yield* unauthorized("the API key was rotated and its previous secret has expired")
-        }
-        if (principal.key.expires_at !== null && now >= toMillis(principal.key.expires_at)) {
-          return yield* unauthorized(`the API key expired at ${principal.key.expires_at}`)
-        }
-        return principal
+        const known = hashes.get(secret)
+        return known !== undefined ? resolve(secret, known) : Effect.flatMap(sha256Hex(secret), (hash) => resolve(secret, hash))
       })
 
     return { issue, create, list, get: find, rotate, revoke, exchange, authenticate, invalidate } as const

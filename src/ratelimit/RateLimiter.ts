@@ -7,19 +7,19 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("slotwise/RateLim
   effect: Effect.gen(function*() {
     const store = yield* RateLimitStore
     /** Counts a request under `policy` and says whether it is allowed, with the figures to report. */
+    // Plain combinators, not a generator: this runs on every request.
     const check = (policy: Policy): Effect.Effect<Decision, never> =>
-      Effect.gen(function*() {
-        const now = yield* Clock.currentTimeMillis
-        const window = yield* store.hit(policy.key, WINDOW_MS, now).pipe(
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        store.hit(policy.key, WINDOW_MS, now).pipe(
+          Effect.map((window) => decide(policy, window, now)),
           // A store fault must not take the API down: admit the request, report a fresh window.
           Effect.catchAll((error) =>
-            Effect.as(Effect.logWarning("rate-limit store failed; admitting request", error), {
-              count: 1,
-              reset_ms: now + WINDOW_MS
-            }))
-        )
-        return decide(policy, window, now)
-      })
+            Effect.as(
+              Effect.logWarning("rate-limit store failed; admitting request", error),
+              decide(policy, { count: 1, reset_ms: now + WINDOW_MS }, now)
+            )
+          )
+        ))
     return { check } as const
   })
 }) {}

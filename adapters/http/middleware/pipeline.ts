@@ -12,8 +12,8 @@
  *  7. replay or claim an `Idempotency-Key` on POSTs (idempotency.ts);
  *  8. run the router, and render any failure as a problem (problem.ts).
  */
-import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Option } from "effect"
+import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, FiberRef, Option } from "effect"
 import { Accounts } from "../../../src/Accounts.js"
 import { type Caller, corsOrigin, decideAccess } from "../../../src/auth/access.js"
 import { Authenticator } from "../../../src/auth/Authenticator.js"
@@ -66,9 +66,6 @@ const stripPrefix = (request: HttpServerRequest.HttpServerRequest, prefix: strin
     : request
 }
 
-const setHeaders = (headers: Record<string, string>) =>
-  HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(HttpServerResponse.setHeaders(response, headers)))
-
 export const makePipeline = (options: PipelineOptions = {}) =>
   Effect.gen(function*() {
     const accounts = yield* Accounts
@@ -83,6 +80,10 @@ export const makePipeline = (options: PipelineOptions = {}) =>
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (original) => {
         const method = original.method
         let caller: Caller | undefined
+        // The rate-limit (and CORS) headers, once the request is counted. Added to whatever
+        // the request answers, set directly rather than as a pre-response handler: that
+        // handler is a FiberRef update per request.
+        let extraHeaders: Record<string, string> | undefined
 
         const handled = Effect.gen(function*() {
           // 1. Prefix and preflight.
@@ -93,7 +94,7 @@ export const makePipeline = (options: PipelineOptions = {}) =>
           const address = () => clientAddress(request, trustProxy)
           if (isPreflight(method, headers)) {
             const counted = yield* countRequest(limiter, policyOf(undefined, address))
-            yield* setHeaders(counted.headers)
+            extraHeaders = counted.headers
             if (counted.refusal !== undefined) return yield* counted.refusal
             return yield* preflight(accounts, origin)
           }
@@ -109,7 +110,7 @@ export const makePipeline = (options: PipelineOptions = {}) =>
           const counted = yield* countRequest(limiter, policyOf(caller, address))
           const allowedOrigin = corsOrigin(caller, origin)
           if (allowedOrigin !== undefined) addCorsHeaders(counted.headers, allowedOrigin)
-          yield* setHeaders(counted.headers)
+          extraHeaders = counted.headers
           if (counted.refusal !== undefined) return yield* counted.refusal
 
           // 5. What the caller may do here.
@@ -123,10 +124,12 @@ export const makePipeline = (options: PipelineOptions = {}) =>
           // 6. The body.
           const body = yield* readBody(request, method, path)
           const principal = caller._tag === "Authenticated" ? caller.principal : undefined
-          const run = Effect.locally(
-            Effect.provideService(app, HttpServerRequest.HttpServerRequest, body.request),
-            currentAuth,
-            { principal, operator: caller._tag === "Operator" }
+          // Each request runs in a fiber of its own, so setting the FiberRef (rather than
+          // `Effect.locally`, a release step per request) cannot leak into another request;
+          // the request is provided again only when the body step replaced it.
+          const run = Effect.zipRight(
+            FiberRef.set(currentAuth, { principal, operator: caller._tag === "Operator" }),
+            body.request === original ? app : Effect.provideService(app, HttpServerRequest.HttpServerRequest, body.request)
           )
 
           // 7. Idempotency, 8. the route.
@@ -143,7 +146,8 @@ export const makePipeline = (options: PipelineOptions = {}) =>
               responseOfCause(cause, method, caller !== undefined && presentedCredential(caller)),
               (response) => response === undefined ? Effect.failCause(cause) : Effect.succeed(response)
             )
-          )
+          ),
+          Effect.map((response) => extraHeaders === undefined ? response : HttpServerResponse.setHeaders(response, extraHeaders))
         )
       }) as HttpApp.Default
   })

@@ -11,6 +11,8 @@ import { Access, type AccessRule, publicAccess } from "../contract/access.js"
 interface Route {
   readonly method: string
   readonly segments: ReadonlyArray<string>
+  /** Per segment: whether it is a parameter (`:id`), worked out once. */
+  readonly params: ReadonlyArray<boolean>
   readonly statics: number
   readonly access: AccessRule
 }
@@ -33,7 +35,8 @@ export const makeRouteTable = (
   const routes: Array<Route> = []
   const add = (method: string, path: string, access: AccessRule) => {
     const segments = split(path)
-    routes.push({ method, segments, statics: segments.filter((s) => !s.startsWith(":")).length, access })
+    const params = segments.map((s) => s.startsWith(":"))
+    routes.push({ method, segments, params, statics: params.filter((p) => !p).length, access })
   }
   HttpApi.reflect(api as any, {
     onGroup: () => {},
@@ -52,23 +55,30 @@ export const makeRouteTable = (
 
   const matches = (route: Route, segments: ReadonlyArray<string>) => {
     for (let i = 0; i < segments.length; i++) {
-      const expected = route.segments[i]!
-      if (expected.startsWith(":") ? segments[i] === "" : expected !== segments[i]) return false
+      if (route.params[i] ? segments[i] === "" : route.segments[i] !== segments[i]) return false
     }
     return true
   }
+  const NOT_FOUND: RouteMatch = { _tag: "NotFound" }
+  // One answer object per route, made once: this runs on every request.
+  const found = new Map(routes.map((route) => [route, { _tag: "Found", access: route.access } as const]))
 
   return {
     match: (method, path) => {
       const segments = split(path)
-      const candidates = (bySize.get(segments.length) ?? []).filter((route) => matches(route, segments))
-      if (candidates.length === 0) return { _tag: "NotFound" }
+      const sized = bySize.get(segments.length)
+      if (sized === undefined) return NOT_FOUND
       const wanted = method === "HEAD" ? "GET" : method
       let best: Route | undefined
-      for (const route of candidates) {
+      let any = false
+      for (const route of sized) {
+        if (!matches(route, segments)) continue
+        any = true
         if (route.method === wanted && (best === undefined || route.statics > best.statics)) best = route
       }
-      if (best !== undefined) return { _tag: "Found", access: best.access }
+      if (best !== undefined) return found.get(best)!
+      if (!any) return NOT_FOUND
+      const candidates = sized.filter((route) => matches(route, segments))
       const allow = new Set(candidates.map((r) => r.method))
       if (allow.has("GET")) allow.add("HEAD")
       return { _tag: "MethodNotAllowed", allow: [...allow].sort() }
