@@ -5,7 +5,18 @@
 import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 
-const benches = ["slots-pure.ts", "core.ts", "stack-floor.ts", "http.ts", "http-ceiling.ts", "webhooks.ts"]
+const benches = [
+  "slots-pure.ts",
+  "core.ts",
+  "stack-floor.ts",
+  "http.ts",
+  "http-ceiling.ts",
+  "http-steps.ts",
+  "webhooks.ts",
+  "widget.ts",
+  "oauth.ts",
+  "postgres.ts"
+]
 let failed = 0
 for (const bench of benches) {
   console.log(`\n=== bench/${bench} ===`)
