@@ -5,7 +5,6 @@
  */
 import { Duration, Effect, Exit, Fiber, Layer } from "effect"
 import { type ChildProcess, spawn, spawnSync, type SpawnSyncReturns } from "node:child_process"
-import * as fs from "node:fs"
 import * as http from "node:http"
 import * as path from "node:path"
 import * as readline from "node:readline"
@@ -14,6 +13,7 @@ import { type ServerOptions, serverLayer, type StorageChoice } from "../../compo
 import type { AccountWithKeys } from "../../src/domain/account.js"
 import { parseInstant } from "../../src/domain/common.js"
 import { makeControlledClock } from "../../src/testing/ControlledClock.js"
+import { bundled } from "./bundle.js"
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789"
 export const START = "2027-03-26T08:00:00Z" // a Friday
@@ -204,64 +204,8 @@ export const scopedKey = async (api: Client, scopes: ReadonlyArray<string>): Pro
 // ---- the `slotwise` binary in a child process ------------------------------------------
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-const cacheDir = path.join(root, ".vitest-tmp")
-
-/** The newest modification time among the sources main.ts is built from. */
-const sourcesStamp = (): string => {
-  let newest = 0
-  let count = 0
-  const stack = ["main.ts", "index.ts", "compose.ts", "src", "adapters"].map((p) => path.join(root, p))
-  while (stack.length > 0) {
-    const current = stack.pop()!
-    const stat = fs.statSync(current, { throwIfNoEntry: false })
-    if (stat === undefined) continue
-    if (stat.isDirectory()) for (const name of fs.readdirSync(current)) stack.push(path.join(current, name))
-    else if (current.endsWith(".ts")) {
-      newest = Math.max(newest, stat.mtimeMs)
-      count++
-    }
-  }
-  return `${Math.floor(newest)}-${count}`
-}
-
-let bundled: Promise<string> | undefined
-
-/**
- * main.ts bundled into one file with esbuild, shared by every test file and run until a
- * source changes. A server started from it is ready in a fraction of the time `tsx`
- * takes (which compiles some 600 modules on every start), which is most of what the
- * process tests used to spend, and most of what made them slow on a busy machine.
- */
-export const binary = (): Promise<string> =>
-  (bundled ??= (async () => {
-    const file = path.join(cacheDir, `slotwise-${sourcesStamp()}.mjs`)
-    if (fs.existsSync(file)) return file
-    fs.mkdirSync(cacheDir, { recursive: true })
-    const esbuild = await import("esbuild")
-    const partial = `${file}.${process.pid}.tmp`
-    try {
-      await esbuild.build({
-        entryPoints: [path.join(root, "main.ts")],
-        outfile: partial,
-        bundle: true,
-        platform: "node",
-        format: "esm",
-        target: "node20",
-        logLevel: "error",
-        // As bin/slotwise.js bundles it: native and optional modules stay outside.
-        external: ["better-sqlite3", "bufferutil", "utf-8-validate"],
-        banner: { js: "import { createRequire as __slotwiseRequire } from 'node:module'; const require = __slotwiseRequire(import.meta.url);" }
-      })
-    } finally {
-      await esbuild.stop()
-    }
-    // A rename is atomic: test files bundling at once each publish a whole file.
-    fs.renameSync(partial, file)
-    for (const old of fs.readdirSync(cacheDir)) {
-      if (/^slotwise-.*\.mjs$/.test(old) && path.join(cacheDir, old) !== file) fs.rmSync(path.join(cacheDir, old), { force: true })
-    }
-    return file
-  })())
+/** main.ts bundled (see bundle.ts): a server from it starts in a fraction of tsx's time. */
+export const binary = (): Promise<string> => bundled("main.ts")
 
 /** Runs the binary to completion (`--help`, `accounts create`, a usage error). */
 export const runCli = async (args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<SpawnSyncReturns<string>> =>
