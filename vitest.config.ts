@@ -3,8 +3,9 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // Two cores: run files in parallel forks, but keep per-test time generous for the
-    // multi-process SQLite and HTTP tests.
+    // Two cores: run files in parallel forks. In-process tests finish well within these
+    // bounds on a busy machine; the files that start child processes set longer ones on
+    // their own describe/it blocks (bounds only: every test waits on conditions, not time).
     pool: "forks",
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     testTimeout: 30_000,

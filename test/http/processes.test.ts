@@ -2,54 +2,25 @@
  * The binary: two server processes on one SQLite file racing for one seat, first-start keys,
  * `accounts create`, `--help`, and graceful shutdown on SIGTERM.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as readline from "node:readline"
-import { fileURLToPath } from "node:url"
-import { afterAll, describe, expect, it } from "vitest"
-import { client, expectProblem, expectStatus, seed } from "./harness.js"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { binary, client, expectProblem, expectStatus, killServers, runCli, seed, serveProcess } from "./harness.js"
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "slotwise-http-processes-"))
-const children: Array<ChildProcess> = []
+// Bundling the binary is shared by the tests (and other files): done once, before them.
+beforeAll(() => binary().then(() => undefined), 120_000)
 afterAll(() => {
-  for (const c of children) if (c.exitCode === null) c.kill("SIGKILL")
+  killServers()
   fs.rmSync(dir, { recursive: true, force: true })
 })
 
-const cli = (args: ReadonlyArray<string>) =>
-  spawnSync(process.execPath, ["--import", "tsx", "main.ts", ...args], { cwd: root, encoding: "utf8", env: { ...process.env, SLOTWISE_ADMIN_TOKEN: "" } })
+const cli = (args: ReadonlyArray<string>) => runCli(args, { SLOTWISE_ADMIN_TOKEN: "" })
+const serve = (args: ReadonlyArray<string>) => serveProcess(args, { SLOTWISE_ADMIN_TOKEN: "admin-secret" })
 
-interface Server {
-  readonly url: string
-  readonly lines: Array<string>
-  readonly process: ChildProcess
-  readonly exited: Promise<number | null>
-}
-
-const serve = (args: ReadonlyArray<string>): Promise<Server> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "main.ts", "serve", "--port", "0", ...args], {
-      cwd: root,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, SLOTWISE_ADMIN_TOKEN: "admin-secret" }
-    })
-    children.push(child)
-    const lines: Array<string> = []
-    let stderr = ""
-    child.stderr!.on("data", (d) => (stderr += String(d)))
-    const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)))
-    readline.createInterface({ input: child.stdout! }).on("line", (line) => {
-      lines.push(line)
-      const m = /^listening on (http:\/\/\S+)$/.exec(line)
-      if (m) resolve({ url: m[1]!, lines, process: child, exited })
-    })
-    void exited.then((code) => reject(new Error(`server exited (${code}) before listening: ${stderr}`)))
-  })
-
-describe("slotwise serve", () => {
+// Every test starts processes: their start-up, not the work, is what a busy machine stretches.
+describe("slotwise serve", { timeout: 90_000 }, () => {
   it("two processes on one SQLite file: 50 concurrent creates for one seat → exactly one 201, the rest 409 slot_unavailable", async () => {
     const file = path.join(dir, "shared.db")
     const one = await serve(["--database", file])
@@ -75,40 +46,47 @@ describe("slotwise serve", () => {
     }
 
     // Graceful shutdown: requests sent before SIGTERM complete; then the process exits 0.
-    const inFlight = Array.from({ length: 10 }, () => client(two.url, key).get(`/v1/availability/slots?service_id=${s.service.id}&start=2027-03-29T00:00:00Z&end=2027-05-29T00:00:00Z`))
-    await new Promise((r) => setTimeout(r, 20))
+    let handedOver = 0
+    let allSent!: () => void
+    const sent = new Promise<void>((resolve) => (allSent = resolve))
+    const inFlight = Array.from({ length: 10 }, () =>
+      client(two.url, key).get(`/v1/availability/slots?service_id=${s.service.id}&start=2027-03-29T00:00:00Z&end=2027-05-29T00:00:00Z`, {
+        sent: () => ++handedOver === 10 && allSent()
+      }))
+    // SIGTERM once every request is on its way (not after a guessed pause).
+    await sent
     two.process.kill("SIGTERM")
     const finished = await Promise.allSettled(inFlight)
     for (const f of finished) if (f.status === "fulfilled") expect(f.value.status).toBe(200)
-    expect(await two.exited).toBe(0)
+    expect((await two.exited).code).toBe(0)
     one.process.kill("SIGINT")
-    expect(await one.exited).toBe(0)
-  }, 60_000)
+    expect((await one.exited).code).toBe(0)
+  })
 
   it("--memory serves without a file; a bad flag is a usage error; --help documents every flag", async () => {
     const mem = await serve(["--memory"])
     expect((await client(mem.url).get("/health")).status).toBe(200)
     mem.process.kill("SIGTERM")
-    expect(await mem.exited).toBe(0)
-    const help = cli(["--help"])
+    expect((await mem.exited).code).toBe(0)
+    const help = await cli(["--help"])
     expect(help.status).toBe(0)
     for (const flag of ["--port", "--host", "--database", "--memory", "--admin-token", "SLOTWISE_ADMIN_TOKEN", "--allow-private-webhooks", "--name", "--plan", "--json"]) {
       expect(help.stdout).toContain(flag)
     }
-    const bad = cli(["serve", "--prot", "1"])
+    const bad = await cli(["serve", "--prot", "1"])
     expect(bad.status).toBe(2)
     expect(bad.stderr).toContain("--prot")
-  }, 30_000)
+  })
 
-  it("accounts create --json creates an account offline", () => {
+  it("accounts create --json creates an account offline", async () => {
     const file = path.join(dir, "offline.db")
-    const created = cli(["accounts", "create", "--database", file, "--name", "Offline", "--plan", "pro", "--allowed-origin", "https://a.example.com", "--json"])
+    const created = await cli(["accounts", "create", "--database", file, "--name", "Offline", "--plan", "pro", "--allowed-origin", "https://a.example.com", "--json"])
     expect(created.status).toBe(0)
     const body = JSON.parse(created.stdout)
     expect(body.account).toMatchObject({ name: "Offline", plan: "pro", allowed_origins: ["https://a.example.com"] })
     expect(body.keys.production.secret).toMatch(/^sk_live_/)
-    const invalid = cli(["accounts", "create", "--database", file, "--name", "X", "--plan", "gold"])
+    const invalid = await cli(["accounts", "create", "--database", file, "--name", "X", "--plan", "gold"])
     expect(invalid.status).toBe(1)
     expect(invalid.stderr).toContain("plan")
-  }, 30_000)
+  })
 })

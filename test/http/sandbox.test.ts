@@ -46,7 +46,7 @@ describe("POST /v1/sandbox/events", () => {
     }
     const feed = expectStatus(await sandbox.get("/v1/events?limit=100"), 200)
     expect(feed.data).toEqual(emitted)
-    await waitFor(() => receiver.received.length === EVENT_TYPES.length, 5000, "every sample delivered")
+    await waitFor(() => receiver.received.length === EVENT_TYPES.length, 20_000, "every sample delivered")
     for (const request of receiver.received) {
       const payload = new Webhook(hook.secret).verify(request.body, request.headers) as any
       expect(payload).toEqual(emitted.find((e) => e.id === request.id))

@@ -56,8 +56,9 @@ describe("sqlite writer lock", () => {
       })
       yield* Fiber.await(waiter)
       expect(lock.isHeld()).toBe(false)
-      // Anyone can take it at once.
-      yield* lock.withLock(Effect.void).pipe(Effect.timeoutFail({ duration: "200 millis", onTimeout: () => "lock leaked" }))
+      // Anyone can take it at once. A leaked lock would wait forever: the bound only names
+      // that failure, and is far beyond any pause of a busy machine.
+      yield* lock.withLock(Effect.void).pipe(Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => "lock leaked" }))
     }))
 
   it.live("waiters all get their turn when a woken waiter is interrupted", () =>

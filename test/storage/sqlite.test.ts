@@ -323,8 +323,9 @@ describe("sqlite storage", () => {
           yield* Deferred.await(release)
         })))
         yield* Deferred.await(opened)
-        // The writer holds its transaction until released: the read must not wait for it.
-        const seen = yield* things.list({}).pipe(Effect.timeoutFail({ duration: "1 second", onTimeout: () => "waited" }))
+        // The writer holds its transaction until released, so a read that waited for it would
+        // wait forever: the bound only names that failure, far beyond a busy machine's pauses.
+        const seen = yield* things.list({}).pipe(Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => "waited" }))
         expect(seen.map((t) => t.id)).toEqual(["committed"])
         yield* Deferred.succeed(release, undefined)
         yield* Fiber.join(writer)
@@ -343,15 +344,19 @@ describe("sqlite storage", () => {
         const shm = fs.readFileSync(`${filename}-shm`)
         return { frames: shm.readUInt32LE(16), checkpointed: shm.readUInt32LE(96) }
       }
-      /** Commits 220 small documents one by one, then reports the WAL while still open. */
+      /**
+       * Commits 220 small documents one by one, then reports the WAL while still open: with
+       * the worker, once it has checkpointed (however long a busy machine makes that take);
+       * without it, at once, since nothing else runs that could checkpoint later.
+       */
       const fill = (filename: string, checkpointInBackground: boolean) =>
         Effect.provide(
           Effect.gen(function*() {
             // No index columns: about one frame a commit.
             const plain = (yield* Storage).collection<Thing>({ name: "plain_things", indexes: {}, order: [] })
             for (let i = 0; i < 220; i++) yield* plain.insert(thing(`t${i}`, i))
-            // The worker checkpoints every 100 ms: give it a few ticks.
-            for (let wait = 0; wait < 30 && walState(filename).checkpointed === 0; wait++) yield* Effect.sleep("100 millis")
+            // The worker checkpoints every 100 ms; the test's timeout bounds a worker that never does.
+            while (checkpointInBackground && walState(filename).checkpointed === 0) yield* Effect.sleep("20 millis")
             return walState(filename)
           }).pipe(as(tenantA)),
           SqliteStorageLive({ filename, checkpointInBackground })

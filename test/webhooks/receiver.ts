@@ -139,12 +139,6 @@ export const startMarker = async (s: Pick<SchedulingClient, "webhooks">): Promis
   }
 }
 
-/**
- * Waits a little real time. Proves nothing on a busy machine; the webhook tests use
- * `startMarker` instead. Kept for the HTTP tests that still import it.
- */
-export const settle = (ms = 150) => new Promise((resolve) => setTimeout(resolve, ms))
-
 /** A port nothing listens on: bound and released. */
 export const closedPort = async (): Promise<number> => {
   const server = http.createServer()

@@ -1,0 +1,77 @@
+/**
+ * A TypeScript entry (main.ts, a test fixture) bundled into one file with esbuild, for tests
+ * that start it as a child process. `node --import tsx` compiles some 600 modules at every
+ * start, which on a busy machine takes most of a test's time; a bundle loads in a fraction
+ * of it. Bundles are shared by every test file and run until a source changes.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
+const cacheDir = path.join(root, ".vitest-tmp")
+
+/** The newest modification time (and number) of the TypeScript sources a bundle may include. */
+const sourcesStamp = (entry: string): string => {
+  let newest = 0
+  let count = 0
+  const stack = [entry, "main.ts", "index.ts", "compose.ts", "src", "adapters"].map((p) => path.join(root, p))
+  while (stack.length > 0) {
+    const current = stack.pop()!
+    const stat = fs.statSync(current, { throwIfNoEntry: false })
+    if (stat === undefined) continue
+    if (stat.isDirectory()) for (const name of fs.readdirSync(current)) stack.push(path.join(current, name))
+    else if (current.endsWith(".ts")) {
+      newest = Math.max(newest, stat.mtimeMs)
+      count++
+    }
+  }
+  return `${Math.floor(newest)}-${count}`
+}
+
+const bundles = new Map<string, Promise<string>>()
+/** One build at a time in a process: each ends by stopping esbuild's service. */
+let previous: Promise<unknown> = Promise.resolve()
+
+/** The bundle of `entry` (a path from the repository root), built if missing or stale. */
+export const bundled = (entry: string): Promise<string> => {
+  let file = bundles.get(entry)
+  if (file === undefined) {
+    file = previous.then(() => build(entry), () => build(entry))
+    previous = file
+    bundles.set(entry, file)
+  }
+  return file
+}
+
+const build = async (entry: string): Promise<string> => {
+  const name = entry.replace(/\.ts$/, "").replace(/[^A-Za-z0-9]+/g, "-")
+  const file = path.join(cacheDir, `${name}.${sourcesStamp(entry)}.mjs`)
+  if (fs.existsSync(file)) return file
+  fs.mkdirSync(cacheDir, { recursive: true })
+  const esbuild = await import("esbuild")
+  const partial = `${file}.${process.pid}.tmp`
+  try {
+    await esbuild.build({
+      entryPoints: [path.join(root, entry)],
+      outfile: partial,
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      logLevel: "error",
+      // As bin/slotwise.js bundles the binary: native and optional modules stay outside.
+      external: ["better-sqlite3", "bufferutil", "utf-8-validate"],
+      banner: { js: "import { createRequire as __slotwiseRequire } from 'node:module'; const require = __slotwiseRequire(import.meta.url);" }
+    })
+  } finally {
+    await esbuild.stop()
+  }
+  // A rename is atomic: test files bundling at once each publish a whole file.
+  fs.renameSync(partial, file)
+  // Older bundles of the same entry go.
+  for (const old of fs.readdirSync(cacheDir)) {
+    if (old.startsWith(`${name}.`) && old.endsWith(".mjs") && path.join(cacheDir, old) !== file) fs.rmSync(path.join(cacheDir, old), { force: true })
+  }
+  return file
+}
