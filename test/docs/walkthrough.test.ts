@@ -9,6 +9,7 @@ import * as path from "node:path"
 import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
+import { binary } from "../http/harness.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const children: Array<ChildProcess> = []
@@ -24,9 +25,10 @@ const walkthrough = (): string => {
   return block[1]!.replace(/^KEY=.*$/m, "")
 }
 
-const serve = (): Promise<{ url: string; key: string }> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "main.ts", "serve", "--port", "0", "--memory"], {
+const serve = async (): Promise<{ url: string; key: string }> => {
+  const entry = await binary()
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [entry, "serve", "--port", "0", "--memory"], {
       cwd: root,
       stdio: ["ignore", "pipe", "pipe"]
     })
@@ -41,16 +43,18 @@ const serve = (): Promise<{ url: string; key: string }> =>
       if (listening && key !== undefined) resolve({ url: listening[1]!, key })
     })
   })
+}
 
 describe("README walk-through", () => {
   it("books the first free slot each time it is run, and exchanges the key for a live one", async () => {
     const { key, url } = await serve()
     const script = walkthrough()
     for (const run of [1, 2]) {
-      const result = spawnSync("bash", ["-euo", "pipefail", "-c", script], {
+      const result = spawnSync("bash", ["--noprofile", "--norc", "-euo", "pipefail", "-c", script], {
         cwd: root,
         encoding: "utf8",
-        env: { ...process.env, KEY: key, BASE: url },
+        // No BASH_ENV: a startup file that reads unset variables would trip `-u`.
+        env: { ...process.env, BASH_ENV: "", KEY: key, BASE: url },
         timeout: 60_000
       })
       expect(result.stderr, `run ${run}`).toBe("")

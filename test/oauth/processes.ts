@@ -1,11 +1,12 @@
 /**
- * The `slotwise` binary as child processes (main.ts through tsx): `serve` until it prints
+ * The `slotwise` binary as child processes (main.ts, bundled once by the HTTP tests' helper): `serve` until it prints
  * its address, and the offline commands with their standard input.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import * as path from "node:path"
 import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
+import { binary } from "../http/harness.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const children: Array<ChildProcess> = []
@@ -16,9 +17,10 @@ export const killAll = () => {
 }
 
 /** An offline command with `input` on its standard input; its exit code and output. */
-export const cli = (args: ReadonlyArray<string>, input = "") =>
-  new Promise<{ readonly status: number | null; readonly stdout: string; readonly stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "main.ts", ...args], {
+export const cli = async (args: ReadonlyArray<string>, input = "") => {
+  const entry = await binary()
+  return new Promise<{ readonly status: number | null; readonly stdout: string; readonly stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [entry, ...args], {
       cwd: root,
       stdio: ["pipe", "pipe", "pipe"],
       env: { ...process.env, SLOTWISE_ADMIN_TOKEN: "", SLOTWISE_PUBLIC_URL: "" }
@@ -31,6 +33,7 @@ export const cli = (args: ReadonlyArray<string>, input = "") =>
     child.on("close", (status) => resolve({ status, stdout, stderr }))
     child.stdin!.end(input)
   })
+}
 
 export interface ServeProcess {
   readonly url: string
@@ -39,9 +42,10 @@ export interface ServeProcess {
   readonly stop: () => Promise<number | null>
 }
 
-export const serve = (args: ReadonlyArray<string>): Promise<ServeProcess> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "main.ts", "serve", "--port", "0", ...args], {
+export const serve = async (args: ReadonlyArray<string>): Promise<ServeProcess> => {
+  const entry = await binary()
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [entry, "serve", "--port", "0", ...args], {
       cwd: root,
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, SLOTWISE_ADMIN_TOKEN: "", SLOTWISE_PUBLIC_URL: "" }
@@ -67,3 +71,4 @@ export const serve = (args: ReadonlyArray<string>): Promise<ServeProcess> =>
     })
     void exited.then((code) => reject(new Error(`server exited (${code}) before listening: ${stderr}`)))
   })
+}
