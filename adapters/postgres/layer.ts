@@ -16,6 +16,7 @@ import { makeCollection } from "./collections.js"
 import { makeEventLog } from "./eventLog.js"
 import { migrateBase, migrateCollection, type Run } from "./migrations.js"
 import { quote } from "./query.js"
+import { makeSignals } from "./signals.js"
 import { failure, makeSql } from "./transactions.js"
 
 export interface PostgresStorageOptions {
@@ -118,12 +119,18 @@ export const makePostgresStorage = (
       })
     )
 
+    // Other instances hear of every commit that appended events (signals.ts).
+    const signals = yield* makeSignals({ url: options.url, schema, pool, afterCommit: sql.afterCommit })
+    const log = makeEventLog(sql)
+    const events = { ...log, append: (event: Parameters<typeof log.append>[0]) => Effect.zipRight(log.append(event), signals.publish("events")) }
+
     return {
       collection,
-      events: makeEventLog(sql),
+      events,
       transaction: sql.transaction,
       afterCommit: sql.afterCommit,
-      eraseTenant
+      eraseTenant,
+      signals
     } satisfies StorageService
   })
 
