@@ -128,6 +128,7 @@ export const makePostgresStorage = (
       collection,
       events,
       transaction: sql.transaction,
+      leaseTransaction: sql.leaseTransaction,
       afterCommit: sql.afterCommit,
       eraseTenant,
       signals

@@ -49,6 +49,12 @@ export interface ListQuery {
   readonly columns?: ReadonlyArray<string>
   /** `listIndexes` only: `false` when the caller does not need the rows in order. */
   readonly ordered?: boolean
+  /**
+   * `listAcrossTenants` inside `leaseTransaction` only: lock the rows returned until the
+   * transaction ends, leaving out rows another transaction has locked (PostgreSQL's
+   * `FOR UPDATE SKIP LOCKED`). Adapters without `leaseTransaction` ignore it.
+   */
+  readonly lock?: "skip-locked"
 }
 
 export interface ColumnsQuery {
@@ -151,6 +157,14 @@ export interface StorageService {
    * publishes `events` itself after every commit that appended events.
    */
   readonly signals?: StorageSignals
+  /**
+   * Optional: a transaction for taking leases that runs alongside other write transactions
+   * (other tenants' writes, other processes taking leases) instead of excluding them, like
+   * `transaction` without a tenant does. It reads the rows it leases with
+   * `lock: "skip-locked"` and writes only those, so two processes never lease one row and
+   * neither waits for the other. Without it, leases are taken in `transaction`.
+   */
+  readonly leaseTransaction?: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageFailure, R>
 }
 
 export class Storage extends Context.Tag("slotwise/Storage")<Storage, StorageService>() {}

@@ -8,10 +8,10 @@
 import { spawnSync } from "node:child_process"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AUTH_CACHE_MS } from "../../src/ApiKeys.js"
-import { client, expectProblem, expectStatus, MONDAY_9, type Reply, seed } from "../http/harness.js"
+import { expectProblem, expectStatus, MONDAY_9, type Reply, seed } from "../http/harness.js"
 import { createTestDatabase, type TestDatabase } from "../postgres/database.js"
 import { type Receiver, startReceiver, verifies, waitFor } from "../webhooks/receiver.js"
-import { type Instance, killAll, type RedisServer, redisServer, root, serve } from "./processes.js"
+import { client, type Instance, killAll, type RedisServer, redisServer, root, serve } from "./processes.js"
 
 const ADMIN = "multi-admin-token-0123456789"
 let db: TestDatabase

@@ -8,6 +8,7 @@ import * as net from "node:net"
 import * as path from "node:path"
 import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
+import type { Client, Reply, RequestOptions } from "../http/harness.js"
 import { waitFor } from "../webhooks/receiver.js"
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
@@ -94,5 +95,38 @@ export const redisServer = async (): Promise<RedisServer> => {
       c.kill("SIGTERM")
       await exited
     }
+  }
+}
+
+/**
+ * The test harness's client over fetch: undici retires a pooled connection before the
+ * server's keep-alive timeout (it reads `Keep-Alive: timeout=5`), where node:http's agent may
+ * reuse one the server is closing at that moment ("socket hang up") when tests pause.
+ */
+export const client = (base: string, key?: string): Client => {
+  const send = async (method: string, path: string, options: RequestOptions = {}): Promise<Reply> => {
+    const headers: Record<string, string> = { ...options.headers }
+    if (key !== undefined) headers["authorization"] = `Bearer ${key}`
+    let body: string | Uint8Array | undefined = options.raw
+    if (body === undefined && options.body !== undefined) {
+      body = JSON.stringify(options.body)
+      headers["content-type"] ??= "application/json"
+    }
+    const response = await fetch(base + path, { method, headers, ...(body === undefined ? {} : { body: body as BodyInit }) })
+    const text = await response.text()
+    let json: any = undefined
+    try {
+      json = text === "" ? undefined : JSON.parse(text)
+    } catch {
+      json = undefined
+    }
+    return { status: response.status, headers: response.headers, text, json }
+  }
+  return {
+    get: (path, options = {}) => send("GET", path, options),
+    post: (path, body, options = {}) => send("POST", path, { body, ...options }),
+    patch: (path, body, options = {}) => send("PATCH", path, { body, ...options }),
+    del: (path, options = {}) => send("DELETE", path, options),
+    send: (method, path, options = {}) => send(method, path, options)
   }
 }
