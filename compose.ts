@@ -17,12 +17,15 @@ import { makeHttpHandler, type SlotwiseHttpHandler } from "./adapters/http/mount
 import { makeServerLayer, type ServeOptions } from "./adapters/http/server.js"
 import { MemoryRateLimitStoreLive } from "./adapters/memory/ratelimit.js"
 import { MemoryStorageLive } from "./adapters/memory/storage.js"
+import { makeOAuthHandler } from "./adapters/oauth/server.js"
+import { OAuthServicesLive } from "./adapters/oauth/services.js"
 import { PostgresStorageLive } from "./adapters/postgres/layer.js"
 import { RedisRateLimitStoreLive } from "./adapters/redis/ratelimit.js"
 import { SqliteStorageLive } from "./adapters/sqlite/layer.js"
 import { WebhookDispatcherLive, type WebhookDispatcherOptions } from "./adapters/webhooks/dispatcher.js"
 import { type Resolver, WebhookPolicyLive } from "./adapters/webhooks/guard.js"
 import { authenticatorLayer } from "./src/auth/Authenticator.js"
+import { oauthAccessTokenCredentials } from "./src/OAuthGrants.js"
 import type { Events } from "./src/Events.js"
 import { CoreLive } from "./src/layers.js"
 import type { Storage } from "./src/ports/storage.js"
@@ -91,10 +94,13 @@ export const dispatcherLayer = (
 export const coreLayer = (policy: WebhookPolicyOptions = {}) => CoreLive.pipe(Layer.provide(webhookPolicyLayer(policy)))
 
 /**
- * The bearer credentials the API accepts: API keys. Another kind (OAuth access tokens) is
- * one more argument here, `authenticatorLayer(oauthAccessTokens)`, with its layer provided.
+ * The bearer credentials the API accepts: API keys, then OAuth access tokens (any other
+ * form); a further kind is one more argument here, with its layer provided.
  */
-export const CredentialsLive = authenticatorLayer()
+export const CredentialsLive = authenticatorLayer(oauthAccessTokenCredentials)
+
+/** Accounts, keys, idempotency, the rate limiter, and OAuth's users, clients and grants. */
+export const AccessServicesLive = Layer.mergeAll(AccessLive, OAuthServicesLive)
 
 export interface HttpServicesOptions {
   readonly storage?: StorageChoice | undefined
@@ -115,7 +121,7 @@ const rateLimitStoreLayer = (options: HttpServicesOptions): Layer.Layer<RateLimi
 
 /** Everything the HTTP handlers and the request pipeline use: the core and the access services, over storage. */
 export const httpServicesLayer = (options: HttpServicesOptions = {}) =>
-  Layer.mergeAll(coreLayer({ allowPrivate: options.allowPrivateWebhooks }), CredentialsLive.pipe(Layer.provideMerge(AccessLive))).pipe(
+  Layer.mergeAll(coreLayer({ allowPrivate: options.allowPrivateWebhooks }), CredentialsLive.pipe(Layer.provideMerge(AccessServicesLive))).pipe(
     Layer.provide(rateLimitStoreLayer(options)),
     Layer.provideMerge(storageLayer(options.storage))
   )
@@ -146,7 +152,12 @@ export interface ServerOptions extends ServeOptions, WebhookServingOptions, Http
 
 /** `slotwise serve` as a layer: launch it with `Layer.launch`. */
 export const serverLayer = (options: ServerOptions) =>
-  makeServerLayer(options, { services: httpServicesLayer(options), dispatcher: servingDispatcher(options, options.storage) })
+  makeServerLayer(options, {
+    services: httpServicesLayer(options),
+    dispatcher: servingDispatcher(options, options.storage),
+    // The OAuth authorization server answers /.well-known/oauth-authorization-server and /oauth/*.
+    beside: (issuer) => makeOAuthHandler({ issuer })
+  })
 
 /**
  * `webhooks` (default `true`): the handlers run the webhook dispatcher in this process, so

@@ -2,12 +2,12 @@
  * The `slotwise` package: the core (src/) and its adapters, wired in compose.ts (the one
  * composition root, shared with the server and the mounted handlers).
  */
-import { Duration, Effect, Layer, ManagedRuntime } from "effect"
+import { Duration, Effect, Layer, ManagedRuntime, TestClock } from "effect"
 import type { WebhookDispatcherOptions } from "./adapters/webhooks/dispatcher.js"
 import { coreLayer, dispatcherLayer, type StorageChoice, storageLayer } from "./compose.js"
 import { formatInstant, parseInstant } from "./src/domain/common.js"
 import { DEFAULT_TENANT, makeFacade, type SchedulingClient, startCore } from "./src/facade.js"
-import { ControlledClock, ControlledClockLive } from "./src/testing/ControlledClock.js"
+import { TestClockAt } from "./src/testing/testClock.js"
 
 export * from "./src/index.js"
 export {
@@ -89,16 +89,16 @@ export const createTestScheduling = async (
 ): Promise<TestScheduling> => {
   const start = options.now === undefined ? Date.now() : parseInstant(options.now)
   if (start === undefined) throw new TypeError(`now must be an RFC 3339 instant, got ${options.now}`)
-  // The dispatcher, when asked for, runs on the controlled clock: advancing it fires retries.
+  // The dispatcher, when asked for, runs on the test clock: advancing it fires retries.
   const runtime = ManagedRuntime.make(
     // No DNS at create time in a test sandbox (names are still checked when delivering).
     coreWithWebhooks(options.webhooks, { storage: "memory", resolveHosts: false }).pipe(
       Layer.provide(storageLayer("memory")),
-      Layer.provideMerge(ControlledClockLive(start))
+      Layer.provideMerge(TestClockAt(start))
     )
   )
   const client = makeFacade(await startCore(runtime), DEFAULT_TENANT)
-  const clock = await runtime.runPromise(ControlledClock)
+  const clock = await runtime.runPromise(TestClock.TestClock)
   return {
     ...client,
     clock: {
@@ -106,14 +106,14 @@ export const createTestScheduling = async (
         const ms = (by.days ?? 0) * 86_400_000 + (by.hours ?? 0) * 3_600_000 + (by.minutes ?? 0) * 60_000 +
           (by.seconds ?? 0) * 1000 + (by.milliseconds ?? 0)
         if (!Number.isFinite(ms) || ms < 0) return Promise.reject(new RangeError("advance takes a non-negative duration"))
-        return runtime.runPromise(clock.advance(Duration.millis(ms)))
+        return runtime.runPromise(clock.adjust(Duration.millis(ms)))
       },
       set: (instant) => {
         const target = parseInstant(instant)
         if (target === undefined) return Promise.reject(new TypeError(`not an RFC 3339 instant: ${instant}`))
-        return runtime.runPromise(clock.setTime(target))
+        return runtime.runPromise(Effect.flatMap(clock.currentTimeMillis, (now) => clock.setTime(Math.max(now, target))))
       },
-      now: () => formatInstant(Effect.runSync(clock.currentTimeMillis))
+      now: () => formatInstant(clock.unsafeCurrentTimeMillis())
     }
   }
 }

@@ -11,11 +11,14 @@
  *    next to the same case on a SQLite file in the same rounds (the machine's load hits both).
  * 3. `bookings.list` (the GET list use case, default page) at 1k and 1M bookings, first page
  *    and a page deep in the keyset, the bookings seeded with generate_series in SQL.
+ * 0. The driver: one primary-key SELECT (named and prepared on `pg`) alone and eight of them in a transaction, on
+ *    `pg` and on `@effect/sql-pg`, interleaved (why the adapter calls `pg` directly).
  * 4. The write lock's alternatives, on raw `pg`: 200 concurrent check-then-insert
  *    transactions for one seat from two pools of 10, under the per-tenant advisory lock the
  *    adapter takes, and under SERIALIZABLE with retries on serialization failures.
  */
-import { Layer, ManagedRuntime } from "effect"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -30,7 +33,7 @@ import { interleaved, median } from "./rounds.js"
 
 const SERVER = process.env.SLOTWISE_BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const DB = `slotwise_bench_${randomBytes(4).toString("hex")}`
-/** Sections to run (default all): `creates`, `slots`, `lists`, `locks`. */
+/** Sections to run (default all): `driver`, `creates`, `slots`, `lists`, `locks`. */
 const only = new Set(process.argv.slice(2))
 const runs = (section: string) => only.size === 0 || only.has(section)
 /** A raw client that survives a server-side disconnect as an error, not a crash. */
@@ -89,6 +92,34 @@ const slotStart = (i: number, staff: number, days: number) => {
   const dayInWeek = weekday % 5
   const halfHour = Math.floor(round / Math.floor(days * 5 / 7)) % 20
   return MONDAY + (week * 7 + dayInWeek) * DAY + 8 * 3_600_000 + halfHour * HALF_HOUR
+}
+
+// 0. Driver.
+const driver = async (rounds: number, n: number) => {
+  const raw = client(url)
+  await raw.connect()
+  await raw.query("CREATE TABLE floor (a text, id text, doc json, PRIMARY KEY (a, id)); INSERT INTO floor VALUES ('a', 'x', '{\"x\": 1}')")
+  const text = "SELECT doc FROM floor WHERE a = $1 AND id = $2"
+  const effect = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 }))
+  const sql = await effect.runPromise(PgClient.PgClient)
+  const rawStatements = async () => {
+    for (let i = 0; i < n; i++) await raw.query({ name: "floor", text, values: ["a", "x"] })
+  }
+  const rawTransactions = async () => {
+    for (let i = 0; i < n / 8; i++) {
+      await raw.query("BEGIN")
+      for (let k = 0; k < 8; k++) await raw.query({ name: "floor", text, values: ["a", "x"] })
+      await raw.query("COMMIT")
+    }
+  }
+  const effectStatements = () => effect.runPromise(Effect.repeatN(sql.unsafe(text, ["a", "x"]), n - 1))
+  const effectTransactions = () =>
+    effect.runPromise(Effect.repeatN(sql.withTransaction(Effect.repeatN(sql.unsafe(text, ["a", "x"]), 7)), n / 8 - 1))
+  const times = await interleaved([rawStatements, effectStatements, rawTransactions, effectTransactions], rounds)
+  await effect.dispose()
+  await raw.end()
+  const [a, b, c, d] = times.map((t) => median(t) * 1000)
+  return { rawStatement: a! / n, effectStatement: b! / n, rawTransaction: c! / (n / 8), effectTransaction: d! / (n / 8) }
 }
 
 // 1. Creations.
@@ -231,6 +262,12 @@ const contention = async (mode: "advisory" | "serializable", claims: number) => 
 
 try {
   console.log(`Slotwise on PostgreSQL (${(await admin.query("SHOW server_version")).rows[0].server_version}; core from source)\n`)
+  if (runs("driver")) {
+    const d = await driver(7, 800)
+    console.log("Driver, one connection (7 interleaved rounds, medians):")
+    console.log(`  pg             ${d.rawStatement.toFixed(0).padStart(5)} µs per SELECT   ${d.rawTransaction.toFixed(0).padStart(6)} µs per BEGIN + 8 SELECTs + COMMIT`)
+    console.log(`  @effect/sql-pg ${d.effectStatement.toFixed(0).padStart(5)} µs per SELECT   ${d.effectTransaction.toFixed(0).padStart(6)} µs per BEGIN + 8 SELECTs + COMMIT\n`)
+  }
   if (runs("creates")) {
     const c = await creates(15, 100)
     console.log("Booking creation, sequential, one transaction each (15 interleaved rounds of 100, medians):")

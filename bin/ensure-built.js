@@ -39,6 +39,11 @@ export const ensureBuilt = (entry) => {
       // tsc emits even when it reports type errors; stop only if nothing runnable came out.
       if (result.status !== 0 && !existsSync(entry)) throw new Error("slotwise: build failed")
     }
+    // The browser widget served at /widget.js: its own esbuild bundle, dist/widget.js.
+    const widget = join(root, "dist", "widget.js")
+    if (!existsSync(widget) || newest(join(root, "adapters", "widget")) > statSync(widget).mtimeMs) {
+      spawnSync(process.execPath, [join(root, "adapters", "widget", "build.mjs")], { cwd: root, stdio: "inherit" })
+    }
   }
   if (!existsSync(entry)) throw new Error(`slotwise: ${entry} is missing; run npm run build`)
   return entry

@@ -1,7 +1,8 @@
 /**
- * Slotwise embedded in a Node app, end to end: a salon sets up a stylist, hours and a
- * service on a SQLite file, a client books the first free slot, pays a deposit, reschedules,
- * and the app reacts to events. Run: `npx tsx examples/embedded.ts [database-file]`.
+ * Slotwise embedded in a Node app, end to end: a salon sets up a stylist, her hours (weekdays
+ * 09:00–18:00, weekends 10:00–14:00) and a service on a SQLite file, a client books the first
+ * free slot, pays a deposit, reschedules, and the app reacts to events.
+ * Run: `npx tsx examples/embedded.ts [database-file]`.
  */
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -15,7 +16,7 @@ const off = s.events.subscribe((event) => log.push(`${event.type} ${(event.data.
 
 const ana = await s.staff.create({ name: "Ana Sousa", email: "ana@salon.example", time_zone: "Europe/Lisbon" })
 await s.availability.create({ staff_id: ana.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "09:00", end_time: "18:00" })
-await s.availability.create({ staff_id: ana.id, type: "weekly", weekdays: [6], start_time: "10:00", end_time: "14:00" })
+await s.availability.create({ staff_id: ana.id, type: "weekly", weekdays: [6, 7], start_time: "10:00", end_time: "14:00" })
 const cut = await s.services.create({
   name: "Haircut",
   duration_minutes: 45,
@@ -26,12 +27,14 @@ const cut = await s.services.create({
   staff_ids: [ana.id]
 })
 
-// The client sees next week's free slots, grouped by their own days.
-const from = new Date(Date.now() + 86_400_000)
+// The client sees the coming week's free slots, grouped by their own days: seven whole days
+// from tomorrow 00:00 UTC, so the same list comes out whatever the day and hour this runs.
+const DAY = 86_400_000
+const from = (Math.floor(Date.now() / DAY) + 1) * DAY
 const slots = await s.availability.slots({
   service_id: cut.id,
-  start: from.toISOString(),
-  end: new Date(from.getTime() + 7 * 86_400_000).toISOString(),
+  start: new Date(from).toISOString(),
+  end: new Date(from + 7 * DAY).toISOString(),
   time_zone: "Europe/Lisbon"
 })
 console.log(`${slots.data.length} free slots over ${slots.days?.length ?? 0} days; first ${slots.data[0]?.start}`)

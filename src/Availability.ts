@@ -18,7 +18,7 @@ import { Id } from "./domain/ids.js"
 import { Reason, Slot } from "./domain/slot.js"
 import { Events } from "./Events.js"
 import { currentStamp, findOr404, listPage, newResource, PageParams, patchResource } from "./internal/resources.js"
-import { makeScheduleLoader, makeSlotFormatter, policyOf } from "./internal/schedule.js"
+import { makeScheduleLoader, makeSlotFormatter, policyOf } from "./scheduling/loadSchedule.js"
 import { decodeInput } from "./internal/validation.js"
 import { AvailabilityCollection, HoldsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
 import { type Condition, Storage } from "./ports/storage.js"
@@ -27,7 +27,7 @@ import { computeSlots } from "./scheduling/slots.js"
 import { InvalidReference } from "./domain/errors.js"
 
 const DAY = 86_400_000
-export const MAX_SLOT_RANGE_DAYS = 62
+const MAX_SLOT_RANGE_DAYS = 62
 
 export const AvailabilityListParams = Schema.Struct({
   ...PageParams,

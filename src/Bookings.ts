@@ -1,41 +1,33 @@
 /**
- * Bookings: creation with the checks of API.md §3 as one atomic step, the status rules,
- * rescheduling and payments.
+ * Bookings: creation with the checks of API.md §3 as one atomic step, the status rules and
+ * rescheduling. Payments live in Payments.ts and are offered here as well.
  */
 import { Effect, Option, Schema } from "effect"
 import {
   ACTIVE_STATUSES,
   actionForStatus,
   type Booking,
-  type BookingAction,
   BookingCancel,
   BookingCreate,
   BookingReschedule,
   BookingStatus,
   BookingUpdate,
-  paymentStatusOf,
+  type StatusAction,
+  TRANSITIONS,
   transitionRefusal
 } from "./domain/booking.js"
 import { formatInstant, Instant, optional, toMillis } from "./domain/common.js"
 import { HoldExpired, InvalidReference, InvalidTransition, ValidationFailed } from "./domain/errors.js"
 import { Id } from "./domain/ids.js"
-import { type Payment, PaymentCreate } from "./domain/payment.js"
 import type { Service } from "./domain/service.js"
-import type { Staff } from "./domain/staff.js"
 import { Clients } from "./Clients.js"
 import { Events } from "./Events.js"
-import { changes, currentStamp, findOr404, listPage, newResource, PageParams, resourceAt } from "./internal/resources.js"
-import { type Exclusions, makeScheduleLoader } from "./internal/schedule.js"
+import { changes, currentStamp, findOr404, listPage, PageParams, resourceAt } from "./internal/resources.js"
 import { decodeInput } from "./internal/validation.js"
-import {
-  BookingsCollection,
-  ClientsCollection,
-  HoldsCollection,
-  PaymentsCollection,
-  ServicesCollection,
-  StaffCollection
-} from "./ports/collections.js"
+import { Payments } from "./Payments.js"
+import { BookingsCollection, ClientsCollection, HoldsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
 import { type Condition, Storage } from "./ports/storage.js"
+import { type Exclusions, makeScheduleLoader } from "./scheduling/loadSchedule.js"
 import { endsAfter } from "./Services.js"
 
 const MINUTE = 60_000
@@ -52,19 +44,11 @@ export const BookingListParams = Schema.Struct({
 }).annotations({ identifier: "BookingListParams" })
 export type BookingListParams = typeof BookingListParams.Encoded
 
-const EVENT_OF_ACTION: Record<BookingAction, "booking.updated" | "booking.cancelled" | "booking.rescheduled"> = {
+const EVENT_OF_ACTION: Record<StatusAction, "booking.updated" | "booking.cancelled"> = {
   confirm: "booking.updated",
   cancel: "booking.cancelled",
-  reschedule: "booking.rescheduled",
   complete: "booking.updated",
   no_show: "booking.updated"
-}
-
-const STATUS_OF_ACTION: Record<Exclude<BookingAction, "reschedule">, Booking["status"]> = {
-  confirm: "confirmed",
-  cancel: "cancelled",
-  complete: "completed",
-  no_show: "no_show"
 }
 
 export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
@@ -72,12 +56,12 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
     const storage = yield* Storage
     const events = yield* Events
     const clientUseCases = yield* Clients
+    const payments = yield* Payments
     const bookings = storage.collection(BookingsCollection)
     const services = storage.collection(ServicesCollection)
     const staff = storage.collection(StaffCollection)
     const clients = storage.collection(ClientsCollection)
     const holds = storage.collection(HoldsCollection)
-    const payments = storage.collection(PaymentsCollection)
     const schedule = makeScheduleLoader(storage)
     const find = findOr404(bookings, "booking")
     const decodeCreate = decodeInput(BookingCreate)
@@ -85,11 +69,10 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
     const decodeReschedule = decodeInput(BookingReschedule)
     const decodeCancel = decodeInput(BookingCancel)
     const decodeList = decodeInput(BookingListParams)
-    const decodePayment = decodeInput(PaymentCreate)
 
     /** A referenced resource of this tenant, or `invalid_reference` naming the field. */
-    const reference = <A extends { readonly id: string }>(
-      get: (id: string) => Effect.Effect<Option.Option<A>, any, any>,
+    const reference = <A extends { readonly id: string }, E, R>(
+      get: (id: string) => Effect.Effect<Option.Option<A>, E, R>,
       label: string,
       path: string
     ) =>
@@ -123,15 +106,16 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
             errors: [{ path: "staff_id", message: "is required: the service has no staff to choose from" }]
           })
         }
-        let firstRefusal: Effect.Effect<never, any> | undefined
+        let firstRefusal: Effect.Effect.Error<ReturnType<typeof schedule.ensureBookable>> | undefined
         for (const id of service.staff_ids) {
           const member = Option.getOrUndefined(yield* staff.get(id))
           if (member === undefined) continue
           const outcome = yield* Effect.either(schedule.ensureBookable(service, member, start, now, exclude))
           if (outcome._tag === "Right") return member
-          firstRefusal ??= Effect.fail(outcome.left)
+          firstRefusal ??= outcome.left
         }
-        return yield* (firstRefusal ?? referencedStaff(service.staff_ids[0]!)) as Effect.Effect<Staff, any>
+        // Nobody free: the first one's refusal, or `invalid_reference` when none exists at all.
+        return yield* firstRefusal !== undefined ? Effect.fail(firstRefusal) : referencedStaff(service.staff_ids[0]!)
       })
 
     const create = (input: typeof BookingCreate.Encoded) =>
@@ -220,7 +204,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
     /** Applies a status action (not reschedule) with the table's rules and its event. */
     const transition = (
       id: string,
-      action: Exclude<BookingAction, "reschedule">,
+      action: StatusAction,
       extra: Partial<Pick<Booking, "notes" | "cancellation_reason" | "metadata">> = {}
     ) =>
       events.mutate(Effect.gen(function*() {
@@ -228,7 +212,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
         const now = yield* currentStamp
         const refusal = transitionRefusal(action, current.status, toMillis(current.start), now.ms)
         if (refusal !== undefined) return yield* new InvalidTransition({ detail: refusal })
-        const next: Booking = { ...current, ...extra, status: STATUS_OF_ACTION[action], updated_at: now.iso }
+        const next: Booking = { ...current, ...extra, status: TRANSITIONS[action].to, updated_at: now.iso }
         yield* bookings.update(next)
         yield* events.record(EVENT_OF_ACTION[action], next, { previous: current })
         return next
@@ -302,7 +286,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
             const current = yield* find(id)
             return yield* new InvalidTransition({ detail: `cannot move a ${current.status} booking to ${status}` })
           }
-          return yield* transition(id, action as Exclude<BookingAction, "reschedule">, extra)
+          return yield* transition(id, action, extra)
         }
         if (start !== undefined || staff_id !== undefined) {
           return yield* moveTo(id, { ...(start !== undefined ? { start } : {}), ...(staff_id !== undefined ? { staff_id } : {}) }, extra)
@@ -317,54 +301,6 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
         }))
       })
 
-    /** Records a payment received for a booking and updates what it has paid. */
-    const recordPayment = (id: string, input: typeof PaymentCreate.Encoded) =>
-      Effect.gen(function*() {
-        const fields = yield* decodePayment(input)
-        if (fields.amount.amount <= 0) {
-          return yield* new ValidationFailed({
-            detail: "amount.amount must be greater than 0",
-            errors: [{ path: "amount.amount", message: "must be greater than 0" }]
-          })
-        }
-        return yield* events.mutate(Effect.gen(function*() {
-          const current = yield* find(id)
-          const currency = current.price?.currency ?? current.amount_paid?.currency
-          if (currency !== undefined && currency !== fields.amount.currency) {
-            return yield* new ValidationFailed({
-              detail: `booking ${id} is priced in ${currency}`,
-              errors: [{ path: "amount.currency", message: `must be ${currency}, the booking's currency` }]
-            })
-          }
-          const paid = (current.amount_paid?.amount ?? 0) + fields.amount.amount
-          const payment: Payment = {
-            ...(yield* newResource("payment")),
-            object: "payment",
-            booking_id: current.id,
-            amount: fields.amount,
-            reference: fields.reference ?? null,
-            metadata: fields.metadata ?? {}
-          }
-          const booking: Booking = {
-            ...current,
-            amount_paid: { amount: paid, currency: fields.amount.currency },
-            payment_status: paymentStatusOf(current.price?.amount ?? null, paid),
-            updated_at: payment.created_at
-          }
-          yield* payments.insert(payment)
-          yield* bookings.update(booking)
-          yield* events.record("payment.received", payment, { booking })
-          return { payment, booking }
-        }))
-      })
-
-    const listPayments = (id: string) =>
-      Effect.gen(function*() {
-        yield* find(id)
-        const data = yield* payments.list({ where: [{ column: "booking_id", op: "eq", value: id }] })
-        return { object: "list" as const, data, has_more: false, next_cursor: null }
-      })
-
     return {
       create,
       get: find,
@@ -376,8 +312,8 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
       reschedule,
       complete: (id: string) => transition(id, "complete"),
       noShow: (id: string) => transition(id, "no_show"),
-      recordPayment,
-      listPayments
+      recordPayment: payments.record,
+      listPayments: payments.list
     } as const
   })
 }) {}

@@ -10,7 +10,7 @@ import { refuseIfBooked } from "./Services.js"
 
 export const ClientListParams = Schema.Struct({
   ...PageParams,
-  email: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(254)), { exact: true })
+  email: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(254), Schema.annotations({ description: "only the clients with this email address" })), { exact: true })
 })
 export type ClientListParams = typeof ClientListParams.Encoded
 

@@ -4,13 +4,14 @@ import { Availability } from "./Availability.js"
 import { Bookings } from "./Bookings.js"
 import { Clients } from "./Clients.js"
 import { Events } from "./Events.js"
+import { Payments } from "./Payments.js"
 import { Sandbox } from "./Sandbox.js"
 import { Services } from "./Services.js"
 import { Staff } from "./Staff.js"
 import { Webhooks } from "./Webhooks.js"
 import { WebhookOutbox } from "./webhooks/Outbox.js"
 
-export type CoreServices = Services | Staff | Clients | Availability | Bookings | Events | Webhooks | WebhookOutbox | Sandbox
+export type CoreServices = Services | Staff | Clients | Availability | Bookings | Payments | Events | Webhooks | WebhookOutbox | Sandbox
 
 /**
  * Every core use case over one shared event log; needs `Storage`. Webhook URLs are checked
@@ -20,7 +21,7 @@ export const CoreLive = Layer.mergeAll(
   Services.Default,
   Staff.Default,
   Availability.Default,
-  Bookings.Default.pipe(Layer.provideMerge(Clients.Default)),
+  Bookings.Default.pipe(Layer.provideMerge(Layer.merge(Clients.Default, Payments.Default))),
   Webhooks.Default.pipe(Layer.provideMerge(WebhookOutbox.Default)),
   Sandbox.Default
 ).pipe(Layer.provideMerge(Events.Default))

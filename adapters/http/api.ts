@@ -10,9 +10,11 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { AccountGroup, ApiKeysGroup } from "./contract/account.js"
 import { AdminGroup } from "./contract/admin.js"
+import { AdminUsersGroup } from "./contract/adminUsers.js"
 import { AvailabilityGroup } from "./contract/availability.js"
 import { BookingsGroup } from "./contract/bookings.js"
 import { EventsGroup } from "./contract/events.js"
+import { OAuthClientsGroup, OAuthGrantsGroup } from "./contract/oauth.js"
 import {
   BadRequestProblem,
   ForbiddenProblem,
@@ -32,6 +34,7 @@ import { ClientsGroup, ServicesGroup, StaffGroup } from "./contract/resources.js
 import { SandboxGroup } from "./contract/sandbox.js"
 import { SystemGroup } from "./contract/system.js"
 import { WebhooksGroup } from "./contract/webhooks.js"
+import { WidgetGroup } from "./contract/widget.js"
 import { cleanOpenApi } from "./openapi.js"
 
 export const VERSION = "0.1.0"
@@ -48,7 +51,11 @@ export class SlotwiseApi extends HttpApi.make("slotwise")
   .add(EventsGroup)
   .add(WebhooksGroup)
   .add(SandboxGroup)
+  .add(OAuthClientsGroup)
+  .add(OAuthGrantsGroup)
+  .add(WidgetGroup)
   .add(AdminGroup)
+  .add(AdminUsersGroup)
   .addError(BadRequestProblem)
   .addError(UnauthorizedProblem)
   .addError(ForbiddenProblem)
@@ -69,6 +76,8 @@ export class SlotwiseApi extends HttpApi.make("slotwise")
       "(Standard Webhooks) and the sandbox's triggers. Errors are RFC 9457 problem " +
       "details; lists are cursor-paginated; every POST accepts Idempotency-Key; every response carries " +
       "rate-limit headers.",
+    license: { name: "MIT", url: "https://opensource.org/licenses/MIT" },
+    servers: [{ url: "http://127.0.0.1:8080", description: "A local server: `slotwise serve` on its default port" }],
     transform: cleanOpenApi
   }))
 {}

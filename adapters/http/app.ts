@@ -6,8 +6,10 @@
  * `makeAppLayer`.
  */
 import { HttpApiBuilder } from "@effect/platform"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
+import type * as http from "node:http"
 import type { Events } from "../../src/Events.js"
+import type { Storage } from "../../src/ports/storage.js"
 import type { WebhookOutbox } from "../../src/webhooks/Outbox.js"
 import { Accounts } from "../../src/Accounts.js"
 import { ApiKeys } from "../../src/ApiKeys.js"
@@ -17,6 +19,7 @@ import { SlotwiseApi } from "./api.js"
 import { HandlersLive } from "./handlers/index.js"
 import { DocsLive } from "./docs.js"
 import { makePipeline, OPENAPI_PATH, type PipelineOptions } from "./middleware/pipeline.js"
+import { withWidget } from "./widgetAsset.js"
 
 /** Accounts, keys, idempotency and the rate limiter; needs `Storage` and a `RateLimitStore`. */
 export const AccessLive = Layer.mergeAll(Accounts.Default, Idempotency.Default, RateLimiter.Default).pipe(
@@ -32,7 +35,8 @@ export type AppOptions = PipelineOptions
  */
 export const makeAppLayer = (options: AppOptions = {}) =>
   Layer.mergeAll(
-    HttpApiBuilder.middleware(makePipeline(options)),
+    // /widget.js is answered before the pipeline: a static asset, no credential, not counted.
+    HttpApiBuilder.middleware(Effect.map(makePipeline(options), (pipeline) => (app) => withWidget(options.prefix)(pipeline(app)))),
     HttpApiBuilder.middlewareOpenApi({ path: OPENAPI_PATH }),
     DocsLive
   ).pipe(Layer.provideMerge(HttpApiBuilder.api(SlotwiseApi).pipe(Layer.provide(HandlersLive))))
@@ -40,10 +44,21 @@ export const makeAppLayer = (options: AppOptions = {}) =>
 /** What the app layer needs from the composition root: the core and access services. */
 export type AppServices = Layer.Layer.Context<ReturnType<typeof makeAppLayer>>
 
+/**
+ * A Node handler served beside the API for the paths it claims (the OAuth authorization
+ * server, which speaks through its own Node handler), built once the server's public URL is known.
+ */
+export interface SideHandler {
+  readonly serves: (path: string) => boolean
+  readonly node: (req: http.IncomingMessage, res: http.ServerResponse) => void
+}
+
 /** What the composition root passes to the server and the mounted handlers. */
 export interface AppWiring<E> {
+  /** Handlers beside the API, given the server's public base URL. */
+  readonly beside?: ((baseUrl: string) => Effect.Effect<SideHandler, unknown, AppServices | Storage>) | undefined
   /** The core and access services over storage. */
-  readonly services: Layer.Layer<AppServices | Accounts | WebhookOutbox | Events, E>
+  readonly services: Layer.Layer<AppServices | Accounts | WebhookOutbox | Events | Storage, E>
   /** The webhook dispatcher (or `Layer.empty`); it is closed before storage. */
   readonly dispatcher: Layer.Layer<never, never, WebhookOutbox | Events>
 }

@@ -28,13 +28,18 @@ export interface CliLayers {
     readonly webhooks: { readonly timeoutMs?: number; readonly leaseMs?: number }
   }) => Layer.Layer<never, unknown>
   readonly accounts: (storage: StorageFlag) => Layer.Layer<Accounts, unknown>
+  /** `users create`: the account users OAuth signs in (args after the two words; exit code). */
+  readonly usersCreate: { readonly run: (args: ReadonlyArray<string>) => Promise<number>; readonly help: string }
 }
+
+const helpText = (layers: CliLayers) => `${HELP}\n${layers.usersCreate.help}`
 
 const HELP = `slotwise ${VERSION}: scheduling API server
 
 Usage:
   slotwise serve [options]            run the /v1 HTTP API
   slotwise accounts create [options]  create an account offline and print its keys
+  slotwise users create [options]     create an account user (for OAuth sign-in) offline
   slotwise --help | --version
 
 serve options:
@@ -56,6 +61,8 @@ serve options:
                              or this one after a crash, may send it again (default timeout
                              + 20000; must exceed the timeout)
   --trust-proxy              take the client address from X-Forwarded-For (for per-IP limits)
+  --public-url <url>         the server's public base URL, the OAuth issuer (default: the
+                             listening address; set it behind a proxy or load balancer)
 
   On first start with an empty database the server creates an account and prints its
   sandbox secret and publishable keys, once. It prints "listening on http://HOST:PORT"
@@ -83,6 +90,7 @@ export interface ServeFlags {
   readonly webhookTimeoutMs: number | undefined
   readonly webhookLeaseMs: number | undefined
   readonly trustProxy: boolean
+  readonly publicUrl: string | undefined
 }
 
 class UsageError extends Error {}
@@ -103,6 +111,14 @@ const millisOf = (flag: string, text: string | undefined): number | undefined =>
   return ms
 }
 
+const publicUrlOf = (text: string | undefined): string | undefined => {
+  if (text === undefined) return undefined
+  if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) {
+    throw new UsageError(`--public-url must be an http(s) URL, got ${text}`)
+  }
+  return text.replace(/\/+$/, "")
+}
+
 export const parseServe = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): ServeFlags | "help" => {
   const { values } = parseArgs({
     args: [...args],
@@ -118,6 +134,7 @@ export const parseServe = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv):
       "webhook-timeout-ms": { type: "string" },
       "webhook-lease-ms": { type: "string" },
       "trust-proxy": { type: "boolean" },
+      "public-url": { type: "string" },
       help: { type: "boolean", short: "h" }
     }
   })
@@ -138,7 +155,8 @@ export const parseServe = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv):
     allowPrivateWebhooks: values["allow-private-webhooks"] ?? false,
     webhookTimeoutMs,
     webhookLeaseMs,
-    trustProxy: values["trust-proxy"] ?? false
+    trustProxy: values["trust-proxy"] ?? false,
+    publicUrl: publicUrlOf(values["public-url"] ?? (env.SLOTWISE_PUBLIC_URL || undefined))
   }
 }
 
@@ -156,6 +174,7 @@ const serve = (flags: ServeFlags, layers: CliLayers) => {
     storage: flags.storage,
     adminToken: flags.adminToken,
     trustProxy: flags.trustProxy,
+    publicUrl: flags.publicUrl,
     allowPrivateWebhooks: flags.allowPrivateWebhooks,
     redis: flags.redis,
     webhooks: {
@@ -230,7 +249,7 @@ export const main = async (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, 
   try {
     const [command, ...rest] = args
     if (command === undefined || command === "--help" || command === "-h" || command === "help") {
-      process.stdout.write(HELP)
+      process.stdout.write(helpText(layers))
       return
     }
     if (command === "--version" || command === "-v") {
@@ -239,12 +258,16 @@ export const main = async (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, 
     }
     if (command === "serve") {
       const flags = parseServe(rest, env)
-      if (flags === "help") process.stdout.write(HELP)
+      if (flags === "help") process.stdout.write(helpText(layers))
       else serve(flags, layers)
       return
     }
     if (command === "accounts" && rest[0] === "create") {
       process.exitCode = await createAccount(rest.slice(1), env, layers)
+      return
+    }
+    if (command === "users" && rest[0] === "create") {
+      process.exitCode = await layers.usersCreate.run(rest.slice(1))
       return
     }
     throw new UsageError(`unknown command: ${args.join(" ")}`)

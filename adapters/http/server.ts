@@ -26,6 +26,8 @@ export interface ServeOptions extends AppOptions {
   readonly onFirstAccount?: ((created: AccountWithKeys) => void) | undefined
   /** How long shutdown waits for in-flight requests before cutting connections (ms). */
   readonly shutdownGraceMs?: number | undefined
+  /** The public base URL (the OAuth issuer); default: the listening address. */
+  readonly publicUrl?: string | undefined
 }
 
 export const FIRST_ACCOUNT = { name: "Default account", plan: "pro" } as const
@@ -65,14 +67,21 @@ export const makeServerLayer = <E>(options: ServeOptions, wiring: AppWiring<E>) 
       }))
   )
 
-  const announce = Layer.effectDiscard(
-    Effect.flatMap(HttpServer.HttpServer, (s) =>
-      Effect.sync(() => {
-        const address = s.address
-        const url = address._tag === "TcpAddress" ? `http://${address.hostname}:${address.port}` : `unix:${address.path}`
-        options.onListening?.(url)
-      }))
-  )
+  // Once the API's listener is in place: the handlers beside it take the paths they claim.
+  const announce = Layer.effectDiscard(Effect.gen(function*() {
+    const address = (yield* HttpServer.HttpServer).address
+    const url = address._tag === "TcpAddress" ? `http://${address.hostname}:${address.port}` : `unix:${address.path}`
+    if (wiring.beside !== undefined) {
+      const side = yield* wiring.beside(options.publicUrl ?? url)
+      const api = server.listeners("request") as Array<http.RequestListener>
+      server.removeAllListeners("request")
+      server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
+        if (side.serves((req.url ?? "/").split("?", 1)[0]!)) side.node(req, res)
+        else for (const listener of api) listener(req, res)
+      })
+    }
+    options.onListening?.(url)
+  }))
 
   // Layers are released in the reverse order of their construction: the HTTP side (built
   // last) closes first and waits for its requests, then the dispatcher drains, then storage.

@@ -11,7 +11,7 @@ import { Effect, Layer, type Scope } from "effect"
 import pg from "pg"
 import { StorageFailure } from "../../src/domain/errors.js"
 import { CoreCollections } from "../../src/ports/collections.js"
-import { type Collection, type CollectionSpec, Storage, type StorageService } from "../../src/ports/storage.js"
+import { type Collection, type CollectionSpec, type EventLog, Storage, type StorageService } from "../../src/ports/storage.js"
 import { makeCollection } from "./collections.js"
 import { makeEventLog } from "./eventLog.js"
 import { migrateBase, migrateCollection, type Run } from "./migrations.js"
@@ -53,6 +53,9 @@ export const makePostgresStorage = (
             connectionString: options.url,
             max: options.maxConnections ?? 10,
             types,
+            // A process that stalls inside a transaction would hold its tenant's write lock;
+            // the server ends such a session after a minute idle, releasing the lock.
+            idle_in_transaction_session_timeout: 60_000,
             ...(schema === undefined ? {} : { options: `-c search_path=${schema}` })
           })
           // An idle connection that breaks is dropped by the pool; without a listener the
@@ -122,7 +125,7 @@ export const makePostgresStorage = (
     // Other instances hear of every commit that appended events (signals.ts).
     const signals = yield* makeSignals({ url: options.url, schema, pool, afterCommit: sql.afterCommit })
     const log = makeEventLog(sql)
-    const events = { ...log, append: (event: Parameters<typeof log.append>[0]) => Effect.zipRight(log.append(event), signals.publish("events")) }
+    const events: EventLog = { ...log, append: (event) => Effect.zipRight(log.append(event), signals.publish("events")) }
 
     return {
       collection,

@@ -111,14 +111,10 @@ export const makeSql = (pool: pg.Pool): Sql => {
   const simple = (on: pg.PoolClient, text: string, what: string) =>
     Effect.tryPromise({ try: () => on.query(text), catch: (cause) => failure(what, cause) })
 
-  /** The fiber's connection for a tenant's statement, taking the tenant's lock when needed. */
-  const connectionFor = (open: OpenTransaction | undefined, tenant: TenantId | undefined) => {
-    if (open === undefined) return Effect.succeed<Queryable>(pool)
-    if (open.global || tenant === undefined) return Effect.succeed<Queryable>(open.client)
-    const key = tenantKey(tenant)
-    if (open.locked.has(key)) return Effect.succeed<Queryable>(open.client)
-    open.locked.add(key)
-    return Effect.as(simple(open.client, `SELECT ${tenantLock(tenant)}`, "lock tenant"), open.client as Queryable)
+  /** Takes `tenant`'s lock in the open transaction, once: its statements come next. */
+  const lockTenant = (open: OpenTransaction, tenant: TenantId) => {
+    open.locked.add(tenantKey(tenant))
+    return simple(open.client, `SELECT ${tenantLock(tenant)}`, "lock tenant")
   }
 
   const query = <R = any>(text: string, params: ReadonlyArray<unknown>, what: string, arrays = false) =>
@@ -131,7 +127,7 @@ export const makeSql = (pool: pg.Pool): Sql => {
       const tenant = Context.unsafeGet(fiber.currentContext as Context.Context<Tenant>, Tenant)
       const open = fiber.getFiberRef(openTransaction)
       if (open === undefined || open.global || open.locked.has(tenantKey(tenant))) return f(tenant)
-      return Effect.zipRight(connectionFor(open, tenant), f(tenant))
+      return Effect.zipRight(lockTenant(open, tenant), f(tenant))
     })
 
   const rollback = (client: pg.PoolClient) =>

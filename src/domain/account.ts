@@ -4,10 +4,13 @@
  * environments (`sandbox`, `production`) that share nothing but the account itself.
  */
 import { Schema } from "effect"
-import { Metadata, Name, optional, Timestamps } from "./common.js"
+import { Metadata, Name, ObjectType, optional, Timestamps } from "./common.js"
 import { Id } from "./ids.js"
 
-export const Plan = Schema.Literal("free", "pro", "business").annotations({ identifier: "Plan" })
+export const Plan = Schema.Literal("free", "pro", "business").annotations({
+  identifier: "Plan",
+  description: "the account's plan, which sets its default rate limit"
+})
 export type Plan = typeof Plan.Type
 
 /** Requests per minute of each plan (API.md §1 Rate limits). */
@@ -17,23 +20,28 @@ export const PLAN_RATE_LIMITS: { readonly [P in Plan]: number } = { free: 60, pr
 export const Origin = Schema.String.pipe(
   Schema.maxLength(255),
   Schema.filter((s) => /^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/.test(s) || "must be an origin such as https://shop.example.com (lower case, no path)"),
-  Schema.annotations({ identifier: "Origin", description: "`scheme://host[:port]`, lower case, no trailing slash" })
+  Schema.annotations({ identifier: "Origin", description: "`scheme://host[:port]`, lower case, no trailing slash", jsonSchema: {} })
 )
 
 export const RateLimitPerMinute = Schema.Int.pipe(
-  Schema.between(1, 1_000_000, { message: () => "must be a whole number from 1 to 1000000" })
+  Schema.between(1, 1_000_000, { message: () => "must be a whole number from 1 to 1000000" }),
+  Schema.annotations({ description: "requests per minute, 1 to 1000000" })
 )
+
+const AllowedOrigins = Schema.Array(Origin).pipe(Schema.maxItems(100)).annotations({
+  description: "the web origins publishable keys may be used from (up to 100)"
+})
 
 export const AccountLimits = Schema.Struct({
   requests_per_minute: Schema.Int.annotations({ description: "the rate limit in force: the account's own figure, else its plan's" })
-}).annotations({ identifier: "AccountLimits" })
+}).annotations({ identifier: "AccountLimits", description: "the limits in force for the account" })
 
 export const Account = Schema.Struct({
   id: Id("account"),
-  object: Schema.Literal("account"),
+  object: ObjectType("account"),
   name: Name,
   plan: Plan,
-  allowed_origins: Schema.Array(Origin).pipe(Schema.maxItems(100)),
+  allowed_origins: AllowedOrigins,
   rate_limit_per_minute: Schema.NullOr(RateLimitPerMinute).annotations({
     description: "the operator's figure for this account; null = the plan's"
   }),
@@ -46,7 +54,7 @@ export type Account = typeof Account.Type
 export const AccountCreate = Schema.Struct({
   name: Name,
   plan: Plan,
-  allowed_origins: optional(Schema.Array(Origin).pipe(Schema.maxItems(100))),
+  allowed_origins: optional(AllowedOrigins),
   rate_limit_per_minute: optional(Schema.NullOr(RateLimitPerMinute)),
   metadata: optional(Metadata)
 }).annotations({ identifier: "AccountCreate" })
@@ -55,7 +63,7 @@ export type AccountCreate = typeof AccountCreate.Type
 export const AccountUpdate = Schema.Struct({
   name: optional(Name),
   plan: optional(Plan),
-  allowed_origins: optional(Schema.Array(Origin).pipe(Schema.maxItems(100))),
+  allowed_origins: optional(AllowedOrigins),
   rate_limit_per_minute: optional(Schema.NullOr(RateLimitPerMinute)),
   metadata: optional(Metadata)
 }).annotations({ identifier: "AccountUpdate" })

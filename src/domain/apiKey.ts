@@ -4,7 +4,7 @@
  * of one account; its secret is shown once and stored only as a SHA-256 hash.
  */
 import { Schema } from "effect"
-import { Environment, Instant, Metadata, Name, optional, Timestamps } from "./common.js"
+import { Environment, Instant, Metadata, Name, ObjectType, optional, Timestamps } from "./common.js"
 import { Id } from "./ids.js"
 
 export const SCOPES = [
@@ -38,14 +38,14 @@ export const DEFAULT_GRACE_PERIOD_SECONDS = 86_400
 
 export const ApiKey = Schema.Struct({
   id: Id("key"),
-  object: Schema.Literal("api_key"),
+  object: ObjectType("api_key"),
   name: Name,
-  type: KeyType,
-  environment: Environment,
-  scopes: Schema.Array(Scope),
+  type: KeyType.annotations({ description: "`secret` for servers, `publishable` for the booking widget in browsers" }),
+  environment: Environment.annotations({ description: "the data the key works on: `sandbox` or `production`" }),
+  scopes: Schema.Array(Scope).annotations({ description: "what the key may do" }),
   redacted: Schema.String.annotations({ description: "the secret's prefix and last four characters" }),
-  expires_at: Schema.NullOr(Instant),
-  rotated_at: Schema.NullOr(Instant),
+  expires_at: Schema.NullOr(Instant).annotations({ description: "when the key stops working; null = never" }),
+  rotated_at: Schema.NullOr(Instant).annotations({ description: "when its secret last changed; null = never" }),
   previous_secret_expires_at: Schema.NullOr(Instant).annotations({
     description: "after a rotation: until when the previous secret keeps working"
   }),
@@ -64,13 +64,13 @@ export type ApiKeyWithSecret = typeof ApiKeyWithSecret.Type
 
 export const ApiKeyCreate = Schema.Struct({
   name: Name,
-  type: KeyType,
+  type: KeyType.annotations({ description: "`secret` for servers, `publishable` for the booking widget in browsers" }),
   scopes: optional(Schema.Array(Scope).pipe(
     Schema.minItems(1),
     Schema.maxItems(SCOPES.length),
-    Schema.filter((s) => new Set(s).size === s.length || "must not repeat a scope")
-  )),
-  expires_at: optional(Schema.NullOr(Instant)),
+    Schema.filter((s) => new Set(s).size === s.length || "must not repeat a scope", { jsonSchema: { uniqueItems: true } })
+  ).annotations({ description: "what the key may do, each scope once; default: every scope its type allows" })),
+  expires_at: optional(Schema.NullOr(Instant).annotations({ description: "when the key stops working; null = never" })),
   metadata: optional(Metadata)
 }).annotations({ identifier: "ApiKeyCreate" })
 export type ApiKeyCreate = typeof ApiKeyCreate.Type

@@ -4,41 +4,51 @@
  * ranges are time off. Wall-clock rules carry their IANA zone, so they follow it across DST.
  */
 import { Schema } from "effect"
-import { Instant, LocalDate, LocalTime, Metadata, TimeZone, Timestamps, minutesOfDay, optionalFields, toMillis } from "./common.js"
+import { Instant, LocalDate, LocalTime, Metadata, ObjectType, TimeZone, Timestamps, minutesOfDay, optionalFields, toMillis } from "./common.js"
 import { Id } from "./ids.js"
 
-const Weekday = Schema.Int.pipe(Schema.between(1, 7, { message: () => "must be a weekday from 1 (Monday) to 7 (Sunday)" }))
+const Weekday = Schema.Int.pipe(
+  Schema.between(1, 7, { message: () => "must be a weekday from 1 (Monday) to 7 (Sunday)" }),
+  Schema.annotations({ description: "ISO weekday: 1 is Monday, 7 is Sunday" })
+)
 const Weekdays = Schema.Array(Weekday).pipe(
   Schema.minItems(1),
-  Schema.filter((days) => new Set(days).size === days.length || "must not repeat a weekday")
+  Schema.filter((days) => new Set(days).size === days.length || "must not repeat a weekday"),
+  Schema.annotations({ description: "ISO weekdays the hours apply on, 1 (Monday) to 7 (Sunday), each once", jsonSchema: { uniqueItems: true } })
 )
+const staffId = Id("staff").annotations({ description: "the staff member the rule is for" })
+const ruleZone = TimeZone.annotations({ description: "IANA zone of the wall-clock times; default: the staff member's" })
+const startTime = LocalTime.annotations({ description: "local start of the hours, `HH:MM`" })
+const validFrom = Schema.NullOr(LocalDate).annotations({ description: "first local date the hours apply; null = always" })
+const validUntil = Schema.NullOr(LocalDate).annotations({ description: "last local date the hours apply; null = always" })
+const endTime = LocalTime.annotations({ description: "local end of the hours, `HH:MM`, later than start_time (24:00 = midnight)" })
 
 const WeeklyFields = {
-  staff_id: Id("staff"),
-  type: Schema.Literal("weekly"),
-  time_zone: TimeZone,
+  staff_id: staffId,
+  type: Schema.Literal("weekly").annotations({ description: "working hours that repeat every week" }),
+  time_zone: ruleZone,
   weekdays: Weekdays,
-  start_time: LocalTime,
-  end_time: LocalTime,
-  valid_from: Schema.NullOr(LocalDate),
-  valid_until: Schema.NullOr(LocalDate),
+  start_time: startTime,
+  end_time: endTime,
+  valid_from: validFrom,
+  valid_until: validUntil,
   metadata: Metadata
 }
 const DateFields = {
-  staff_id: Id("staff"),
-  type: Schema.Literal("date"),
-  time_zone: TimeZone,
-  date: LocalDate,
-  start_time: LocalTime,
-  end_time: LocalTime,
+  staff_id: staffId,
+  type: Schema.Literal("date").annotations({ description: "hours for one local date, replacing that day's weekly hours" }),
+  time_zone: ruleZone,
+  date: LocalDate.annotations({ description: "the local date, `YYYY-MM-DD`" }),
+  start_time: startTime,
+  end_time: endTime,
   metadata: Metadata
 }
 const BlockedFields = {
-  staff_id: Id("staff"),
-  type: Schema.Literal("blocked"),
-  time_zone: TimeZone,
-  start: Instant,
-  end: Instant,
+  staff_id: staffId,
+  type: Schema.Literal("blocked").annotations({ description: "time off: nothing can be booked in it" }),
+  time_zone: ruleZone,
+  start: Instant.annotations({ description: "start of the time off" }),
+  end: Instant.annotations({ description: "end of the time off, later than start" }),
   metadata: Metadata
 }
 
@@ -57,7 +67,7 @@ const validPeriod = <A extends { readonly valid_from?: string | null | undefined
 const blockedOrder = <A extends { readonly start: string; readonly end: string }>(rule: A) =>
   toMillis(rule.end) > toMillis(rule.start) || { path: ["end"], message: "must be later than start" }
 
-const resource = { id: Id("availability"), object: Schema.Literal("availability") }
+const resource = { id: Id("availability"), object: ObjectType("availability") }
 
 export const WeeklyRule = Schema.Struct({ ...resource, ...WeeklyFields, ...Timestamps }).pipe(
   Schema.filter(endsAfterStart),
@@ -105,8 +115,8 @@ export const AvailabilityUpdate = Schema.Struct(optionalFields({
   weekdays: Weekdays,
   start_time: LocalTime,
   end_time: LocalTime,
-  valid_from: Schema.NullOr(LocalDate),
-  valid_until: Schema.NullOr(LocalDate),
+  valid_from: validFrom,
+  valid_until: validUntil,
   date: LocalDate,
   start: Instant,
   end: Instant,

@@ -3,7 +3,7 @@
  * place that decides which status changes are allowed.
  */
 import { Schema } from "effect"
-import { Instant, Metadata, Money, optional, Text, Timestamps } from "./common.js"
+import { Instant, Metadata, Money, ObjectType, optional, Text, Timestamps } from "./common.js"
 import { ClientCreate } from "./client.js"
 import { Id } from "./ids.js"
 
@@ -13,21 +13,27 @@ export type BookingStatus = typeof BookingStatus.Type
 export const PaymentStatus = Schema.Literal("unpaid", "partially_paid", "paid")
 export type PaymentStatus = typeof PaymentStatus.Type
 
+const notes = Schema.NullOr(Text(5000)).annotations({ description: "notes about the appointment, up to 5000 characters" })
+const cancellationReason = Schema.NullOr(Text(1000)).annotations({ description: "why it was cancelled, up to 1000 characters" })
+
 export const Booking = Schema.Struct({
   id: Id("booking"),
-  object: Schema.Literal("booking"),
-  service_id: Id("service"),
-  staff_id: Id("staff"),
-  client_id: Id("client"),
-  start: Instant,
-  end: Instant,
-  status: BookingStatus,
-  notes: Schema.NullOr(Text(5000)),
-  cancellation_reason: Schema.NullOr(Text(1000)),
-  price: Schema.NullOr(Money),
-  amount_paid: Schema.NullOr(Money),
-  payment_status: PaymentStatus,
-  rescheduled_from: Schema.NullOr(Instant),
+  object: ObjectType("booking"),
+  service_id: Id("service").annotations({ description: "the service booked" }),
+  staff_id: Id("staff").annotations({ description: "the staff member who provides it" }),
+  client_id: Id("client").annotations({ description: "the client who booked" }),
+  start: Instant.annotations({ description: "when the appointment starts (RFC 3339, UTC)" }),
+  end: Instant.annotations({ description: "when it ends: start plus the service's duration" }),
+  status: BookingStatus.annotations({
+    description: "`pending` until confirmed (services that require confirmation), then `confirmed`; finally " +
+      "`cancelled`, `completed` or `no_show`"
+  }),
+  notes,
+  cancellation_reason: cancellationReason,
+  price: Schema.NullOr(Money).annotations({ description: "the service's price when booked; null when free" }),
+  amount_paid: Schema.NullOr(Money).annotations({ description: "the sum of the payments recorded; null before the first" }),
+  payment_status: PaymentStatus.annotations({ description: "how much of the price is paid" }),
+  rescheduled_from: Schema.NullOr(Instant).annotations({ description: "the previous start, after a reschedule" }),
   buffer_before_minutes: Schema.Int.annotations({ description: "the service's buffer when booked" }),
   buffer_after_minutes: Schema.Int.annotations({ description: "the service's buffer when booked" }),
   metadata: Metadata,
@@ -36,16 +42,16 @@ export const Booking = Schema.Struct({
 export type Booking = typeof Booking.Type
 
 export const BookingCreate = Schema.Struct({
-  service_id: Id("service"),
+  service_id: Id("service").annotations({ description: "the service to book" }),
   staff_id: optional(Id("staff")).annotations({
     description: "omit to book the first staff member of the service who is free at `start`"
   }),
-  client_id: optional(Id("client")),
-  client: optional(ClientCreate),
-  start: Instant,
-  notes: optional(Schema.NullOr(Text(5000))),
+  client_id: optional(Id("client").annotations({ description: "an existing client; or give `client` instead" })),
+  client: optional(ClientCreate).annotations({ description: "a new client to create with the booking; or give `client_id`" }),
+  start: Instant.annotations({ description: "a bookable start, as listed by GET /v1/availability/slots" }),
+  notes: optional(notes),
   metadata: optional(Metadata),
-  hold_id: optional(Id("hold"))
+  hold_id: optional(Id("hold").annotations({ description: "a hold on this slot to turn into the booking" }))
 }).pipe(
   Schema.filter((input) => {
     if (input.client_id !== undefined && input.client !== undefined) {
@@ -60,41 +66,43 @@ export const BookingCreate = Schema.Struct({
 export type BookingCreate = typeof BookingCreate.Type
 
 export const BookingUpdate = Schema.Struct({
-  start: optional(Instant),
-  staff_id: optional(Id("staff")),
-  status: optional(BookingStatus),
-  notes: optional(Schema.NullOr(Text(5000))),
-  cancellation_reason: optional(Schema.NullOr(Text(1000))),
+  start: optional(Instant.annotations({ description: "a new start: reschedules the booking" })),
+  staff_id: optional(Id("staff").annotations({ description: "another staff member: reschedules the booking" })),
+  status: optional(BookingStatus.annotations({ description: "a new status, as the status rules allow" })),
+  notes: optional(notes),
+  cancellation_reason: optional(cancellationReason),
   metadata: optional(Metadata)
 }).annotations({ identifier: "BookingUpdate" })
 export type BookingUpdate = typeof BookingUpdate.Type
 
 export const BookingReschedule = Schema.Struct({
-  start: Instant,
-  staff_id: optional(Id("staff"))
+  start: Instant.annotations({ description: "the new start" }),
+  staff_id: optional(Id("staff").annotations({ description: "a new staff member; default: the same one" }))
 }).annotations({ identifier: "BookingReschedule" })
 export type BookingReschedule = typeof BookingReschedule.Type
 
 export const BookingCancel = Schema.Struct({
-  reason: optional(Schema.NullOr(Text(1000)))
+  reason: optional(cancellationReason)
 }).annotations({ identifier: "BookingCancel" })
 export type BookingCancel = typeof BookingCancel.Type
 
 export type BookingAction = "confirm" | "cancel" | "reschedule" | "complete" | "no_show"
+/** The actions that move a booking to another status: all but reschedule. */
+export type StatusAction = Exclude<BookingAction, "reschedule">
 
 export const FINAL_STATUSES: ReadonlySet<BookingStatus> = new Set(["cancelled", "completed", "no_show"])
 /** Statuses that hold a slot. */
 export const ACTIVE_STATUSES: ReadonlyArray<BookingStatus> = ["pending", "confirmed"]
 
-interface Transition {
+interface Transition<To extends BookingStatus | "same"> {
   readonly from: ReadonlyArray<BookingStatus>
-  readonly to: BookingStatus | "same"
+  readonly to: To
   /** The transition is allowed only once the booking has started. */
   readonly afterStart: boolean
 }
 
 /** API.md §3, "Booking status rules": the whole table. */
-export const TRANSITIONS: { readonly [A in BookingAction]: Transition } = {
+export const TRANSITIONS: { readonly [A in BookingAction]: Transition<A extends StatusAction ? BookingStatus : "same"> } = {
   confirm: { from: ["pending"], to: "confirmed", afterStart: false },
   cancel: { from: ["pending", "confirmed"], to: "cancelled", afterStart: false },
   reschedule: { from: ["pending", "confirmed"], to: "same", afterStart: false },
@@ -102,21 +110,13 @@ export const TRANSITIONS: { readonly [A in BookingAction]: Transition } = {
   no_show: { from: ["confirmed"], to: "no_show", afterStart: true }
 }
 
-/** The action that moves a booking to `status` through `PATCH {status}`, if any. */
-export const actionForStatus = (status: BookingStatus): BookingAction | undefined => {
-  switch (status) {
-    case "confirmed":
-      return "confirm"
-    case "cancelled":
-      return "cancel"
-    case "completed":
-      return "complete"
-    case "no_show":
-      return "no_show"
-    case "pending":
-      return undefined
-  }
-}
+const STATUS_ACTIONS = (Object.keys(TRANSITIONS) as Array<BookingAction>).filter(
+  (action): action is StatusAction => action !== "reschedule"
+)
+
+/** The action that moves a booking to `status` through `PATCH {status}`, if any: read from the table. */
+export const actionForStatus = (status: BookingStatus): StatusAction | undefined =>
+  STATUS_ACTIONS.find((action) => TRANSITIONS[action].to === status)
 
 /**
  * Why `action` is not allowed on a booking in `from` at `now`, or `undefined` if it is.

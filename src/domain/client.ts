@@ -1,19 +1,19 @@
 import { Schema } from "effect"
-import { Email, Metadata, Name, Phone, Text, TimeZone, Timestamps , optionalFields } from "./common.js"
+import { Email, Metadata, Name, ObjectType, Phone, Text, TimeZone, Timestamps , optionalFields } from "./common.js"
 import { Id } from "./ids.js"
 
 export const ClientFields = {
   name: Name,
-  email: Schema.NullOr(Email),
-  phone: Schema.NullOr(Phone),
-  time_zone: Schema.NullOr(TimeZone),
-  notes: Schema.NullOr(Text(5000)),
+  email: Schema.NullOr(Email).annotations({ description: "email address; null when none" }),
+  phone: Schema.NullOr(Phone).annotations({ description: "phone number; null when none" }),
+  time_zone: Schema.NullOr(TimeZone).annotations({ description: "the client's IANA time zone, to show times in; null when unknown" }),
+  notes: Schema.NullOr(Text(5000)).annotations({ description: "notes about the client, up to 5000 characters" }),
   metadata: Metadata
 }
 
 export const Client = Schema.Struct({
   id: Id("client"),
-  object: Schema.Literal("client"),
+  object: ObjectType("client"),
   ...ClientFields,
   ...Timestamps
 }).annotations({ identifier: "Client" })

@@ -3,8 +3,8 @@
  * metadata. Each is the one definition of its concept; the resources, the storage rows,
  * the HTTP bodies and the OpenAPI document all derive from these.
  */
-import { DateTime, Option, ParseResult, Schema } from "effect"
-import { daysFromCivil } from "../scheduling/zones.js"
+import { ParseResult, Schema } from "effect"
+import { canonicalZone, daysFromCivil } from "../scheduling/zones.js"
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|([+-])(\d{2}):(\d{2}))$/i
 
@@ -93,7 +93,11 @@ export const toMillis = (instant: string): number => Date.parse(instant)
 
 export const LocalTime = Schema.String.pipe(
   Schema.filter((s) => /^([01]\d|2[0-3]):[0-5]\d$/.test(s) || s === "24:00" || "must be a wall-clock time HH:MM"),
-  Schema.annotations({ identifier: "LocalTime", description: "wall-clock time `HH:MM` (24:00 = end of day)" })
+  Schema.annotations({
+    identifier: "LocalTime",
+    description: "wall-clock time `HH:MM` (24:00 = end of day)",
+    jsonSchema: { pattern: "^(?:[01]\\d|2[0-3]):[0-5]\\d$|^24:00$" }
+  })
 )
 
 /** Minutes since local midnight of a validated `HH:MM`. */
@@ -109,32 +113,29 @@ export const isLocalDate = (s: string): boolean => {
 
 export const LocalDate = Schema.String.pipe(
   Schema.filter((s) => isLocalDate(s) || "must be a calendar date YYYY-MM-DD"),
-  Schema.annotations({ identifier: "LocalDate", description: "calendar date `YYYY-MM-DD`" })
+  Schema.annotations({ identifier: "LocalDate", description: "calendar date `YYYY-MM-DD`", jsonSchema: { format: "date" } })
 )
 
-const zoneVerdicts = new Map<string, boolean>()
-/** Whether `s` names an IANA zone; verdicts are cached (asking Intl builds a formatter). */
-export const isTimeZone = (s: string): boolean => {
-  let verdict = zoneVerdicts.get(s)
-  if (verdict === undefined) {
-    verdict = s.length <= 64 && Option.isSome(DateTime.zoneMakeNamed(s))
-    if (zoneVerdicts.size < 1000) zoneVerdicts.set(s, verdict)
-  }
-  return verdict
-}
+/** Whether `s` names an IANA zone, in any case. */
+export const isTimeZone = (s: string): boolean => canonicalZone(s) !== undefined
 
 export const TimeZone = Schema.String.pipe(
   Schema.filter((s) => isTimeZone(s) || "must be an IANA time zone such as Europe/Berlin"),
-  Schema.annotations({ identifier: "TimeZone", description: "IANA time zone name" })
+  Schema.annotations({ identifier: "TimeZone", description: "IANA time zone name such as `Europe/Berlin`", jsonSchema: {} }),
+  // Decoding spells the zone in its canonical case, so it is stored and returned that way.
+  (zone) => Schema.transform(zone, Schema.typeSchema(zone), { strict: true, decode: (s) => canonicalZone(s)!, encode: (s) => s })
 )
 
 export const Currency = Schema.String.pipe(
-  Schema.pattern(/^[A-Z]{3}$/, { message: () => "must be an ISO 4217 code such as EUR" })
+  Schema.pattern(/^[A-Z]{3}$/, { message: () => "must be an ISO 4217 code such as EUR" }),
+  Schema.annotations({ description: "ISO 4217 currency code, upper case (`EUR`)" })
 )
 
+const MINOR_UNITS = "must be a non-negative integer in minor units, such as 1999 for 19.99"
 export const MinorUnits = Schema.Int.pipe(
-  Schema.nonNegative({ message: () => "must be a non-negative integer" }),
-  Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER, { message: () => "is too large" })
+  Schema.nonNegative({ message: () => MINOR_UNITS }),
+  Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER, { message: () => `must be at most ${Number.MAX_SAFE_INTEGER}` }),
+  Schema.annotations({ description: "amount in the currency's minor units (cents): 1999 is 19.99" })
 )
 
 export const Money = Schema.Struct({ amount: MinorUnits, currency: Currency }).annotations({
@@ -145,39 +146,57 @@ export type Money = typeof Money.Type
 
 /** Free string key-values, at most 50 keys (Stripe's limits on key and value length). */
 export const Metadata = Schema.Record({
-  key: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(40)),
-  value: Schema.String.pipe(Schema.maxLength(500))
+  key: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(40), Schema.annotations({ description: "a key, 1 to 40 characters" })),
+  value: Schema.String.pipe(Schema.maxLength(500), Schema.annotations({ description: "its value, up to 500 characters" }))
 }).pipe(
   Schema.filter((m) => Object.keys(m).length <= 50 || "must have at most 50 keys"),
-  Schema.annotations({ identifier: "Metadata" })
+  Schema.annotations({
+    identifier: "Metadata",
+    description: "your own key-value strings, kept and returned as given: at most 50 keys of up to 40 characters, values up to 500",
+    jsonSchema: { maxProperties: 50 }
+  })
 )
 export type Metadata = typeof Metadata.Type
 
 export const Name = Schema.String.pipe(
   Schema.filter((s) => s.trim().length > 0 || "must not be empty"),
-  Schema.maxLength(200)
+  Schema.maxLength(200),
+  Schema.annotations({ description: "name as people see it, 1 to 200 characters" })
 )
 export const Email = Schema.String.pipe(
   Schema.maxLength(254),
-  Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an email address" })
+  Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an email address" }),
+  Schema.annotations({ description: "email address" })
 )
 export const Phone = Schema.String.pipe(
-  Schema.pattern(/^\+?[0-9 ()\-.]{3,32}$/, { message: () => "must be a phone number" })
+  Schema.pattern(/^\+?[0-9 ()\-.]{3,32}$/, { message: () => "must be a phone number" }),
+  Schema.annotations({ description: "phone number: digits, spaces, `()-.`, optionally a leading `+`" })
 )
-export const Text = (max: number) => Schema.String.pipe(Schema.maxLength(max))
+export const Text = (max: number) =>
+  Schema.String.pipe(Schema.maxLength(max), Schema.annotations({ description: `free text, at most ${max} characters` }))
 
 export const Minutes = (max: number) =>
-  Schema.Int.pipe(Schema.between(0, max, { message: () => `must be a whole number from 0 to ${max}` }))
+  Schema.Int.pipe(
+    Schema.between(0, max, { message: () => `must be a whole number from 0 to ${max}` }),
+    Schema.annotations({ description: `minutes, 0 to ${max}` })
+  )
 export const PositiveMinutes = (max: number) =>
-  Schema.Int.pipe(Schema.between(1, max, { message: () => `must be a whole number from 1 to ${max}` }))
+  Schema.Int.pipe(
+    Schema.between(1, max, { message: () => `must be a whole number from 1 to ${max}` }),
+    Schema.annotations({ description: `minutes, 1 to ${max}` })
+  )
+
+/** The `object` member of a resource: its type's name, always the same. */
+export const ObjectType = <const Name extends string>(name: Name) =>
+  Schema.Literal(name).annotations({ description: `the type of this object: always \`${name}\`` })
 
 export const Environment = Schema.Literal("sandbox", "production")
 export type Environment = typeof Environment.Type
 
 /** Fields every resource carries (API.md §1). */
 export const Timestamps = {
-  created_at: Instant,
-  updated_at: Instant
+  created_at: Instant.annotations({ description: "when it was created (RFC 3339, UTC)" }),
+  updated_at: Instant.annotations({ description: "when it last changed (RFC 3339, UTC)" })
 }
 
 /** Every field optional (absent, never `undefined`): create and update inputs derive from the fields. */

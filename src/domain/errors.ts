@@ -6,9 +6,10 @@
 import { Schema } from "effect"
 import { Reason, Slot } from "./slot.js"
 
-export const FieldError = Schema.Struct({ path: Schema.String, message: Schema.String }).annotations({
-  identifier: "FieldError"
-})
+export const FieldError = Schema.Struct({
+  path: Schema.String.annotations({ description: "the field, as dotted keys and indexes (`client.email`, `weekdays.2`); empty for the body as a whole" }),
+  message: Schema.String.annotations({ description: "what is wrong with it, in words" })
+}).annotations({ identifier: "FieldError", description: "one invalid field" })
 export type FieldError = typeof FieldError.Type
 
 const detail = { detail: Schema.String }

@@ -4,7 +4,7 @@
  * collide across processes. Within one millisecond the random part increments, keeping
  * ids from one process strictly ordered.
  */
-import { Clock, Effect, Schema } from "effect"
+import { Schema } from "effect"
 
 export const IdPrefixes = {
   booking: "bkg",
@@ -19,7 +19,9 @@ export const IdPrefixes = {
   key: "key",
   payment: "pay",
   account: "acc",
-  oauthClient: "oac"
+  oauthClient: "oac",
+  user: "usr",
+  grant: "grt"
 } as const
 export type IdKind = keyof typeof IdPrefixes
 
@@ -84,10 +86,6 @@ export const makeId = (kind: IdKind, now: number): string => {
 
 /** The smallest id of `kind` made at or after `ms`: a lower bound for "created since" scans. */
 export const idFloor = (kind: IdKind, ms: number): string => `${IdPrefixes[kind]}_${timePart(ms)}${"0".repeat(RANDOM_CHARS)}`
-
-/** A new id stamped with the current time of Effect's `Clock`. */
-export const newId = (kind: IdKind): Effect.Effect<string> =>
-  Effect.map(Clock.currentTimeMillis, (now) => makeId(kind, now))
 
 /** Schema of an id of one kind: its prefix and 26 base32 characters. */
 export const Id = (kind: IdKind) =>

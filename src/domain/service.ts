@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Metadata, Minutes, Money, Name, PositiveMinutes, Text, Timestamps , optionalFields } from "./common.js"
+import { Metadata, Minutes, Money, Name, ObjectType, PositiveMinutes, Text, Timestamps , optionalFields } from "./common.js"
 import { Id } from "./ids.js"
 
 /** The longest a service (and so a booking) can last. */
@@ -15,24 +15,28 @@ export const MAX_OCCUPIED_MINUTES = MAX_BUFFER_MINUTES + MAX_DURATION_MINUTES + 
 /** The editable fields of a service, each with its one validation rule. */
 export const ServiceFields = {
   name: Name,
-  description: Schema.NullOr(Text(2000)),
-  duration_minutes: PositiveMinutes(MAX_DURATION_MINUTES),
-  buffer_before_minutes: Minutes(MAX_BUFFER_MINUTES),
-  buffer_after_minutes: Minutes(MAX_BUFFER_MINUTES),
-  slot_interval_minutes: PositiveMinutes(1440),
-  capacity: Schema.Int.pipe(Schema.between(1, 1000, { message: () => "must be a whole number from 1 to 1000" })),
-  min_notice_minutes: Minutes(525_600),
-  max_advance_days: Schema.Int.pipe(Schema.between(1, 1830, { message: () => "must be a whole number from 1 to 1830" })),
-  requires_confirmation: Schema.Boolean,
-  price: Schema.NullOr(Money),
-  staff_ids: Schema.Array(Id("staff")).pipe(Schema.maxItems(500)),
-  active: Schema.Boolean,
+  description: Schema.NullOr(Text(2000)).annotations({ description: "what the service is, up to 2000 characters" }),
+  duration_minutes: PositiveMinutes(MAX_DURATION_MINUTES).annotations({ description: "how long an appointment lasts, 1 to 1440 minutes" }),
+  buffer_before_minutes: Minutes(MAX_BUFFER_MINUTES).annotations({ description: "time kept free before each appointment, 0 to 1440 minutes" }),
+  buffer_after_minutes: Minutes(MAX_BUFFER_MINUTES).annotations({ description: "time kept free after each appointment, 0 to 1440 minutes" }),
+  slot_interval_minutes: PositiveMinutes(1440).annotations({ description: "minutes between offered starts; default: the duration" }),
+  capacity: Schema.Int.pipe(Schema.between(1, 1000, { message: () => "must be a whole number from 1 to 1000" })).annotations({
+    description: "clients one staff member can take at the same start (classes), 1 to 1000"
+  }),
+  min_notice_minutes: Minutes(525_600).annotations({ description: "how far ahead of a start it must be booked, in minutes" }),
+  max_advance_days: Schema.Int.pipe(Schema.between(1, 1830, { message: () => "must be a whole number from 1 to 1830" })).annotations({
+    description: "how many days ahead it can be booked, 1 to 1830"
+  }),
+  requires_confirmation: Schema.Boolean.annotations({ description: "new bookings start `pending` until confirmed" }),
+  price: Schema.NullOr(Money).annotations({ description: "what an appointment costs; null when free" }),
+  staff_ids: Schema.Array(Id("staff")).pipe(Schema.maxItems(500)).annotations({ description: "the staff members who provide it (up to 500)" }),
+  active: Schema.Boolean.annotations({ description: "inactive services cannot be booked" }),
   metadata: Metadata
 }
 
 export const Service = Schema.Struct({
   id: Id("service"),
-  object: Schema.Literal("service"),
+  object: ObjectType("service"),
   ...ServiceFields,
   ...Timestamps
 }).annotations({ identifier: "Service" })

@@ -3,9 +3,9 @@ import { Schema } from "effect"
 import { Instant } from "./common.js"
 
 export const Slot = Schema.Struct({
-  start: Instant,
-  end: Instant,
-  staff_id: Schema.String,
+  start: Instant.annotations({ description: "a bookable start" }),
+  end: Instant.annotations({ description: "when an appointment at this start ends" }),
+  staff_id: Schema.String.annotations({ description: "the staff member free at this start" }),
   remaining: Schema.Int.annotations({ description: "seats still free at this start" })
 }).annotations({ identifier: "Slot" })
 export type Slot = typeof Slot.Type
@@ -28,9 +28,9 @@ export const ReasonCode = Schema.Literal(
 export type ReasonCode = typeof ReasonCode.Type
 
 export const Reason = Schema.Struct({
-  code: ReasonCode,
-  detail: Schema.String,
-  booking_id: Schema.optional(Schema.String),
-  hold_id: Schema.optional(Schema.String)
+  code: ReasonCode.annotations({ description: "which check failed" }),
+  detail: Schema.String.annotations({ description: "the failed check in words" }),
+  booking_id: Schema.optional(Schema.String.annotations({ description: "the booking in the way, if one is" })),
+  hold_id: Schema.optional(Schema.String.annotations({ description: "the hold in the way, if one is" }))
 }).annotations({ identifier: "UnbookableReason" })
 export type Reason = typeof Reason.Type

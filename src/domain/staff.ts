@@ -1,18 +1,18 @@
 import { Schema } from "effect"
-import { Email, Metadata, Name, TimeZone, Timestamps , optionalFields } from "./common.js"
+import { Email, Metadata, Name, ObjectType, TimeZone, Timestamps , optionalFields } from "./common.js"
 import { Id } from "./ids.js"
 
 export const StaffFields = {
   name: Name,
-  email: Schema.NullOr(Email),
-  time_zone: TimeZone,
-  active: Schema.Boolean,
+  email: Schema.NullOr(Email).annotations({ description: "email address; null when none" }),
+  time_zone: TimeZone.annotations({ description: "IANA time zone of the staff member's working hours (default `UTC`)" }),
+  active: Schema.Boolean.annotations({ description: "inactive staff cannot be booked" }),
   metadata: Metadata
 }
 
 export const Staff = Schema.Struct({
   id: Id("staff"),
-  object: Schema.Literal("staff"),
+  object: ObjectType("staff"),
   ...StaffFields,
   ...Timestamps
 }).annotations({ identifier: "Staff" })

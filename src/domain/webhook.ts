@@ -5,7 +5,7 @@
  */
 import { Schema } from "effect"
 import { EVENT_TYPES } from "../events/catalogue.js"
-import { Instant, Metadata, optional, optionalFields, Text, Timestamps } from "./common.js"
+import { Instant, Metadata, ObjectType, optional, optionalFields, Text, Timestamps } from "./common.js"
 import { Id } from "./ids.js"
 
 /** The event a `POST /v1/webhooks/{id}/test` sends; never recorded in the feed. */
@@ -26,7 +26,7 @@ export const WebhookUrl = Schema.String.pipe(
     if (url.hostname === "") return "must name a host"
     return true
   }),
-  Schema.annotations({ identifier: "WebhookUrl", description: "absolute `https` (or `http`) URL" })
+  Schema.annotations({ identifier: "WebhookUrl", description: "absolute `https` (or `http`) URL the events are posted to", jsonSchema: { format: "uri" } })
 )
 
 export const WebhookEventSelector = Schema.Literal("*", ...EVENT_TYPES).annotations({
@@ -36,7 +36,8 @@ export const WebhookEventSelector = Schema.Literal("*", ...EVENT_TYPES).annotati
 
 export const WebhookEvents = Schema.Array(WebhookEventSelector).pipe(
   Schema.minItems(1, { message: () => "must list at least one event type (or \"*\")" }),
-  Schema.maxItems(100)
+  Schema.maxItems(100),
+  Schema.annotations({ description: "the event types to receive (up to 100), or `[\"*\"]` for all" })
 )
 
 export const WebhookStatus = Schema.Literal("enabled", "failing", "disabled").annotations({
@@ -46,27 +47,27 @@ export const WebhookStatus = Schema.Literal("enabled", "failing", "disabled").an
 export type WebhookStatus = typeof WebhookStatus.Type
 
 export const WebhookError = Schema.Struct({
-  message: Schema.String,
-  status_code: Schema.NullOr(Schema.Int),
-  delivery_id: Schema.NullOr(Id("delivery")),
-  at: Instant
+  message: Schema.String.annotations({ description: "what went wrong" }),
+  status_code: Schema.NullOr(Schema.Int).annotations({ description: "the receiver's HTTP status; null when none came" }),
+  delivery_id: Schema.NullOr(Id("delivery")).annotations({ description: "the delivery that failed" }),
+  at: Instant.annotations({ description: "when it failed" })
 }).annotations({ identifier: "WebhookError" })
 export type WebhookError = typeof WebhookError.Type
 
 export const WebhookFields = {
   url: WebhookUrl,
   events: WebhookEvents,
-  description: Schema.NullOr(Text(500)),
-  active: Schema.Boolean,
+  description: Schema.NullOr(Text(500)).annotations({ description: "what the endpoint is for, up to 500 characters" }),
+  active: Schema.Boolean.annotations({ description: "inactive endpoints receive nothing; their events wait for `recover`" }),
   metadata: Metadata
 }
 
 export const WebhookEndpoint = Schema.Struct({
   id: Id("webhook"),
-  object: Schema.Literal("webhook_endpoint"),
+  object: ObjectType("webhook_endpoint"),
   ...WebhookFields,
   status: WebhookStatus,
-  last_error: Schema.NullOr(WebhookError),
+  last_error: Schema.NullOr(WebhookError).annotations({ description: "the most recent failed attempt; null when none" }),
   ...Timestamps
 }).annotations({ identifier: "WebhookEndpoint" })
 export type WebhookEndpoint = typeof WebhookEndpoint.Type
@@ -107,9 +108,9 @@ export const WebhookRecover = Schema.Struct({
 export type WebhookRecover = typeof WebhookRecover.Type
 
 export const WebhookRecovery = Schema.Struct({
-  object: Schema.Literal("webhook_recovery"),
+  object: ObjectType("webhook_recovery"),
   webhook_id: Id("webhook"),
-  since: Instant,
+  since: Instant.annotations({ description: "the instant recovery started from" }),
   requeued: Schema.Int.annotations({ description: "failed or waiting deliveries sent again now" }),
   created: Schema.Int.annotations({ description: "deliveries created for events the endpoint never got" })
 }).annotations({ identifier: "WebhookRecovery" })
@@ -133,11 +134,11 @@ export const DeliveryStatus = Schema.Literal("pending", "succeeded", "failed")
 export type DeliveryStatus = typeof DeliveryStatus.Type
 
 export const DeliveryAttempt = Schema.Struct({
-  attempted_at: Instant,
+  attempted_at: Instant.annotations({ description: "when the attempt was sent" }),
   status_code: Schema.NullOr(Schema.Int).annotations({ description: "null when no HTTP response came" }),
-  latency_ms: Schema.Int,
-  error: Schema.NullOr(Schema.String),
-  trigger: Schema.Literal("automatic", "manual")
+  latency_ms: Schema.Int.annotations({ description: "milliseconds until the response (or the failure)" }),
+  error: Schema.NullOr(Schema.String).annotations({ description: "why it failed; null on success" }),
+  trigger: Schema.Literal("automatic", "manual").annotations({ description: "`automatic` (the retry schedule) or `manual` (retry, test, recover)" })
 }).annotations({ identifier: "DeliveryAttempt" })
 export type DeliveryAttempt = typeof DeliveryAttempt.Type
 
@@ -146,15 +147,15 @@ export const MAX_RECORDED_ATTEMPTS = 25
 
 export const WebhookDelivery = Schema.Struct({
   id: Id("delivery"),
-  object: Schema.Literal("webhook_delivery"),
+  object: ObjectType("webhook_delivery"),
   webhook_id: Id("webhook"),
   event_id: Id("event").annotations({ description: "also the `webhook-id` header of every attempt" }),
-  event_type: Schema.String,
-  status: DeliveryStatus,
-  attempt_count: Schema.Int,
-  next_attempt_at: Schema.NullOr(Instant),
-  last_error: Schema.NullOr(Schema.String),
-  attempts: Schema.Array(DeliveryAttempt),
+  event_type: Schema.String.annotations({ description: "the event's type" }),
+  status: DeliveryStatus.annotations({ description: "`pending` while attempts remain, then `succeeded` or `failed`" }),
+  attempt_count: Schema.Int.annotations({ description: "attempts made so far" }),
+  next_attempt_at: Schema.NullOr(Instant).annotations({ description: "when the next automatic attempt is due; null when none is" }),
+  last_error: Schema.NullOr(Schema.String).annotations({ description: "why the latest attempt failed; null when it did not" }),
+  attempts: Schema.Array(DeliveryAttempt).annotations({ description: "the most recent attempts, oldest first (up to 25)" }),
   ...Timestamps
 }).annotations({ identifier: "WebhookDelivery" })
 export type WebhookDelivery = typeof WebhookDelivery.Type

@@ -8,10 +8,11 @@ import { BadRequest } from "../domain/errors.js"
 import type { IndexValue } from "../ports/storage.js"
 
 export const DEFAULT_LIMIT = 20
-export const MAX_LIMIT = 100
+const MAX_LIMIT = 100
 
 export const Limit = Schema.Int.pipe(
-  Schema.between(1, MAX_LIMIT, { message: () => `must be a whole number from 1 to ${MAX_LIMIT}` })
+  Schema.between(1, MAX_LIMIT, { message: () => `must be a whole number from 1 to ${MAX_LIMIT}` }),
+  Schema.annotations({ description: `items per page, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT})` })
 )
 
 export interface Page<A> {
@@ -23,19 +24,11 @@ export interface Page<A> {
 
 export const PageSchema = <S extends Schema.Schema.Any>(item: S) =>
   Schema.Struct({
-    object: Schema.Literal("list"),
-    data: Schema.Array(item),
-    has_more: Schema.Boolean,
-    next_cursor: Schema.NullOr(Schema.String)
+    object: Schema.Literal("list").annotations({ description: "the type of this object: always `list`" }),
+    data: Schema.Array(item).annotations({ description: "this page's items" }),
+    has_more: Schema.Boolean.annotations({ description: "whether more items follow this page" }),
+    next_cursor: Schema.NullOr(Schema.String).annotations({ description: "pass as `cursor` for the next page; null on the last" })
   })
-
-const toBase64Url = (text: string): string =>
-  btoa(String.fromCharCode(...new TextEncoder().encode(text))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
-
-const fromBase64Url = (text: string): string => {
-  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"))
-  return new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)))
-}
 
 /** A short fingerprint of the filters, so a cursor cannot be replayed against other ones. */
 const fingerprint = (filters: unknown): string => {
@@ -45,33 +38,36 @@ const fingerprint = (filters: unknown): string => {
   return hash.toString(36)
 }
 
+/** What a cursor carries: the last row's sort key (`k`) and the filters' fingerprint (`f`). */
+const Cursor = Schema.compose(
+  Schema.StringFromBase64Url,
+  Schema.parseJson(Schema.Struct({
+    k: Schema.Array(Schema.Union(Schema.Null, Schema.String, Schema.Number)),
+    f: Schema.String
+  }))
+)
+const encodeCursorText = Schema.encodeSync(Cursor)
+const decodeCursorText = Schema.decodeUnknown(Cursor)
+
 export const encodeCursor = (key: ReadonlyArray<IndexValue>, filters: unknown): string =>
-  toBase64Url(JSON.stringify({ k: key, f: fingerprint(filters) }))
+  encodeCursorText({ k: key, f: fingerprint(filters) })
 
 const invalidCursor = (message: string) =>
   new BadRequest({ detail: `cursor ${message}`, errors: [{ path: "cursor", message }] })
 
+/** The sort key a cursor resumes after (none without a cursor), or `bad_request` on `cursor`. */
 export const decodeCursor = (
   cursor: string | undefined,
   filters: unknown
 ): Effect.Effect<ReadonlyArray<IndexValue> | undefined, BadRequest> =>
-  Effect.suspend(() => {
-    if (cursor === undefined) return Effect.succeed(undefined)
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(fromBase64Url(cursor))
-    } catch {
-      return Effect.fail(invalidCursor("is not a cursor this API issued"))
-    }
-    if (
-      typeof parsed !== "object" || parsed === null || !Array.isArray((parsed as any).k) ||
-      !(parsed as any).k.every((v: unknown) => v === null || typeof v === "string" || typeof v === "number")
-    ) return Effect.fail(invalidCursor("is not a cursor this API issued"))
-    if ((parsed as any).f !== fingerprint(filters)) {
-      return Effect.fail(invalidCursor("was issued for other filters; start again without a cursor"))
-    }
-    return Effect.succeed((parsed as any).k as ReadonlyArray<IndexValue>)
-  })
+  cursor === undefined ? Effect.succeed(undefined) : decodeCursorText(cursor).pipe(
+    Effect.mapError(() => invalidCursor("is not a cursor this API issued")),
+    Effect.filterOrFail(
+      (parsed) => parsed.f === fingerprint(filters),
+      () => invalidCursor("was issued for other filters; start again without a cursor")
+    ),
+    Effect.map((parsed) => parsed.k)
+  )
 
 /** Builds a page from `limit + 1` rows fetched after the cursor. */
 export const pageOf = <A>(

@@ -38,7 +38,10 @@ export const newResource = <K extends IdKind>(kind: K) => Effect.map(currentStam
 
 export const PageParams = {
   limit: Schema.optionalWith(Limit, { exact: true }),
-  cursor: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(1000)), { exact: true })
+  cursor: Schema.optionalWith(
+    Schema.String.pipe(Schema.maxLength(1000), Schema.annotations({ description: "the previous page's `next_cursor`" })),
+    { exact: true }
+  )
 }
 
 /** One page of `collection` after the cursor, under `where`, bound to `filters`. */

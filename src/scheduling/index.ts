@@ -2,4 +2,5 @@
 export * from "./types.js"
 export * from "./zones.js"
 export { availableWindows } from "./windows.js"
-export { checkStart, computeSlots, nearestSlots, type SlotMaker } from "./slots.js"
+export { checkStart, nearestSlots } from "./checks.js"
+export { computeSlots, type SlotMaker } from "./slots.js"

@@ -67,6 +67,56 @@ export const weekdayOf = (date: string): number => weekdayOfDay(parseDay(date))
 export const addDays = (date: string, days: number): string => formatDay(parseDay(date) + days)
 
 // ---------------------------------------------------------------------------------------
+// Zone names.
+
+/**
+ * Names Intl accepts but leaves out of `Intl.supportedValuesOf("timeZone")`, whose list
+ * still has the older spellings (Asia/Calcutta, Europe/Kiev) and no links: their canonical
+ * case cannot be read from the runtime.
+ */
+const UNLISTED_ZONES = [
+  "UTC", "Etc/UTC", "GMT", "Etc/GMT", "Asia/Kolkata", "Asia/Kathmandu", "Asia/Ho_Chi_Minh", "Asia/Yangon",
+  "Europe/Kyiv", "America/Nuuk", "Pacific/Kanton", "Atlantic/Faroe", "America/Argentina/Buenos_Aires",
+  "US/Pacific", "US/Mountain", "US/Central", "US/Eastern", "US/Alaska", "US/Hawaii"
+]
+let spellings: Map<string, string> | undefined
+const spellingOf = (name: string): string | undefined => {
+  spellings ??= new Map([...Intl.supportedValuesOf("timeZone"), ...UNLISTED_ZONES].map((zone) => [zone.toLowerCase(), zone]))
+  return spellings.get(name.toLowerCase())
+}
+
+const resolveZone = (name: string): string | undefined => {
+  if (name.length > 64) return undefined
+  let resolved: string
+  try {
+    resolved = new Intl.DateTimeFormat("en-US", { timeZone: name }).resolvedOptions().timeZone
+  } catch {
+    return undefined
+  }
+  const spelled = spellingOf(name)
+  if (spelled !== undefined) return spelled
+  // An alias this table does not know (Intl names its target instead): kept as given.
+  return resolved.toLowerCase() === name.toLowerCase() ? resolved : name
+}
+
+const canonicalZones = new Map<string, string | null>()
+
+/**
+ * The IANA zone `name` names, matched case-insensitively, in its canonical case
+ * (`europe/berlin` → `Europe/Berlin`); `undefined` when it names none. A link stays a link
+ * (`US/Pacific` is not rewritten to `America/Los_Angeles`). Verdicts are cached: asking Intl
+ * builds a formatter.
+ */
+export const canonicalZone = (name: string): string | undefined => {
+  let found = canonicalZones.get(name)
+  if (found === undefined) {
+    found = resolveZone(name) ?? null
+    if (canonicalZones.size < 1000) canonicalZones.set(name, found)
+  }
+  return found ?? undefined
+}
+
+// ---------------------------------------------------------------------------------------
 // Offsets.
 
 const formatters = new Map<string, Intl.DateTimeFormat>()
@@ -177,7 +227,7 @@ const dayInfoOf = (timeZone: string, n: number): DayInfo => {
 }
 
 /** The zone's UTC offset in milliseconds (local − UTC) at an instant. */
-export const offsetAt = (timeZone: string, ms: number): number => {
+const offsetAt = (timeZone: string, ms: number): number => {
   const info = dayInfoOf(timeZone, Math.floor(ms / DAY))
   return ms < info.at ? info.before : info.after
 }

@@ -67,7 +67,10 @@ describe("one seat, fifty concurrent creates", () => {
       let err = ""
       child.stdout.on("data", (d) => (out += d))
       child.stderr.on("data", (d) => (err += d))
-      const ready = new Promise<void>((resolve) => child.stdout.on("data", () => out.includes("ready") && resolve()))
+      const ready = new Promise<void>((resolve, reject) => {
+        child.stdout.on("data", () => out.includes("ready") && resolve())
+        child.on("exit", (code) => reject(new Error(`child exited ${code} before it was ready: ${err}`)))
+      })
       const done = new Promise<Array<string>>((resolve, reject) =>
         child.on("exit", (code) =>
           code === 0 ? resolve(JSON.parse(out.trim().split("\n").pop()!)) : reject(new Error(`child exited ${code}: ${err}`))))

@@ -2,7 +2,7 @@
  * The Effect API: core services composed over a storage layer, the tenant as a service in
  * context, typed failures, and the live event stream, on a real SQLite file.
  */
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, expectTypeOf, it } from "@effect/vitest"
 import { Chunk, Effect, Either, Fiber, Layer, Stream } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -12,6 +12,13 @@ import { Bookings, Clients, CoreLive, Events, Services, SqliteStorageLive, Staff
 const tenant = Layer.succeed(Tenant, { account_id: "acc_01J00000000000000000000000", environment: "sandbox" })
 
 describe("Effect API", () => {
+  it("booking creation names every failure in its type (checked by tsc)", () => {
+    type CreateFailure = Effect.Effect.Error<ReturnType<Bookings["create"]>>
+    expectTypeOf<CreateFailure["_tag"]>().toEqualTypeOf<
+      "ValidationFailed" | "InvalidReference" | "SlotUnavailable" | "OutsideAvailability" | "HoldExpired" | "StorageFailure"
+    >()
+  })
+
   it.scopedLive("runs use cases over SQLite with the tenant in context and typed errors", () =>
     Effect.gen(function*() {
       const dir = mkdtempSync(join(tmpdir(), "slotwise-effect-"))

@@ -47,7 +47,7 @@ describe("validation", () => {
     const error = await failure(s.clients.create({ name: "N", email: "not-an-email", notes: 7 } as any))
     expect(error.errors).toEqual([
       { path: "email", message: "must be an email address" },
-      { path: "notes", message: "Expected string, actual 7" }
+      { path: "notes", message: "must be a string" }
     ])
     expect(error.detail).toBe("2 fields are invalid: email, notes")
     const one = await failure(s.clients.create({ name: "N", email: "x" }))
@@ -67,5 +67,58 @@ describe("validation", () => {
     expect(await failure(s.bookings.get("bkg_00000000000000000000000000"))).toMatchObject({ code: "not_found", status: 404, name: "NotFoundError" })
     expect(await failure(s.clients.list({ cursor: "garbage" }))).toMatchObject({ code: "bad_request", status: 400, errors: [{ path: "cursor" }] })
     expect(await failure(s.clients.list({ limit: 101 }))).toMatchObject({ code: "validation_failed", errors: [{ path: "limit" }] })
+  })
+
+  it("says what is wrong in each field's own terms, once per field, without quoting schema text", async () => {
+    const { s, staffId } = await salon()
+    const messages = async (run: Promise<unknown>) => (await failure(run)).errors as Array<{ path: string; message: string }>
+    expect(await messages(s.clients.create({ name: 5, email: "x@y", phone: "call me", metadata: { a: 1 } } as any))).toEqual([
+      { path: "name", message: "must be a string" },
+      { path: "email", message: "must be an email address" },
+      { path: "phone", message: "must be a phone number" },
+      { path: "metadata.a", message: "must be a string" }
+    ])
+    expect(await messages(s.staff.create({ name: "Ana", time_zone: "Mars/Olympus" }))).toEqual([
+      { path: "time_zone", message: "must be an IANA time zone such as Europe/Berlin" }
+    ])
+    expect(await messages(s.services.create({ name: "Cut", duration_minutes: 30.5, price: { amount: -5, currency: "EUR" }, active: "yes" } as any))).toEqual([
+      { path: "duration_minutes", message: "must be a whole number from 1 to 1440" },
+      { path: "price.amount", message: "must be a non-negative integer in minor units, such as 1999 for 19.99" },
+      { path: "active", message: "must be true or false" }
+    ])
+    expect(await messages(s.services.create({ name: "Cut", duration_minutes: 30, price: -5 } as any))).toEqual([
+      { path: "price", message: "must be an object" }
+    ])
+    expect(await messages(s.availability.create({ staff_id: staffId, type: "monthly" } as any))).toEqual([
+      { path: "type", message: "must be one of weekly, date, blocked" }
+    ])
+    expect(await messages(s.availability.create({ staff_id: staffId, type: "weekly", weekdays: [1, 8], start_time: "09:00" } as any))).toEqual([
+      { path: "weekdays.1", message: "must be a weekday from 1 (Monday) to 7 (Sunday)" },
+      { path: "end_time", message: "is required" }
+    ])
+    // A filter that takes one value or a list: one entry, not one per branch.
+    expect(await messages(s.bookings.list({ status: "bogus" } as any))).toEqual([
+      { path: "status", message: "must be one of pending, confirmed, cancelled, completed, no_show, or a list of them" }
+    ])
+    expect(await messages(s.bookings.list({ status: ["confirmed", "bogus"] } as any))).toEqual([
+      { path: "status.1", message: "must be one of pending, confirmed, cancelled, completed, no_show" }
+    ])
+  })
+
+  it("never echoes the value: a 200,000-character name gets a short error", async () => {
+    const s = await createTestScheduling({ now: NOW })
+    const error = await failure(s.clients.create({ name: "x".repeat(200_000) }))
+    expect(error.errors).toEqual([{ path: "name", message: "must be at most 200 characters" }])
+    expect(error.detail).toBe("name must be at most 200 characters")
+    expect(JSON.stringify(error.errors).length).toBeLessThan(200)
+  })
+
+  it("refuses an input that is not an object with one error", async () => {
+    const s = await createTestScheduling({ now: NOW })
+    for (const input of ["x", 42, [], [1, 2], true]) {
+      const error = await failure(s.clients.create(input as any))
+      expect(error.errors).toEqual([{ path: "", message: "must be a JSON object" }])
+      expect(error.detail).toBe("the body must be a JSON object")
+    }
   })
 })

@@ -26,7 +26,7 @@ const walkthrough = (): string => {
 
 const serve = (): Promise<{ url: string; key: string }> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "adapters/http/bin.ts", "serve", "--port", "0", "--memory"], {
+    const child = spawn(process.execPath, ["--import", "tsx", "main.ts", "serve", "--port", "0", "--memory"], {
       cwd: root,
       stdio: ["ignore", "pipe", "pipe"]
     })

@@ -81,6 +81,68 @@ describe("bad input", () => {
     expect(problem.errors.map((e: any) => e.path).sort()).toEqual(["capacity", "duration_minutes", "name", "nope"])
   })
 
+  it("refuses a body that is not a JSON object with one clear error", async () => {
+    for (const [path, text] of [["/v1/clients", '"x"'], ["/v1/clients", "42"], ["/v1/services", "[]"], ["/v1/bookings", "null"]] as const) {
+      const problem = expectProblem(await api.post(path, undefined, json(text)), 422, "validation_failed")
+      expect(problem.detail).toBe("the body must be a JSON object")
+      expect(problem.errors).toEqual([{ path: "", message: "must be a JSON object" }])
+    }
+  })
+
+  it("takes an action's body as optional: nothing or {} only", async () => {
+    const booking = `/v1/bookings/bkg_${"0".repeat(26)}/confirm`
+    expectProblem(await api.post(booking), 404, "not_found")
+    expectProblem(await api.post(booking, {}), 404, "not_found")
+    expect(expectProblem(await api.post(booking, undefined, json("[]")), 422, "validation_failed").errors).toEqual([
+      { path: "", message: "must be a JSON object" }
+    ])
+    expect(expectProblem(await api.post(booking, { reason: "x" }), 422, "validation_failed").errors).toEqual([
+      { path: "reason", message: "is not a known field" }
+    ])
+  })
+
+  it("words each field's error in its own terms, one entry per field", async () => {
+    const bad = expectProblem(await api.post("/v1/clients", { name: "Bob", email: "bob-at-example" }), 422, "validation_failed")
+    expect(bad.detail).toBe("email must be an email address")
+    expect(bad.errors).toEqual([{ path: "email", message: "must be an email address" }])
+    const service = expectProblem(
+      await api.post("/v1/services", { name: "Cut", duration_minutes: 30, price: { amount: -5, currency: "EUR" } }),
+      422,
+      "validation_failed"
+    )
+    expect(service.errors).toEqual([{ path: "price.amount", message: "must be a non-negative integer in minor units, such as 1999 for 19.99" }])
+    const zone = expectProblem(await api.post("/v1/staff", { name: "Ana", time_zone: "Mars/Olympus_Mons" }), 422, "validation_failed")
+    expect(zone.errors).toEqual([{ path: "time_zone", message: "must be an IANA time zone such as Europe/Berlin" }])
+    const status = expectProblem(await api.get("/v1/bookings?status=bogus"), 400, "bad_request")
+    expect(status.detail).toBe("invalid query: status.0 must be one of pending, confirmed, cancelled, completed, no_show")
+    expect(status.errors).toHaveLength(1)
+    const missing = expectProblem(await api.get("/v1/availability/slots"), 400, "bad_request")
+    expect(missing.errors).toEqual([
+      { path: "service_id", message: "is required" },
+      { path: "start", message: "is required" },
+      { path: "end", message: "is required" }
+    ])
+    const types = expectProblem(await api.post("/v1/services", { name: 5, duration_minutes: "30", active: "yes" }), 422, "validation_failed")
+    expect(types.errors).toEqual([
+      { path: "name", message: "must be a string" },
+      { path: "duration_minutes", message: "must be a number" },
+      { path: "active", message: "must be true or false" }
+    ])
+    for (const problem of [bad, service, zone, status, missing, types]) expect(JSON.stringify(problem)).not.toMatch(/Expected|actual|readonly/)
+  })
+
+  it("keeps error bodies small whatever was sent", async () => {
+    const long = await api.post("/v1/clients", { name: "x".repeat(200_000) })
+    expect(expectProblem(long, 422, "validation_failed").errors).toEqual([{ path: "name", message: "must be at most 200 characters" }])
+    expect(long.text.length).toBeLessThan(400)
+    const id = "b".repeat(10_000)
+    const missing = await api.get(`/v1/bookings/${id}`)
+    expect(expectProblem(missing, 404, "not_found").detail).toBe(`no resource with id ${"b".repeat(100)}… under /v1/bookings`)
+    expect(missing.text.length).toBeLessThan(400)
+    const key = await api.post("/v1/clients", { name: "x", metadata: { ["k".repeat(5000)]: "v" } })
+    expect(key.text.length).toBeLessThan(600)
+  })
+
   it("the server stays healthy afterwards", async () => {
     expect((await client(server.url).get("/health")).status).toBe(200)
   })

@@ -24,7 +24,8 @@ describe("system", () => {
       expect(Object.keys(spec.paths)).toContain(path)
     }
     expect(Object.keys(spec.paths).some((p) => p.startsWith("/admin"))).toBe(false)
-    expect(spec.paths["/v1/bookings"].post.responses["409"].content).toHaveProperty(["application/problem+json"])
+    const conflict = spec.paths["/v1/bookings"].post.responses["409"] // shared: a $ref into components.responses
+    expect(spec.components.responses[conflict.$ref.split("/").pop()].content).toHaveProperty(["application/problem+json"])
     expect(spec.paths["/v1/bookings"].get.parameters.map((p: any) => p.name)).toEqual(
       expect.arrayContaining(["status", "limit", "cursor", "upcoming"])
     )

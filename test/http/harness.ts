@@ -3,12 +3,12 @@
  * binary on in-memory storage, with a controlled clock so tests move time instead of
  * sleeping, an admin token, and the first-start account's keys.
  */
-import { Duration, Effect, Exit, Fiber, Layer } from "effect"
+import { Context, Duration, Effect, Exit, Fiber, Layer, TestClock } from "effect"
 import * as http from "node:http"
 import { type ServerOptions, serverLayer, type StorageChoice } from "../../compose.js"
 import type { AccountWithKeys } from "../../src/domain/account.js"
 import { parseInstant } from "../../src/domain/common.js"
-import { makeControlledClock } from "../../src/testing/ControlledClock.js"
+import { TestClockAt } from "../../src/testing/testClock.js"
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789"
 export const START = "2027-03-26T08:00:00Z" // a Friday
@@ -33,7 +33,7 @@ export interface StartOptions {
 }
 
 export const startServer = async (options: StartOptions = {}): Promise<TestServer> => {
-  const clock = makeControlledClock(parseInstant(options.now ?? START)!)
+  let clock: TestClock.TestClock | undefined
   let url = ""
   let first: AccountWithKeys | undefined
   const layer = serverLayer({
@@ -46,19 +46,20 @@ export const startServer = async (options: StartOptions = {}): Promise<TestServe
     webhooks: options.webhooks ?? true,
     onListening: (u) => (url = u),
     onFirstAccount: (created) => (first = created)
-  }).pipe(Layer.provide(Layer.setClock(clock)))
+  }).pipe(Layer.provide(Layer.tap(TestClockAt(parseInstant(options.now ?? START)!), (context) => Effect.sync(() => (clock = Context.get(context, TestClock.TestClock))))))
   const fiber = Effect.runFork(Layer.launch(layer))
   for (let i = 0; i < 400 && url === ""; i++) {
     const poll = fiber.unsafePoll()
     if (poll !== null && Exit.isFailure(poll)) throw new Error(`server failed to start: ${String(poll.cause)}`)
     await new Promise((r) => setTimeout(r, 10))
   }
-  if (url === "" || first === undefined) throw new Error("server did not start")
+  if (url === "" || first === undefined || clock === undefined) throw new Error("server did not start")
+  const started = clock
   return {
     url,
     first,
-    advance: (ms) => Effect.runPromise(clock.advance(Duration.millis(ms))),
-    now: () => clock.unsafeCurrentTimeMillis(),
+    advance: (ms) => Effect.runPromise(started.adjust(Duration.millis(ms))),
+    now: () => started.unsafeCurrentTimeMillis(),
     close: () => Effect.runPromise(Fiber.interrupt(fiber)).then(() => undefined)
   }
 }

@@ -4,6 +4,7 @@ import type { AvailabilityRule } from "../../src/domain/availability.js"
 import {
   addDays,
   availableWindows,
+  canonicalZone,
   checkStart,
   computeSlots,
   hasGapOn,
@@ -50,6 +51,39 @@ const wallOf = (zone: string, ms: number): string => {
 }
 const hhmm = (minutes: number) =>
   `${String(Math.floor(minutes / 60)).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`
+
+describe("zone names", () => {
+  it("are matched case-insensitively and spelled in their canonical case", () => {
+    expect(canonicalZone("europe/berlin")).toBe("Europe/Berlin")
+    expect(canonicalZone("EUROPE/BERLIN")).toBe("Europe/Berlin")
+    expect(canonicalZone("america/port-au-prince")).toBe("America/Port-au-Prince")
+    expect(canonicalZone("america/argentina/buenos_aires")).toBe("America/Argentina/Buenos_Aires")
+    expect(canonicalZone("utc")).toBe("UTC")
+    expect(canonicalZone("etc/gmt+5")).toBe("Etc/GMT+5")
+  })
+
+  it("keep current and linked names as they are rather than renaming them", () => {
+    expect(canonicalZone("Asia/Kolkata")).toBe("Asia/Kolkata")
+    expect(canonicalZone("asia/kolkata")).toBe("Asia/Kolkata")
+    expect(canonicalZone("Asia/Calcutta")).toBe("Asia/Calcutta")
+    expect(canonicalZone("us/pacific")).toBe("US/Pacific")
+    expect(canonicalZone("Europe/Kyiv")).toBe("Europe/Kyiv")
+  })
+
+  it("every zone the runtime lists maps to itself, from any case", () => {
+    for (const zone of Intl.supportedValuesOf("timeZone")) {
+      expect(canonicalZone(zone)).toBe(zone)
+      expect(canonicalZone(zone.toLowerCase())).toBe(zone)
+      expect(canonicalZone(zone.toUpperCase())).toBe(zone)
+    }
+  })
+
+  it("are refused when they name no zone", () => {
+    for (const name of ["", "Europe/Atlantis", "CEST", "+01:00", "Europe/Berlin ", "x".repeat(65)]) {
+      expect(canonicalZone(name)).toBeUndefined()
+    }
+  })
+})
 
 describe("calendar helpers", () => {
   it("weekdayOf is ISO (1 = Monday … 7 = Sunday)", () => {

@@ -16,6 +16,7 @@ export const AccountGroup = HttpApiGroup.make("account")
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Account")
+  .annotate(OpenApi.Description, "The account the credential belongs to, with its plan and limits.")
 
 const keysWrite = key("keys:write")
 
@@ -59,3 +60,4 @@ export const ApiKeysGroup = HttpApiGroup.make("apiKeys")
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "API keys")
+  .annotate(OpenApi.Description, "Secret and publishable keys per environment: create, rotate, revoke, and exchange a sandbox key for production.")

@@ -1,5 +1,5 @@
 /** Availability rules, slots, explain and holds (API.md §3). */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { AvailabilityListParams, Explanation, ExplainQuery, SlotList, SlotQuery } from "../../../src/Availability.js"
 import { AvailabilityCreate, AvailabilityRule, AvailabilityUpdate } from "../../../src/domain/availability.js"
@@ -16,7 +16,11 @@ const read = key("availability:read")
  * The rule as a `201` body. HttpApi caches response encoders per union member, so a union
  * used with two statuses needs members of its own (same schemas, fresh nodes).
  */
-const CreatedRule = Schema.Union(...AvailabilityRule.members.map((member) => member.annotations({})))
+const created = <A, I>(member: Schema.Schema<A, I>) =>
+  // The status on each member, as the document lists a union's members one by one.
+  member.annotations(HttpApiSchema.annotations<A>({ status: 201 }))
+const [weekly, date, blocked] = AvailabilityRule.members
+const CreatedRule = Schema.Union(created(weekly), created(date), created(blocked))
 const write = key("availability:write")
 
 export const AvailabilityGroup = HttpApiGroup.make("availability")
@@ -86,3 +90,4 @@ export const AvailabilityGroup = HttpApiGroup.make("availability")
   .addError(HoldExpiredProblem)
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Availability")
+  .annotate(OpenApi.Description, "Working hours, dated exceptions and blocked time per staff member; bookable slots, why a start is not bookable, and short holds on a slot.")

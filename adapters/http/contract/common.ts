@@ -1,28 +1,63 @@
-/** Pieces every group shares: path ids, strict bodies, list pages. */
-import { Schema } from "effect"
+/** Pieces every group shares: path ids, strict bodies and their messages, list pages. */
+import { Either, ParseResult, Schema, SchemaAST as AST } from "effect"
 import { PageSchema } from "../../../src/internal/pagination.js"
+import { decodeOptions, type FieldIssue, fieldIssuesOf } from "../../../src/internal/validation.js"
 
 /** `{id}` in a path: any text; an id that names nothing (or another tenant's) is a 404. */
 export const IdPath = Schema.Struct({ id: Schema.String })
 
-/** A request body decoded with the core's rules: unknown fields refused, every error reported. */
-export const body = <S extends Schema.Schema.AnyNoContext>(schema: S): S =>
-  schema.annotations({ parseOptions: { onExcessProperty: "error", errors: "all" } }) as S
+/**
+ * `schema` as the HTTP layer decodes it: with the core's rules (unknown fields refused, every
+ * error reported) and the core's field messages, each invalid field one issue carrying its
+ * final message, so the platform's decode error lists exactly what the core would. The
+ * OpenAPI document still shows `schema` itself (its surrogate). `prepare` adjusts the raw
+ * input first (query strings).
+ */
+export const decodedAs = <A, I>(
+  schema: Schema.Schema<A, I>,
+  prepare: (input: unknown) => unknown = (input) => input
+): Schema.Schema<A, I> => {
+  const decode = ParseResult.decodeUnknownEither(schema, decodeOptions)
+  const encode = ParseResult.encodeUnknownEither(schema)
+  return Schema.declare([], {
+    decode: () => (input, _, ast) => Either.mapLeft(decode(prepare(input)), (issue) => reported(ast, input, fieldIssuesOf(issue))),
+    encode: () => (value) => encode(value)
+  }, { [AST.SurrogateAnnotationId]: schema.ast })
+}
+
+const reported = (ast: AST.AST, input: unknown, fields: ReadonlyArray<FieldIssue>): ParseResult.ParseIssue => {
+  const issues = fields.map((field): ParseResult.ParseIssue => {
+    const issue = new ParseResult.Type(ast, undefined, field.message)
+    return field.path.length === 0 ? issue : new ParseResult.Pointer(field.path as [PropertyKey, ...Array<PropertyKey>], input, issue)
+  })
+  return issues.length === 1 ? issues[0]! : new ParseResult.Composite(ast, input, issues as [ParseResult.ParseIssue, ...Array<ParseResult.ParseIssue>])
+}
+
+/** A request body decoded with the core's rules and messages. */
+export const body = <S extends Schema.Schema.AnyNoContext>(schema: S): Schema.Schema<Schema.Schema.Type<S>, Schema.Schema.Encoded<S>> =>
+  decodedAs(schema as Schema.Schema<Schema.Schema.Type<S>, Schema.Schema.Encoded<S>>)
+
+const isPlainObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /**
- * A body with no fields (actions): `{}` or nothing; any field is unknown. (An empty
- * `Schema.Struct` accepts any non-null value, so a filter reports the unknown fields and non-objects.)
+ * The body of an action (confirm, complete, …): optional; when sent, a JSON object without
+ * fields. Documented as such: an object that admits no properties.
  */
-export const NoFields = body(
-  Schema.Struct({}).pipe(
-    Schema.filter((value) =>
-      // An empty Struct also accepts arrays and other non-null values: only an object is a body.
-      typeof value !== "object" || Array.isArray(value)
-        ? "must be a JSON object ({} or no body)"
-        : Object.keys(value).map((key) => ({ path: [key], message: "is not a known field" }))
-    )
-  ).annotations({ identifier: "NoFields" })
-)
+export const NoFields: Schema.Schema<{}> = Schema.declare([], {
+  decode: () => (input, _, ast) => {
+    if (input === undefined || input === null) return ParseResult.succeed({})
+    if (!isPlainObject(input)) return ParseResult.fail(reported(ast, input, [{ path: [], message: "must be a JSON object" }]))
+    const unknown = Object.keys(input)
+    return unknown.length === 0
+      ? ParseResult.succeed({})
+      : ParseResult.fail(reported(ast, input, unknown.map((key) => ({ path: [key], message: "is not a known field" }))))
+  },
+  encode: () => () => ParseResult.succeed({})
+}, {
+  identifier: "NoFields",
+  description: "No fields: send `{}` or no body at all.",
+  jsonSchema: { type: "object", additionalProperties: false, properties: {} }
+})
 
 export const pageOf = <S extends Schema.Schema.AnyNoContext>(item: S, identifier: string) =>
   PageSchema(item).annotations({ identifier })

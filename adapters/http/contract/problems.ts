@@ -72,16 +72,18 @@ const problemSchema = <E extends { readonly _tag: string }>(
   }
 ) => {
   const fields: Schema.Struct.Fields = {
-    type: Schema.Literal(PROBLEM_TYPE_BASE + info.code),
-    title: Schema.String,
-    status: Schema.Literal(info.status),
-    code: Schema.Literal(info.code),
-    detail: Schema.String,
-    ...(options.fields === "errors" ? { errors: Schema.Array(FieldError) } : {}),
+    type: Schema.Literal(PROBLEM_TYPE_BASE + info.code).annotations({ description: "URI naming the kind of problem" }),
+    title: Schema.String.annotations({ description: "the kind of problem in a few words" }),
+    status: Schema.Literal(info.status).annotations({ description: "the HTTP status code" }),
+    code: Schema.Literal(info.code).annotations({ description: "stable code to branch on" }),
+    detail: Schema.String.annotations({ description: "what went wrong with this request" }),
+    ...(options.fields === "errors"
+      ? { errors: Schema.Array(FieldError).annotations({ description: "one entry per invalid field" }) }
+      : {}),
     ...(options.fields === "unbookable"
       ? {
         alternatives: Schema.Array(Slot).annotations({ description: "up to 3 nearest free slots of the same service and staff member" }),
-        reasons: Schema.Array(Reason)
+        reasons: Schema.Array(Reason).annotations({ description: "every check the start failed" })
       }
       : {})
   }

@@ -5,8 +5,7 @@
  * refused and every invalid one is reported, as for bodies.
  */
 import { ParseResult, Schema, SchemaAST as AST } from "effect"
-
-const strict = { parseOptions: { onExcessProperty: "error", errors: "all" } } as const
+import { decodedAs } from "./common.js"
 
 const IntegerText = Schema.transformOrFail(Schema.String, Schema.Number, {
   strict: true,
@@ -48,7 +47,7 @@ const kindOf = (ast: AST.AST): Kind => {
   }
 }
 
-const fromText = (schema: Schema.Schema.AnyNoContext): Schema.Schema.AnyNoContext => {
+const convert = (schema: Schema.Schema.AnyNoContext): Schema.Schema.AnyNoContext => {
   switch (kindOf(schema.ast)) {
     case "number":
       return Schema.compose(IntegerText, schema as Schema.Schema<any, number>, { strict: false })
@@ -59,6 +58,13 @@ const fromText = (schema: Schema.Schema.AnyNoContext): Schema.Schema.AnyNoContex
     case "text":
       return schema
   }
+}
+
+/** The wire form of a parameter, described as the core describes it (not as "a whole number"). */
+const fromText = (schema: Schema.Schema.AnyNoContext): Schema.Schema.AnyNoContext => {
+  const converted = convert(schema)
+  const description = AST.getDescriptionAnnotation(schema.ast)
+  return converted === schema || description._tag === "None" ? converted : converted.annotations({ description: description.value })
 }
 
 /**
@@ -79,17 +85,37 @@ export const queryOf = <F extends Schema.Struct.Fields>(
     }
   }
   // No identifier: the OpenAPI document lists query parameters only from an inline struct.
-  return Schema.Struct(fields as any).annotations(strict) as any
+  return query(Schema.Struct(fields as any) as unknown as Schema.Schema<any, any>) as any
+}
+
+/** The struct under a query schema's filters. */
+const structOf = (ast: AST.AST): AST.TypeLiteral | undefined =>
+  ast._tag === "TypeLiteral" ? ast : ast._tag === "Refinement" ? structOf(ast.from) : undefined
+
+/**
+ * A query schema decoded with the core's messages. The platform hands a schema it cannot
+ * look into every parameter as a list, so a single value of a non-list parameter is taken
+ * out of its list again (a repeated one stays a list and is refused).
+ */
+const query = <A, I>(schema: Schema.Schema<A, I>): Schema.Schema<A, I> => {
+  const lists = new Set(structOf(schema.ast)?.propertySignatures.filter((ps) => kindOf(ps.type) === "list").map((ps) => ps.name))
+  return decodedAs(schema, (input) => {
+    if (typeof input !== "object" || input === null) return input
+    const out: Record<string, unknown> = {}
+    for (const [key, value] of Object.entries(input)) {
+      out[key] = Array.isArray(value) && value.length === 1 && !lists.has(key) ? value[0] : value
+    }
+    return out
+  })
 }
 
 const withoutIdentifier = (ast: AST.AST): AST.AST => {
   const { [AST.IdentifierAnnotationId]: _, ...annotations } = ast.annotations
-  const merged = { ...annotations, [AST.ParseOptionsAnnotationId]: strict.parseOptions }
   switch (ast._tag) {
     case "Refinement":
-      return new AST.Refinement(withoutIdentifier(ast.from), ast.filter, merged)
+      return new AST.Refinement(withoutIdentifier(ast.from), ast.filter, annotations)
     case "TypeLiteral":
-      return new AST.TypeLiteral(ast.propertySignatures, ast.indexSignatures, merged)
+      return new AST.TypeLiteral(ast.propertySignatures, ast.indexSignatures, annotations)
     default:
       return ast
   }
@@ -99,4 +125,5 @@ const withoutIdentifier = (ast: AST.AST): AST.AST => {
  * A core query whose every field is already text on the wire, refusing unknown parameters
  * (inlined, so the OpenAPI document lists its parameters).
  */
-export const strictQuery = <A, I>(schema: Schema.Schema<A, I>): Schema.Schema<A, I> => Schema.make(withoutIdentifier(schema.ast))
+export const strictQuery = <A, I>(schema: Schema.Schema<A, I>): Schema.Schema<A, I> =>
+  query(Schema.make<A, I, never>(withoutIdentifier(schema.ast)))

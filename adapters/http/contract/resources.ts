@@ -85,6 +85,7 @@ export const ServicesGroup = crud({
   write: "services:write",
   publishableReads: true
 }).annotate(OpenApi.Title, "Services")
+  .annotate(OpenApi.Description, "What can be booked: duration, buffers, capacity, notice, price and the staff who provide it.")
 
 export const StaffGroup = crud({
   name: "staff",
@@ -98,6 +99,7 @@ export const StaffGroup = crud({
   write: "staff:write",
   publishableReads: true
 }).annotate(OpenApi.Title, "Staff")
+  .annotate(OpenApi.Description, "The people who provide services, each with a time zone for their working hours.")
 
 export const ClientsGroup = crud({
   name: "clients",
@@ -111,3 +113,4 @@ export const ClientsGroup = crud({
   write: "clients:write",
   publishableReads: false
 }).annotate(OpenApi.Title, "Clients")
+  .annotate(OpenApi.Description, "The people who book, with their contact details.")

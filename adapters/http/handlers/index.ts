@@ -2,14 +2,17 @@
 import { Layer } from "effect"
 import { AccountLive, ApiKeysLive } from "./account.js"
 import { AdminLive } from "./admin.js"
+import { AdminUsersLive } from "./adminUsers.js"
 import { AvailabilityLive } from "./availability.js"
 import { BookingsLive } from "./bookings.js"
 import { EventsLive } from "./events.js"
+import { OAuthClientsLive, OAuthGrantsLive } from "./oauth.js"
 import { ClientsLive, ServicesLive, StaffLive } from "./resources.js"
 import { SandboxLive } from "./sandbox.js"
 import { AuthenticationLive, OperatorAuthenticationLive } from "./security.js"
 import { SystemLive } from "./system.js"
 import { WebhooksLive } from "./webhooks.js"
+import { WidgetLive } from "./widget.js"
 
 export const HandlersLive = Layer.mergeAll(
   SystemLive,
@@ -23,5 +26,9 @@ export const HandlersLive = Layer.mergeAll(
   EventsLive,
   WebhooksLive,
   SandboxLive,
-  AdminLive
+  OAuthClientsLive,
+  OAuthGrantsLive,
+  WidgetLive,
+  AdminLive,
+  AdminUsersLive
 ).pipe(Layer.provide([AuthenticationLive, OperatorAuthenticationLive]))

@@ -2,11 +2,13 @@
  * Every failure as an RFC 9457 problem response: core failures with their catalogue entry,
  * transport failures (405/413/415), the platform's decode errors (400 for a query, 422 for a
  * body, each field listed), and anything else as a 500 that says nothing of its cause.
+ * Whatever a problem echoes of the request (an id, a path) is cut short.
  */
 import { HttpApiError, HttpServerError, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Option } from "effect"
 import {
   BadRequest,
+  type FieldError,
   isSlotwiseFailure,
   NotFound,
   PROBLEM_TYPE_BASE,
@@ -14,11 +16,11 @@ import {
   toProblem,
   ValidationFailed
 } from "../../../src/domain/errors.js"
-import { fieldErrorsOf } from "../../../src/internal/validation.js"
+import { fieldErrorsDetail, fieldErrorsOf } from "../../../src/internal/validation.js"
 import { PROBLEM_CONTENT_TYPE, type TransportFailure, transportProblem } from "../contract/problems.js"
 
 export const problemResponse = (problem: Problem, headers: Record<string, string> = {}) =>
-  HttpServerResponse.unsafeJson(problem, { status: problem.status, contentType: PROBLEM_CONTENT_TYPE, headers })
+  HttpServerResponse.unsafeJson(clipped(problem), { status: problem.status, contentType: PROBLEM_CONTENT_TYPE, headers })
 
 const isTransport = (u: unknown): u is TransportFailure =>
   typeof u === "object" && u !== null && "_tag" in u &&
@@ -33,36 +35,57 @@ const INTERNAL: Problem = {
 }
 
 /**
- * One entry per invalid field: a value that matches none of a set of literals reports the
- * set once (`must be one of "a", "b"`) rather than one "Expected" line per literal.
+ * The platform's decode error as field errors. Bodies and queries are decoded by
+ * `decodedAs` (contract/common.ts), whose issues already carry the core's messages, one per
+ * field; a path parameter's issue gets the same treatment here.
  */
-const fieldErrors = (issues: HttpApiError.HttpApiDecodeError["issues"]) => {
-  const byPath = new Map<string, Array<string>>()
+const fieldErrors = (issues: HttpApiError.HttpApiDecodeError["issues"]): Array<FieldError> => {
+  const seen = new Set<string>()
+  const errors: Array<FieldError> = []
   for (const issue of issues) {
     const path = issue.path.map(String).join(".")
-    const message = issue._tag === "Unexpected" ? "is not a known field" : issue.message
-    const list = byPath.get(path) ?? []
-    if (!list.includes(message)) list.push(message)
-    byPath.set(path, list)
+    if (seen.has(path)) continue
+    seen.add(path)
+    errors.push({ path, message: issue._tag === "Unexpected" ? "is not a known field" : issue._tag === "Missing" ? "is required" : issue.message })
   }
-  return [...byPath].flatMap(([path, messages]) => {
-    const expected = messages.map((m) => /^Expected (".*"), actual (.*)$/.exec(m))
-    if (messages.length > 1 && expected.every((m) => m !== null)) {
-      return [{ path, message: `must be one of ${expected.map((m) => m![1]).join(", ")} (got ${expected[0]![2]})` }]
-    }
-    return messages.map((message) => ({ path, message }))
-  })
+  return errors
 }
 
 const decodeProblem = (error: HttpApiError.HttpApiDecodeError, method: string): Problem => {
   const errors = fieldErrors(error.issues)
-  const detail = errors.length === 1
-    ? `${errors[0]!.path || "body"} ${errors[0]!.message}`
-    : `${errors.length} fields are invalid: ${errors.map((e) => e.path || "body").join(", ")}`
+  const detail = fieldErrorsDetail(errors)
   // Only GETs (and DELETEs) carry query parameters and no body; every other decode is of a body.
   return method === "GET" || method === "HEAD" || method === "DELETE"
     ? toProblem(new BadRequest({ detail: `invalid query: ${detail}`, errors }))
     : toProblem(new ValidationFailed({ detail, errors }))
+}
+
+const ECHO_LIMIT = 100
+
+/** Text a client sent, echoed in a problem, kept short: each long run cut to 100 characters. */
+const clip = (text: string): string =>
+  text.length <= ECHO_LIMIT ? text : text.replace(/\S{101,}/g, (run) => `${run.slice(0, ECHO_LIMIT)}…`).slice(0, 10 * ECHO_LIMIT)
+
+const clipped = (problem: Problem): Problem => {
+  const errors = (problem as { errors?: ReadonlyArray<FieldError> }).errors
+  return {
+    ...problem,
+    detail: clip(problem.detail),
+    ...(errors !== undefined ? { errors: errors.map((e) => ({ path: clip(e.path), message: clip(e.message) })) } : {})
+  }
+}
+
+/**
+ * The router gives up on a path segment longer than 100 characters (the length of any of our
+ * ids) before the route is matched; such a segment names no resource.
+ */
+const notFoundDetail = (method: string, url: string): string => {
+  const path = url.split("?")[0]!
+  const segments = path.split("/")
+  const long = segments.findIndex((segment) => segment.length > ECHO_LIMIT)
+  return long > 0
+    ? `no resource with id ${segments[long]} under ${segments.slice(0, long).join("/")}`
+    : `no route for ${method} ${path}`
 }
 
 /** The problem response of a failure, or `undefined` for an interruption (the client left). */
@@ -90,7 +113,7 @@ export const responseOfCause = (
     }
     if (error instanceof HttpApiError.HttpApiDecodeError) return Effect.succeed(problemResponse(decodeProblem(error, method)))
     if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
-      return Effect.succeed(problemResponse(toProblem(new NotFound({ detail: `no route for ${method} ${error.request.url.split("?")[0]}` }))))
+      return Effect.succeed(problemResponse(toProblem(new NotFound({ detail: notFoundDetail(method, error.request.url) }))))
     }
     return Effect.as(
       Effect.logError("slotwise http: internal error", cause),

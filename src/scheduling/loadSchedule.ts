@@ -1,7 +1,7 @@
 /**
  * Loads what the pure scheduling functions need from storage (rules, bookings and holds as
  * index rows, never whole documents) and turns their verdicts into the API's errors. The
- * booking checks of API.md §3 are decided here and in src/scheduling, nowhere else.
+ * booking checks of API.md §3 are decided here, in checks.ts and in slots.ts, nowhere else.
  */
 import { Effect } from "effect"
 import { ACTIVE_STATUSES } from "../domain/booking.js"
@@ -15,9 +15,9 @@ import { AvailabilityCollection, BookingsCollection, HoldsCollection } from "../
 import type { StorageFailure } from "../domain/errors.js"
 import type { ColumnValues, IndexedRow, StorageService } from "../ports/storage.js"
 import type { Tenant } from "../ports/tenant.js"
-import { checkStart, nearestSlots } from "../scheduling/slots.js"
-import type { SlotMaker } from "../scheduling/slots.js"
-import type { Interval, Occupancy, SlotPolicy, StaffSchedule } from "../scheduling/types.js"
+import { checkStart, nearestSlots } from "./checks.js"
+import type { SlotMaker } from "./slots.js"
+import type { Interval, Occupancy, SlotPolicy, StaffSchedule } from "./types.js"
 
 const MINUTE = 60_000
 const DAY = 86_400_000

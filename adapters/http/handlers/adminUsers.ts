@@ -1,0 +1,14 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Users } from "../../../src/Users.js"
+import { SlotwiseApi } from "../api.js"
+
+export const AdminUsersLive = HttpApiBuilder.group(SlotwiseApi, "adminUsers", (handlers) =>
+  Effect.gen(function*() {
+    const users = yield* Users
+    return handlers
+      .handle("create", ({ path, payload }) => users.create(path.id, payload), { uninterruptible: true })
+      .handle("list", ({ path, urlParams }) => users.list(path.id, urlParams))
+      .handle("get", ({ path }) => users.get(path.id, path.uid))
+      .handle("remove", ({ path }) => users.remove(path.id, path.uid), { uninterruptible: true })
+  }))

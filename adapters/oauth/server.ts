@@ -1,0 +1,314 @@
+/**
+ * The authorization server (API.md §7): oidc-provider (a certified implementation; no
+ * protocol or cryptography is written here) configured for the authorization code grant
+ * with PKCE S256, refresh-token rotation, revocation (RFC 7009) and introspection
+ * (RFC 7662); the RFC 8414 metadata; and the sign-in and consent pages on its interaction
+ * API. `makeOAuthHandler` gives a Node `(req, res)` handler to mount beside the API for the
+ * paths `serves` accepts.
+ */
+import { Effect, Option, Runtime } from "effect"
+import { createHmac, generateKeyPairSync } from "node:crypto"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import Provider, { type InteractionDetails } from "oidc-provider"
+import { SYSTEM_TENANT } from "../../src/auth/collections.js"
+import { constantTimeEqual, randomBase62, sha256Hex } from "../../src/auth/crypto.js"
+import { type Scope, SCOPES } from "../../src/domain/apiKey.js"
+import { makeId } from "../../src/domain/ids.js"
+import { SCOPE_DESCRIPTIONS } from "../../src/domain/oauthClient.js"
+import { emailKey } from "../../src/domain/user.js"
+import { OAuthClients } from "../../src/OAuthClients.js"
+import { OAuthGrants } from "../../src/OAuthGrants.js"
+import { ProviderSecretsCollection } from "../../src/oauth/collections.js"
+import { Storage } from "../../src/ports/storage.js"
+import { Tenant } from "../../src/ports/tenant.js"
+import { RateLimiter } from "../../src/ratelimit/RateLimiter.js"
+import { Users } from "../../src/Users.js"
+import { makeAdapterFactory } from "./adapter.js"
+import { consentPage, contentSecurityPolicy, errorPage, SECURITY_HEADERS, sendHtml, signInPage } from "./pages.js"
+
+export const METADATA_PATH = "/.well-known/oauth-authorization-server"
+export const ACCESS_TOKEN_TTL_SECONDS = 3600
+export const CODE_TTL_SECONDS = 600
+export const REFRESH_TOKEN_TTL_SECONDS = 30 * 86_400
+/** How long a just-rotated refresh token still works (two refreshes racing; see adapter.ts). */
+export const DEFAULT_REFRESH_GRACE_SECONDS = 15
+/** Sign-in attempts per minute: per account and email, and per client address. */
+export const SIGN_IN_LIMIT_PER_EMAIL = 10
+export const SIGN_IN_LIMIT_PER_ADDRESS = 30
+
+export interface OAuthServerOptions {
+  /** The server's public base URL, e.g. `https://api.example.com` (the issuer). */
+  readonly issuer: string
+  readonly refreshGraceSeconds?: number | undefined
+  /** Sign-in attempts allowed per minute per account and email, and per client address. */
+  readonly signInLimits?: { readonly perEmail: number; readonly perAddress: number } | undefined
+  /** Behind a TLS-terminating proxy: trust X-Forwarded-Proto/-For. */
+  readonly trustProxy?: boolean | undefined
+}
+
+export interface OAuthHandler {
+  /** Whether the handler answers this path (`/.well-known/oauth-authorization-server`, `/oauth/…`). */
+  readonly serves: (path: string) => boolean
+  readonly node: (req: IncomingMessage, res: ServerResponse) => void
+}
+
+const INTERACTION = /^\/oauth\/interaction\/([A-Za-z0-9_-]{1,64})(?:\/(login|confirm|abort))?$/
+
+const readForm = (req: IncomingMessage): Promise<URLSearchParams | undefined> =>
+  new Promise((resolve) => {
+    const type = req.headers["content-type"] ?? ""
+    if (!type.startsWith("application/x-www-form-urlencoded")) return resolve(undefined)
+    let size = 0
+    const chunks: Array<Buffer> = []
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size > 8192) {
+        resolve(undefined)
+        req.destroy()
+      } else chunks.push(chunk)
+    })
+    req.on("end", () => resolve(new URLSearchParams(Buffer.concat(chunks).toString("utf8"))))
+    req.on("error", () => resolve(undefined))
+  })
+
+/** The keys that sign the server's cookies: made once, kept in storage, shared by processes. */
+const cookieKeys = Effect.gen(function*() {
+  const storage = yield* Storage
+  const secrets = storage.collection(ProviderSecretsCollection)
+  return yield* Effect.provideService(
+    storage.transaction(Effect.gen(function*() {
+      const found = yield* secrets.get("cookie_keys")
+      if (Option.isSome(found)) return found.value.values
+      const values = [randomBase62(43)]
+      yield* secrets.insert({ id: "cookie_keys", values })
+      return values
+    })),
+    Tenant,
+    SYSTEM_TENANT
+  )
+})
+
+export const makeOAuthHandler = (options: OAuthServerOptions) =>
+  Effect.gen(function*() {
+    const runtime = yield* Effect.runtime<Storage | OAuthClients | OAuthGrants | Users | RateLimiter>()
+    const run = Runtime.runPromise(runtime)
+    const users = yield* Users
+    const clients = yield* OAuthClients
+    const grants = yield* OAuthGrants
+    const limiter = yield* RateLimiter
+    const keys = yield* cookieKeys
+    const Adapter = yield* makeAdapterFactory({ refreshGraceSeconds: options.refreshGraceSeconds ?? DEFAULT_REFRESH_GRACE_SECONDS })
+    const signInLimits = options.signInLimits ?? { perEmail: SIGN_IN_LIMIT_PER_EMAIL, perAddress: SIGN_IN_LIMIT_PER_ADDRESS }
+    const issuer = options.issuer.replace(/\/+$/, "")
+    // Signs only ID tokens, which are never issued (no `openid` scope): a key per process is enough.
+    const signingKey = generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ format: "jwk" })
+
+    const provider = new Provider(issuer, {
+      adapter: Adapter,
+      findAccount: async (_ctx: unknown, sub: string) => {
+        const user = await run(users.lookup(sub))
+        return Option.isNone(user) ? undefined : { accountId: sub, claims: () => ({ sub }) }
+      },
+      scopes: [...SCOPES],
+      claims: { openid: ["sub"] },
+      responseTypes: ["code"],
+      pkce: { required: () => true },
+      features: {
+        devInteractions: { enabled: false },
+        // A client may revoke and introspect only the tokens issued to it.
+        revocation: { enabled: true, allowedPolicy: (_ctx: unknown, client: { clientId: string }, token: { clientId?: string }) => token.clientId === client.clientId },
+        introspection: { enabled: true, allowedPolicy: (_ctx: unknown, client: { clientId: string }, token: { clientId?: string }) => token.clientId === client.clientId },
+        userinfo: { enabled: false },
+        rpInitiatedLogout: { enabled: false }
+      },
+      routes: {
+        authorization: "/oauth/authorize",
+        token: "/oauth/token",
+        revocation: "/oauth/revoke",
+        introspection: "/oauth/introspect",
+        jwks: "/oauth/jwks"
+      },
+      ttl: {
+        AccessToken: ACCESS_TOKEN_TTL_SECONDS,
+        AuthorizationCode: CODE_TTL_SECONDS,
+        RefreshToken: REFRESH_TOKEN_TTL_SECONDS,
+        Interaction: 3600,
+        Session: 14 * 86_400,
+        Grant: 365 * 86_400
+      },
+      jwks: { keys: [signingKey] },
+      cookies: { keys: [...keys] },
+      rotateRefreshToken: true,
+      expiresWithSession: () => false,
+      issueRefreshToken: (_ctx: unknown, client: { grantTypeAllowed(t: string): boolean }) => client.grantTypeAllowed("refresh_token"),
+      allowOmittingSingleRegisteredRedirectUri: false,
+      clientBasedCORS: () => false,
+      extraClientMetadata: { properties: ["urn:slotwise:environment"] },
+      interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/oauth/interaction/${interaction.uid}` },
+      loadExistingGrant: async (ctx: any) => {
+        const clientId: string = ctx.oidc.client.clientId
+        const grantId: string | undefined = ctx.oidc.result?.consent?.grantId ?? ctx.oidc.session.grantIdFor(clientId) ??
+          (await run(grants.existing(ctx.oidc.session.accountId, clientId)))?.id
+        return grantId === undefined ? undefined : ctx.oidc.provider.Grant.find(grantId)
+      },
+      renderError: (ctx: any, out: { error: string; error_description?: string }) => {
+        ctx.type = "html"
+        ctx.set(SECURITY_HEADERS)
+        ctx.body = errorPage("This request cannot continue", out.error_description ?? out.error, out.error)
+      }
+    })
+    provider.proxy = options.trustProxy === true
+    // Client secrets are stored as SHA-256: hash what is presented and compare the hashes.
+    provider.Client.prototype.compareClientSecret = async function(this: { clientSecret?: string }, actual: string) {
+      const stored = this.clientSecret
+      return typeof stored === "string" && typeof actual === "string" && constantTimeEqual(await run(sha256Hex(actual)), stored)
+    }
+    const callback = provider.callback()
+
+    const metadata = JSON.stringify({
+      issuer,
+      authorization_endpoint: `${issuer}/oauth/authorize`,
+      token_endpoint: `${issuer}/oauth/token`,
+      revocation_endpoint: `${issuer}/oauth/revoke`,
+      introspection_endpoint: `${issuer}/oauth/introspect`,
+      scopes_supported: SCOPES,
+      response_types_supported: ["code"],
+      response_modes_supported: ["query"],
+      grant_types_supported: ["authorization_code", "refresh_token"],
+      code_challenge_methods_supported: ["S256"],
+      token_endpoint_auth_methods_supported: ["client_secret_basic", "none"],
+      revocation_endpoint_auth_methods_supported: ["client_secret_basic", "none"],
+      introspection_endpoint_auth_methods_supported: ["client_secret_basic"],
+      authorization_response_iss_parameter_supported: true
+    })
+
+    const csrfOf = (uid: string) => createHmac("sha256", keys[0]!).update(`csrf:${uid}`).digest("base64url")
+    const addressOf = (req: IncomingMessage) =>
+      (options.trustProxy === true ? String(req.headers["x-forwarded-for"] ?? "").split(",")[0]?.trim() : "") ||
+      req.socket.remoteAddress || "unknown"
+
+    const clientOf = (details: InteractionDetails) =>
+      run(clients.resolve(String(details.params.client_id ?? "")))
+
+    const showPage = async (res: ServerResponse, details: InteractionDetails, error?: { status: number; message: string; email?: string }) => {
+      const found = await clientOf(details)
+      if (found === undefined) return sendHtml(res, 400, errorPage("Unknown application", "This application is no longer registered."))
+      const base = `/oauth/interaction/${details.uid}`
+      const csp = { "content-security-policy": contentSecurityPolicy(String(details.params.redirect_uri ?? "")) }
+      if (details.prompt.name === "login") {
+        return sendHtml(res, error?.status ?? 200, signInPage({
+          action: `${base}/login`,
+          csrf: csrfOf(details.uid),
+          clientName: found.client.name,
+          email: error?.email,
+          error: error?.message
+        }), csp)
+      }
+      const missing = (details.prompt.details.missingOIDCScope as ReadonlyArray<string> | undefined) ?? []
+      const scopes = missing.filter((s): s is Scope => s in SCOPE_DESCRIPTIONS)
+      const user = await run(users.lookup(details.session?.accountId ?? ""))
+      return sendHtml(res, 200, consentPage({
+        action: `${base}/confirm`,
+        abort: `${base}/abort`,
+        csrf: csrfOf(details.uid),
+        clientName: found.client.name,
+        environment: found.client.environment,
+        userEmail: Option.match(user, { onNone: () => "", onSome: (u) => u.email }),
+        scopes: scopes.map((scope) => ({ scope, description: SCOPE_DESCRIPTIONS[scope] }))
+      }), csp)
+    }
+
+    const signIn = async (req: IncomingMessage, res: ServerResponse, details: InteractionDetails, form: URLSearchParams) => {
+      const email = (form.get("email") ?? "").slice(0, 254)
+      const password = (form.get("password") ?? "").slice(0, 256)
+      const found = await clientOf(details)
+      if (found === undefined) return sendHtml(res, 400, errorPage("Unknown application", "This application is no longer registered."))
+      const accountId = found.tenant.account_id
+      const [perEmail, perAddress] = await run(Effect.all([
+        limiter.check({ key: `signin:${accountId}:${emailKey(email)}`, name: "sign-in", limit: signInLimits.perEmail }),
+        limiter.check({ key: `signin-ip:${addressOf(req)}`, name: "sign-in", limit: signInLimits.perAddress })
+      ]))
+      if (!perEmail.allowed || !perAddress.allowed) {
+        const wait = Math.max(perEmail.allowed ? 0 : perEmail.reset_seconds, perAddress.allowed ? 0 : perAddress.reset_seconds)
+        res.setHeader("retry-after", String(wait))
+        return showPage(res, details, { status: 429, message: `Too many attempts. Try again in ${wait} seconds.`, email })
+      }
+      const user = email === "" || password === "" ? undefined : await run(users.verify(accountId, email, password))
+      if (user === undefined) return showPage(res, details, { status: 401, message: "Wrong email or password.", email })
+      await provider.interactionFinished(req, res, { login: { accountId: user.id } }, { mergeWithLastSubmission: false })
+    }
+
+    const confirm = async (req: IncomingMessage, res: ServerResponse, details: InteractionDetails) => {
+      const accountId = details.session?.accountId
+      const clientId = String(details.params.client_id ?? "")
+      if (accountId === undefined) return sendHtml(res, 400, errorPage("Sign in first", "This request has no signed-in user."))
+      const existing = details.grantId !== undefined ? await provider.Grant.find(details.grantId) : undefined
+      const grant = existing ?? new provider.Grant({ jti: makeId("grant", Date.now()), accountId, clientId })
+      const missing = (details.prompt.details.missingOIDCScope as ReadonlyArray<string> | undefined) ?? []
+      if (missing.length > 0) grant.addOIDCScope(missing.join(" "))
+      const grantId = await grant.save()
+      await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true })
+    }
+
+    const interaction = async (req: IncomingMessage, res: ServerResponse, uid: string, action: string | undefined) => {
+      let details: InteractionDetails
+      try {
+        details = await provider.interactionDetails(req, res)
+      } catch {
+        return sendHtml(res, 400, errorPage("This sign-in has expired", "Go back to the application and start again."))
+      }
+      if (details.uid !== uid) return sendHtml(res, 400, errorPage("This sign-in has expired", "Go back to the application and start again."))
+      if (action === undefined) {
+        if (req.method !== "GET") return sendHtml(res, 405, errorPage("Method not allowed", "Use the form."), { allow: "GET" })
+        return showPage(res, details)
+      }
+      if (req.method !== "POST") return sendHtml(res, 405, errorPage("Method not allowed", "Use the form."), { allow: "POST" })
+      const form = await readForm(req)
+      const csrf = form?.get("csrf") ?? ""
+      if (form === undefined || !constantTimeEqual(csrf, csrfOf(uid))) {
+        return sendHtml(res, 403, errorPage("Request refused", "The form was not sent from this page (CSRF token missing or wrong). Reload the page and try again."))
+      }
+      if (action === "abort") {
+        return provider.interactionFinished(req, res, {
+          error: "access_denied",
+          error_description: "the user denied the request"
+        }, { mergeWithLastSubmission: false })
+      }
+      if (action === "login") {
+        if (details.prompt.name !== "login") return showPage(res, details)
+        return signIn(req, res, details, form)
+      }
+      if (details.prompt.name !== "consent") return showPage(res, details)
+      return confirm(req, res, details)
+    }
+
+    const node = (req: IncomingMessage, res: ServerResponse): void => {
+      const path = (req.url ?? "/").split("?", 1)[0]!
+      if (path === METADATA_PATH) {
+        if (req.method !== "GET" && req.method !== "HEAD") {
+          res.writeHead(405, { allow: "GET, HEAD", "content-type": "application/json" })
+          res.end(JSON.stringify({ error: "invalid_request", error_description: "use GET" }))
+          return
+        }
+        res.writeHead(200, { "content-type": "application/json", "cache-control": "public, max-age=3600", "access-control-allow-origin": "*" })
+        res.end(req.method === "HEAD" ? undefined : metadata)
+        return
+      }
+      const m = INTERACTION.exec(path)
+      if (m !== null) {
+        interaction(req, res, m[1]!, m[2]).catch((error: unknown) => {
+          if (!res.headersSent) sendHtml(res, 500, errorPage("Something went wrong", "Please try again."))
+          else res.end()
+          void Effect.runFork(Effect.logError("slotwise oauth: interaction failed", error))
+        })
+        return
+      }
+      callback(req, res)
+    }
+
+    return {
+      serves: (path: string) => path === METADATA_PATH || path.startsWith("/oauth/"),
+      node
+    } satisfies OAuthHandler
+  })
+

@@ -1,0 +1,83 @@
+/**
+ * A server for OAuth tests over real HTTP on 127.0.0.1: the mounted API (the same layers as
+ * adapters/http/mount.ts) and the authorization server side by side in one node:http server,
+ * on one set of services, with an admin token, an account and a user.
+ */
+import { HttpApiBuilder } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer, ManagedRuntime } from "effect"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import { makeAppLayer } from "../../adapters/http/app.js"
+import { makeOAuthHandler } from "../../adapters/oauth/server.js"
+import { httpServicesLayer, type StorageChoice } from "../../compose.js"
+import { Accounts } from "../../src/Accounts.js"
+import type { AccountWithKeys } from "../../src/domain/account.js"
+import type { User } from "../../src/domain/user.js"
+import { Users } from "../../src/Users.js"
+import { ADMIN_TOKEN, client, type Client } from "../http/harness.js"
+
+export { ADMIN_TOKEN }
+export const PASSWORD = "correct horse battery staple"
+
+export interface OAuthTestServer {
+  readonly url: string
+  readonly account: AccountWithKeys
+  readonly user: User
+  /** The sandbox and production secret keys of the account. */
+  readonly sandbox: Client
+  readonly production: Client
+  readonly admin: Client
+  readonly close: () => Promise<void>
+}
+
+export interface OAuthServerOptions {
+  readonly storage?: StorageChoice
+  readonly refreshGraceSeconds?: number
+  readonly plan?: "free" | "pro" | "business"
+  /** Sign-in attempts per minute (default: generous, so tests signing in often are not throttled). */
+  readonly signInLimits?: { readonly perEmail: number; readonly perAddress: number }
+}
+
+export const startOAuthServer = async (options: OAuthServerOptions = {}): Promise<OAuthTestServer> => {
+  const runtime = ManagedRuntime.make(
+    Layer.mergeAll(
+      makeAppLayer({ adminToken: ADMIN_TOKEN }),
+      HttpApiBuilder.Router.Live,
+      HttpApiBuilder.Middleware.layer,
+      NodeHttpServer.layerContext
+    ).pipe(Layer.provideMerge(httpServicesLayer({ storage: options.storage ?? "memory" })))
+  )
+  const api = await runtime.runPromise(Effect.flatMap(HttpApiBuilder.httpApp, NodeHttpServer.makeHandler))
+  let oauth: { readonly serves: (path: string) => boolean; readonly node: http.RequestListener } | undefined
+  const server = http.createServer((req, res) => {
+    const path = (req.url ?? "/").split("?", 1)[0]!
+    if (oauth !== undefined && oauth.serves(path)) oauth.node(req, res)
+    else api(req, res)
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  oauth = await runtime.runPromise(makeOAuthHandler({
+    issuer: url,
+    refreshGraceSeconds: options.refreshGraceSeconds,
+    signInLimits: options.signInLimits ?? { perEmail: 1000, perAddress: 1000 }
+  }))
+  const { account, user } = await runtime.runPromise(Effect.gen(function*() {
+    const account = yield* (yield* Accounts).create({ name: "Studio", plan: options.plan ?? "business" })
+    const user = yield* (yield* Users).create(account.account.id, { email: "Owner@Example.com", name: "Olive Owner", password: PASSWORD, role: "owner" })
+    return { account, user }
+  }))
+  return {
+    url,
+    account,
+    user,
+    sandbox: client(url, account.keys.sandbox.secret),
+    production: client(url, account.keys.production.secret),
+    admin: client(url, ADMIN_TOKEN),
+    close: async () => {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+      await runtime.dispose()
+    }
+  }
+}

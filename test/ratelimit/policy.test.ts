@@ -1,0 +1,98 @@
+/** The rate-limit policy (API.md §1), pure: which limit applies and what every response reports. */
+import { Effect, Layer, TestClock } from "effect"
+import { describe, expect, it } from "@effect/vitest"
+import { makeMemoryRateLimitStore } from "../../adapters/memory/ratelimit.js"
+import {
+  ANONYMOUS_LIMIT,
+  decide,
+  headersOf,
+  PLAN_RATE_LIMITS,
+  policyForAddress,
+  policyForKey,
+  RateLimiter,
+  RateLimitStore,
+  WINDOW_MS
+} from "../../src/ratelimit/index.js"
+
+describe("which limit applies", () => {
+  it("a key counts under its account's plan, per key id", () => {
+    expect(PLAN_RATE_LIMITS).toEqual({ free: 60, pro: 600, business: 3000 })
+    for (const plan of ["free", "pro", "business"] as const) {
+      expect(policyForKey({ plan, rate_limit_per_minute: null }, "key_1")).toEqual({
+        key: "key:key_1",
+        name: plan,
+        limit: PLAN_RATE_LIMITS[plan]
+      })
+    }
+  })
+
+  it("an account's own figure replaces its plan's, lower or higher, and is named custom", () => {
+    expect(policyForKey({ plan: "business", rate_limit_per_minute: 5 }, "key_1")).toEqual({ key: "key:key_1", name: "custom", limit: 5 })
+    expect(policyForKey({ plan: "free", rate_limit_per_minute: 10_000 }, "key_2")).toMatchObject({ name: "custom", limit: 10_000 })
+  })
+
+  it("requests without a credential count per client address under the anonymous limit", () => {
+    expect(policyForAddress("203.0.113.9")).toEqual({ key: "ip:203.0.113.9", name: "anonymous", limit: ANONYMOUS_LIMIT })
+    expect(policyForAddress("::1").key).not.toBe(policyForAddress("::2").key)
+    // A key id and an address never share a counter.
+    expect(policyForKey({ plan: "free", rate_limit_per_minute: null }, "1.2.3.4").key).not.toBe(policyForAddress("1.2.3.4").key)
+  })
+})
+
+describe("a window's decision", () => {
+  const policy = { key: "key:k", name: "free", limit: 3 }
+  const now = 1_000_000
+
+  it("admits up to the limit, then refuses, never reporting fewer than 0 remaining", () => {
+    expect([1, 2, 3, 4, 5].map((count) => decide(policy, { count, reset_ms: now + WINDOW_MS }, now)))
+      .toEqual([
+        { allowed: true, policy: "free", limit: 3, remaining: 2, reset_seconds: 60 },
+        { allowed: true, policy: "free", limit: 3, remaining: 1, reset_seconds: 60 },
+        { allowed: true, policy: "free", limit: 3, remaining: 0, reset_seconds: 60 },
+        { allowed: false, policy: "free", limit: 3, remaining: 0, reset_seconds: 60 },
+        { allowed: false, policy: "free", limit: 3, remaining: 0, reset_seconds: 60 }
+      ])
+  })
+
+  it("rounds the reset up to whole seconds and reports at least 1 while a window is open", () => {
+    const resetIn = (ms: number) => decide(policy, { count: 1, reset_ms: now + ms }, now).reset_seconds
+    expect(resetIn(59_001)).toBe(60)
+    expect(resetIn(59_000)).toBe(59)
+    expect(resetIn(1)).toBe(1)
+    expect(resetIn(0)).toBe(1)
+  })
+
+  it("reports the X- trio and the IETF draft's fields, and Retry-After only when refused", () => {
+    const allowed = headersOf(decide(policy, { count: 1, reset_ms: now + 30_500 }, now))
+    expect(allowed).toEqual({
+      "x-ratelimit-limit": "3",
+      "x-ratelimit-remaining": "2",
+      "x-ratelimit-reset": "31",
+      "ratelimit-policy": "\"free\";q=3;w=60",
+      "ratelimit": "\"free\";r=2;t=31"
+    })
+    const refused = headersOf(decide(policy, { count: 4, reset_ms: now + 30_500 }, now))
+    expect(refused).toMatchObject({ "x-ratelimit-remaining": "0", "retry-after": "31", "ratelimit": "\"free\";r=0;t=31" })
+  })
+})
+
+describe("windows over time (RateLimiter on the memory store, TestClock)", () => {
+  const limiter = RateLimiter.Default.pipe(Layer.provide(Layer.sync(RateLimitStore, makeMemoryRateLimitStore)))
+  const policy = { key: "key:k", name: "custom", limit: 2 }
+
+  it.effect("a window starts with the first request and the quota is full again once it ends", () =>
+    Effect.gen(function*() {
+      const { check } = yield* RateLimiter
+      yield* TestClock.setTime(10_000)
+      expect((yield* check(policy)).remaining).toBe(1)
+      yield* TestClock.adjust("20 seconds")
+      expect(yield* check(policy)).toMatchObject({ allowed: true, remaining: 0, reset_seconds: 40 })
+      expect(yield* check(policy)).toMatchObject({ allowed: false, remaining: 0, reset_seconds: 40 })
+      // Another counter is not affected.
+      expect((yield* check({ ...policy, key: "key:other" })).allowed).toBe(true)
+      yield* TestClock.adjust("39999 millis")
+      expect(yield* check(policy)).toMatchObject({ allowed: false, reset_seconds: 1 })
+      yield* TestClock.adjust("1 millis")
+      expect(yield* check(policy)).toMatchObject({ allowed: true, remaining: 1, reset_seconds: 60 })
+    }).pipe(Effect.provide(limiter)))
+})

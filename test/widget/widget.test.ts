@@ -1,0 +1,457 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { mkdirSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import type { Page } from "playwright-core"
+import { gzipSync } from "node:zlib"
+import { createHttpHandler } from "../../compose.js"
+import { client, expectStatus, newAccount, request } from "../http/harness.js"
+import { verifies, waitFor } from "../webhooks/receiver.js"
+import { axeSource, type Bench, events, startBench, violations } from "./fixture.js"
+
+let bench: Bench
+const shots = join(tmpdir(), `slotwise-widget-shots-${process.pid}`)
+
+beforeAll(async () => {
+  mkdirSync(shots, { recursive: true })
+  bench = await startBench()
+}, 60_000)
+afterAll(async () => {
+  await bench?.close()
+})
+// A fresh rate-limit window per test (the limiter counts on the server's controlled clock).
+beforeEach(async () => {
+  await bench.server.advance(61_000)
+})
+
+/** Polls with a deadline that tolerates a loaded machine (vitest's default is one second). */
+const poll = <T>(check: () => T | Promise<T>) => expect.poll(check, { timeout: 10_000, interval: 20 })
+
+const widget = (attrs: Record<string, string>) =>
+  `<div id="w" data-slotwise-widget ${Object.entries(attrs).map(([k, v]) => `data-${k}="${v}"`).join(" ")}></div>`
+
+const heading = (page: Page) => page.locator("#w h2")
+
+const readBack = async (page: Page) => {
+  const id = await page.locator("#w [data-booking]").getAttribute("data-booking")
+  const booking = expectStatus(await bench.admin.get(`/v1/bookings/${id}`), 200)
+  const client = expectStatus(await bench.admin.get(`/v1/clients/${booking.client_id}`), 200)
+  return { booking, client }
+}
+
+const delivered = async (bookingId: string) => {
+  await waitFor(() => bench.receiver.received.some((r) => r.body.includes(bookingId)), 10_000, `webhook for ${bookingId}`)
+  const request = bench.receiver.received.find((r) => r.body.includes(bookingId))!
+  expect(verifies(bench.webhookSecret, request)).toBe(true)
+  expect(JSON.parse(request.body)).toMatchObject({ type: "booking.created", data: { object: { id: bookingId } } })
+}
+
+describe("booking widget", () => {
+  it("books with the mouse on a page with a strict CSP; events on the element and on window; webhook delivered", async () => {
+    const context = await bench.context()
+    const page = await bench.open(context, bench.host.page(widget({ key: bench.pk, service: bench.ids.cut })))
+    await poll(() => heading(page).textContent()).toBe("Choose who")
+    await page.screenshot({ path: join(shots, "staff-light.png") })
+    await page.locator(`#w button[data-staff="${bench.ids.ana}"]`).click()
+    await poll(() => heading(page).textContent()).toBe("Pick a date and time")
+    await page.locator('#w button[data-day="2027-03-29"]').click()
+    // 10:00 in Berlin (summer time from 28 March) is 08:00Z.
+    const time = page.locator('#w button[data-start="2027-03-29T08:00:00Z"]')
+    await poll(() => time.textContent()).toBe("10:00 AM")
+    await page.screenshot({ path: join(shots, "times-light.png") })
+    await time.click()
+    await poll(() => heading(page).textContent()).toBe("Your details")
+    await page.locator("#w #f-name").fill("Mia Maus")
+    await page.locator("#w #f-email").fill("mia@example.com")
+    await page.locator("#w #f-phone").fill("+49 30 1234567")
+    await page.screenshot({ path: join(shots, "details-light.png") })
+    await page.locator('#w button[type="submit"]').click()
+    await poll(() => heading(page).textContent()).toBe("Booking confirmed")
+    await page.screenshot({ path: join(shots, "done-light.png") })
+
+    const { booking, client } = await readBack(page)
+    expect(booking).toMatchObject({ service_id: bench.ids.cut, staff_id: bench.ids.ana, start: "2027-03-29T08:00:00Z", status: "confirmed" })
+    expect(client).toMatchObject({ name: "Mia Maus", email: "mia@example.com", phone: "+49 30 1234567", time_zone: "Europe/Berlin" })
+    await delivered(booking.id)
+
+    const seen = await events(page)
+    for (const via of ["element", "window"] as const) {
+      const mine = seen.filter((e) => e.via === via)
+      expect(mine.map((e) => e.type)).toEqual(["slotwise:ready", "slotwise:slot_selected", "slotwise:booking_created"])
+      expect(mine[1]!.payload).toMatchObject({ start: "2027-03-29T08:00:00Z", staff_id: bench.ids.ana })
+      expect(mine[2]!.payload).toMatchObject({ id: booking.id, object: "booking", start: booking.start, client_id: booking.client_id })
+    }
+    expect(seen.filter((e) => e.via === "element").every((e) => e.target === "w" && e.bubbles && e.composed)).toBe(true)
+    expect(await violations(page)).toEqual([])
+    await context.close()
+  })
+
+  it("books with the keyboard alone: focus on each step's heading, arrows in the calendar and the time grid", async () => {
+    const context = await bench.context()
+    const page = await bench.open(context, bench.host.page(widget({ key: bench.pk, service: bench.ids.trim })))
+    await poll(() => heading(page).textContent()).toBe("Pick a date and time")
+    expect(await active(page)).toMatchObject({ tag: "H2", text: "Pick a date and time" })
+    await tabTo(page, (a) => a.day !== null)
+    expect(await active(page)).toMatchObject({ day: "2027-03-26", outline: "solid" })
+    for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowRight")
+    expect(await active(page)).toMatchObject({ day: "2027-03-29" })
+    await page.keyboard.press("Enter")
+    await poll(() => page.locator("#w h3").textContent()).toBe("Times on Monday, March 29, 2027")
+    const starts = await page.locator("#w .time").evaluateAll((els) => els.map((e) => e.getAttribute("data-start")))
+    expect(starts.at(-1)).toBe("2027-03-29T14:00:00Z")
+    await tabTo(page, (a) => a.start !== null)
+    expect(await active(page)).toMatchObject({ start: starts[0] })
+    await page.keyboard.press("ArrowRight")
+    expect(await active(page)).toMatchObject({ start: starts[1] })
+    await page.keyboard.press("ArrowDown") // the next row: two columns at this width
+    expect(await active(page)).toMatchObject({ start: starts[3] })
+    await page.keyboard.press("ArrowLeft")
+    expect(await active(page)).toMatchObject({ start: starts[2] })
+    await page.keyboard.press("End")
+    expect(await active(page)).toMatchObject({ start: starts.at(-1) })
+    await page.keyboard.press("Space")
+    await poll(() => heading(page).textContent()).toBe("Your details")
+    expect(await active(page)).toMatchObject({ tag: "H2" })
+    // Submitting empty: the errors are announced, the first invalid field gets focus.
+    await tabTo(page, (a) => a.tag === "BUTTON" && a.text === "Book")
+    await page.keyboard.press("Enter")
+    await poll(() => active(page)).toMatchObject({ id: "f-name" })
+    expect(await page.locator("#w #f-email").getAttribute("aria-invalid")).toBe("true")
+    await poll(() => page.locator("#w [role=status].sr").textContent()).toBe("Please correct the marked fields.")
+    await page.keyboard.type("Kai Keys")
+    await page.keyboard.press("Tab")
+    await page.keyboard.type("kai@example.com")
+    await page.keyboard.press("Enter")
+    await poll(() => heading(page).textContent()).toBe("Booking confirmed")
+    expect(await active(page)).toMatchObject({ tag: "H2" })
+    const { booking, client } = await readBack(page)
+    expect(booking).toMatchObject({ service_id: bench.ids.trim, staff_id: bench.ids.ana, start: "2027-03-29T14:00:00Z" })
+    expect(client).toMatchObject({ name: "Kai Keys", email: "kai@example.com" })
+    await delivered(booking.id)
+    // The .ics download is a Blob URL of an iCalendar file with the booked instants.
+    expect(await page.locator("#w a[download]").getAttribute("href")).toMatch(/^blob:/)
+    const [download] = await Promise.all([page.waitForEvent("download"), page.locator("#w a[download]").click()])
+    expect(download.suggestedFilename()).toBe("booking.ics")
+    const ics = readFileSync(await download.path(), "utf8")
+    expect(ics).toContain("DTSTART:20270329T140000Z\r\nDTEND:20270329T150000Z")
+    expect(await violations(page)).toEqual([])
+    await context.close()
+  })
+
+  it("prefill, appearance (colour, font, radius), dark theme, German, and a time-zone switch", async () => {
+    const context = await bench.context()
+    const page = await bench.open(context, bench.host.page(widget({
+      key: bench.pk,
+      service: bench.ids.cut,
+      staff: "any",
+      theme: "dark",
+      locale: "de",
+      "primary-color": "#d946ef",
+      "font-family": "Georgia, serif",
+      radius: "2",
+      "prefill-name": "Lena Vogel",
+      "prefill-email": "lena@example.com",
+      "prefill-notes": "Bitte pünktlich"
+    })))
+    await poll(() => heading(page).textContent()).toBe("Datum und Uhrzeit wählen")
+    expect(await page.locator("#w #month").textContent()).toBe("März 2027")
+    const frame = await page.locator("#w .sw").evaluate((el) => {
+      const s = getComputedStyle(el)
+      return { bg: s.backgroundColor, color: s.color, font: s.fontFamily }
+    })
+    expect(frame).toEqual({ bg: "rgb(17, 24, 39)", color: "rgb(249, 250, 251)", font: "Georgia, serif" })
+    await page.locator('#w button[data-day="2027-03-30"]').click()
+    const day = await page.locator('#w button[data-day="2027-03-30"]').evaluate((el) => {
+      const s = getComputedStyle(el)
+      return { bg: s.backgroundColor, color: s.color, radius: s.borderTopLeftRadius }
+    })
+    expect(day).toEqual({ bg: "rgb(217, 70, 239)", color: "rgb(17, 24, 39)", radius: "2px" })
+    expect(await page.locator("#w h3").textContent()).toBe("Uhrzeiten am Dienstag, 30. März 2027")
+    const slot = page.locator('#w button[data-start="2027-03-30T08:00:00Z"]')
+    expect(await slot.textContent()).toBe("10:00")
+    await page.locator("#w #tz").selectOption("America/New_York")
+    await poll(() => slot.textContent()).toBe("04:00")
+    await page.screenshot({ path: join(shots, "times-dark-de-newyork.png") })
+    await slot.click()
+    await poll(() => heading(page).textContent()).toBe("Ihre Angaben")
+    expect(await page.locator("#w .summary").textContent()).toContain("Dienstag, 30. März 2027, 04:00 (America/New York)")
+    expect(await page.locator("#w #f-name").inputValue()).toBe("Lena Vogel")
+    expect(await page.locator("#w #f-email").inputValue()).toBe("lena@example.com")
+    expect(await page.locator("#w #f-notes").inputValue()).toBe("Bitte pünktlich")
+    expect(await page.locator("#w label[for=f-phone]").textContent()).toBe("Telefon (optional)")
+    // Back releases the hold: the time is free again for everyone.
+    await page.locator("#w button.link").click()
+    await poll(async () => {
+      const slots = expectStatus(await bench.admin.get(`/v1/availability/slots?service_id=${bench.ids.cut}&start=2027-03-30T08:00:00Z&end=2027-03-30T08:30:00Z`), 200)
+      return slots.data.length
+    }).toBe(2)
+    expect(await violations(page)).toEqual([])
+    await context.close()
+  })
+
+  it("a time taken while the visitor types: the API's alternatives are offered and one of them books", async () => {
+    const context = await bench.context()
+    const page = await bench.open(context, bench.host.page(widget({ key: bench.pk, service: bench.ids.trim, "prefill-email": "ola@example.com" })))
+    await poll(() => heading(page).textContent()).toBe("Pick a date and time")
+    await page.locator('#w button[data-day="2027-03-31"]').click()
+    await page.locator('#w button[data-start="2027-03-31T09:00:00Z"]').click()
+    await poll(() => heading(page).textContent()).toBe("Your details")
+    // The hold lapses (10 minutes on the server's clock) and someone else books the time.
+    await bench.server.advance(11 * 60_000)
+    expectStatus(await bench.admin.post("/v1/bookings", {
+      service_id: bench.ids.trim,
+      staff_id: bench.ids.ana,
+      start: "2027-03-31T09:00:00Z",
+      client: { name: "Walk-in" }
+    }), 201)
+    await page.locator("#w #f-name").fill("Ola Late")
+    await page.locator('#w button[type="submit"]').click()
+    const alternatives = page.locator("#w button[data-alternative]")
+    await poll(() => alternatives.count()).toBeGreaterThan(0)
+    expect(await page.locator("#w .notice p").first().textContent()).toBe("That time has just been taken. Choose another time:")
+    await page.screenshot({ path: join(shots, "alternatives-light.png") })
+    expect(await seriousViolations(page)).toEqual([])
+    expect(await active(page)).toMatchObject({ tag: "DIV" }) // the notice, announced
+    const chosen = await alternatives.first().getAttribute("data-alternative")
+    expect(chosen).not.toBe("2027-03-31T09:00:00Z")
+    await alternatives.first().click()
+    await poll(() => heading(page).textContent()).toBe("Your details")
+    expect(await page.locator("#w #f-name").inputValue()).toBe("Ola Late")
+    await page.locator('#w button[type="submit"]').click()
+    await poll(() => heading(page).textContent()).toBe("Booking confirmed")
+    const { booking } = await readBack(page)
+    expect(booking).toMatchObject({ start: chosen, staff_id: bench.ids.ana })
+    const seen = await events(page)
+    expect(seen.filter((e) => e.via === "element" && e.type === "slotwise:error").map((e) => e.payload.code)).toEqual(["slot_unavailable"])
+    await context.close()
+  })
+
+  it("passes axe (no serious or critical violations) at every step, in light and dark", async () => {
+    const found: Array<string> = []
+    for (const scheme of ["light", "dark"] as const) {
+      const context = await bench.context({ colorScheme: scheme })
+      const page = await bench.open(context, bench.host.page(widget({ key: bench.pk, theme: "auto" })))
+      const check = async (step: string) => {
+        await page.screenshot({ path: join(shots, `${step}-${scheme}.png`) })
+        found.push(...(await seriousViolations(page)).map((v) => `${scheme} ${step}: ${v}`))
+      }
+      await poll(() => heading(page).textContent()).toBe("Choose a service")
+      await check("service")
+      await page.locator(`#w button[data-service="${bench.ids.cut}"]`).click()
+      await poll(() => heading(page).textContent()).toBe("Choose who")
+      await check("staff")
+      await page.locator(`#w button[data-staff="${bench.ids.ben}"]`).click()
+      await poll(() => heading(page).textContent()).toBe("Pick a date and time")
+      await page.locator('#w button[data-day="2027-03-31"]').click()
+      const start = scheme === "light" ? "2027-03-31T10:00:00Z" : "2027-03-31T11:00:00Z"
+      await page.locator(`#w button[data-start="${start}"]`).waitFor()
+      await check("times")
+      await page.locator(`#w button[data-start="${start}"]`).click()
+      await poll(() => heading(page).textContent()).toBe("Your details")
+      await page.locator('#w button[type="submit"]').click()
+      await poll(() => page.locator("#w #f-email").getAttribute("aria-invalid")).toBe("true")
+      await check("details-errors")
+      await page.locator("#w #f-name").fill("Axel Axe")
+      await page.locator("#w #f-email").fill(`axel-${scheme}@example.com`)
+      await page.locator('#w button[type="submit"]').click()
+      await poll(() => heading(page).textContent()).toBe("Booking confirmed")
+      await check("done")
+      await context.close()
+    }
+    expect(found).toEqual([])
+  })
+
+  it("bad configuration: secret key (never sent), disallowed origin, revoked key, unknown service", async () => {
+    const elsewhere = await newAccount(bench.server, { name: "Elsewhere", plan: "pro", allowed_origins: ["https://shop.example.com"] })
+    const revoked = expectStatus(await bench.admin.post("/v1/api-keys", { name: "old widget", type: "publishable" }), 201)
+    expectStatus(await bench.admin.del(`/v1/api-keys/${revoked.id}`), 200)
+    const cases = [
+      { key: bench.sk, code: "secret_key", text: "secret API key" },
+      { key: elsewhere.keys.sandbox.publishable, code: "origin_not_allowed", text: `This website (${bench.host.origin}) is not allowed` },
+      { key: revoked.secret, code: "invalid_key", text: "unknown or has been revoked" },
+      { key: bench.pk, service: "svc_0000000000000000000000", code: "unknown_service", text: "does not exist" }
+    ]
+    const context = await bench.context()
+    for (const c of cases) {
+      const page = await context.newPage()
+      await page.clock.setFixedTime(new Date("2027-03-26T08:00:00Z"))
+      const apiCalls: Array<string> = []
+      page.on("request", (r) => {
+        if (r.url().startsWith(`${bench.server.url}/v1/`)) apiCalls.push(r.url())
+      })
+      await page.addInitScript(`window.__events=[];addEventListener("message",(e)=>{if(e.data&&e.data.type==="slotwise:error")__events.push({via:"window",type:e.data.type,payload:e.data.payload})});document.addEventListener("slotwise:error",(e)=>__events.push({via:"element",type:e.type,payload:e.detail}),true);`)
+      await page.goto(bench.host.page(widget({ key: c.key, service: c.service ?? bench.ids.cut })))
+      await poll(() => heading(page).textContent()).toBe("Booking unavailable")
+      expect(await page.locator("#w [role=alert]").textContent()).toContain(c.text)
+      await poll(async () => (await events(page)).map((e) => `${e.via} ${e.payload.code}`).sort()).toEqual([`element ${c.code}`, `window ${c.code}`])
+      if (c.code === "secret_key") expect(apiCalls).toEqual([])
+      await page.close()
+    }
+    await context.close()
+  })
+
+  it("branding: always shown on the free plan, hidden on request on a paid plan", async () => {
+    const free = await newAccount(bench.server, { name: "Freebie", plan: "free", allowed_origins: [bench.host.origin] })
+    const context = await bench.context()
+    const shown = async (key: string) => {
+      const page = await bench.open(context, bench.host.page(widget({ key, "hide-branding": "true" })))
+      await poll(() => heading(page).textContent()).not.toBe("Loading…")
+      const footer = page.locator("#w .footer")
+      const visible = await footer.isVisible() && (await footer.textContent()) === "Powered by Slotwise"
+      await page.close()
+      return visible
+    }
+    expect(await shown(free.keys.sandbox.publishable)).toBe(true)
+    expect(await shown(bench.pk)).toBe(false)
+    const config = expectStatus(await client(bench.server.url, free.keys.sandbox.publishable).get("/v1/widget/config", { headers: { origin: bench.host.origin } }), 200)
+    expect(config).toEqual({ object: "widget_config", account_name: "Freebie", environment: "sandbox", branding_required: true })
+    await context.close()
+  })
+
+  it("mounts elements added later; Slotwise.mount returns update() and destroy()", async () => {
+    const context = await bench.context()
+    const page = await bench.open(context, bench.host.page(`<div id="slot-here"></div>`))
+    await page.waitForFunction(() => (window as any).Slotwise !== undefined)
+    await page.evaluate(([key, service]) => {
+      const el = document.createElement("div")
+      el.id = "w"
+      el.setAttribute("data-slotwise-widget", "")
+      el.dataset.key = key!
+      el.dataset.service = service!
+      el.dataset.staff = "any"
+      document.getElementById("slot-here")!.append(el)
+    }, [bench.pk, bench.ids.trim])
+    await poll(() => heading(page).textContent()).toBe("Pick a date and time")
+    await page.evaluate(([key, service]) => {
+      const el = document.createElement("div")
+      el.id = "js"
+      document.body.append(el)
+      ;(window as any).handle = (window as any).Slotwise.mount(el, { key, service, staff: "any", locale: "de" })
+    }, [bench.pk, bench.ids.trim])
+    await poll(() => page.locator("#js h2").textContent()).toBe("Datum und Uhrzeit wählen")
+    await page.evaluate(() => (window as any).handle.update({ locale: "en", theme: "dark" }))
+    await poll(() => page.locator("#js h2").textContent()).toBe("Pick a date and time")
+    expect(await page.locator("#js .sw").getAttribute("data-theme")).toBe("dark")
+    await page.evaluate(() => (window as any).handle.destroy())
+    expect(await page.evaluate(() => document.getElementById("js")!.shadowRoot!.childNodes.length)).toBe(0)
+    const ready = (await events(page)).filter((e) => e.type === "slotwise:ready" && e.via === "element").map((e) => e.target)
+    expect(ready).toEqual(["w", "js"])
+    await context.close()
+  })
+
+  it("recovers: a refused hold offers alternatives, a failed request a retry, a 429 is waited out", async () => {
+    const context = await bench.context()
+    const page = await context.newPage()
+    await page.clock.setFixedTime(new Date("2027-03-26T08:00:00Z"))
+    // The slots call fails at the network level until the alert shows, then is rate limited once.
+    let failing = true
+    let limited = 0
+    await page.route("**/v1/availability/slots?**", async (route) => {
+      if (route.request().method() !== "GET") return route.continue()
+      if (failing) return route.abort("connectionreset")
+      if (limited++ === 0) {
+        return route.fulfill({
+          status: 429,
+          headers: {
+            "content-type": "application/problem+json",
+            "retry-after": "1",
+            "access-control-allow-origin": bench.host.origin,
+            "access-control-expose-headers": "retry-after"
+          },
+          body: JSON.stringify({ type: "https://slotwise.dev/errors/rate_limited", title: "Too many requests", status: 429, code: "rate_limited", detail: "slow down" })
+        })
+      }
+      return route.continue()
+    })
+    await page.goto(bench.host.page(widget({ key: bench.pk, service: bench.ids.trim })))
+    const alert = page.locator("#w [role=alert]")
+    await poll(() => alert.textContent()).toContain("We could not reach the booking service.")
+    failing = false
+    await page.locator('#w button[data-focus="retry"]').click()
+    // Shown while the widget waits out Retry-After (1 s): polled without waiting for the element.
+    await poll(() => page.locator("#w [role=status].muted").allTextContents()).toEqual(["Many requests right now. Trying again in 1 s…"])
+    await poll(() => heading(page).textContent()).toBe("Pick a date and time")
+    expect(limited).toBe(2)
+    // Someone books 14:00Z on the 30th after the calendar was shown: picking it is refused (409).
+    await page.locator('#w button[data-day="2027-03-30"]').click()
+    await page.locator('#w button[data-start="2027-03-30T12:00:00Z"]').waitFor()
+    expectStatus(await bench.admin.post("/v1/bookings", { service_id: bench.ids.trim, staff_id: bench.ids.ana, start: "2027-03-30T12:00:00Z", client: { name: "Phone call" } }), 201)
+    await page.locator('#w button[data-start="2027-03-30T12:00:00Z"]').click()
+    await poll(() => page.locator("#w button[data-alternative]").count()).toBeGreaterThan(0)
+    expect(await page.locator('#w button[data-start="2027-03-30T12:00:00Z"]').count()).toBe(0)
+    const alternatives = await page.locator("#w button[data-alternative]").evaluateAll((els) => els.map((e) => e.getAttribute("data-alternative")))
+    expect(alternatives).not.toContain("2027-03-30T12:00:00Z")
+    await context.close()
+  })
+
+  it("/widget.js is served by the mounted handlers under their prefix", async () => {
+    const handler = await createHttpHandler({ prefix: "/scheduling", webhooks: false })
+    try {
+      const reply = await handler.fetch(new Request("http://shop.example/scheduling/widget.js"))
+      expect(reply.status).toBe(200)
+      expect(reply.headers.get("etag")).toMatch(/^"[\w-]{22}"$/)
+      expect(await reply.text()).toContain("Slotwise booking widget")
+      expect((await handler.fetch(new Request("http://shop.example/widget.js"))).status).toBe(404)
+    } finally {
+      await handler.close()
+    }
+  })
+
+  it("GET /widget.js: the built bundle, gzipped under 25 KB, with an ETag and a five-minute public cache", async () => {
+    const first = await request(bench.server.url, "GET", "/widget.js", { headers: { "accept-encoding": "identity" } })
+    expect(first.status).toBe(200)
+    expect(first.headers.get("content-type")).toBe("text/javascript; charset=utf-8")
+    expect(first.headers.get("cache-control")).toBe("public, max-age=300")
+    expect(first.headers.get("x-ratelimit-limit")).toBeNull()
+    const etag = first.headers.get("etag")!
+    expect(etag).toMatch(/^"[\w-]{22}"$/)
+    expect(gzipSync(first.text, { level: 9 }).byteLength).toBeLessThan(25 * 1024)
+    expect(first.text).not.toMatch(/\beval\(|new Function\(|\.style\.|setAttribute\("style"/)
+    const again = await request(bench.server.url, "GET", "/widget.js", { headers: { "if-none-match": etag } })
+    expect(again.status).toBe(304)
+    const gz = await request(bench.server.url, "HEAD", "/widget.js", { headers: { "accept-encoding": "gzip, br" } })
+    expect(gz.headers.get("content-encoding")).toBe("gzip")
+  })
+})
+
+/** axe-core's serious and critical findings on the page (axe evaluated through CDP: the page's CSP allows no inline script). */
+const seriousViolations = async (page: Page): Promise<Array<string>> => {
+  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(axeSource())
+  const result = await page.evaluate(() => (window as any).axe.run(document, { resultTypes: ["violations"] }))
+  return (result.violations as Array<{ id: string; impact: string; nodes: Array<{ target: unknown }> }>)
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} ${JSON.stringify(v.nodes.map((n) => n.target))}`)
+}
+
+interface Active {
+  readonly tag: string
+  readonly text: string
+  readonly id: string
+  readonly day: string | null
+  readonly start: string | null
+  readonly outline: string
+}
+
+/** The focused element inside the widget's shadow root. */
+const active = (page: Page): Promise<Active> =>
+  page.evaluate(() => {
+    let el = document.activeElement
+    while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement
+    const e = el as HTMLElement
+    return {
+      tag: e.tagName,
+      text: (e.textContent ?? "").trim(),
+      id: e.id,
+      day: e.getAttribute("data-day"),
+      start: e.getAttribute("data-start"),
+      outline: getComputedStyle(e).outlineStyle
+    }
+  })
+
+const tabTo = async (page: Page, wanted: (a: Active) => boolean) => {
+  for (let i = 0; i < 30; i++) {
+    await page.keyboard.press("Tab")
+    if (wanted(await active(page))) return
+  }
+  throw new Error(`Tab never reached the element; stopped at ${JSON.stringify(await active(page))}`)
+}
