@@ -45,10 +45,10 @@ Usage:
 serve options:
   --port <n>                 port to listen on (default 8080; 0 = any free port)
   --host <addr>              address to bind (default 127.0.0.1)
-  --database <file|url>      SQLite database file (default ./slotwise.db), created if missing,
-                             or a postgres:// (postgresql://) URL: PostgreSQL, which several
-                             instances may share; tables are created and migrated at start
-                             (default: $SLOTWISE_DATABASE_URL)
+  --database <file|url>      SQLite database file, created if missing, or a postgres://
+                             (postgresql://) URL: PostgreSQL, which several instances may
+                             share; tables are created and migrated at start
+                             (default: $SLOTWISE_DATABASE_URL, else ./slotwise.db)
   --redis <url>              keep rate-limit counters in Redis (redis://…), so limits hold
                              across instances (default: $SLOTWISE_REDIS_URL; else in memory)
   --memory                   keep everything in memory instead (lost on exit)
@@ -71,8 +71,8 @@ serve options:
   flight finish and record them, then close the database.
 
 accounts create options:
-  --database <file|url>      SQLite database file (default ./slotwise.db) or postgres:// URL
-                             (default: $SLOTWISE_DATABASE_URL)
+  --database <file|url>      SQLite database file or postgres:// URL
+                             (default: $SLOTWISE_DATABASE_URL, else ./slotwise.db)
   --name <name>              account name (required)
   --plan <plan>              free | pro | business (default free)
   --allowed-origin <origin>  an origin for publishable keys; repeat for several
