@@ -3,10 +3,13 @@
  * package root (index.ts), the server (`slotwise serve`, main.ts) and the mounted handlers
  * all build their layers here; adapters never import each other.
  *
- * - storage: `"memory"` or `{ sqlite: file }`, one case each in `storageLayer`;
+ * - storage: `"memory"`, `{ sqlite: file }` or `{ postgres: url }`, one case each in
+ *   `storageLayer` (`storageFromLocation` reads a `--database` value);
  * - webhooks: the URL policy (private addresses, DNS at registration) and the dispatcher,
- *   which on in-memory storage is woken by every commit and does not poll;
- * - rate limits: the counters' store, in this process unless a shared store layer is given.
+ *   which on in-memory storage is woken by every commit and does not poll, and on PostgreSQL
+ *   is also woken by other instances' commits (LISTEN/NOTIFY), polling only as a fallback;
+ * - rate limits: the counters' store, in this process unless Redis (`redis: url`) or another
+ *   shared store layer is given.
  */
 import { Layer } from "effect"
 import { AccessLive } from "./adapters/http/app.js"
@@ -16,6 +19,8 @@ import { MemoryRateLimitStoreLive } from "./adapters/memory/ratelimit.js"
 import { MemoryStorageLive } from "./adapters/memory/storage.js"
 import { makeOAuthHandler } from "./adapters/oauth/server.js"
 import { OAuthServicesLive } from "./adapters/oauth/services.js"
+import { PostgresStorageLive } from "./adapters/postgres/layer.js"
+import { RedisRateLimitStoreLive } from "./adapters/redis/ratelimit.js"
 import { SqliteStorageLive } from "./adapters/sqlite/layer.js"
 import { WebhookDispatcherLive, type WebhookDispatcherOptions } from "./adapters/webhooks/dispatcher.js"
 import { type Resolver, WebhookPolicyLive } from "./adapters/webhooks/guard.js"
@@ -28,13 +33,25 @@ import type { RateLimitStore } from "./src/ratelimit/store.js"
 import type { WebhookOutbox } from "./src/webhooks/Outbox.js"
 import { WebhookPolicy } from "./src/webhooks/policy.js"
 
-export { MemoryStorageLive, SqliteStorageLive }
+export { MemoryStorageLive, PostgresStorageLive, RedisRateLimitStoreLive, SqliteStorageLive }
 
-/** Where data lives: in this process's memory, or a SQLite database file (created if missing). */
-export type StorageChoice = "memory" | { readonly sqlite: string }
+/**
+ * Where data lives: in this process's memory, a SQLite database file (created if missing),
+ * or a PostgreSQL database (tables created and migrated at start), which any number of
+ * processes may share.
+ */
+export type StorageChoice = "memory" | { readonly sqlite: string } | { readonly postgres: string }
+
+/** A `--database` value: a `postgres://` or `postgresql://` URL selects PostgreSQL; anything else is a SQLite file. */
+export const storageFromLocation = (location: string): StorageChoice =>
+  /^postgres(ql)?:\/\//i.test(location) ? { postgres: location } : { sqlite: location }
 
 export const storageLayer = (choice: StorageChoice = "memory"): Layer.Layer<Storage, unknown> =>
-  choice === "memory" ? MemoryStorageLive : SqliteStorageLive({ filename: choice.sqlite })
+  choice === "memory"
+    ? MemoryStorageLive
+    : "postgres" in choice
+    ? PostgresStorageLive({ url: choice.postgres })
+    : SqliteStorageLive({ filename: choice.sqlite })
 
 /** Whether every commit happens in this process (so nothing needs polling for other writers). */
 export const isInProcess = (choice: StorageChoice = "memory"): boolean => choice === "memory"
@@ -94,12 +111,18 @@ export interface HttpServicesOptions {
    * limits hold across server processes.
    */
   readonly rateLimitStore?: Layer.Layer<RateLimitStore, unknown> | undefined
+  /** Keep rate-limit counters in the Redis at this URL (`redis://…`), shared by every process using it. */
+  readonly redis?: string | undefined
 }
+
+const rateLimitStoreLayer = (options: HttpServicesOptions): Layer.Layer<RateLimitStore, unknown> =>
+  options.rateLimitStore ??
+    (options.redis !== undefined ? RedisRateLimitStoreLive({ url: options.redis }) : MemoryRateLimitStoreLive)
 
 /** Everything the HTTP handlers and the request pipeline use: the core and the access services, over storage. */
 export const httpServicesLayer = (options: HttpServicesOptions = {}) =>
   Layer.mergeAll(coreLayer({ allowPrivate: options.allowPrivateWebhooks }), CredentialsLive.pipe(Layer.provideMerge(AccessServicesLive))).pipe(
-    Layer.provide(options.rateLimitStore ?? MemoryRateLimitStoreLive),
+    Layer.provide(rateLimitStoreLayer(options)),
     Layer.provideMerge(storageLayer(options.storage))
   )
 
@@ -143,7 +166,7 @@ export const serverLayer = (options: ServerOptions) =>
  * false) lets webhook URLs name private, loopback and link-local hosts.
  */
 export interface HttpHandlerOptions extends MountOptions, WebhookServingOptions, HttpServicesOptions {
-  /** `"memory"` (default) or `{ sqlite: "file.db" }`. */
+  /** `"memory"` (default), `{ sqlite: "file.db" }` or `{ postgres: "postgres://…" }`. */
   readonly storage?: StorageChoice | undefined
 }
 

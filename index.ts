@@ -14,6 +14,8 @@ export {
   createHttpHandler,
   type HttpHandlerOptions,
   MemoryStorageLive,
+  PostgresStorageLive,
+  RedisRateLimitStoreLive,
   type SlotwiseHttpHandler,
   SqliteStorageLive,
   type StorageChoice
@@ -21,7 +23,11 @@ export {
 export * from "./adapters/webhooks/index.js"
 
 export interface SchedulingOptions {
-  /** `"memory"` (the default) or a SQLite database file, created if missing. */
+  /**
+   * `"memory"` (the default), `{ sqlite: file }` (created if missing) or
+   * `{ postgres: "postgres://…" }` (tables created and migrated at start; several processes
+   * may share the database).
+   */
   readonly storage?: StorageChoice
   /**
    * Run the webhook dispatcher in this instance (off by default): `true`, or its options

@@ -51,7 +51,8 @@ const SECRET_LENGTH = 32
 /**
  * How long a resolved credential is reused before it is read again. Revocation, rotation and
  * plan changes made in this process apply at once (the cache is cleared); made by another
- * process sharing the database, within this time. Expiry is checked on every request.
+ * process sharing the database, at once when storage signals it (PostgreSQL), else within
+ * this time. Expiry is checked on every request.
  */
 export const AUTH_CACHE_MS = 2_000
 const AUTH_CACHE_MAX = 10_000
@@ -82,10 +83,20 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("slotwise/ApiKeys", {
     const cache = new Map<string, Entry>()
     /** Hashes of secrets that authenticated recently (WebCrypto digests cost a promise each). */
     const hashes = new Map<string, string>()
-    const invalidate = Effect.sync(() => {
+    /** Bumped by every clear: a load that began before one must not refill the cache. */
+    let generation = 0
+    const clear = () => {
+      generation++
       cache.clear()
       hashes.clear()
-    })
+    }
+    // Other processes on the database revoke and rotate too: their signal clears this cache.
+    storage.signals?.subscribe("credentials", clear)
+    /** Clears now and again after the commit (a read racing the write cannot linger), and tells other processes. */
+    const invalidate = Effect.zipRight(
+      Effect.zipRight(Effect.sync(clear), storage.afterCommit(Effect.sync(clear))),
+      storage.signals?.publish("credentials") ?? Effect.void
+    )
 
     const newSecret = (type: KeyType, tenant: TenantId) => secretPrefix(type, tenant.environment) + randomBase62(SECRET_LENGTH)
     const redact = (secret: string) => `${secret.slice(0, 8)}…${secret.slice(-4)}`
@@ -256,6 +267,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("slotwise/ApiKeys", {
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const cached = cache.get(hash)
         if (cached !== undefined && now - cached.at < AUTH_CACHE_MS && now >= cached.at) return principalOf(cached, now)
+        const before = generation
         return Effect.flatMap(load(hash), (loaded) => {
           if (loaded === undefined) {
             cache.delete(hash)
@@ -264,8 +276,11 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("slotwise/ApiKeys", {
           if (cache.size >= AUTH_CACHE_MAX) cache.clear()
           if (hashes.size >= AUTH_CACHE_MAX) hashes.clear()
           const entry = { ...loaded, at: now }
-          cache.set(hash, entry)
-          hashes.set(secret, hash)
+          // A clear (a revocation here or elsewhere) during the load: don't cache what it read.
+          if (generation === before) {
+            cache.set(hash, entry)
+            hashes.set(secret, hash)
+          }
           return principalOf(entry, now)
         })
       })

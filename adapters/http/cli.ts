@@ -13,14 +13,18 @@ import { VERSION } from "./api.js"
 import type { AppOptions } from "./app.js"
 import type { ServeOptions } from "./server.js"
 
-/** The storage the flags name. */
-export type StorageFlag = "memory" | { readonly sqlite: string }
+/** The storage the flags name: a `--database` value is a SQLite file or a `postgres://` URL. */
+export type StorageFlag = "memory" | { readonly sqlite: string } | { readonly postgres: string }
+
+const storageOf = (location: string): StorageFlag =>
+  /^postgres(ql)?:\/\//i.test(location) ? { postgres: location } : { sqlite: location }
 
 /** The layers the command line runs, from the composition root. */
 export interface CliLayers {
   readonly server: (options: ServeOptions & AppOptions & {
     readonly storage: StorageFlag
     readonly allowPrivateWebhooks: boolean
+    readonly redis: string | undefined
     readonly webhooks: { readonly timeoutMs?: number; readonly leaseMs?: number }
   }) => Layer.Layer<never, unknown>
   readonly accounts: (storage: StorageFlag) => Layer.Layer<Accounts, unknown>
@@ -41,7 +45,12 @@ Usage:
 serve options:
   --port <n>                 port to listen on (default 8080; 0 = any free port)
   --host <addr>              address to bind (default 127.0.0.1)
-  --database <file>          SQLite database file (default ./slotwise.db), created if missing
+  --database <file|url>      SQLite database file, created if missing, or a postgres://
+                             (postgresql://) URL: PostgreSQL, which several instances may
+                             share; tables are created and migrated at start
+                             (default: $SLOTWISE_DATABASE_URL, else ./slotwise.db)
+  --redis <url>              keep rate-limit counters in Redis (redis://…), so limits hold
+                             across instances (default: $SLOTWISE_REDIS_URL; else in memory)
   --memory                   keep everything in memory instead (lost on exit)
   --admin-token <token>      enable the operator API /admin/v1 with this bearer token
                              (default: $SLOTWISE_ADMIN_TOKEN; without one /admin/v1 is 404)
@@ -62,7 +71,8 @@ serve options:
   flight finish and record them, then close the database.
 
 accounts create options:
-  --database <file>          SQLite database file (default ./slotwise.db)
+  --database <file|url>      SQLite database file or postgres:// URL
+                             (default: $SLOTWISE_DATABASE_URL, else ./slotwise.db)
   --name <name>              account name (required)
   --plan <plan>              free | pro | business (default free)
   --allowed-origin <origin>  an origin for publishable keys; repeat for several
@@ -74,6 +84,7 @@ export interface ServeFlags {
   readonly port: number
   readonly host: string
   readonly storage: StorageFlag
+  readonly redis: string | undefined
   readonly adminToken: string | undefined
   readonly allowPrivateWebhooks: boolean
   readonly webhookTimeoutMs: number | undefined
@@ -116,6 +127,7 @@ export const parseServe = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv):
       port: { type: "string" },
       host: { type: "string" },
       database: { type: "string" },
+      redis: { type: "string" },
       memory: { type: "boolean" },
       "admin-token": { type: "string" },
       "allow-private-webhooks": { type: "boolean" },
@@ -128,6 +140,7 @@ export const parseServe = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv):
   })
   if (values.help) return "help"
   if (values.memory && values.database !== undefined) throw new UsageError("give --memory or --database, not both")
+  const database = values.database ?? (env.SLOTWISE_DATABASE_URL || undefined)
   const webhookTimeoutMs = millisOf("--webhook-timeout-ms", values["webhook-timeout-ms"])
   const webhookLeaseMs = millisOf("--webhook-lease-ms", values["webhook-lease-ms"])
   if (webhookLeaseMs !== undefined && webhookLeaseMs <= (webhookTimeoutMs ?? 10_000)) {
@@ -136,7 +149,8 @@ export const parseServe = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv):
   return {
     port: portOf(values.port),
     host: values.host ?? "127.0.0.1",
-    storage: values.memory ? "memory" : { sqlite: values.database ?? "./slotwise.db" },
+    storage: values.memory ? "memory" : storageOf(database ?? "./slotwise.db"),
+    redis: values.redis ?? (env.SLOTWISE_REDIS_URL || undefined),
     adminToken: values["admin-token"] ?? (env.SLOTWISE_ADMIN_TOKEN || undefined),
     allowPrivateWebhooks: values["allow-private-webhooks"] ?? false,
     webhookTimeoutMs,
@@ -162,6 +176,7 @@ const serve = (flags: ServeFlags, layers: CliLayers) => {
     trustProxy: flags.trustProxy,
     publicUrl: flags.publicUrl,
     allowPrivateWebhooks: flags.allowPrivateWebhooks,
+    redis: flags.redis,
     webhooks: {
       ...(flags.webhookTimeoutMs !== undefined ? { timeoutMs: flags.webhookTimeoutMs } : {}),
       ...(flags.webhookLeaseMs !== undefined ? { leaseMs: flags.webhookLeaseMs } : {})
@@ -182,7 +197,7 @@ const serve = (flags: ServeFlags, layers: CliLayers) => {
   ), { disableErrorReporting: true })
 }
 
-const createAccount = async (args: ReadonlyArray<string>, layers: CliLayers): Promise<number> => {
+const createAccount = async (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, layers: CliLayers): Promise<number> => {
   const { values } = parseArgs({
     args: [...args],
     strict: true,
@@ -201,7 +216,7 @@ const createAccount = async (args: ReadonlyArray<string>, layers: CliLayers): Pr
     return 0
   }
   if (values.name === undefined) throw new UsageError("--name is required")
-  const runtime = ManagedRuntime.make(layers.accounts({ sqlite: values.database ?? "./slotwise.db" }))
+  const runtime = ManagedRuntime.make(layers.accounts(storageOf(values.database ?? (env.SLOTWISE_DATABASE_URL || "./slotwise.db"))))
   try {
     const exit = await runtime.runPromiseExit(Effect.flatMap(Accounts, (accounts) =>
       accounts.create({
@@ -248,7 +263,7 @@ export const main = async (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, 
       return
     }
     if (command === "accounts" && rest[0] === "create") {
-      process.exitCode = await createAccount(rest.slice(1), layers)
+      process.exitCode = await createAccount(rest.slice(1), env, layers)
       return
     }
     if (command === "users" && rest[0] === "create") {

@@ -7,10 +7,11 @@
  */
 import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import * as http from "node:http"
 import { Accounts } from "../../src/Accounts.js"
 import type { AccountWithKeys } from "../../src/domain/account.js"
+import { Storage } from "../../src/ports/storage.js"
 import { answerClientError, MAX_HEADER_BYTES } from "./clientError.js"
 import { type AppOptions, type AppWiring, makeAppLayer } from "./app.js"
 
@@ -31,11 +32,18 @@ export interface ServeOptions extends AppOptions {
 
 export const FIRST_ACCOUNT = { name: "Default account", plan: "pro" } as const
 
-/** Creates the first account when none exists. */
+/**
+ * Creates the first account when none exists: the check and the creation in one transaction,
+ * so servers starting together on an empty shared database create one account, not one each.
+ */
 export const bootstrapAccount = Effect.gen(function*() {
   const accounts = yield* Accounts
-  if (!(yield* accounts.isEmpty)) return undefined
-  return yield* accounts.create(FIRST_ACCOUNT)
+  const storage = yield* Effect.serviceOption(Storage)
+  const once = Effect.gen(function*() {
+    if (!(yield* accounts.isEmpty)) return undefined
+    return yield* accounts.create(FIRST_ACCOUNT)
+  })
+  return yield* Option.match(storage, { onNone: () => once, onSome: (s) => s.transaction(once) })
 })
 
 export const makeServerLayer = <E>(options: ServeOptions, wiring: AppWiring<E>) => {

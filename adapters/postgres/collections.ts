@@ -175,7 +175,7 @@ export const makeCollection = <A extends { readonly id: string }>(
             sql.query<{ account_id: string; environment: TenantId["environment"]; doc: A }>(
               `SELECT account_id, environment, doc FROM ${table} ${clause} ${orderBy}, account_id, environment${
                 limitSql(query.limit)
-              }`,
+              }${query.lock === "skip-locked" ? " FOR UPDATE SKIP LOCKED" : ""}`,
               params,
               what.listAcrossTenants
             ),

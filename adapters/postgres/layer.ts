@@ -11,11 +11,12 @@ import { Effect, Layer, type Scope } from "effect"
 import pg from "pg"
 import { StorageFailure } from "../../src/domain/errors.js"
 import { CoreCollections } from "../../src/ports/collections.js"
-import { type Collection, type CollectionSpec, Storage, type StorageService } from "../../src/ports/storage.js"
+import { type Collection, type CollectionSpec, type EventLog, Storage, type StorageService } from "../../src/ports/storage.js"
 import { makeCollection } from "./collections.js"
 import { makeEventLog } from "./eventLog.js"
 import { migrateBase, migrateCollection, type Run } from "./migrations.js"
 import { quote } from "./query.js"
+import { makeSignals } from "./signals.js"
 import { failure, makeSql } from "./transactions.js"
 
 export interface PostgresStorageOptions {
@@ -121,12 +122,19 @@ export const makePostgresStorage = (
       })
     )
 
+    // Other instances hear of every commit that appended events (signals.ts).
+    const signals = yield* makeSignals({ url: options.url, schema, pool, afterCommit: sql.afterCommit })
+    const log = makeEventLog(sql)
+    const events: EventLog = { ...log, append: (event) => Effect.zipRight(log.append(event), signals.publish("events")) }
+
     return {
       collection,
-      events: makeEventLog(sql),
+      events,
       transaction: sql.transaction,
+      leaseTransaction: sql.leaseTransaction,
       afterCommit: sql.afterCommit,
-      eraseTenant
+      eraseTenant,
+      signals
     } satisfies StorageService
   })
 

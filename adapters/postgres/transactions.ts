@@ -72,6 +72,8 @@ export interface Sql {
     f: (tenant: TenantId) => Effect.Effect<A, StorageFailure>
   ) => Effect.Effect<A, StorageFailure, Tenant>
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageFailure, R>
+  /** A transaction for leases: see `begin`. */
+  readonly leaseTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageFailure, R>
   readonly afterCommit: (effect: Effect.Effect<void>) => Effect.Effect<void>
   /**
    * Runs `f` under `pg_advisory_xact_lock` on `key`: inside the open transaction when there
@@ -166,11 +168,20 @@ export const makeSql = (pool: pg.Pool): Sql => {
     })
   })
 
-  const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageFailure, R> =>
+  /**
+   * `leasing`: the global key shared and no tenant's lock, so the transaction runs alongside
+   * tenants' writes and other lessees; it writes only rows it locked (`FOR UPDATE SKIP
+   * LOCKED`), and still waits for (and holds off) the transactions that take the global key.
+   */
+  const begin = <A, E, R>(effect: Effect.Effect<A, E, R>, leasing: boolean): Effect.Effect<A, E | StorageFailure, R> =>
     Effect.withFiberRuntime<A, E | StorageFailure, R>((fiber) => {
       if (fiber.getFiberRef(openTransaction) !== undefined) return effect
-      const tenant = Option.getOrUndefined(Context.getOption(fiber.currentContext as Context.Context<Tenant>, Tenant))
-      const begin = tenant === undefined
+      const tenant = leasing
+        ? undefined
+        : Option.getOrUndefined(Context.getOption(fiber.currentContext as Context.Context<Tenant>, Tenant))
+      const opening = leasing
+        ? `BEGIN; SELECT pg_advisory_xact_lock_shared(${GLOBAL_LOCK})`
+        : tenant === undefined
         ? `BEGIN; SELECT pg_advisory_xact_lock(${GLOBAL_LOCK})`
         : `BEGIN; SELECT pg_advisory_xact_lock_shared(${GLOBAL_LOCK}), ${tenantLock(tenant)}`
       // One uninterruptible region: the connection goes back on every path out of it, and
@@ -184,7 +195,7 @@ export const makeSql = (pool: pg.Pool): Sql => {
             afterCommit: []
           }
           return Effect.flatMap(
-            Effect.exit(simple(client, begin, "begin transaction")),
+            Effect.exit(simple(client, opening, "begin transaction")),
             (begun): Effect.Effect<readonly [A, OpenTransaction], E | StorageFailure, R> =>
               begun._tag === "Failure"
                 ? finish(open, begun as Exit.Exit<never, StorageFailure>)
@@ -201,6 +212,9 @@ export const makeSql = (pool: pg.Pool): Sql => {
       )
       return Effect.flatMap(committed, ([a, open]) => Effect.as(runAfterCommit(open), a))
     })
+
+  const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>) => begin(effect, false)
+  const leaseTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) => begin(effect, true)
 
   const afterCommit = afterCommitOn(openTransaction)
 
@@ -223,5 +237,5 @@ export const makeSql = (pool: pg.Pool): Sql => {
       )
     })
 
-  return { query, forTenant, write, transaction, afterCommit, locked }
+  return { query, forTenant, write, transaction, leaseTransaction, afterCommit, locked }
 }

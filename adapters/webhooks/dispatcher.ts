@@ -5,7 +5,9 @@
  * (`WebhookOutbox`, src/webhooks/retrySchedule.ts); this module only moves bytes and time.
  *
  * Flow. A commit in this process wakes the loop at once (Events' in-process listeners);
- * commits of other processes on the same database are found by polling (`pollIntervalMs`).
+ * so does one of another process on the same database when storage has signals
+ * (PostgreSQL's LISTEN/NOTIFY); polling (`pollIntervalMs`) finds the rest (SQLite, a lost
+ * signal). Every process on a database dispatches; each due delivery is leased by one.
  * The loop fans events out — claiming the new deliveries in the same transaction, so a
  * delivery is sent right after its event commits — then claims whatever else is due, up to
  * `concurrency` in flight (`perEndpointConcurrency` per endpoint, so one slow receiver
@@ -20,8 +22,9 @@
  * within the timeout) and their outcomes are written. Anything interrupted harder stays
  * leased in the database and is sent again after the lease ends.
  */
-import { Clock, Duration, Effect, Fiber, FiberSet, Layer, Queue } from "effect"
+import { Clock, Duration, Effect, Fiber, FiberSet, Layer, Option, Queue } from "effect"
 import { Events } from "../../src/Events.js"
+import { Storage } from "../../src/ports/storage.js"
 import type { AttemptResult } from "../../src/webhooks/retrySchedule.js"
 import { type AttemptRecord, type ClaimedDelivery, endpointKey, WebhookOutbox } from "../../src/webhooks/Outbox.js"
 import { type Resolver } from "./guard.js"
@@ -103,10 +106,14 @@ export const makeDispatcher = (options: WebhookDispatcherOptions = {}) =>
     }
     const offEvents = events.subscribe(poke)
     const offWork = outbox.onWork(poke)
+    // Other processes' commits, when storage signals them (an optional capability).
+    const signals = Option.flatMap(yield* Effect.serviceOption(Storage), (s) => Option.fromNullable(s.signals))
+    const offSignals = Option.match(signals, { onNone: () => () => {}, onSome: (s) => s.subscribe("events", poke) })
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => {
         offEvents()
         offWork()
+        offSignals()
       })
     )
 

@@ -2,7 +2,7 @@
  * The storage port. Resources are documents in tenant-scoped collections with a few
  * declared index columns (derived from the document by the collection's spec), which is
  * all the core ever filters or orders by; events live in an append-only log whose sequence
- * numbers follow commit order. Adapters: adapters/memory, adapters/sqlite.
+ * numbers follow commit order. Adapters: adapters/memory, adapters/sqlite, adapters/postgres.
  */
 import { Context, type Effect, type Option } from "effect"
 import type { StorageFailure } from "../domain/errors.js"
@@ -49,6 +49,12 @@ export interface ListQuery {
   readonly columns?: ReadonlyArray<string>
   /** `listIndexes` only: `false` when the caller does not need the rows in order. */
   readonly ordered?: boolean
+  /**
+   * `listAcrossTenants` inside `leaseTransaction` only: lock the rows returned until the
+   * transaction ends, leaving out rows another transaction has locked (PostgreSQL's
+   * `FOR UPDATE SKIP LOCKED`). Adapters without `leaseTransaction` ignore it.
+   */
+  readonly lock?: "skip-locked"
 }
 
 export interface ColumnsQuery {
@@ -114,6 +120,21 @@ export interface EventLog {
   }) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageFailure>
 }
 
+/** What processes sharing a database tell each other: the log grew; credentials changed. */
+export type SignalTopic = "events" | "credentials"
+
+/**
+ * Signals between processes that share one database (PostgreSQL: LISTEN/NOTIFY). They are
+ * hints, never the record: one may be lost (a connection drops), so a listener still needs
+ * its fallback (the dispatcher polls; the credential cache expires).
+ */
+export interface StorageSignals {
+  /** Sends `topic` to every process on the database once the open transaction commits (at once outside one). */
+  readonly publish: (topic: SignalTopic) => Effect.Effect<void>
+  /** Calls `listener` when a process (maybe this one) published `topic`; returns the unsubscribe. */
+  readonly subscribe: (topic: SignalTopic, listener: () => void) => () => void
+}
+
 export interface StorageService {
   readonly collection: <A extends { readonly id: string }>(spec: CollectionSpec<A>) => Collection<A>
   readonly events: EventLog
@@ -131,6 +152,19 @@ export interface StorageService {
   readonly afterCommit: (effect: Effect.Effect<void>) => Effect.Effect<void>
   /** Deletes every document and event of the tenant (sandbox reset). */
   readonly eraseTenant: Effect.Effect<void, StorageFailure, Tenant>
+  /**
+   * Optional: signals between processes on the same database. An adapter that has them
+   * publishes `events` itself after every commit that appended events.
+   */
+  readonly signals?: StorageSignals
+  /**
+   * Optional: a transaction for taking leases that runs alongside other write transactions
+   * (other tenants' writes, other processes taking leases) instead of excluding them, like
+   * `transaction` without a tenant does. It reads the rows it leases with
+   * `lock: "skip-locked"` and writes only those, so two processes never lease one row and
+   * neither waits for the other. Without it, leases are taken in `transaction`.
+   */
+  readonly leaseTransaction?: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageFailure, R>
 }
 
 export class Storage extends Context.Tag("slotwise/Storage")<Storage, StorageService>() {}

@@ -2,6 +2,11 @@
  * Leasing: which due deliveries a dispatcher takes next. Oldest due first, within the
  * dispatcher's limits (in flight in all, in flight per endpoint); a queued delivery whose
  * endpoint is gone or disabled is settled as failed instead of sent.
+ *
+ * Where storage has `leaseTransaction` (PostgreSQL), leases are taken in one, reading the
+ * due rows with `lock: "skip-locked"`: processes on one database lease disjoint rows without
+ * waiting for each other or holding up tenants' writes. Elsewhere the ordinary transaction
+ * (which excludes every other write) makes each lease one process's.
  */
 import { Effect, Option } from "effect"
 import type { QueuedDelivery, StoredWebhookEndpoint } from "../domain/webhook.js"
@@ -52,8 +57,10 @@ export const makeLeasing = (storage: StorageService) => {
       return { claimed: [] as Array<ClaimedDelivery>, saturated: false, next_due_ms: yield* nextDueAfter(now.ms) }
     })
 
+  const leaseTransaction = storage.leaseTransaction ?? storage.transaction
+
   const claimDueInTransaction = (options: ClaimOptions) =>
-    storage.transaction(Effect.gen(function*() {
+    leaseTransaction(Effect.gen(function*() {
       const now = yield* currentStamp
       const exclude = options.exclude ?? new Set<string>()
       const perEndpoint = options.perEndpoint ?? Infinity
@@ -74,7 +81,8 @@ export const makeLeasing = (storage: StorageService) => {
             { column: "due_ms", op: "lte", value: now.ms },
             ...Array.from(full, (id): Condition => ({ column: "webhook_id", op: "ne", value: id }))
           ],
-          limit: scan
+          limit: scan,
+          lock: "skip-locked"
         })
         let newlyFull = false
         for (const { doc: row, tenant } of rows) {

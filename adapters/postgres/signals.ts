@@ -1,0 +1,117 @@
+/**
+ * Signals between processes on one database, over LISTEN/NOTIFY: a commit that appended
+ * events wakes every instance's webhook dispatcher at once (instead of at its next poll),
+ * and a revoked or rotated API key clears every instance's credential cache.
+ *
+ * Sending. `publish` runs after the commit (never for a rollback) and is coalesced: every
+ * topic published while the event loop turns goes out in one `pg_notify` statement on a
+ * pooled connection, so a burst of writes costs one round trip, and no transaction holds
+ * its locks for it. A process that dies between its commit and the notify sends nothing;
+ * that is why signals are hints (the dispatcher still polls, the cache still expires).
+ *
+ * Receiving. One dedicated connection LISTENs. When it breaks, it is reopened in the
+ * background (250 ms growing to 5 s), and every listener is called once it is back, since
+ * signals sent meanwhile are lost. The channel is named after the schema, so deployments in
+ * different schemas of one database do not wake each other.
+ */
+import { Effect, type Scope } from "effect"
+import pg from "pg"
+import type { SignalTopic, StorageSignals } from "../../src/ports/storage.js"
+
+const TOPICS: ReadonlyArray<SignalTopic> = ["events", "credentials"]
+
+export interface SignalsOptions {
+  readonly url: string
+  readonly schema?: string | undefined
+  readonly pool: pg.Pool
+  /** The storage's after-commit hook: a publish inside a transaction waits for its commit. */
+  readonly afterCommit: (effect: Effect.Effect<void>) => Effect.Effect<void>
+}
+
+const warn = (message: string) => Effect.runFork(Effect.logWarning(`slotwise postgres: ${message}`))
+
+export const makeSignals = (options: SignalsOptions): Effect.Effect<StorageSignals, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const channel = options.schema === undefined ? "slotwise_signals" : `slotwise_signals_${options.schema}`.toLowerCase()
+    const listeners = new Map<SignalTopic, Set<() => void>>(TOPICS.map((topic) => [topic, new Set()]))
+    let closed = false
+
+    const call = (topic: SignalTopic) => {
+      for (const listener of listeners.get(topic) ?? []) {
+        try {
+          listener()
+        } catch {
+          // one listener's failure must not keep the others from hearing
+        }
+      }
+    }
+
+    // Receiving: one connection of its own, reopened when it breaks.
+    let client: pg.Client | undefined
+    let retryMs = 250
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const listen = (reopened: boolean) => {
+      if (closed) return
+      const c = new pg.Client({ connectionString: options.url, connectionTimeoutMillis: 5000 })
+      client = c
+      let failed = false
+      const broken = (error: Error) => {
+        if (failed || closed) return
+        failed = true
+        warn(`the LISTEN connection broke (${error.message}); reopening it`)
+        c.end().catch(() => undefined)
+        timer = setTimeout(() => listen(true), retryMs)
+        retryMs = Math.min(retryMs * 2, 5000)
+      }
+      c.on("error", broken)
+      c.on("end", () => broken(new Error("connection ended")))
+      c.on("notification", (message) => {
+        const topic = message.payload as SignalTopic
+        if (listeners.has(topic)) call(topic)
+      })
+      c.connect()
+        .then(() => c.query(`LISTEN ${pg.escapeIdentifier(channel)}`))
+        .then(() => {
+          retryMs = 250
+          if (reopened) for (const topic of TOPICS) call(topic)
+        }, broken)
+    }
+    listen(false)
+    yield* Effect.addFinalizer(() =>
+      Effect.promise(async () => {
+        closed = true
+        if (timer !== undefined) clearTimeout(timer)
+        await client?.end().catch(() => undefined)
+      })
+    )
+
+    // Sending: topics published during this turn of the event loop, in one statement.
+    const pending = new Set<SignalTopic>()
+    let scheduled = false
+    const flush = () => {
+      scheduled = false
+      if (closed || pending.size === 0) return
+      const topics = [...pending]
+      pending.clear()
+      options.pool
+        .query("SELECT pg_notify($1, topic) FROM unnest($2::text[]) AS topic", [channel, topics])
+        .catch((error: Error) => warn(`cannot notify other instances (${error.message})`))
+    }
+    const publish = (topic: SignalTopic) =>
+      options.afterCommit(Effect.sync(() => {
+        pending.add(topic)
+        if (!scheduled) {
+          scheduled = true
+          setImmediate(flush)
+        }
+      }))
+
+    const subscribe = (topic: SignalTopic, listener: () => void) => {
+      listeners.get(topic)?.add(listener)
+      return () => {
+        listeners.get(topic)?.delete(listener)
+      }
+    }
+
+    return { publish, subscribe }
+  })
