@@ -2,7 +2,7 @@
  * Availability: the rules that say when staff can be booked, and what follows from them:
  * slots, explanations and holds (API.md §3).
  */
-import { Effect, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import {
   AvailabilityCreate,
   AvailabilityRule,
@@ -15,15 +15,17 @@ import { formatInstant, Instant, optional, TimeZone, toMillis } from "./domain/c
 import { ValidationFailed } from "./domain/errors.js"
 import { HOLD_DEFAULT_TTL_SECONDS, type Hold, HoldCreate } from "./domain/hold.js"
 import { Id } from "./domain/ids.js"
+import type { Staff } from "./domain/staff.js"
 import { Reason, Slot } from "./domain/slot.js"
 import { Events } from "./Events.js"
 import { currentStamp, findOr404, listPage, newResource, PageParams, patchResource } from "./internal/resources.js"
-import { makeScheduleLoader, makeSlotFormatter, policyOf } from "./scheduling/loadSchedule.js"
+import { makeScheduleLoader, makeSlotFormatter, policyOf, readTogether } from "./scheduling/loadSchedule.js"
 import { decodeInput } from "./internal/validation.js"
 import { AvailabilityCollection, HoldsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
 import { type Condition, Storage } from "./ports/storage.js"
 import { localDateOf } from "./scheduling/zones.js"
 import { computeSlots } from "./scheduling/slots.js"
+import type { StaffSchedule } from "./scheduling/types.js"
 import { InvalidReference } from "./domain/errors.js"
 
 const DAY = 86_400_000
@@ -94,6 +96,7 @@ export class Availability extends Effect.Service<Availability>()("slotwise/Avail
     const services = storage.collection(ServicesCollection)
     const holds = storage.collection(HoldsCollection)
     const schedule = makeScheduleLoader(storage)
+    const together = readTogether(storage)
     const findRule = findOr404(rules, "availability rule")
     const findStaff = findOr404(staff, "staff member")
     const findService = findOr404(services, "service")
@@ -173,28 +176,47 @@ export class Availability extends Effect.Service<Availability>()("slotwise/Avail
         return yield* listPage(rules, { where, limit, cursor, filters: { staff_id, type } })
       })
 
+    /**
+     * The service and, when named, the staff member, read together where the storage allows;
+     * a missing service is reported before a missing staff member whatever ends first.
+     */
+    const serviceAndStaff = <Id extends string | undefined>(serviceId: string, staffId: Id) =>
+      Effect.flatMap(
+        together([
+          referencedService(serviceId),
+          staffId === undefined ? Effect.succeed(Either.right(undefined)) : Effect.either(referencedStaff(staffId))
+        ]),
+        ([service, member]) =>
+          Effect.map(member, (member) => [service, member as Id extends string ? Staff : Staff | undefined] as const)
+      )
+
     /** Every bookable start in the range, across the service's active staff or one member. */
     const slots = (query: SlotQuery) =>
       Effect.gen(function*() {
         const q = yield* decodeSlots(query)
-        const service = yield* referencedService(q.service_id)
+        const [service, member] = yield* serviceAndStaff(q.service_id, q.staff_id)
         const now = (yield* currentStamp).ms
-        let staffIds: ReadonlyArray<string>
-        if (q.staff_id !== undefined) {
-          const member = yield* referencedStaff(q.staff_id)
-          staffIds = schedule.staffReasons(service, member).length === 0 ? [member.id] : []
-        } else if (!service.active || service.staff_ids.length === 0) {
-          staffIds = []
-        } else {
-          const active = yield* staff.listIndexes({
-            where: [{ column: "id", op: "in", value: service.staff_ids }, { column: "active", op: "eq", value: 1 }]
-          })
-          const activeIds = new Set(active.map((row) => row.id))
-          staffIds = service.staff_ids.filter((id) => activeIds.has(id))
-        }
         const range = { start: toMillis(q.start), end: toMillis(q.end) }
         const policy = policyOf(service)
-        const schedules = staffIds.length === 0 ? [] : yield* schedule.schedules(staffIds, policy, range, now, {}, "list")
+        let schedules: ReadonlyArray<StaffSchedule>
+        if (member !== undefined) {
+          schedules = schedule.staffReasons(service, member).length === 0
+            ? yield* schedule.schedules([member.id], policy, range, now, {}, "list")
+            : []
+        } else if (!service.active || service.staff_ids.length === 0) {
+          schedules = []
+        } else {
+          // Who is active, read together with every assigned member's schedule (inactive
+          // members are rare; their schedules are dropped) rather than one after the other.
+          const [active, all] = yield* together([
+            staff.listIndexes({
+              where: [{ column: "id", op: "in", value: service.staff_ids }, { column: "active", op: "eq", value: 1 }]
+            }),
+            schedule.schedules(service.staff_ids, policy, range, now, {}, "list")
+          ])
+          const activeIds = new Set(active.map((row) => row.id))
+          schedules = all.filter((s) => activeIds.has(s.staff_id))
+        }
         const data = computeSlots({ policy, schedules, range, now }, makeSlotFormatter())
         if (q.time_zone === undefined) return { object: "list", data } satisfies SlotList
         const byDate = new Map<string, Array<Slot>>()
@@ -212,8 +234,7 @@ export class Availability extends Effect.Service<Availability>()("slotwise/Avail
     const explain = (query: ExplainQuery) =>
       Effect.gen(function*() {
         const q = yield* decodeExplain(query)
-        const service = yield* referencedService(q.service_id)
-        const member = yield* referencedStaff(q.staff_id)
+        const [service, member] = yield* serviceAndStaff(q.service_id, q.staff_id)
         const now = (yield* currentStamp).ms
         const start = toMillis(q.start)
         const reasons = yield* schedule.explain(service, member, start, now)

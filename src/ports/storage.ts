@@ -131,6 +131,13 @@ export interface StorageService {
   readonly afterCommit: (effect: Effect.Effect<void>) => Effect.Effect<void>
   /** Deletes every document and event of the tenant (sandbox reset). */
   readonly eraseTenant: Effect.Effect<void, StorageFailure, Tenant>
+  /**
+   * How many independent reads the core may have in flight at once here and now (absent:
+   * 1, one after another). A server database outside a transaction runs each on its own
+   * connection, so issuing them together overlaps their round trips; an in-process database
+   * gains nothing, and forking fibers for its reads only costs.
+   */
+  readonly readConcurrency?: Effect.Effect<number>
 }
 
 export class Storage extends Context.Tag("slotwise/Storage")<Storage, StorageService>() {}
