@@ -2,7 +2,7 @@
  * Availability: the rules that say when staff can be booked, and what follows from them:
  * slots, explanations and holds (API.md §3).
  */
-import { Effect, Either, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import {
   AvailabilityCreate,
   AvailabilityRule,
@@ -180,15 +180,15 @@ export class Availability extends Effect.Service<Availability>()("slotwise/Avail
      * The service and, when named, the staff member, read together where the storage allows;
      * a missing service is reported before a missing staff member whatever ends first.
      */
-    const serviceAndStaff = <Id extends string | undefined>(serviceId: string, staffId: Id) =>
-      Effect.flatMap(
-        together([
-          referencedService(serviceId),
-          staffId === undefined ? Effect.succeed(Either.right(undefined)) : Effect.either(referencedStaff(staffId))
-        ]),
-        ([service, member]) =>
-          Effect.map(member, (member) => [service, member as Id extends string ? Staff : Staff | undefined] as const)
+    const serviceAndStaff = <Id extends string | undefined>(serviceId: string, staffId: Id) => {
+      type Member = Id extends string ? Staff : Staff | undefined
+      // One read needs no fork.
+      if (staffId === undefined) return Effect.map(referencedService(serviceId), (service) => [service, undefined as Member] as const)
+      return Effect.flatMap(
+        together([referencedService(serviceId), Effect.either(referencedStaff(staffId))]),
+        ([service, member]) => Effect.map(member, (member) => [service, member as Member] as const)
       )
+    }
 
     /** Every bookable start in the range, across the service's active staff or one member. */
     const slots = (query: SlotQuery) =>
