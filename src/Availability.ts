@@ -15,7 +15,6 @@ import { formatInstant, Instant, optional, TimeZone, toMillis } from "./domain/c
 import { ValidationFailed } from "./domain/errors.js"
 import { HOLD_DEFAULT_TTL_SECONDS, type Hold, HoldCreate } from "./domain/hold.js"
 import { Id } from "./domain/ids.js"
-import type { Staff } from "./domain/staff.js"
 import { Reason, Slot } from "./domain/slot.js"
 import { Events } from "./Events.js"
 import { currentStamp, findOr404, listPage, newResource, PageParams, patchResource } from "./internal/resources.js"
@@ -176,25 +175,12 @@ export class Availability extends Effect.Service<Availability>()("slotwise/Avail
         return yield* listPage(rules, { where, limit, cursor, filters: { staff_id, type } })
       })
 
-    /**
-     * The service and, when named, the staff member, read together where the storage allows;
-     * a missing service is reported before a missing staff member whatever ends first.
-     */
-    const serviceAndStaff = <Id extends string | undefined>(serviceId: string, staffId: Id) => {
-      type Member = Id extends string ? Staff : Staff | undefined
-      // One read needs no fork.
-      if (staffId === undefined) return Effect.map(referencedService(serviceId), (service) => [service, undefined as Member] as const)
-      return Effect.flatMap(
-        together([referencedService(serviceId), Effect.either(referencedStaff(staffId))]),
-        ([service, member]) => Effect.map(member, (member) => [service, member as Member] as const)
-      )
-    }
-
     /** Every bookable start in the range, across the service's active staff or one member. */
     const slots = (query: SlotQuery) =>
       Effect.gen(function*() {
         const q = yield* decodeSlots(query)
-        const [service, member] = yield* serviceAndStaff(q.service_id, q.staff_id)
+        const service = yield* referencedService(q.service_id)
+        const member = q.staff_id === undefined ? undefined : yield* referencedStaff(q.staff_id)
         const now = (yield* currentStamp).ms
         const range = { start: toMillis(q.start), end: toMillis(q.end) }
         const policy = policyOf(service)
@@ -213,7 +199,7 @@ export class Availability extends Effect.Service<Availability>()("slotwise/Avail
               where: [{ column: "id", op: "in", value: service.staff_ids }, { column: "active", op: "eq", value: 1 }]
             }),
             schedule.schedules(service.staff_ids, policy, range, now, {}, "list")
-          ])
+          ], service.staff_ids.length > 1)
           const activeIds = new Set(active.map((row) => row.id))
           schedules = all.filter((s) => activeIds.has(s.staff_id))
         }
@@ -234,7 +220,8 @@ export class Availability extends Effect.Service<Availability>()("slotwise/Avail
     const explain = (query: ExplainQuery) =>
       Effect.gen(function*() {
         const q = yield* decodeExplain(query)
-        const [service, member] = yield* serviceAndStaff(q.service_id, q.staff_id)
+        const service = yield* referencedService(q.service_id)
+        const member = yield* referencedStaff(q.staff_id)
         const now = (yield* currentStamp).ms
         const start = toMillis(q.start)
         const reasons = yield* schedule.explain(service, member, start, now)
