@@ -1,6 +1,7 @@
 /**
- * Slots and explanations on PostgreSQL, where the core issues its reads together (each on a
- * pooled connection of its own), agree with the memory store, which reads one after another:
+ * Slots and explanations on PostgreSQL, where the core reads a team's schedules together (each
+ * read on a pooled connection of its own), agree with the memory store, which reads one after
+ * another:
  * one-seat (lean column read) and multi-seat services, a named staff member, an inactive
  * member, a hold, and which missing reference is reported first.
  */
