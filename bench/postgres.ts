@@ -8,7 +8,9 @@
  *    BEGIN / INSERT booking row / COMMIT per booking, on one connection. Interleaved rounds,
  *    medians (see rounds.ts).
  * 2. `availability.slots` for 50 staff × 31 days with 5,000 bookings (and 1 staff), median,
- *    next to the same case on a SQLite file in the same rounds (the machine's load hits both).
+ *    next to the same case on a SQLite file in the same rounds (the machine's load hits both),
+ *    and on a second PostgreSQL client whose reads go one after another (what reading them
+ *    together gains). The tables are analysed first, as autovacuum would have them.
  * 3. `bookings.list` (the GET list use case, default page) at 1k and 1M bookings, first page
  *    and a page deep in the keyset, the bookings seeded with generate_series in SQL.
  * 0. The driver: one primary-key SELECT (named and prepared on `pg`) alone and eight of them in a transaction, on
@@ -18,7 +20,7 @@
  *    adapter takes, and under SERIALIZABLE with retries on serialization failures.
  */
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
+import { Context, Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -28,6 +30,7 @@ import { createScheduling } from "../index.js"
 import { PostgresStorageLive } from "../adapters/postgres/layer.js"
 import { DEFAULT_TENANT, makeFacade, type SchedulingClient, startCore } from "../src/facade.js"
 import { CoreLive } from "../src/layers.js"
+import { Storage } from "../src/ports/storage.js"
 import { WebhookPolicy } from "../src/webhooks/policy.js"
 import { HALF_HOUR, iso, seedSlotsCase, slotStart, team } from "./fixtures.js"
 import { interleaved, median } from "./rounds.js"
@@ -52,11 +55,17 @@ const url = (() => {
   return u.toString()
 })()
 
-const scheduling = async (schema: string): Promise<SchedulingClient> => {
+/** The core on PostgreSQL; `sequentialReads` has it read one statement after another, as before reads went together. */
+const scheduling = async (schema: string, sequentialReads = false): Promise<SchedulingClient> => {
+  const storage = PostgresStorageLive({ url, schema })
   const runtime = ManagedRuntime.make(
     CoreLive.pipe(
       Layer.provide(Layer.succeed(WebhookPolicy, { allowPrivate: false })),
-      Layer.provide(PostgresStorageLive({ url, schema }))
+      Layer.provide(
+        sequentialReads
+          ? Layer.map(storage, (context) => Context.add(context, Storage, { ...Context.get(context, Storage), readConcurrency: Effect.succeed(1) }))
+          : storage
+      )
     )
   )
   return makeFacade(await startCore(runtime), DEFAULT_TENANT)
@@ -129,22 +138,41 @@ const creates = async (rounds: number, perRound: number) => {
 }
 
 // 2. Slots, on PostgreSQL and, for scale on the same machine at the same moment, on SQLite.
-const prepareSlots = async (s: SchedulingClient, staff: number, bookings: number) => {
-  const query = await seedSlotsCase(s, { staff, days: 31, bookings })
+const prepareSlots = (s: SchedulingClient, staff: number, bookings: number) => seedSlotsCase(s, { staff, days: 31, bookings })
+const timed = async (s: SchedulingClient, query: Parameters<SchedulingClient["availability"]["slots"]>[0]) => {
   for (let k = 0; k < 4; k++) await s.availability.slots(query)
   return { count: (await s.availability.slots(query)).data.length, run: () => s.availability.slots(query) }
 }
 const slots = async (staff: number, bookings: number, rounds: number) => {
-  const onPostgres = await scheduling(`slots_${staff}_${bookings}`)
+  const schema = `slots_${staff}_${bookings}`
+  const onPostgres = await scheduling(schema)
   const dir = mkdtempSync(join(tmpdir(), "slotwise-bench-pg-"))
   const onSqlite = await createScheduling({ storage: { sqlite: join(dir, "slots.db") } })
-  const pgCase = await prepareSlots(onPostgres, staff, bookings)
-  const sqliteCase = await prepareSlots(onSqlite, staff, bookings)
-  const [pgTimes, sqliteTimes] = await interleaved([pgCase.run, sqliteCase.run], rounds)
+  const pgQuery = await prepareSlots(onPostgres, staff, bookings)
+  // Statistics, as autovacuum keeps them on a server that runs it (this one may not).
+  const stats = client({ connectionString: url, options: `-c search_path=${schema}` })
+  await stats.connect()
+  await stats.query("ANALYZE")
+  await stats.end()
+  // The same rows read by a second client whose reads go one after another.
+  const onPostgresSequential = await scheduling(schema, true)
+  const pgCase = await timed(onPostgres, pgQuery)
+  const pgSequentialCase = await timed(onPostgresSequential, pgQuery)
+  const sqliteCase = await timed(onSqlite, await prepareSlots(onSqlite, staff, bookings))
+  const [pgTimes, pgSequentialTimes, sqliteTimes] = await interleaved([pgCase.run, pgSequentialCase.run, sqliteCase.run], rounds)
   await onPostgres.close()
+  await onPostgresSequential.close()
   await onSqlite.close()
   rmSync(dir, { recursive: true, force: true })
-  return { postgres: median(pgTimes!), sqlite: median(sqliteTimes!), count: pgCase.count }
+  const ratios = (times: ReadonlyArray<number>) => median(times.map((ms, k) => ms / sqliteTimes![k]!))
+  return {
+    postgres: median(pgTimes!),
+    sequential: median(pgSequentialTimes!),
+    sqlite: median(sqliteTimes!),
+    ratio: ratios(pgTimes!),
+    sequentialRatio: ratios(pgSequentialTimes!),
+    count: pgCase.count
+  }
 }
 
 // 3. Lists.
@@ -242,9 +270,11 @@ try {
   if (runs("slots")) {
     const one = await slots(1, 0, 30)
     const fifty = await slots(50, 5000, 30)
-    console.log("availability.slots end to end, PostgreSQL and SQLite interleaved (30 rounds, medians):")
+    console.log("availability.slots end to end, interleaved (30 rounds, medians; ratios are medians of each round's own):")
+    console.log("  PostgreSQL with reads together, PostgreSQL with reads one after another, SQLite")
     for (const [label, c] of [["1 staff × 31 days", one], ["50 staff × 31 days, 5,000 bookings", fifty]] as const) {
-      console.log(`  ${label.padEnd(36)} ${String(c.count).padStart(6)} slots  postgres ${c.postgres.toFixed(2).padStart(6)} ms  sqlite ${c.sqlite.toFixed(2).padStart(6)} ms`)
+      console.log(`  ${label.padEnd(36)} ${String(c.count).padStart(6)} slots  together ${c.postgres.toFixed(2).padStart(6)} ms (${c.ratio.toFixed(2)}× sqlite)` +
+        `  one by one ${c.sequential.toFixed(2).padStart(6)} ms (${c.sequentialRatio.toFixed(2)}×)  sqlite ${c.sqlite.toFixed(2).padStart(6)} ms`)
     }
     console.log("  target: 50 × 31 with 5,000 bookings under 30 ms on PostgreSQL\n")
   }

@@ -46,12 +46,13 @@ export const makePostgresStorage = (
     if (schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
       return yield* Effect.fail(new StorageFailure({ detail: `schema ${JSON.stringify(schema)} is not an identifier` }))
     }
+    const connections = options.maxConnections ?? 10
     const pool = yield* Effect.acquireRelease(
       Effect.try({
         try: () => {
           const pool = new pg.Pool({
             connectionString: options.url,
-            max: options.maxConnections ?? 10,
+            max: connections,
             types,
             // A process that stalls inside a transaction would hold its tenant's write lock;
             // the server ends such a session after a minute idle, releasing the lock.
@@ -134,7 +135,10 @@ export const makePostgresStorage = (
       leaseTransaction: sql.leaseTransaction,
       afterCommit: sql.afterCommit,
       eraseTenant,
-      signals
+      signals,
+      // Outside a transaction each read takes a pooled connection of its own; inside one they
+      // would queue on the transaction's connection anyway.
+      readConcurrency: Effect.map(sql.inTransaction, (open) => (open ? 1 : connections))
     } satisfies StorageService
   })
 

@@ -80,6 +80,8 @@ export interface Sql {
    * is one (a pooled connection more could be one too many), else in one of its own.
    */
   readonly locked: <A>(key: string, f: Effect.Effect<A, StorageFailure>) => Effect.Effect<A, StorageFailure>
+  /** Whether this fiber has a transaction open (its statements then share one connection). */
+  readonly inTransaction: Effect.Effect<boolean>
 }
 
 export const makeSql = (pool: pg.Pool): Sql => {
@@ -237,5 +239,7 @@ export const makeSql = (pool: pg.Pool): Sql => {
       )
     })
 
-  return { query, forTenant, write, transaction, leaseTransaction, afterCommit, locked }
+  const inTransaction = Effect.map(FiberRef.get(openTransaction), (open) => open !== undefined)
+
+  return { query, forTenant, write, transaction, leaseTransaction, afterCommit, locked, inTransaction }
 }

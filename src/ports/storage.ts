@@ -165,6 +165,13 @@ export interface StorageService {
    * neither waits for the other. Without it, leases are taken in `transaction`.
    */
   readonly leaseTransaction?: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageFailure, R>
+  /**
+   * How many independent reads the core may have in flight at once here and now (absent:
+   * 1, one after another). A server database outside a transaction runs each on its own
+   * connection, so issuing them together overlaps their round trips; an in-process database
+   * gains nothing, and forking fibers for its reads only costs.
+   */
+  readonly readConcurrency?: Effect.Effect<number>
 }
 
 export class Storage extends Context.Tag("slotwise/Storage")<Storage, StorageService>() {}
