@@ -15,7 +15,8 @@ const benches = [
   "webhooks.ts",
   "widget.ts",
   "oauth.ts",
-  "postgres.ts"
+  "postgres.ts",
+  "instances.ts"
 ]
 let failed = 0
 for (const bench of benches) {
