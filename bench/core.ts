@@ -1,5 +1,5 @@
 /**
- * Issue 2's figures, printed (never asserted in tests). Run: `npx tsx bench/core.ts`.
+ * Booking creation and slot-list figures, printed (never asserted in tests). Run: `npx tsx bench/core.ts`.
  * It measures the compiled package (dist/, rebuilt first when stale): what an app imports.
  *
  * 1. Booking creations per second through the Promise facade on a SQLite file (every check,
