@@ -29,7 +29,12 @@ export interface RedisRateLimitStoreOptions {
   readonly url: string
   /** Prefix of every counter's key (default `slotwise:ratelimit:`). */
   readonly prefix?: string | undefined
-  /** Longest a request waits for Redis before it is admitted unmetered (default 150 ms). */
+  /**
+   * Longest a request waits for Redis before it is admitted unmetered (default 1,000 ms). A
+   * dead or unreachable Redis fails at once (nothing is queued); this bounds only a Redis
+   * that holds the connection open without answering. It must be long enough that a reply
+   * delayed by a busy event loop is not taken for an outage, or limits would leak under load.
+   */
   readonly commandTimeoutMs?: number | undefined
   /** Longest a (re)connection attempt may take, in the background (default 500 ms). */
   readonly connectTimeoutMs?: number | undefined
@@ -93,7 +98,7 @@ export const makeRedisRateLimitStore = (
           enableOfflineQueue: false,
           maxRetriesPerRequest: 0,
           autoResendUnfulfilledCommands: false,
-          commandTimeout: options.commandTimeoutMs ?? 150,
+          commandTimeout: options.commandTimeoutMs ?? 1_000,
           connectTimeout,
           retryStrategy,
           scripts: { hit: { lua: HIT, numberOfKeys: 1 } }
