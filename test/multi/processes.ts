@@ -1,14 +1,13 @@
 /**
- * Real processes for the multi-instance tests: `slotwise serve` (node + tsx on main.ts, the
- * binary's entry point) and a `redis-server` of the test's own on a free port, which a test
+ * Real processes for the multi-instance tests: `slotwise serve` (main.ts, bundled once by the
+ * HTTP tests' harness) and a `redis-server` of the test's own on a free port, which a test
  * may stop and start again. Everything started here is killed when the run ends.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import * as net from "node:net"
 import * as path from "node:path"
-import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
-import type { Client, Reply, RequestOptions } from "../http/harness.js"
+import { type Client, type Reply, type RequestOptions, serveProcess } from "../http/harness.js"
 import { waitFor } from "../webhooks/receiver.js"
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
@@ -26,26 +25,12 @@ export interface Instance {
   readonly exited: Promise<number | null>
 }
 
-/** `slotwise serve --port 0 …args`, resolved once it prints `listening on`. */
-export const serve = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<Instance> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "main.ts", "serve", "--port", "0", ...args], {
-      cwd: root,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, SLOTWISE_ADMIN_TOKEN: "", SLOTWISE_DATABASE_URL: "", SLOTWISE_REDIS_URL: "", ...env }
-    })
-    children.add(child)
-    const lines: Array<string> = []
-    let stderr = ""
-    child.stderr!.on("data", (d) => (stderr += String(d)))
-    const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)))
-    readline.createInterface({ input: child.stdout! }).on("line", (line) => {
-      lines.push(line)
-      const m = /^listening on (http:\/\/\S+)$/.exec(line)
-      if (m) resolve({ url: m[1]!, lines, process: child, exited })
-    })
-    void exited.then((code) => reject(new Error(`server exited (${code}) before listening: ${stderr}`)))
-  })
+/** `slotwise serve --port 0 …args` (the HTTP tests' bundled binary), resolved once it prints `listening on`. */
+export const serve = async (args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<Instance> => {
+  const server = await serveProcess(args, { SLOTWISE_ADMIN_TOKEN: "", SLOTWISE_DATABASE_URL: "", SLOTWISE_REDIS_URL: "", ...env })
+  children.add(server.process)
+  return { url: server.url, lines: server.lines, process: server.process, exited: server.exited.then((e) => e.code) }
+}
 
 export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {

@@ -4,9 +4,8 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import * as path from "node:path"
-import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
-import { binary } from "../http/harness.js"
+import { binary, serveProcess } from "../http/harness.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const children: Array<ChildProcess> = []
@@ -43,32 +42,14 @@ export interface ServeProcess {
 }
 
 export const serve = async (args: ReadonlyArray<string>): Promise<ServeProcess> => {
-  const entry = await binary()
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [entry, "serve", "--port", "0", ...args], {
-      cwd: root,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, SLOTWISE_ADMIN_TOKEN: "", SLOTWISE_PUBLIC_URL: "" }
-    })
-    children.push(child)
-    const lines: Array<string> = []
-    let stderr = ""
-    child.stderr!.on("data", (d) => (stderr += String(d)))
-    const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)))
-    readline.createInterface({ input: child.stdout! }).on("line", (line) => {
-      lines.push(line)
-      const m = /^listening on (http:\/\/\S+)$/.exec(line)
-      if (m) {
-        resolve({
-          url: m[1]!,
-          lines,
-          stop: () => {
-            child.kill("SIGTERM")
-            return exited
-          }
-        })
-      }
-    })
-    void exited.then((code) => reject(new Error(`server exited (${code}) before listening: ${stderr}`)))
-  })
+  const server = await serveProcess(args, { SLOTWISE_ADMIN_TOKEN: "", SLOTWISE_PUBLIC_URL: "" })
+  children.push(server.process)
+  return {
+    url: server.url,
+    lines: server.lines,
+    stop: () => {
+      server.process.kill("SIGTERM")
+      return server.exited.then((e) => e.code)
+    }
+  }
 }
