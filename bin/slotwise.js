@@ -6,25 +6,11 @@
 import { statSync } from "node:fs"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
+import { serverBundleOptions } from "./bundle-options.js"
 import { ensureBuilt, root } from "./ensure-built.js"
 
 const entry = join(root, "dist", "main.js")
 const bundle = join(root, "dist", "slotwise.mjs")
-/**
- * @effect/platform-node imports undici (1 MB, a third of the bundle) for its HTTP client,
- * which the server never uses: bundle a stand-in that loads the real module on first use.
- */
-const lazyUndici = {
-  name: "lazy-undici",
-  setup(build) {
-    build.onResolve({ filter: /^undici$/ }, (args) =>
-      args.namespace === "lazy-undici" ? { path: "undici", external: true } : { path: "undici", namespace: "lazy-undici" })
-    build.onLoad({ filter: /.*/, namespace: "lazy-undici" }, () => ({
-      loader: "js",
-      contents: "let real; module.exports = new Proxy({}, { get: (_, name) => name === \"__esModule\" ? undefined : (real ??= require(\"undici\"))[name] })"
-    }))
-  }
-}
 const mtime = (path) => statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0
 
 try {
@@ -44,19 +30,7 @@ if (mtime(bundle) < mtime(entry)) {
     try {
       // The async API, then stop(): its service process (~200 MB) must not outlive the
       // bundling (buildSync keeps one alive for the life of the server).
-      await esbuild.build({
-        entryPoints: [entry],
-        outfile: bundle,
-        bundle: true,
-        platform: "node",
-        format: "esm",
-        target: "node20",
-        logLevel: "error",
-        // Native and optional modules stay outside; `require` for the CommonJS ones inside.
-        external: ["better-sqlite3", "bufferutil", "utf-8-validate"],
-        plugins: [lazyUndici],
-        banner: { js: "import { createRequire as __slotwiseRequire } from 'node:module'; const require = __slotwiseRequire(import.meta.url);" }
-      })
+      await esbuild.build(serverBundleOptions(entry, bundle))
     } catch {
       // A failed bundle leaves the unbundled CLI to run.
     } finally {

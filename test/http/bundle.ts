@@ -7,6 +7,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { serverBundleOptions } from "../../bin/bundle-options.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const cacheDir = path.join(root, ".vitest-tmp")
@@ -52,18 +53,8 @@ const build = async (entry: string): Promise<string> => {
   const esbuild = await import("esbuild")
   const partial = `${file}.${process.pid}.tmp`
   try {
-    await esbuild.build({
-      entryPoints: [path.join(root, entry)],
-      outfile: partial,
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: "node20",
-      logLevel: "error",
-      // As bin/slotwise.js bundles the binary: native and optional modules stay outside.
-      external: ["better-sqlite3", "bufferutil", "utf-8-validate"],
-      banner: { js: "import { createRequire as __slotwiseRequire } from 'node:module'; const require = __slotwiseRequire(import.meta.url);" }
-    })
+    // Exactly as bin/slotwise.js bundles the binary.
+    await esbuild.build(serverBundleOptions(path.join(root, entry), partial))
   } finally {
     await esbuild.stop()
   }
