@@ -11,7 +11,7 @@
  * - rate limits: the counters' store, in this process unless Redis (`redis: url`) or another
  *   shared store layer is given.
  */
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { AccessLive } from "./adapters/http/app.js"
 import { makeHttpHandler, type MountOptions, type SlotwiseHttpHandler } from "./adapters/http/mount.js"
 import { makeServerLayer, type ServeOptions } from "./adapters/http/server.js"
@@ -19,13 +19,14 @@ import { MemoryRateLimitStoreLive } from "./adapters/memory/ratelimit.js"
 import { MemoryStorageLive } from "./adapters/memory/storage.js"
 import { makeOAuthHandler } from "./adapters/oauth/server.js"
 import { OAuthServicesLive } from "./adapters/oauth/services.js"
-import { PostgresStorageLive } from "./adapters/postgres/layer.js"
-import { RedisRateLimitStoreLive } from "./adapters/redis/ratelimit.js"
+import type { PostgresStorageOptions } from "./adapters/postgres/layer.js"
+import type { RedisRateLimitStoreOptions } from "./adapters/redis/ratelimit.js"
 import { SqliteStorageLive } from "./adapters/sqlite/layer.js"
 import { WebhookDispatcherLive, type WebhookDispatcherOptions } from "./adapters/webhooks/dispatcher.js"
 import { type Resolver, WebhookPolicyLive } from "./adapters/webhooks/guard.js"
 import { authenticatorLayer } from "./src/auth/Authenticator.js"
 import { oauthAccessTokenCredentials } from "./src/OAuthGrants.js"
+import type { StorageFailure } from "./src/domain/errors.js"
 import type { Events } from "./src/Events.js"
 import { CoreLive } from "./src/layers.js"
 import type { Storage } from "./src/ports/storage.js"
@@ -33,7 +34,18 @@ import type { RateLimitStore } from "./src/ratelimit/store.js"
 import type { WebhookOutbox } from "./src/webhooks/Outbox.js"
 import { WebhookPolicy } from "./src/webhooks/policy.js"
 
-export { MemoryStorageLive, PostgresStorageLive, RedisRateLimitStoreLive, SqliteStorageLive }
+export { MemoryStorageLive, SqliteStorageLive }
+
+/**
+ * PostgreSQL storage. Its driver (and the Redis client below) is loaded when the layer is
+ * built, so a server or an app on SQLite or memory never loads it.
+ */
+export const PostgresStorageLive = (options: PostgresStorageOptions): Layer.Layer<Storage, StorageFailure> =>
+  Layer.unwrapEffect(Effect.map(Effect.promise(() => import("./adapters/postgres/layer.js")), (m) => m.PostgresStorageLive(options)))
+
+/** Rate-limit counters in Redis, shared by every process that uses it. */
+export const RedisRateLimitStoreLive = (options: RedisRateLimitStoreOptions): Layer.Layer<RateLimitStore> =>
+  Layer.unwrapEffect(Effect.map(Effect.promise(() => import("./adapters/redis/ratelimit.js")), (m) => m.RedisRateLimitStoreLive(options)))
 
 /**
  * Where data lives: in this process's memory, a SQLite database file (created if missing),

@@ -18,7 +18,7 @@ import { RateLimiter } from "../../src/ratelimit/RateLimiter.js"
 import { SlotwiseApi } from "./api.js"
 import { HandlersLive } from "./handlers/index.js"
 import { DocsLive } from "./docs.js"
-import { makePipeline, OPENAPI_PATH, type PipelineOptions } from "./middleware/pipeline.js"
+import { makePipeline, type PipelineOptions } from "./middleware/pipeline.js"
 import { withWidget } from "./widgetAsset.js"
 
 /** Accounts, keys, idempotency and the rate limiter; needs `Storage` and a `RateLimitStore`. */
@@ -37,7 +37,6 @@ export const makeAppLayer = (options: AppOptions = {}) =>
   Layer.mergeAll(
     // /widget.js is answered before the pipeline: a static asset, no credential, not counted.
     HttpApiBuilder.middleware(Effect.map(makePipeline(options), (pipeline) => (app) => withWidget(options.prefix)(pipeline(app)))),
-    HttpApiBuilder.middlewareOpenApi({ path: OPENAPI_PATH }),
     DocsLive
   ).pipe(Layer.provideMerge(HttpApiBuilder.api(SlotwiseApi).pipe(Layer.provide(HandlersLive))))
 

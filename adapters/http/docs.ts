@@ -1,17 +1,19 @@
 /**
- * The `/docs` reference page: a small HTML page that loads Scalar from `/docs/scalar.js`
+ * The OpenAPI document at `/v1/openapi.json`, made from the API on its first request (not at
+ * start: it takes ~30 ms) and kept. The `/docs` reference page: a small HTML page that loads Scalar from `/docs/scalar.js`
  * and the document from `/v1/openapi.json`, both served here, so it works offline. The
  * 3.4 MB script is read on its first request (from @effect/platform's bundled copy), not at
  * start, and is cached by browsers (ETag, Cache-Control). The page allows scripts from this
  * origin only (no inline script) and may not be framed.
  */
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApi, HttpApiBuilder, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { VERSION } from "./api.js"
 
+export const OPENAPI_PATH = "/v1/openapi.json"
 export const DOCS_PATH = "/docs"
 export const DOCS_SCRIPT_PATH = "/docs/scalar.js"
 
@@ -95,7 +97,13 @@ const scriptResponse = Effect.flatMap(HttpServerRequest.HttpServerRequest, (requ
       : HttpServerResponse.uint8Array(body, { contentType: "text/javascript; charset=utf-8", headers })
   }))
 
-/** The page and its script on the API's router. */
+/** The document, the page and its script on the API's router. */
 export const DocsLive = HttpApiBuilder.Router.use((router) =>
-  Effect.zipRight(router.get(DOCS_PATH, page), router.get(DOCS_SCRIPT_PATH, scriptResponse))
+  Effect.gen(function*() {
+    const { api } = yield* HttpApi.Api
+    let document: HttpServerResponse.HttpServerResponse | undefined
+    yield* router.get(OPENAPI_PATH, Effect.sync(() => document ??= HttpServerResponse.unsafeJson(OpenApi.fromApi(api))))
+    yield* router.get(DOCS_PATH, page)
+    yield* router.get(DOCS_SCRIPT_PATH, scriptResponse)
+  })
 )

@@ -111,9 +111,35 @@ const importProvider = async () => {
   }
 }
 
-export const makeOAuthHandler = (options: OAuthServerOptions) =>
+type OAuthServices = Storage | OAuthClients | OAuthGrants | Users | RateLimiter
+
+const serves = (path: string) => path === METADATA_PATH || path.startsWith("/oauth/")
+
+/**
+ * The handler beside the API. The provider (its import, its cookie keys from storage) is
+ * built on the first request for one of its paths, not with the server: a server that is
+ * never asked for OAuth never pays for it, and `listening` comes sooner. A build that fails
+ * (storage unreachable) answers 503 and is tried again on the next request.
+ */
+export const makeOAuthHandler = (options: OAuthServerOptions): Effect.Effect<OAuthHandler, never, OAuthServices> =>
+  Effect.map(Effect.runtime<OAuthServices>(), (runtime) => {
+    let built: Promise<OAuthHandler> | undefined
+    const node = (req: IncomingMessage, res: ServerResponse): void => {
+      built ??= Runtime.runPromise(runtime)(buildOAuthHandler(options))
+      built.then((handler) => handler.node(req, res), (error: unknown) => {
+        built = undefined
+        void Effect.runFork(Effect.logError("slotwise oauth: the authorization server could not start", error))
+        if (res.headersSent) return res.end()
+        res.writeHead(503, { "content-type": "application/json", "cache-control": "no-store", "retry-after": "1" })
+        res.end(JSON.stringify({ error: "temporarily_unavailable", error_description: "the authorization server is starting; try again" }))
+      })
+    }
+    return { serves, node }
+  })
+
+const buildOAuthHandler = (options: OAuthServerOptions) =>
   Effect.gen(function*() {
-    const runtime = yield* Effect.runtime<Storage | OAuthClients | OAuthGrants | Users | RateLimiter>()
+    const runtime = yield* Effect.runtime<OAuthServices>()
     const run = Runtime.runPromise(runtime)
     const users = yield* Users
     const clients = yield* OAuthClients
@@ -333,9 +359,6 @@ export const makeOAuthHandler = (options: OAuthServerOptions) =>
       callback(req, res)
     }
 
-    return {
-      serves: (path: string) => path === METADATA_PATH || path.startsWith("/oauth/"),
-      node
-    } satisfies OAuthHandler
+    return { serves, node } satisfies OAuthHandler
   })
 

@@ -1,5 +1,5 @@
 /**
- * A TypeScript entry (main.ts, a test fixture) bundled into one file with esbuild, for tests
+ * A TypeScript entry (main.ts, a test fixture) bundled with esbuild, for tests
  * that start it as a child process. `node --import tsx` compiles some 600 modules at every
  * start, which on a busy machine takes most of a test's time; a bundle loads in a fraction
  * of it. Bundles are shared by every test file and run until a source changes.
@@ -47,22 +47,30 @@ export const bundled = (entry: string): Promise<string> => {
 
 const build = async (entry: string): Promise<string> => {
   const name = entry.replace(/\.ts$/, "").replace(/[^A-Za-z0-9]+/g, "-")
-  const file = path.join(cacheDir, `${name}.${sourcesStamp(entry)}.mjs`)
+  // A directory per build: the entry and its chunks.
+  const dir = path.join(cacheDir, `${name}.${sourcesStamp(entry)}`)
+  const file = path.join(dir, `${name}.mjs`)
   if (fs.existsSync(file)) return file
   fs.mkdirSync(cacheDir, { recursive: true })
   const esbuild = await import("esbuild")
-  const partial = `${file}.${process.pid}.tmp`
+  const partial = `${dir}.${process.pid}.tmp`
   try {
     // Exactly as bin/slotwise.js bundles the binary.
-    await esbuild.build(serverBundleOptions(path.join(root, entry), partial))
+    await esbuild.build(serverBundleOptions(path.join(root, entry), path.join(partial, `${name}.mjs`)))
   } finally {
     await esbuild.stop()
   }
-  // A rename is atomic: test files bundling at once each publish a whole file.
-  fs.renameSync(partial, file)
+  // A rename is atomic: of test files bundling at once, the first publishes a whole
+  // directory and the others drop theirs.
+  try {
+    fs.renameSync(partial, dir)
+  } catch {
+    fs.rmSync(partial, { recursive: true, force: true })
+  }
   // Older bundles of the same entry go.
   for (const old of fs.readdirSync(cacheDir)) {
-    if (old.startsWith(`${name}.`) && old.endsWith(".mjs") && path.join(cacheDir, old) !== file) fs.rmSync(path.join(cacheDir, old), { force: true })
+    const other = path.join(cacheDir, old)
+    if (old.startsWith(`${name}.`) && !old.endsWith(".tmp") && other !== dir) fs.rmSync(other, { recursive: true, force: true })
   }
   return file
 }

@@ -21,7 +21,7 @@ import { NotFound } from "../../../src/domain/errors.js"
 import { Idempotency } from "../../../src/Idempotency.js"
 import { RateLimiter } from "../../../src/ratelimit/RateLimiter.js"
 import { SlotwiseApi } from "../api.js"
-import { DOCS_PATH, DOCS_SCRIPT_PATH } from "../docs.js"
+import { DOCS_PATH, DOCS_SCRIPT_PATH, OPENAPI_PATH } from "../docs.js"
 import { publicAccess } from "../contract/access.js"
 import { MethodNotAllowed } from "../contract/problems.js"
 import { makeAuthenticate, presentedCredential } from "./authenticate.js"
@@ -41,8 +41,6 @@ export interface PipelineOptions {
   /** Take the client address from `X-Forwarded-For` (behind a trusted proxy only). */
   readonly trustProxy?: boolean | undefined
 }
-
-export const OPENAPI_PATH = "/v1/openapi.json"
 
 const routes = makeRouteTable(SlotwiseApi, [
   { method: "GET", path: OPENAPI_PATH, access: publicAccess },
