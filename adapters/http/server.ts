@@ -13,7 +13,10 @@ import { Accounts } from "../../src/Accounts.js"
 import type { AccountWithKeys } from "../../src/domain/account.js"
 import { Storage } from "../../src/ports/storage.js"
 import { answerClientError, MAX_HEADER_BYTES } from "./clientError.js"
+import { SlotwiseApi } from "./api.js"
 import { type AppOptions, type AppWiring, makeAppLayer } from "./app.js"
+import { makeDirectReadLane } from "./directReads.js"
+import { directReads } from "./handlers/reads.js"
 
 export interface ServeOptions extends AppOptions {
   readonly port: number
@@ -67,19 +70,24 @@ export const makeServerLayer = <E>(options: ServeOptions, wiring: AppWiring<E>) 
       }))
   )
 
-  // Once the API's listener is in place: the handlers beside it take the paths they claim.
+  // Once the API's listener is in place: the handlers beside it take the paths they claim,
+  // and the direct read lane the plain reads (without a mount prefix, which only the
+  // pipeline strips).
   const announce = Layer.effectDiscard(Effect.gen(function*() {
     const address = (yield* HttpServer.HttpServer).address
     const url = address._tag === "TcpAddress" ? `http://${address.hostname}:${address.port}` : `unix:${address.path}`
-    if (wiring.beside !== undefined) {
-      const side = yield* wiring.beside(options.publicUrl ?? url)
-      const api = server.listeners("request") as Array<http.RequestListener>
-      server.removeAllListeners("request")
-      server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
-        if (side.serves((req.url ?? "/").split("?", 1)[0]!)) side.node(req, res)
-        else for (const listener of api) listener(req, res)
-      })
-    }
+    const side = wiring.beside === undefined ? undefined : yield* wiring.beside(options.publicUrl ?? url)
+    const lane = options.prefix === undefined ? yield* makeDirectReadLane(SlotwiseApi, yield* directReads) : undefined
+    const api = server.listeners("request") as Array<http.RequestListener>
+    server.removeAllListeners("request")
+    server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
+      const toApi = () => {
+        for (const listener of api) listener(req, res)
+      }
+      if (side?.serves((req.url ?? "/").split("?", 1)[0]!)) side.node(req, res)
+      else if (lane !== undefined) lane(req, res, toApi)
+      else toApi()
+    })
     options.onListening?.(url)
   }))
 

@@ -1,0 +1,139 @@
+/**
+ * The direct read lane: `GET /v1/<resource>/<id>` of the core resources, run as one fiber
+ * straight on node:http instead of through the platform's HttpApi server. Reading one
+ * resource is what integrations do most, and for it the platform's per-request machinery
+ * (request and router contexts, group middleware, response conversion) costs more than
+ * Slotwise's own work; bench/http-ceiling.ts shows both paths.
+ *
+ * The lane takes only the plain case: a GET with no query and no `Origin`, an id the router
+ * would match, and a credential that authenticates and may read the resource. It runs the
+ * pipeline's own steps in the pipeline's order (authenticate, count, decide access, read,
+ * encode with the endpoint's success schema, render a failure with the same problem
+ * renderer), so an answer is the same by either path. Anything else passes to the full
+ * pipeline before it is counted: no or a refused credential, a denied scope, a publishable
+ * key, a preflight, a mount prefix.
+ */
+import { HttpApi, type HttpServerResponse } from "@effect/platform"
+import { Context, Effect, Either, Runtime, Schema } from "effect"
+import type * as http from "node:http"
+import { decideAccess } from "../../src/auth/access.js"
+import { Authenticator } from "../../src/auth/Authenticator.js"
+import type { SlotwiseFailure } from "../../src/domain/errors.js"
+import { Tenant } from "../../src/ports/tenant.js"
+import { RateLimiter } from "../../src/ratelimit/RateLimiter.js"
+import { Access, type AccessRule, publicAccess } from "./contract/access.js"
+import { makeAuthenticate } from "./middleware/authenticate.js"
+import { responseOfCause } from "./middleware/problem.js"
+import { countRequest, policyOf } from "./middleware/ratelimit.js"
+
+/** One endpoint of the lane: which HttpApi endpoint it answers, and the core call that reads. */
+export interface DirectRead {
+  readonly group: string
+  readonly endpoint: string
+  readonly schema: Schema.Schema<any, any>
+  readonly read: (id: string) => Effect.Effect<unknown, SlotwiseFailure, Tenant>
+}
+
+/** A direct read of `group`'s `endpoint`, whose success schema is `schema`. */
+export const directRead = <A, I>(
+  group: string,
+  endpoint: string,
+  schema: Schema.Schema<A, I>,
+  read: (id: string) => Effect.Effect<A, SlotwiseFailure, Tenant>
+): DirectRead => ({ group, endpoint, schema, read })
+
+interface Lane {
+  readonly access: AccessRule
+  readonly read: DirectRead["read"]
+  readonly encode: (value: unknown) => Effect.Effect<unknown, unknown>
+}
+
+/** The router gives up on longer path parameters; the full pipeline answers those. */
+const MAX_ID_LENGTH = 100
+
+const writeResponse = (res: http.ServerResponse, response: HttpServerResponse.HttpServerResponse, extra: Record<string, string>) => {
+  const body = response.body
+  if (body._tag !== "Uint8Array") {
+    // Every answer of the lane is JSON; anything else is a bug, not a client's mistake.
+    res.writeHead(500).end()
+    return
+  }
+  res.writeHead(response.status, {
+    "content-type": body.contentType,
+    "content-length": body.body.byteLength,
+    ...response.headers,
+    ...extra
+  })
+  res.end(body.body)
+}
+
+/**
+ * The lane for `reads` over `api`: a Node listener step that answers a request and returns
+ * true, or returns false and leaves the request untouched for the full pipeline.
+ */
+export const makeDirectReadLane = (api: HttpApi.HttpApi.Any, reads: ReadonlyArray<DirectRead>) =>
+  Effect.gen(function*() {
+    const authenticate = makeAuthenticate(yield* Authenticator, undefined)
+    const limiter = yield* RateLimiter
+    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+
+    // By the collection's path (`/v1/bookings/`): the endpoint's access rule and success schema.
+    const lanes = new Map<string, Lane>()
+    // Paths of their own (`/v1/availability/slots`): the router prefers them to a read's `:id`.
+    const ownPaths = new Set<string>()
+    HttpApi.reflect(api as any, {
+      onGroup: () => {},
+      onEndpoint: ({ endpoint, group, mergedAnnotations }) => {
+        if (!endpoint.path.includes(":")) ownPaths.add(endpoint.path)
+        const read = reads.find((r) => r.group === group.identifier && r.endpoint === endpoint.name)
+        if (read === undefined) return
+        const collection = /^(\/v1\/[a-z-]+\/):id$/.exec(endpoint.path)?.[1]
+        if (endpoint.method !== "GET" || collection === undefined || endpoint.successSchema !== read.schema) {
+          throw new Error(`direct read ${group.identifier}.${endpoint.name} does not match its endpoint`)
+        }
+        lanes.set(collection, {
+          access: Context.getOrElse(mergedAnnotations, Access, () => publicAccess),
+          read: read.read,
+          encode: Schema.encodeUnknown(read.schema)
+        })
+      }
+    })
+    if (lanes.size !== reads.length) throw new Error("a direct read names no endpoint of the API")
+
+    return (req: http.IncomingMessage, res: http.ServerResponse, next: () => void): void => {
+      const url = req.url ?? "/"
+      const slash = url.lastIndexOf("/")
+      const lane = req.method === "GET" ? lanes.get(url.slice(0, slash + 1)) : undefined
+      const id = url.slice(slash + 1)
+      if (
+        lane === undefined || id.length === 0 || id.length > MAX_ID_LENGTH || url.includes("?") || id.includes("%") ||
+        ownPaths.has(url) || req.headers.origin !== undefined || req.headers.authorization === undefined
+      ) return next()
+
+      runFork(Effect.gen(function*() {
+        // A storage fault while authenticating: the full pipeline answers it (nothing was counted).
+        const caller = yield* Effect.either(authenticate(req.headers.authorization, lane.access))
+        if (
+          Either.isLeft(caller) || caller.right._tag !== "Authenticated" ||
+          decideAccess(lane.access, caller.right, undefined)._tag !== "Allowed"
+        ) return next()
+        const principal = caller.right.principal
+        const counted = yield* countRequest(limiter, policyOf(caller.right, () => ""))
+        const answer = counted.refusal !== undefined
+          ? Effect.fail(counted.refusal)
+          : Effect.flatMap(Effect.provideService(lane.read(id), Tenant, principal.tenant), lane.encode)
+        return yield* Effect.matchCauseEffect(answer, {
+          onSuccess: (value) =>
+            Effect.sync(() => {
+              const body = JSON.stringify(value)
+              res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...counted.headers })
+              res.end(body)
+            }),
+          onFailure: (cause) =>
+            Effect.map(responseOfCause(cause, "GET", true), (response) => {
+              if (response !== undefined) writeResponse(res, response, counted.headers)
+            })
+        })
+      }))
+    }
+  })

@@ -1,0 +1,31 @@
+/**
+ * The reads the direct lane serves (../directReads.ts): each the same core call as its
+ * endpoint's handler in this folder, with the endpoint's success schema.
+ */
+import { Effect } from "effect"
+import { Availability } from "../../../src/Availability.js"
+import { Bookings } from "../../../src/Bookings.js"
+import { Clients } from "../../../src/Clients.js"
+import { AvailabilityRule } from "../../../src/domain/availability.js"
+import { Booking } from "../../../src/domain/booking.js"
+import { Client } from "../../../src/domain/client.js"
+import { Service } from "../../../src/domain/service.js"
+import { Staff as StaffMember } from "../../../src/domain/staff.js"
+import { Services } from "../../../src/Services.js"
+import { Staff } from "../../../src/Staff.js"
+import { directRead } from "../directReads.js"
+
+export const directReads = Effect.gen(function*() {
+  const bookings = yield* Bookings
+  const clients = yield* Clients
+  const services = yield* Services
+  const staff = yield* Staff
+  const availability = yield* Availability
+  return [
+    directRead("bookings", "get", Booking, bookings.get),
+    directRead("clients", "get", Client, clients.get),
+    directRead("services", "get", Service, services.get),
+    directRead("staff", "get", StaffMember, staff.get),
+    directRead("availability", "get", AvailabilityRule, availability.get)
+  ]
+})
