@@ -14,7 +14,7 @@
  * key, a preflight, a mount prefix.
  */
 import { HttpApi, type HttpServerResponse } from "@effect/platform"
-import { Context, Effect, Either, Runtime, Schema } from "effect"
+import { Context, Effect, Either, type ParseResult, Runtime, Schema } from "effect"
 import type * as http from "node:http"
 import { decideAccess } from "../../src/auth/access.js"
 import { Authenticator } from "../../src/auth/Authenticator.js"
@@ -45,8 +45,11 @@ export const directRead = <A, I>(
 interface Lane {
   readonly access: AccessRule
   readonly read: DirectRead["read"]
-  readonly encode: (value: unknown) => Effect.Effect<unknown, unknown>
+  readonly encode: (value: unknown) => Either.Either<unknown, ParseResult.ParseError>
 }
+
+/** Only authenticated callers take the lane: their requests are counted by credential, not address. */
+const noAddress = () => ""
 
 /** The router gives up on longer path parameters; the full pipeline answers those. */
 const MAX_ID_LENGTH = 100
@@ -75,7 +78,12 @@ export const makeDirectReadLane = (api: HttpApi.HttpApi.Any, reads: ReadonlyArra
   Effect.gen(function*() {
     const authenticate = makeAuthenticate(yield* Authenticator, undefined)
     const limiter = yield* RateLimiter
-    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    // The lane's fibers need nothing from the context but what they are given (a read needs
+    // only its `Tenant`, by its type): an empty context keeps providing the tenant a copy of
+    // one entry, not of every service of the server. Clock, logger and the rest are the
+    // server's, carried by its fiber refs.
+    const server = yield* Effect.runtime<never>()
+    const runFork = Runtime.runFork(Runtime.make({ context: Context.empty(), fiberRefs: server.fiberRefs, runtimeFlags: server.runtimeFlags }))
 
     // By the collection's path (`/v1/bookings/`): the endpoint's access rule and success schema.
     const lanes = new Map<string, Lane>()
@@ -94,11 +102,41 @@ export const makeDirectReadLane = (api: HttpApi.HttpApi.Any, reads: ReadonlyArra
         lanes.set(collection, {
           access: Context.getOrElse(mergedAnnotations, Access, () => publicAccess),
           read: read.read,
-          encode: Schema.encodeUnknown(read.schema)
+          encode: Schema.encodeUnknownEither(read.schema)
         })
       }
     })
     if (lanes.size !== reads.length) throw new Error("a direct read names no endpoint of the API")
+
+    const reply = (res: http.ServerResponse, headers: Record<string, string>) =>
+      Effect.matchCauseEffect({
+        onSuccess: (value: unknown) =>
+          Effect.sync(() => {
+            const body = JSON.stringify(value)
+            res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers })
+            res.end(body)
+          }),
+        onFailure: (cause) =>
+          Effect.map(responseOfCause(cause, "GET", true), (response) => {
+            if (response !== undefined) writeResponse(res, response, headers)
+          })
+      })
+
+    // Plain combinators, not a generator: this runs on every read.
+    const serve = (lane: Lane, id: string, authorization: string, res: http.ServerResponse, next: () => void) =>
+      Effect.matchCauseEffect(authenticate(authorization, lane.access), {
+        // A storage fault while authenticating: the full pipeline answers it (nothing was counted).
+        onFailure: () => Effect.sync(next),
+        onSuccess: (caller) =>
+          caller._tag !== "Authenticated" || decideAccess(lane.access, caller, undefined)._tag !== "Allowed"
+            ? Effect.sync(next)
+            : Effect.flatMap(countRequest(limiter, policyOf(caller, noAddress)), (counted) =>
+              reply(res, counted.headers)(
+                counted.refusal !== undefined
+                  ? Effect.fail(counted.refusal)
+                  : Effect.flatMap(Effect.provideService(lane.read(id), Tenant, caller.principal.tenant), lane.encode)
+              ))
+      })
 
     return (req: http.IncomingMessage, res: http.ServerResponse, next: () => void): void => {
       const url = req.url ?? "/"
@@ -110,30 +148,6 @@ export const makeDirectReadLane = (api: HttpApi.HttpApi.Any, reads: ReadonlyArra
         ownPaths.has(url) || req.headers.origin !== undefined || req.headers.authorization === undefined
       ) return next()
 
-      runFork(Effect.gen(function*() {
-        // A storage fault while authenticating: the full pipeline answers it (nothing was counted).
-        const caller = yield* Effect.either(authenticate(req.headers.authorization, lane.access))
-        if (
-          Either.isLeft(caller) || caller.right._tag !== "Authenticated" ||
-          decideAccess(lane.access, caller.right, undefined)._tag !== "Allowed"
-        ) return next()
-        const principal = caller.right.principal
-        const counted = yield* countRequest(limiter, policyOf(caller.right, () => ""))
-        const answer = counted.refusal !== undefined
-          ? Effect.fail(counted.refusal)
-          : Effect.flatMap(Effect.provideService(lane.read(id), Tenant, principal.tenant), lane.encode)
-        return yield* Effect.matchCauseEffect(answer, {
-          onSuccess: (value) =>
-            Effect.sync(() => {
-              const body = JSON.stringify(value)
-              res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...counted.headers })
-              res.end(body)
-            }),
-          onFailure: (cause) =>
-            Effect.map(responseOfCause(cause, "GET", true), (response) => {
-              if (response !== undefined) writeResponse(res, response, counted.headers)
-            })
-        })
-      }))
+      runFork(serve(lane, id, req.headers.authorization, res, next))
     }
   })
