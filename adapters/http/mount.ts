@@ -3,7 +3,8 @@
  * `(Request) => Promise<Response>` and a Node `(req, res)` handler over one set of services,
  * under any path prefix. compose.ts's `createHttpHandler` wires them to storage. With
  * `oauth`, the Node handler also serves the handler beside the API (the authorization
- * server, which speaks only Node's `(req, res)`), under the same prefix.
+ * server, which speaks only Node's `(req, res)`), under the same prefix. Without a prefix, the
+ * Node handler serves plain reads through the direct read lane (directReads.ts), as the server does.
  */
 import { HttpApiBuilder, HttpApp, type HttpRouter } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -14,6 +15,9 @@ import type { AccountCreate, AccountWithKeys } from "../../src/domain/account.js
 import { isSlotwiseFailure } from "../../src/domain/errors.js"
 import { toSlotwiseError } from "../../src/facade.js"
 import { type AppOptions, type AppWiring, makeAppLayer } from "./app.js"
+import { SlotwiseApi } from "./api.js"
+import { makeDirectReadLane } from "./directReads.js"
+import { directReads } from "./handlers/reads.js"
 
 export interface SlotwiseHttpHandler {
   /** Fetch API handler (Deno, Bun, Cloudflare-style servers, `new Request(...)` in tests). */
@@ -66,12 +70,14 @@ export const makeHttpHandler = async <E>(options: MountOptions, wiring: AppWirin
       wiring.dispatcher
     ).pipe(Layer.provideMerge(wiring.services))
   )
-  const { fetch, node, side } = await runtime.runPromise(Effect.gen(function*() {
+  const { fetch, node, side, lane } = await runtime.runPromise(Effect.gen(function*() {
     const app = yield* HttpApiBuilder.httpApp
     const node = yield* NodeHttpServer.makeHandler(app)
     const fetch = HttpApp.toWebHandlerRuntime(yield* Effect.runtime<HttpRouter.HttpRouter.DefaultServices>())(app)
     const side = options.oauth !== undefined && wiring.beside !== undefined ? yield* wiring.beside(options.oauth.issuer) : undefined
-    return { fetch, node, side }
+    // The direct read lane serves plain reads on node:http; it knows no mount prefix.
+    const lane = prefix === "" ? yield* makeDirectReadLane(SlotwiseApi, yield* directReads) : undefined
+    return { fetch, node, side, lane }
   }))
   // The side handler is given paths without the prefix; RFC 8414 places the metadata of an
   // issuer with a path at /.well-known/oauth-authorization-server/<path>, outside the prefix.
@@ -80,16 +86,17 @@ export const makeHttpHandler = async <E>(options: MountOptions, wiring: AppWirin
     if (prefix === "") return path
     return path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : undefined
   }
+  const api: SlotwiseHttpHandler["node"] = side === undefined ? node : (req, res) => {
+    const [path, query] = splitUrl(req.url ?? "/")
+    const inner = sidePath(path)
+    if (inner !== undefined && side.serves(inner)) {
+      req.url = `${inner}${query}`
+      side.node(req, res)
+    } else node(req, res)
+  }
   return {
     fetch: (request) => fetch(request),
-    node: side === undefined ? node : (req, res) => {
-      const [path, query] = splitUrl(req.url ?? "/")
-      const inner = sidePath(path)
-      if (inner !== undefined && side.serves(inner)) {
-        req.url = `${inner}${query}`
-        side.node(req, res)
-      } else node(req, res)
-    },
+    node: lane === undefined ? api : (req, res) => lane(req, res, () => api(req, res)),
     createAccount: (input) =>
       runtime.runPromise(Effect.flatMap(Accounts, (accounts) => accounts.create(input)).pipe(
         Effect.mapError((e) => (isSlotwiseFailure(e) ? toSlotwiseError(e) : e))
