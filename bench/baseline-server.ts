@@ -1,7 +1,8 @@
 /**
  * The baseline of bench/http.ts: a minimal node:http + better-sqlite3 server doing the same
  * work as Slotwise for the benchmarked calls (bearer lookup by SHA-256, a per-key counter,
- * JSON documents in SQLite, an overlap check and insert in one BEGIN IMMEDIATE transaction,
+ * JSON documents in SQLite, an overlap check, the insert and an event insert in one BEGIN
+ * IMMEDIATE transaction,
  * 30-minute slots of a week minus bookings) with none of the rest.
  * Run: node --import tsx bench/baseline-server.ts <db file>; prints "listening on URL".
  */
@@ -16,13 +17,17 @@ db.exec(`CREATE TABLE IF NOT EXISTS keys (hash TEXT PRIMARY KEY, account TEXT NO
 CREATE TABLE IF NOT EXISTS bookings (id TEXT PRIMARY KEY, account TEXT NOT NULL, staff_id TEXT NOT NULL, status TEXT NOT NULL,
   start_ms INTEGER NOT NULL, end_ms INTEGER NOT NULL, doc TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS ix_b ON bookings (account, staff_id, start_ms);
-CREATE INDEX IF NOT EXISTS ix_s ON bookings (account, status, start_ms);`)
+CREATE INDEX IF NOT EXISTS ix_s ON bookings (account, status, start_ms);
+CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, account TEXT NOT NULL, type TEXT NOT NULL, doc TEXT NOT NULL);`)
 
 const keyOf = db.prepare("SELECT account FROM keys WHERE hash = ?")
 const getBooking = db.prepare("SELECT doc FROM bookings WHERE account = ? AND id = ?")
 const listBookings = db.prepare("SELECT doc FROM bookings WHERE account = ? AND status = ? AND start_ms > ? ORDER BY start_ms, id LIMIT ?")
-const overlapping = db.prepare("SELECT 1 FROM bookings WHERE account = ? AND staff_id = ? AND status IN ('pending','confirmed') AND start_ms < ? AND end_ms > ? LIMIT 1")
+// Every booking here is 30 minutes long, so one that overlaps [start, end) starts after
+// start - 30 min: the bound keeps the index scan short however many bookings there are.
+const overlapping = db.prepare("SELECT 1 FROM bookings WHERE account = ? AND staff_id = ? AND status IN ('pending','confirmed') AND start_ms < ? AND start_ms > ? AND end_ms > ? LIMIT 1")
 const inRange = db.prepare("SELECT start_ms, end_ms FROM bookings WHERE account = ? AND staff_id = ? AND status IN ('pending','confirmed') AND start_ms < ? AND end_ms > ?")
+const insertEvent = db.prepare("INSERT INTO events (account, type, doc) VALUES (?, 'booking.created', ?)")
 const insert = db.prepare("INSERT INTO bookings (id, account, staff_id, status, start_ms, end_ms, doc) VALUES (?, ?, ?, ?, ?, ?, ?)")
 const begin = db.prepare("BEGIN IMMEDIATE")
 const commit = db.prepare("COMMIT")
@@ -67,12 +72,14 @@ const server = http.createServer((req, res) => {
       const end = start + 30 * MINUTE
       begin.run()
       try {
-        if (overlapping.get(account, body.staff_id, end, start) !== undefined) {
+        if (overlapping.get(account, body.staff_id, end, start - 30 * MINUTE, start) !== undefined) {
           rollback.run()
           return send(res, 409, { code: "slot_unavailable" })
         }
         const doc = { id: `bkg_${randomUUID()}`, object: "booking", ...body, end: new Date(end).toISOString(), status: "confirmed", created_at: new Date().toISOString() }
-        insert.run(doc.id, account, body.staff_id, "confirmed", start, end, JSON.stringify(doc))
+        const text = JSON.stringify(doc)
+        insert.run(doc.id, account, body.staff_id, "confirmed", start, end, text)
+        insertEvent.run(account, text)
         commit.run()
         return send(res, 201, doc)
       } catch (e) {
