@@ -55,9 +55,14 @@ export type SlotQuery = typeof SlotQuery.Encoded
 
 export const SlotList = Schema.Struct({
   object: Schema.Literal("list"),
-  data: Schema.Array(Slot),
-  days: optional(Schema.Array(Schema.Struct({ date: Schema.String, slots: Schema.Array(Slot) })))
-}).annotations({ identifier: "SlotList" })
+  data: Schema.Array(Slot).annotations({ description: "every bookable start in the range, earliest first" }),
+  days: optional(
+    Schema.Array(Schema.Struct({
+      date: Schema.String.annotations({ description: "a local date (YYYY-MM-DD) in the query's time zone" }),
+      slots: Schema.Array(Slot).annotations({ description: "the starts on that date" })
+    })).annotations({ description: "the same starts grouped by local date in the query's `time_zone`" })
+  )
+}).annotations({ identifier: "SlotList", description: "The bookable starts of a service in a range (instants in UTC)." })
 export type SlotList = typeof SlotList.Type
 
 export const ExplainQuery = Schema.Struct({
@@ -69,13 +74,13 @@ export type ExplainQuery = typeof ExplainQuery.Encoded
 
 export const Explanation = Schema.Struct({
   object: Schema.Literal("explanation"),
-  service_id: Schema.String,
-  staff_id: Schema.String,
+  service_id: Schema.String.annotations({ description: "the service asked about" }),
+  staff_id: Schema.String.annotations({ description: "the staff member asked about" }),
   start: Instant,
   end: Instant,
-  bookable: Schema.Boolean,
-  reasons: Schema.Array(Reason)
-}).annotations({ identifier: "Explanation" })
+  bookable: Schema.Boolean.annotations({ description: "whether a booking at this start would be accepted now" }),
+  reasons: Schema.Array(Reason).annotations({ description: "every rule the start breaks (empty when bookable)" })
+}).annotations({ identifier: "Explanation", description: "Whether one start can be booked, and why not." })
 export type Explanation = typeof Explanation.Type
 
 /** The fields a PATCH may set on each type of rule. */

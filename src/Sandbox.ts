@@ -30,7 +30,7 @@ export const SandboxEmit = Schema.Struct({
   object_id: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(64)), { exact: true }).annotations({
     description: "a resource of this sandbox the event is about (of the type's kind); a sample when absent"
   })
-}).annotations({ identifier: "SandboxEmit" })
+}).annotations({ identifier: "SandboxEmit", description: "An event to emit in the sandbox, to test a webhook receiver." })
 export type SandboxEmit = typeof SandboxEmit.Type
 
 /** Types whose real events carry the resource before the change as `previous`. */

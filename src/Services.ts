@@ -11,7 +11,7 @@ import { ACTIVE_STATUSES, type Booking } from "./domain/booking.js"
 
 export const ServiceListParams = Schema.Struct({
   ...PageParams,
-  active: Schema.optionalWith(Schema.Boolean, { exact: true })
+  active: Schema.optionalWith(Schema.Boolean.annotations({ description: "only active (true) or inactive (false) services" }), { exact: true })
 })
 export type ServiceListParams = typeof ServiceListParams.Encoded
 

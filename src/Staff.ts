@@ -10,7 +10,7 @@ import { refuseIfBooked } from "./Services.js"
 
 export const StaffListParams = Schema.Struct({
   ...PageParams,
-  active: Schema.optionalWith(Schema.Boolean, { exact: true })
+  active: Schema.optionalWith(Schema.Boolean.annotations({ description: "only active (true) or inactive (false) staff members" }), { exact: true })
 })
 export type StaffListParams = typeof StaffListParams.Encoded
 

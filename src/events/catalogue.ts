@@ -43,5 +43,5 @@ export const Event = Schema.Struct({
   type: Schema.String.annotations({ description: "one of the catalogue's types; ignore unknown ones" }),
   created_at: Instant,
   data: EventData
-}).annotations({ identifier: "Event" })
+}).annotations({ identifier: "Event", description: "Something that happened to a resource, as the events feed and webhooks deliver it." })
 export type Event = typeof Event.Type
