@@ -114,8 +114,14 @@ describe("bad input", () => {
     const zone = expectProblem(await api.post("/v1/staff", { name: "Ana", time_zone: "Mars/Olympus_Mons" }), 422, "validation_failed")
     expect(zone.errors).toEqual([{ path: "time_zone", message: "must be an IANA time zone such as Europe/Berlin" }])
     const status = expectProblem(await api.get("/v1/bookings?status=bogus"), 400, "bad_request")
-    expect(status.detail).toBe("invalid query: status.0 must be one of pending, confirmed, cancelled, completed, no_show")
+    expect(status.detail).toBe("invalid query: status must be one of pending, confirmed, cancelled, completed, no_show")
     expect(status.errors).toHaveLength(1)
+    // In a list, the offending item is named.
+    const inList = expectProblem(await api.get("/v1/bookings?status=confirmed&status=bogus"), 400, "bad_request")
+    expect(inList.errors).toEqual([{ path: "status.1", message: "must be one of pending, confirmed, cancelled, completed, no_show" }])
+    // A parameter that takes one value, given twice.
+    const twice = expectProblem(await api.get("/v1/bookings?limit=1&limit=2&staff_id=a&staff_id=b"), 400, "bad_request")
+    expect(twice.errors).toEqual([{ path: "limit", message: "must be given once" }, { path: "staff_id", message: "must be given once" }])
     const missing = expectProblem(await api.get("/v1/availability/slots"), 400, "bad_request")
     expect(missing.errors).toEqual([
       { path: "service_id", message: "is required" },

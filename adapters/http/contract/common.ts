@@ -15,12 +15,14 @@ export const IdPath = Schema.Struct({ id: Schema.String })
  */
 export const decodedAs = <A, I>(
   schema: Schema.Schema<A, I>,
-  prepare: (input: unknown) => unknown = (input) => input
+  prepare: (input: unknown) => unknown = (input) => input,
+  reword: (input: unknown, fields: ReadonlyArray<FieldIssue>) => ReadonlyArray<FieldIssue> = (_, fields) => fields
 ): Schema.Schema<A, I> => {
   const decode = ParseResult.decodeUnknownEither(schema, decodeOptions)
   const encode = ParseResult.encodeUnknownEither(schema)
   return Schema.declare([], {
-    decode: () => (input, _, ast) => Either.mapLeft(decode(prepare(input)), (issue) => reported(ast, input, fieldIssuesOf(issue))),
+    decode: () => (input, _, ast) =>
+      Either.mapLeft(decode(prepare(input)), (issue) => reported(ast, input, reword(input, fieldIssuesOf(issue)))),
     encode: () => (value) => encode(value)
   }, { [AST.SurrogateAnnotationId]: schema.ast })
 }

@@ -95,18 +95,45 @@ const structOf = (ast: AST.AST): AST.TypeLiteral | undefined =>
 /**
  * A query schema decoded with the core's messages. The platform hands a schema it cannot
  * look into every parameter as a list, so a single value of a non-list parameter is taken
- * out of its list again (a repeated one stays a list and is refused).
+ * out of its list again; a repeated one stays a list and is refused as given more than once.
+ * A list parameter given one value reports its error under its own name (`status`, not
+ * `status.0`).
  */
 const query = <A, I>(schema: Schema.Schema<A, I>): Schema.Schema<A, I> => {
   const lists = new Set(structOf(schema.ast)?.propertySignatures.filter((ps) => kindOf(ps.type) === "list").map((ps) => ps.name))
-  return decodedAs(schema, (input) => {
-    if (typeof input !== "object" || input === null) return input
-    const out: Record<string, unknown> = {}
-    for (const [key, value] of Object.entries(input)) {
-      out[key] = Array.isArray(value) && value.length === 1 && !lists.has(key) ? value[0] : value
+  const valuesOf = (input: unknown, key: PropertyKey): ReadonlyArray<unknown> => {
+    const value = typeof input === "object" && input !== null ? (input as Record<PropertyKey, unknown>)[key] : undefined
+    return Array.isArray(value) ? value : value === undefined ? [] : [value]
+  }
+  /** One value, not a comma-separated list: its error is the parameter's own. */
+  const single = (input: unknown, key: PropertyKey): boolean => {
+    const values = valuesOf(input, key)
+    return values.length === 1 && !String(values[0]).includes(",")
+  }
+  return decodedAs(
+    schema,
+    (input) => {
+      if (typeof input !== "object" || input === null) return input
+      const out: Record<string, unknown> = {}
+      for (const [key, value] of Object.entries(input)) {
+        out[key] = Array.isArray(value) && value.length === 1 && !lists.has(key) ? value[0] : value
+      }
+      return out
+    },
+    (input, fields) => {
+      const seen = new Set<string>()
+      return fields.map((field) => {
+        const key = field.path[0]
+        if (key === undefined) return field
+        if (!lists.has(key) && valuesOf(input, key).length > 1) return { path: [key], message: "must be given once" }
+        if (lists.has(key) && field.path.length === 2 && single(input, key)) return { ...field, path: [key] }
+        return field
+      }).filter((field) => {
+        const path = field.path.map(String).join(".")
+        return seen.has(path) ? false : (seen.add(path), true)
+      })
     }
-    return out
-  })
+  )
 }
 
 const withoutIdentifier = (ast: AST.AST): AST.AST => {
