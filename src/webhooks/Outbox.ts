@@ -179,7 +179,13 @@ export class WebhookOutbox extends Effect.Service<WebhookOutbox>()("slotwise/Web
       Effect.gen(function*() {
         const batch = options.batch ?? 500
         const last = yield* storage.events.lastSeq
-        if (last <= knownCursor) return { processed: 0, claimed: [] as Array<ClaimedDelivery>, more: false }
+        const nothing = { processed: 0, claimed: [] as Array<ClaimedDelivery>, more: false }
+        if (last <= knownCursor) return nothing
+        // Another process may have fanned these out already (it woke on the same commits):
+        // a plain read of the stored cursor saves taking the write lock for nothing. A stale
+        // read only means taking it, as before.
+        knownCursor = Math.max(knownCursor, yield* fannedOutTo)
+        if (last <= knownCursor) return nothing
         const outcome = yield* storage.transaction(Effect.gen(function*() {
           const after = yield* fannedOutTo
           const active = yield* endpoints.listAcrossTenants({ where: [{ column: "active", op: "eq", value: 1 }] })
