@@ -8,9 +8,11 @@
  * Each contestant's server CPU time per request is printed beside its req/s.
  *
  * - `GET /v1/bookings/{id}`: `slotwise serve` (SQLite, started as users start it, heap
- *   capped) against a no-op `HttpApi` endpoint on the same stack (@effect/platform on
- *   node:http, tracing off, same node flags) returning a small booking; bare node:http
- *   for scale. The ratio is what authentication, rate limiting, storage and encoding cost.
+ *   capped; the read takes the direct lane, and again with a query string, which sends it
+ *   through the full pipeline and HttpApi) against a no-op `HttpApi` endpoint on the same
+ *   stack (@effect/platform on node:http, tracing off, same node flags) returning a small
+ *   booking; bare node:http for scale. The ratio is what authentication, rate limiting,
+ *   storage and encoding cost.
  * - `POST /v1/bookings`: Slotwise against bench/baseline-server.ts (node:http + better-sqlite3
  *   doing the same work with nothing else).
  * - The heap caps: the same server without `--max-semi-space-size=2 --max-old-space-size=128`,
@@ -160,7 +162,9 @@ async function compare() {
     { name: "GET slotwise, no heap caps", pid: uncapped.pid, options: { url: `${uncapped.url}/v1/bookings/${uncapped.booking}` } },
     { name: "POST baseline", pid: baseline.pid, options: post(baseline, capped) },
     { name: "POST slotwise", pid: capped.pid, options: post(capped, capped) },
-    { name: "POST slotwise, no heap caps", pid: uncapped.pid, options: post(uncapped, uncapped) }
+    { name: "POST slotwise, no heap caps", pid: uncapped.pid, options: post(uncapped, uncapped) },
+    // A query string sends the same read through the full pipeline and HttpApi, not the direct lane.
+    { name: "GET slotwise via HttpApi", pid: capped.pid, options: { url: `${capped.url}/v1/bookings/${capped.booking}?` } }
   ]
   const rps = contestants.map((): Array<number> => [])
   // Server CPU per request: steadier than req/s on a shared machine (load slows both alike).
@@ -192,6 +196,7 @@ async function compare() {
   console.log(`GET /v1/bookings/{id} / no-op HttpApi: ${ratio(2, 1).toFixed(2)}× (target ≥ 0.75) ${ratio(2, 1) >= 0.75 ? "ok" : "MISSED"}`)
   console.log(`  by server CPU per request:           ${(mc[1]! / mc[2]!).toFixed(2)}× (${mc[2]!.toFixed(0)} µs against ${mc[1]!.toFixed(0)} µs)`)
   console.log(`no-op HttpApi / bare node:http:        ${ratio(1, 0).toFixed(2)}× (the stack's own ceiling)`)
+  console.log(`  the same read through HttpApi:       ${ratio(7, 1).toFixed(2)}× (${mc[7]!.toFixed(0)} µs; the direct lane serves ${ratio(2, 7).toFixed(2)}× its req/s)`)
   console.log(`POST /v1/bookings / baseline:          ${ratio(5, 4).toFixed(2)}× (target ≥ 0.4) ${ratio(5, 4) >= 0.4 ? "ok" : "MISSED"}`)
   console.log(`peak RSS under load: ${peak.get(capped.pid)!.toFixed(0)} MB with the heap caps (target < 200 MB) ${peak.get(capped.pid)! < 200 ? "ok" : "MISSED"}, ` +
     `${peak.get(uncapped.pid)!.toFixed(0)} MB without`)
