@@ -7,11 +7,11 @@
  *
  * The lane takes only the plain case: a GET with no query and no `Origin`, an id the router
  * would match, and a credential that authenticates and may read the resource. It runs the
- * pipeline's own steps in the pipeline's order (authenticate, count, decide access, read,
- * encode with the endpoint's success schema, render a failure with the same problem
- * renderer), so an answer is the same by either path. Anything else passes to the full
- * pipeline before it is counted: no or a refused credential, a denied scope, a publishable
- * key, a preflight, a mount prefix.
+ * pipeline's own steps (authenticate, decide access, count, read, encode with the endpoint's
+ * success schema, render a failure with the same problem renderer), so an answer is the same
+ * by either path. Anything else passes to the full pipeline before it is counted (so it is
+ * counted once, there): no or a refused credential, a denied scope, a publishable key, a
+ * preflight, a mount prefix.
  */
 import { HttpApi, type HttpServerResponse } from "@effect/platform"
 import { Context, Effect, Either, type ParseResult, Runtime, Schema } from "effect"
@@ -21,7 +21,7 @@ import { Authenticator } from "../../src/auth/Authenticator.js"
 import type { SlotwiseFailure } from "../../src/domain/errors.js"
 import { Tenant } from "../../src/ports/tenant.js"
 import { RateLimiter } from "../../src/ratelimit/RateLimiter.js"
-import { Access, type AccessRule, publicAccess } from "./contract/access.js"
+import { accessOf, type AccessRule } from "./contract/access.js"
 import { makeAuthenticate } from "./middleware/authenticate.js"
 import { responseOfCause } from "./middleware/problem.js"
 import { countRequest, policyOf } from "./middleware/ratelimit.js"
@@ -71,8 +71,8 @@ const writeResponse = (res: http.ServerResponse, response: HttpServerResponse.Ht
 }
 
 /**
- * The lane for `reads` over `api`: a Node listener step that answers a request and returns
- * true, or returns false and leaves the request untouched for the full pipeline.
+ * The lane for `reads` over `api`: a Node listener step `(req, res, next)` that answers the
+ * request, or calls `next` and leaves it untouched for the full pipeline.
  */
 export const makeDirectReadLane = (api: HttpApi.HttpApi.Any, reads: ReadonlyArray<DirectRead>) =>
   Effect.gen(function*() {
@@ -100,7 +100,7 @@ export const makeDirectReadLane = (api: HttpApi.HttpApi.Any, reads: ReadonlyArra
           throw new Error(`direct read ${group.identifier}.${endpoint.name} does not match its endpoint`)
         }
         lanes.set(collection, {
-          access: Context.getOrElse(mergedAnnotations, Access, () => publicAccess),
+          access: accessOf(mergedAnnotations),
           read: read.read,
           encode: Schema.encodeUnknownEither(read.schema)
         })

@@ -47,3 +47,6 @@ export const key = (scope?: Scope | ReadonlyArray<Scope>, options: { readonly pu
 })
 export const publicAccess: AccessRule = { auth: "none" }
 export const adminAccess: AccessRule = { auth: "admin" }
+
+/** An endpoint's access rule, from its (merged) annotations; an endpoint without one is public. */
+export const accessOf = (annotations: Context.Context<never>): AccessRule => Context.getOrElse(annotations, Access, () => publicAccess)

@@ -5,8 +5,7 @@
  * rate-limit every request the same way, and to check scopes before a body is read.
  */
 import { HttpApi } from "@effect/platform"
-import { Context } from "effect"
-import { Access, type AccessRule, publicAccess } from "../contract/access.js"
+import { accessOf, type AccessRule } from "../contract/access.js"
 
 interface Route {
   readonly method: string
@@ -41,7 +40,7 @@ export const makeRouteTable = (
   HttpApi.reflect(api as any, {
     onGroup: () => {},
     onEndpoint: ({ endpoint, mergedAnnotations }) => {
-      add(endpoint.method, endpoint.path, Context.getOrElse(mergedAnnotations, Access, () => publicAccess))
+      add(endpoint.method, endpoint.path, accessOf(mergedAnnotations))
     }
   })
   for (const route of extra) add(route.method, route.path, route.access)
