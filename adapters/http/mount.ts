@@ -15,9 +15,7 @@ import type { AccountCreate, AccountWithKeys } from "../../src/domain/account.js
 import { isSlotwiseFailure } from "../../src/domain/errors.js"
 import { toSlotwiseError } from "../../src/facade.js"
 import { type AppOptions, type AppWiring, makeAppLayer } from "./app.js"
-import { SlotwiseApi } from "./api.js"
-import { makeDirectReadLane } from "./directReads.js"
-import { directReads } from "./handlers/reads.js"
+import { directReadLane } from "./handlers/reads.js"
 
 export interface SlotwiseHttpHandler {
   /** Fetch API handler (Deno, Bun, Cloudflare-style servers, `new Request(...)` in tests). */
@@ -76,7 +74,7 @@ export const makeHttpHandler = async <E>(options: MountOptions, wiring: AppWirin
     const fetch = HttpApp.toWebHandlerRuntime(yield* Effect.runtime<HttpRouter.HttpRouter.DefaultServices>())(app)
     const side = options.oauth !== undefined && wiring.beside !== undefined ? yield* wiring.beside(options.oauth.issuer) : undefined
     // The direct read lane serves plain reads on node:http; it knows no mount prefix.
-    const lane = prefix === "" ? yield* makeDirectReadLane(SlotwiseApi, yield* directReads) : undefined
+    const lane = prefix === "" ? yield* directReadLane : undefined
     return { fetch, node, side, lane }
   }))
   // The side handler is given paths without the prefix; RFC 8414 places the metadata of an

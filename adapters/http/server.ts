@@ -13,10 +13,8 @@ import { Accounts } from "../../src/Accounts.js"
 import type { AccountWithKeys } from "../../src/domain/account.js"
 import { Storage } from "../../src/ports/storage.js"
 import { answerClientError, MAX_HEADER_BYTES } from "./clientError.js"
-import { SlotwiseApi } from "./api.js"
 import { type AppOptions, type AppWiring, makeAppLayer } from "./app.js"
-import { makeDirectReadLane } from "./directReads.js"
-import { directReads } from "./handlers/reads.js"
+import { directReadLane } from "./handlers/reads.js"
 
 export interface ServeOptions extends AppOptions {
   readonly port: number
@@ -77,7 +75,7 @@ export const makeServerLayer = <E>(options: ServeOptions, wiring: AppWiring<E>) 
     const address = (yield* HttpServer.HttpServer).address
     const url = address._tag === "TcpAddress" ? `http://${address.hostname}:${address.port}` : `unix:${address.path}`
     const side = wiring.beside === undefined ? undefined : yield* wiring.beside(options.publicUrl ?? url)
-    const lane = options.prefix === undefined ? yield* makeDirectReadLane(SlotwiseApi, yield* directReads) : undefined
+    const lane = options.prefix === undefined ? yield* directReadLane : undefined
     const api = server.listeners("request") as Array<http.RequestListener>
     server.removeAllListeners("request")
     server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {

@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { SlotwiseApi } from "../../adapters/http/api.js"
 import { directRead, makeDirectReadLane } from "../../adapters/http/directReads.js"
-import { directReads } from "../../adapters/http/handlers/reads.js"
+import { directReadLane } from "../../adapters/http/handlers/reads.js"
 import { httpServicesLayer } from "../../compose.js"
 import { Accounts } from "../../src/Accounts.js"
 import { Clients } from "../../src/Clients.js"
@@ -105,7 +105,7 @@ describe("the lane on its own", () => {
   const server = http.createServer()
 
   beforeAll(async () => {
-    const lane = await runtime.runPromise(Effect.flatMap(directReads, (reads) => makeDirectReadLane(SlotwiseApi, reads)))
+    const lane = await runtime.runPromise(directReadLane)
     server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) =>
       lane(req, res, () => {
         passedOn++

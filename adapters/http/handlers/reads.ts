@@ -13,7 +13,8 @@ import { Service } from "../../../src/domain/service.js"
 import { Staff as StaffMember } from "../../../src/domain/staff.js"
 import { Services } from "../../../src/Services.js"
 import { Staff } from "../../../src/Staff.js"
-import { directRead } from "../directReads.js"
+import { SlotwiseApi } from "../api.js"
+import { directRead, makeDirectReadLane } from "../directReads.js"
 
 export const directReads = Effect.gen(function*() {
   const bookings = yield* Bookings
@@ -29,3 +30,6 @@ export const directReads = Effect.gen(function*() {
     directRead("availability", "get", AvailabilityRule, availability.get)
   ]
 })
+
+/** The lane over these reads, as the server and the mounted Node handler run it. */
+export const directReadLane = Effect.flatMap(directReads, (reads) => makeDirectReadLane(SlotwiseApi, reads))
