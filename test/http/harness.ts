@@ -122,14 +122,18 @@ export const request = async (base: string, method: string, path: string, option
       req.end(body)
     }
   )
-  const response = { status, headers: responseHeaders }
+  return replyOf(status, responseHeaders, text)
+}
+
+/** A reply with its body parsed as JSON where it is JSON (`json` is undefined otherwise). */
+export const replyOf = (status: number, headers: Headers, text: string): Reply => {
   let json: any = undefined
   try {
     json = text === "" ? undefined : JSON.parse(text)
   } catch {
     json = undefined
   }
-  return { status: response.status, headers: response.headers, text, json }
+  return { status, headers, text, json }
 }
 
 /** A client bound to a server and a key. */

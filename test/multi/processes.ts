@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import * as net from "node:net"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { type Client, type Reply, type RequestOptions, serveProcess } from "../http/harness.js"
+import { type Client, type Reply, replyOf, type RequestOptions, serveProcess } from "../http/harness.js"
 import { waitFor } from "../webhooks/receiver.js"
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
@@ -98,14 +98,7 @@ export const client = (base: string, key?: string): Client => {
       headers["content-type"] ??= "application/json"
     }
     const response = await fetch(base + path, { method, headers, ...(body === undefined ? {} : { body: body as BodyInit }) })
-    const text = await response.text()
-    let json: any = undefined
-    try {
-      json = text === "" ? undefined : JSON.parse(text)
-    } catch {
-      json = undefined
-    }
-    return { status: response.status, headers: response.headers, text, json }
+    return replyOf(response.status, response.headers, await response.text())
   }
   return {
     get: (path, options = {}) => send("GET", path, options),
