@@ -62,9 +62,12 @@ const depthOf = (value: unknown): number => {
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false })
 
 export interface ParsedBody {
+  readonly bytes: Uint8Array
   readonly text: string
   readonly value: unknown
 }
+
+const EMPTY: ParsedBody = { bytes: new Uint8Array(0), text: "", value: {} }
 
 /** Reads and parses a JSON body; an absent body reads as `{}`. */
 export const readJsonBody = (
@@ -76,7 +79,7 @@ export const readJsonBody = (
     if (declared !== undefined && Number(declared) > MAX_BODY_BYTES) {
       return yield* new PayloadTooLarge({ detail: `the body is ${declared} bytes; the limit is ${MAX_BODY_BYTES} (1 MiB)` })
     }
-    if (!hasBody(request)) return { text: "", value: {} }
+    if (!hasBody(request)) return EMPTY
     if (!isJsonContentType(headers["content-type"])) {
       return yield* new UnsupportedMediaType({
         detail: `a request body must be application/json, not ${headers["content-type"] ?? "(no Content-Type)"}`
@@ -84,7 +87,8 @@ export const readJsonBody = (
     }
     const charset = foreignCharset(headers["content-type"])
     if (charset !== undefined) return yield* charset
-    const buffer = yield* request.arrayBuffer.pipe(
+    // Typed as an ArrayBuffer; node:http hands over a Buffer, a Fetch request an ArrayBuffer.
+    const buffer: ArrayBuffer | Uint8Array = yield* request.arrayBuffer.pipe(
       HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES + 1)),
       Effect.mapError((error) =>
         String((error as any).cause?.message ?? "").includes("maxBytes")
@@ -95,7 +99,7 @@ export const readJsonBody = (
     if (buffer.byteLength > MAX_BODY_BYTES) {
       return yield* new PayloadTooLarge({ detail: `the body exceeds ${MAX_BODY_BYTES} bytes (1 MiB)` })
     }
-    if (buffer.byteLength === 0) return { text: "", value: {} }
+    if (buffer.byteLength === 0) return EMPTY
     let text: string
     try {
       text = utf8.decode(buffer)
@@ -109,7 +113,7 @@ export const readJsonBody = (
       return yield* badRequest(`the body is not well-formed JSON (${error instanceof Error ? error.message : "parse error"})`)
     }
     if (depthOf(value) > MAX_DEPTH) return yield* badRequest(`the body is nested more than ${MAX_DEPTH} levels deep`)
-    return { text, value }
+    return { bytes: buffer instanceof Uint8Array ? buffer : new Uint8Array(buffer), text, value }
   })
 
 /** The request with its body already read: handlers get the parsed value, not the socket. */
@@ -117,11 +121,15 @@ export const withParsedBody = (
   request: HttpServerRequest.HttpServerRequest,
   body: ParsedBody
 ): HttpServerRequest.HttpServerRequest => {
-  const bytes = new TextEncoder().encode(body.text)
+  const bytes = body.bytes
+  // The bytes as read (a copy only where they share a pooled buffer), not the text encoded again.
+  const arrayBuffer = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+    ? bytes.buffer as ArrayBuffer
+    : bytes.slice().buffer
   return Object.create(request, {
     text: { get: () => Effect.succeed(body.text) },
     json: { get: () => Effect.succeed(body.value) },
-    arrayBuffer: { get: () => Effect.succeed(bytes.buffer) }
+    arrayBuffer: { get: () => Effect.succeed(arrayBuffer) }
   })
 }
 
