@@ -4,7 +4,7 @@
  *
  * 1. Booking creations per second through the Promise facade on a SQLite file (every check,
  *    the event and the transaction included), next to two raw better-sqlite3 baselines in the
- *    same process: the issue's, one BEGIN IMMEDIATE / INSERT / COMMIT per booking row, and
+ *    same process: the reference, one BEGIN IMMEDIATE / INSERT / COMMIT per booking row, and
  *    the statements one creation runs, on Slotwise's own tables. These 2-core machines drift
  *    by 2× within a minute, so the three run interleaved in short rounds (their order turning
  *    each round) and each figure is a median over rounds; the ratio is the median of the
@@ -53,7 +53,7 @@ const openRaw = (file: string) => {
   return db
 }
 
-/** The issue's baseline: one booking row per BEGIN IMMEDIATE / INSERT / COMMIT. */
+/** The reference baseline: one booking row per BEGIN IMMEDIATE / INSERT / COMMIT. */
 const insertBaseline = (): Contestant => {
   const db = openRaw(join(dir, "baseline.db"))
   db.exec(`CREATE TABLE bookings (account_id TEXT, environment TEXT, id TEXT, doc TEXT, staff_id TEXT, service_id TEXT,

@@ -15,6 +15,8 @@
  *   storage and encoding cost.
  * - `POST /v1/bookings`: Slotwise against bench/baseline-server.ts (node:http + better-sqlite3
  *   doing the same work with nothing else).
+ * - Where a create's CPU goes: a POST refused by its payload schema (no storage) beside the
+ *   successful create.
  * - The heap caps: the same server without `--max-semi-space-size=2 --max-old-space-size=128`,
  *   its throughput and peak RSS beside the capped one's.
  */
@@ -155,7 +157,13 @@ async function compare() {
       }
     }]
   })
-  const contestants: ReadonlyArray<{ readonly name: string; readonly pid: number; readonly options: any }> = [
+  const refusedPost = (target: typeof capped, start: string) => ({
+    url: `${target.url}/v1/bookings`,
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ service_id: target.service, staff_id: target.staff, client_id: target.client, start })
+  })
+  const contestants: ReadonlyArray<{ readonly name: string; readonly pid: number; readonly options: any; readonly refusals?: boolean }> = [
     { name: "GET bare node:http", pid: bare.pid, options: { url: `${bare.url}/v1/bookings/bkg_01` } },
     { name: "GET no-op HttpApi", pid: noop.pid, options: { url: `${noop.url}/v1/bookings/bkg_01` } },
     { name: "GET slotwise", pid: capped.pid, options: { url: `${capped.url}/v1/bookings/${capped.booking}` } },
@@ -164,7 +172,10 @@ async function compare() {
     { name: "POST slotwise", pid: capped.pid, options: post(capped, capped) },
     { name: "POST slotwise, no heap caps", pid: uncapped.pid, options: post(uncapped, uncapped) },
     // A query string sends the same read through the full pipeline and HttpApi, not the direct lane.
-    { name: "GET slotwise via HttpApi", pid: capped.pid, options: { url: `${capped.url}/v1/bookings/${capped.booking}?` } }
+    { name: "GET slotwise via HttpApi", pid: capped.pid, options: { url: `${capped.url}/v1/bookings/${capped.booking}?` } },
+    // Where a create's time goes: a POST refused by its payload schema has passed the pipeline,
+    // the body step and HttpApi, and touched no storage.
+    { name: "POST slotwise, 422 bad start", pid: capped.pid, options: refusedPost(capped, "not a time"), refusals: true }
   ]
   const rps = contestants.map((): Array<number> => [])
   // Server CPU per request: steadier than req/s on a shared machine (load slows both alike).
@@ -181,7 +192,7 @@ async function compare() {
       const result = await autocannon({ connections: 10, duration: SECONDS, ...c.options, headers })
       cpu[i]!.push((cpuOf(c.pid) - cpu0) / result.requests.total)
       clearInterval(sampler)
-      if (result.non2xx + result.errors > 0) console.log(`  (${c.name}: ${result.non2xx} non-2xx, ${result.errors} errors)`)
+      if ((c.refusals === true ? 0 : result.non2xx) + result.errors > 0) console.log(`  (${c.name}: ${result.non2xx} non-2xx, ${result.errors} errors)`)
       rps[i]!.push(result.requests.average)
     }
   }
@@ -198,6 +209,8 @@ async function compare() {
   console.log(`no-op HttpApi / bare node:http:        ${ratio(1, 0).toFixed(2)}× (the stack's own ceiling)`)
   console.log(`  the same read through HttpApi:       ${ratio(7, 1).toFixed(2)}× (${mc[7]!.toFixed(0)} µs; the direct lane serves ${ratio(2, 7).toFixed(2)}× its req/s)`)
   console.log(`POST /v1/bookings / baseline:          ${ratio(5, 4).toFixed(2)}× (target ≥ 0.4) ${ratio(5, 4) >= 0.4 ? "ok" : "MISSED"}`)
+  console.log(`  server CPU per request:              ${mc[5]!.toFixed(0)} µs to create, ${mc[8]!.toFixed(0)} µs to refuse a bad payload ` +
+    `(no storage), ${mc[4]!.toFixed(0)} µs for the baseline's whole create`)
   console.log(`peak RSS under load: ${peak.get(capped.pid)!.toFixed(0)} MB with the heap caps (target < 200 MB) ${peak.get(capped.pid)! < 200 ? "ok" : "MISSED"}, ` +
     `${peak.get(uncapped.pid)!.toFixed(0)} MB without`)
   console.log(`without the caps: GET ${ratio(3, 2).toFixed(2)}×, POST ${ratio(6, 5).toFixed(2)}× the capped server's req/s`)
