@@ -62,12 +62,21 @@ const depthOf = (value: unknown): number => {
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false })
 
 export interface ParsedBody {
-  readonly bytes: Uint8Array
+  /** The body's bytes as read, for handlers that ask for them. */
+  readonly bytes: ArrayBuffer
   readonly text: string
   readonly value: unknown
 }
 
-const EMPTY: ParsedBody = { bytes: new Uint8Array(0), text: "", value: {} }
+const EMPTY: ParsedBody = { bytes: new ArrayBuffer(0), text: "", value: {} }
+
+/** The bytes of `buffer` alone: node:http's Buffer may be a view into a larger pooled one. */
+const ownBytes = (buffer: ArrayBuffer | Uint8Array): ArrayBuffer =>
+  !(buffer instanceof Uint8Array)
+    ? buffer
+    : buffer.byteOffset === 0 && buffer.byteLength === buffer.buffer.byteLength
+    ? buffer.buffer as ArrayBuffer
+    : buffer.slice().buffer
 
 /** Reads and parses a JSON body; an absent body reads as `{}`. */
 export const readJsonBody = (
@@ -113,7 +122,7 @@ export const readJsonBody = (
       return yield* badRequest(`the body is not well-formed JSON (${error instanceof Error ? error.message : "parse error"})`)
     }
     if (depthOf(value) > MAX_DEPTH) return yield* badRequest(`the body is nested more than ${MAX_DEPTH} levels deep`)
-    return { bytes: buffer instanceof Uint8Array ? buffer : new Uint8Array(buffer), text, value }
+    return { bytes: ownBytes(buffer), text, value }
   })
 
 /** The request with its body already read: handlers get the parsed value, not the socket. */
@@ -121,15 +130,10 @@ export const withParsedBody = (
   request: HttpServerRequest.HttpServerRequest,
   body: ParsedBody
 ): HttpServerRequest.HttpServerRequest => {
-  const bytes = body.bytes
-  // The bytes as read (a copy only where they share a pooled buffer), not the text encoded again.
-  const arrayBuffer = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
-    ? bytes.buffer as ArrayBuffer
-    : bytes.slice().buffer
   return Object.create(request, {
     text: { get: () => Effect.succeed(body.text) },
     json: { get: () => Effect.succeed(body.value) },
-    arrayBuffer: { get: () => Effect.succeed(arrayBuffer) }
+    arrayBuffer: { get: () => Effect.succeed(body.bytes) }
   })
 }
 
