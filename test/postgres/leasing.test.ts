@@ -75,8 +75,8 @@ describe("postgres: leasing due deliveries", () => {
       expect(new Set(ids).size).toBe(ids.length) // nobody leased a row twice
       expect(ids).toHaveLength(59) // all but the locked row, without waiting for the open transaction
       expect(ids).not.toContain(locked)
-      expect(a.length).toBeGreaterThan(0)
-      expect(b.length).toBeGreaterThan(0)
+      // How the rows split between the two depends on scheduling (on a busy machine one
+      // process may drain everything before the other starts), so only the union is asserted.
       await raw.query("COMMIT")
       const rest = await drain(two)
       expect(rest.map((c) => c.delivery_id)).toEqual([locked])
