@@ -11,7 +11,7 @@
  * transaction wait for the write lock instead.
  *
  * better-sqlite3 is synchronous, so a statement is a plain call inside one Effect step:
- * this is what keeps a booking creation's ten statements cheap (see README, "Stack notes").
+ * this is what keeps a booking creation's ten statements cheap (see docs/architecture.md, "Stack notes").
  */
 import Database from "better-sqlite3"
 import { Effect, Layer, type Scope } from "effect"

@@ -45,18 +45,33 @@ const serve = async (): Promise<{ url: string; key: string }> => {
   })
 }
 
+/** Runs the block as a reader's shell would: plain bash, no options (the block sets its own). */
+const runBlock = (script: string, env: { KEY: string; BASE: string }) =>
+  spawnSync("bash", ["--noprofile", "--norc", "-c", script], {
+    cwd: root,
+    encoding: "utf8",
+    // No BASH_ENV: a startup file that reads unset variables would trip the block's `-u`.
+    env: { ...process.env, BASH_ENV: "", ...env },
+    timeout: 60_000
+  })
+
 describe("README walk-through", () => {
+  it("stops at the first failed request with the server's problem, and runs nothing after it", async () => {
+    const { url } = await serve()
+    const result = runBlock(walkthrough(), { KEY: "sk_test_notakey", BASE: url })
+    expect(result.status).not.toBe(0)
+    expect(result.stdout).toBe("")
+    // curl's own line ("curl: (22) …") and the problem the server sent.
+    const problem = JSON.parse(result.stderr.split("\n").find((line) => line.startsWith("{"))!)
+    expect(problem).toMatchObject({ status: 401, code: "unauthorized" })
+    expect(result.stderr).not.toContain("null")
+  })
+
   it("books the first free slot each time it is run, and exchanges the key for a live one", async () => {
     const { key, url } = await serve()
     const script = walkthrough()
     for (const run of [1, 2]) {
-      const result = spawnSync("bash", ["--noprofile", "--norc", "-euo", "pipefail", "-c", script], {
-        cwd: root,
-        encoding: "utf8",
-        // No BASH_ENV: a startup file that reads unset variables would trip `-u`.
-        env: { ...process.env, BASH_ENV: "", KEY: key, BASE: url },
-        timeout: 60_000
-      })
+      const result = runBlock(script, { KEY: key, BASE: url })
       expect(result.stderr, `run ${run}`).toBe("")
       expect(result.status, `run ${run}`).toBe(0)
       const lines = result.stdout.trim().split("\n")
