@@ -5,6 +5,7 @@
  * (its origin, or the `Host` a same-origin request was sent to) and what spoofing does not.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { parseServe } from "../../adapters/http/cli.js"
 import { type DnsResponder, startDnsResponder } from "../support/dns.js"
 import { client, type Client, expectProblem, expectStatus, newAccount, startServer, type TestServer } from "./harness.js"
 
@@ -214,5 +215,20 @@ describe("requests for a verified domain", () => {
     const proxiedPublishable = client(proxied.url, proxied.first.keys.sandbox.publishable)
     expectStatus(await proxiedPublishable.get("/v1/services", { headers: { host: "127.0.0.1", "x-forwarded-host": "book.proxied.example" } }), 200)
     expectProblem(await proxiedPublishable.get("/v1/services", { headers: { host: "127.0.0.1", "x-forwarded-host": "evil.example" } }), 403, "forbidden")
+  })
+})
+
+describe("--dns-server", () => {
+  it("takes an IP address and port, from the flag or SLOTWISE_DNS_SERVER, and refuses a name", () => {
+    const flags = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = {}) => {
+      const parsed = parseServe(["--memory", ...args], env)
+      return parsed === "help" ? undefined : parsed.dnsServer
+    }
+    expect(flags([])).toBeUndefined()
+    expect(flags(["--dns-server", "127.0.0.1:5353"])).toBe("127.0.0.1:5353")
+    expect(flags(["--dns-server", "[::1]:53"])).toBe("[::1]:53")
+    expect(flags([], { SLOTWISE_DNS_SERVER: "10.0.0.2" })).toBe("10.0.0.2")
+    expect(flags(["--dns-server", "127.0.0.1:53"], { SLOTWISE_DNS_SERVER: "10.0.0.2" })).toBe("127.0.0.1:53")
+    expect(() => flags(["--dns-server", "dns.example:53"])).toThrow(/--dns-server must be an IP address/)
   })
 })
