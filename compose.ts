@@ -9,9 +9,12 @@
  *   which on in-memory storage is woken by every commit and does not poll, and on PostgreSQL
  *   is also woken by other instances' commits (LISTEN/NOTIFY), polling only as a fallback;
  * - rate limits: the counters' store, in this process unless Redis (`redis: url`) or another
- *   shared store layer is given.
+ *   shared store layer is given;
+ * - custom domains: TXT lookups on node:dns (the `dnsServer` given, else the system's
+ *   resolvers), and the server's own public host, which no account may claim.
  */
 import { Effect, Layer } from "effect"
+import { DnsResolverLive } from "./adapters/dns/resolver.js"
 import { AccessLive } from "./adapters/http/app.js"
 import { makeHttpHandler, type MountOptions, type SlotwiseHttpHandler } from "./adapters/http/mount.js"
 import { makeServerLayer, type ServeOptions } from "./adapters/http/server.js"
@@ -27,6 +30,7 @@ import { type Resolver, WebhookPolicyLive } from "./adapters/webhooks/guard.js"
 import { authenticatorLayer } from "./src/auth/Authenticator.js"
 import { oauthAccessTokenCredentials } from "./src/OAuthGrants.js"
 import type { StorageFailure } from "./src/domain/errors.js"
+import { DomainSettings } from "./src/Domains.js"
 import type { Events } from "./src/Events.js"
 import { CoreLive } from "./src/layers.js"
 import type { Storage } from "./src/ports/storage.js"
@@ -102,8 +106,30 @@ export const dispatcherLayer = (
     ? Layer.empty
     : WebhookDispatcherLive(isInProcess(storage) ? { pollIntervalMs: IN_PROCESS_POLL_MS, ...options } : options)
 
-/** The core use cases with their webhook policy; still needs `Storage`. */
-export const coreLayer = (policy: WebhookPolicyOptions = {}) => CoreLive.pipe(Layer.provide(webhookPolicyLayer(policy)))
+export interface DomainOptions {
+  /** The resolver for domain verification as `host:port` (`--dns-server`); default: the system's. */
+  readonly dnsServer?: string | undefined
+  /** About how long a TXT lookup may take before `verify` reports a timeout (default 5000 ms). */
+  readonly dnsTimeoutMs?: number | undefined
+  /** The server's public URL: its host is no account's custom domain. */
+  readonly publicUrl?: string | undefined
+}
+
+/** The DNS resolver and settings the core's custom domains use. */
+export const domainsLayer = (options: DomainOptions = {}) =>
+  Layer.merge(
+    DnsResolverLive({
+      ...(options.dnsServer !== undefined ? { servers: [options.dnsServer] } : {}),
+      timeoutMs: options.dnsTimeoutMs
+    }),
+    Layer.succeed(DomainSettings, {
+      reservedHosts: options.publicUrl !== undefined && URL.canParse(options.publicUrl) ? [new URL(options.publicUrl).hostname] : []
+    })
+  )
+
+/** The core use cases with their webhook policy and DNS resolver; still needs `Storage`. */
+export const coreLayer = (policy: WebhookPolicyOptions = {}, domains: DomainOptions = {}) =>
+  CoreLive.pipe(Layer.provide(Layer.merge(webhookPolicyLayer(policy), domainsLayer(domains))))
 
 /**
  * The bearer credentials the API accepts: API keys, then OAuth access tokens (any other
@@ -114,7 +140,7 @@ export const CredentialsLive = authenticatorLayer(oauthAccessTokenCredentials)
 /** Accounts, keys, idempotency, the rate limiter, and OAuth's users, clients and grants. */
 export const AccessServicesLive = Layer.mergeAll(AccessLive, OAuthServicesLive)
 
-export interface HttpServicesOptions {
+export interface HttpServicesOptions extends DomainOptions {
   readonly storage?: StorageChoice | undefined
   /** See `WebhookPolicyOptions.allowPrivate`: applies to the URL check and to delivery. */
   readonly allowPrivateWebhooks?: boolean | undefined
@@ -133,7 +159,7 @@ const rateLimitStoreLayer = (options: HttpServicesOptions): Layer.Layer<RateLimi
 
 /** Everything the HTTP handlers and the request pipeline use: the core and the access services, over storage. */
 export const httpServicesLayer = (options: HttpServicesOptions = {}) =>
-  Layer.mergeAll(coreLayer({ allowPrivate: options.allowPrivateWebhooks }), CredentialsLive.pipe(Layer.provideMerge(AccessServicesLive))).pipe(
+  Layer.mergeAll(coreLayer({ allowPrivate: options.allowPrivateWebhooks }, options), CredentialsLive.pipe(Layer.provideMerge(AccessServicesLive))).pipe(
     Layer.provide(rateLimitStoreLayer(options)),
     Layer.provideMerge(storageLayer(options.storage))
   )

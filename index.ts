@@ -34,19 +34,21 @@ export interface SchedulingOptions {
    * (`{ allowPrivate: true }` to deliver to receivers on localhost or a private network).
    */
   readonly webhooks?: boolean | WebhookDispatcherOptions
+  /** The DNS resolver (`host:port`) that verifies custom domains' TXT records; default: the system's. */
+  readonly dnsServer?: string
 }
 
 /** The core with its webhook policy, plus the dispatcher when asked for; still needs `Storage`. */
 const coreWithWebhooks = (
   webhooks: SchedulingOptions["webhooks"],
-  context: { readonly storage: StorageChoice; readonly resolveHosts: boolean }
+  context: { readonly storage: StorageChoice; readonly resolveHosts: boolean; readonly dnsServer?: string | undefined }
 ) => {
   const dispatch = webhooks === undefined || webhooks === false ? false : webhooks === true ? {} : webhooks
   const core = coreLayer({
     allowPrivate: dispatch !== false && dispatch.allowPrivate === true,
     resolveHosts: context.resolveHosts,
     resolver: dispatch === false ? undefined : dispatch.resolver
-  })
+  }, { dnsServer: context.dnsServer })
   return dispatcherLayer(dispatch, context.storage).pipe(Layer.provideMerge(core))
 }
 
@@ -54,7 +56,7 @@ const coreWithWebhooks = (
 export const createScheduling = async (options: SchedulingOptions = {}): Promise<SchedulingClient> => {
   const storage = options.storage ?? "memory"
   const runtime = ManagedRuntime.make(
-    coreWithWebhooks(options.webhooks, { storage, resolveHosts: true }).pipe(Layer.provide(storageLayer(storage)))
+    coreWithWebhooks(options.webhooks, { storage, resolveHosts: true, dnsServer: options.dnsServer }).pipe(Layer.provide(storageLayer(storage)))
   )
   return makeFacade(await startCore(runtime), DEFAULT_TENANT)
 }

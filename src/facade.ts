@@ -6,6 +6,7 @@ import { Cause, Effect, Exit, type ManagedRuntime, Option, Runtime } from "effec
 import { Availability } from "./Availability.js"
 import { Bookings } from "./Bookings.js"
 import { Clients } from "./Clients.js"
+import { Domains } from "./Domains.js"
 import { Environment } from "./domain/common.js"
 import { type FieldError, isSlotwiseFailure, type Problem, type SlotwiseFailure, toProblem } from "./domain/errors.js"
 import type { Reason, Slot } from "./domain/slot.js"
@@ -70,6 +71,9 @@ const ERROR_CLASSES: { readonly [K in SlotwiseFailure["_tag"]]: typeof SlotwiseE
   Unauthorized: AuthenticationError,
   Forbidden: PermissionError,
   RateLimited: RateLimitError,
+  PlanRequired: PermissionError,
+  DomainTaken: ConflictError,
+  VerificationFailed: ValidationError,
   StorageFailure: InternalError
 }
 
@@ -122,6 +126,11 @@ export interface SchedulingClient {
   }
   /** Webhook endpoints and their deliveries (sent when the instance runs the dispatcher). */
   readonly webhooks: Promisified<Webhooks, (typeof WEBHOOK_METHODS)[number]>
+  /**
+   * Custom domains of this tenant: `create` answers a pending domain with the TXT record to
+   * publish, `verify` looks it up (a ValidationError, 422 `verification_failed`, says what it found).
+   */
+  readonly domains: Promisified<Domains, "create" | "list" | "get" | "verify" | "delete">
   /** The sandbox's triggers; both reject with a PermissionError (403) for a production tenant. */
   readonly sandbox: Promisified<Sandbox, "emit" | "reset">
   /** The tenant this client acts for. */
@@ -162,6 +171,7 @@ export interface CoreInstance {
     readonly events: Events
     readonly webhooks: Webhooks
     readonly sandbox: Sandbox
+    readonly domains: Domains
   }
 }
 
@@ -209,6 +219,7 @@ export const makeFacade = (core: CoreInstance, tenant: TenantId): SchedulingClie
     },
     webhooks: promisify(services.webhooks, WEBHOOK_METHODS),
     sandbox: promisify(services.sandbox, ["emit", "reset"]),
+    domains: promisify(services.domains, ["create", "list", "get", "verify", "delete"]),
     currentTenant: tenant,
     tenant: (next) => {
       if (!ACCOUNT_ID.test(next.account_id)) throw new TypeError(`account_id must be an acc_ id, got ${next.account_id}`)
@@ -233,7 +244,8 @@ export const startCore = async (managed: ManagedRuntime.ManagedRuntime<CoreServi
       bookings: yield* Bookings,
       events: yield* Events,
       webhooks: yield* Webhooks,
-      sandbox: yield* Sandbox
+      sandbox: yield* Sandbox,
+      domains: yield* Domains
     }
   }))
   return { managed, runtime, services }

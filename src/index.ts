@@ -8,6 +8,19 @@ export { ClientListParams, Clients } from "./Clients.js"
 export * from "./domain/availability.js"
 export * from "./domain/booking.js"
 export * from "./domain/client.js"
+export * from "./domain/domain.js"
+export {
+  DEFAULT_DOMAIN_CACHE_TTL_MS,
+  DOMAIN_OWNERS_TENANT,
+  DomainListParams,
+  type DomainOwner,
+  DomainOwnersCollection,
+  Domains,
+  DomainsCollection,
+  DomainSettings,
+  type DomainSettingsService
+} from "./Domains.js"
+export { DnsLookupFailed, DnsResolver, type DnsResolverService } from "./ports/dns.js"
 export * from "./domain/common.js"
 export * from "./domain/errors.js"
 export * from "./domain/hold.js"

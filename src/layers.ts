@@ -3,6 +3,7 @@ import { Layer } from "effect"
 import { Availability } from "./Availability.js"
 import { Bookings } from "./Bookings.js"
 import { Clients } from "./Clients.js"
+import { Domains } from "./Domains.js"
 import { Events } from "./Events.js"
 import { Payments } from "./Payments.js"
 import { Sandbox } from "./Sandbox.js"
@@ -11,11 +12,23 @@ import { Staff } from "./Staff.js"
 import { Webhooks } from "./Webhooks.js"
 import { WebhookOutbox } from "./webhooks/Outbox.js"
 
-export type CoreServices = Services | Staff | Clients | Availability | Bookings | Payments | Events | Webhooks | WebhookOutbox | Sandbox
+export type CoreServices =
+  | Services
+  | Staff
+  | Clients
+  | Availability
+  | Bookings
+  | Payments
+  | Events
+  | Webhooks
+  | WebhookOutbox
+  | Sandbox
+  | Domains
 
 /**
  * Every core use case over one shared event log; needs `Storage`. Webhook URLs are checked
- * with the `WebhookPolicy` in context (default: private addresses refused, no resolver).
+ * with the `WebhookPolicy` in context (default: private addresses refused, no resolver);
+ * custom domains are verified with the `DnsResolver` in context (none: `verify` says so).
  */
 export const CoreLive = Layer.mergeAll(
   Services.Default,
@@ -23,5 +36,6 @@ export const CoreLive = Layer.mergeAll(
   Availability.Default,
   Bookings.Default.pipe(Layer.provideMerge(Layer.merge(Clients.Default, Payments.Default))),
   Webhooks.Default.pipe(Layer.provideMerge(WebhookOutbox.Default)),
-  Sandbox.Default
+  Sandbox.Default,
+  Domains.Default
 ).pipe(Layer.provideMerge(Events.Default))

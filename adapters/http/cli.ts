@@ -26,6 +26,7 @@ export interface CliLayers {
     readonly allowPrivateWebhooks: boolean
     readonly redis: string | undefined
     readonly webhooks: { readonly timeoutMs?: number; readonly leaseMs?: number }
+    readonly dnsServer: string | undefined
   }) => Layer.Layer<never, unknown>
   readonly accounts: (storage: StorageFlag) => Layer.Layer<Accounts, unknown>
   /** `users create`: the account users OAuth signs in (args after the two words; exit code). */
@@ -63,6 +64,8 @@ serve options:
   --trust-proxy              take the client address from X-Forwarded-For (for per-IP limits)
   --public-url <url>         the server's public base URL, the OAuth issuer (default: the
                              listening address; set it behind a proxy or load balancer)
+  --dns-server <host:port>   the DNS resolver that verifies custom domains' TXT records
+                             (default: $SLOTWISE_DNS_SERVER, else the system's resolvers)
 
   On first start with an empty database the server creates an account and prints its
   sandbox secret and publishable keys, once. It prints "listening on http://HOST:PORT"
@@ -91,9 +94,19 @@ export interface ServeFlags {
   readonly webhookLeaseMs: number | undefined
   readonly trustProxy: boolean
   readonly publicUrl: string | undefined
+  readonly dnsServer: string | undefined
 }
 
 class UsageError extends Error {}
+
+/** `host:port` of a resolver: an IPv4 address or a bracketed IPv6 one (node:dns takes no names). */
+const dnsServerOf = (text: string | undefined): string | undefined => {
+  if (text === undefined) return undefined
+  if (!/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:.]+\])(:\d{1,5})?$/.test(text)) {
+    throw new UsageError(`--dns-server must be an IP address with an optional port (127.0.0.1:53, [::1]:53), got ${text}`)
+  }
+  return text
+}
 
 const portOf = (text: string | undefined): number => {
   if (text === undefined) return 8080
@@ -135,6 +148,7 @@ export const parseServe = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv):
       "webhook-lease-ms": { type: "string" },
       "trust-proxy": { type: "boolean" },
       "public-url": { type: "string" },
+      "dns-server": { type: "string" },
       help: { type: "boolean", short: "h" }
     }
   })
@@ -156,7 +170,8 @@ export const parseServe = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv):
     webhookTimeoutMs,
     webhookLeaseMs,
     trustProxy: values["trust-proxy"] ?? false,
-    publicUrl: publicUrlOf(values["public-url"] ?? (env.SLOTWISE_PUBLIC_URL || undefined))
+    publicUrl: publicUrlOf(values["public-url"] ?? (env.SLOTWISE_PUBLIC_URL || undefined)),
+    dnsServer: dnsServerOf(values["dns-server"] ?? (env.SLOTWISE_DNS_SERVER || undefined))
   }
 }
 
@@ -175,6 +190,7 @@ const serve = (flags: ServeFlags, layers: CliLayers) => {
     adminToken: flags.adminToken,
     trustProxy: flags.trustProxy,
     publicUrl: flags.publicUrl,
+    dnsServer: flags.dnsServer,
     allowPrivateWebhooks: flags.allowPrivateWebhooks,
     redis: flags.redis,
     webhooks: {

@@ -7,6 +7,7 @@
 import type { Principal } from "../ApiKeys.js"
 import type { Scope } from "../domain/apiKey.js"
 import { Forbidden, Unauthorized } from "../domain/errors.js"
+import type { TenantId } from "../ports/tenant.js"
 
 /** What an endpoint requires: nothing, the operator's token, or an API key (with scopes). */
 export type AccessRequirement =
@@ -48,11 +49,15 @@ export const requiredScopes = (rule: AccessRequirement): ReadonlyArray<Scope> =>
 
 /**
  * The origin to allow in CORS headers: the request's `Origin` when a publishable key's
- * account lists it exactly. Secret keys never get CORS headers (they must not be in browsers).
+ * account lists it exactly, or when it is a verified custom domain of the key's own tenant
+ * (`domainOwner`: the tenant whose domain the origin is). Secret keys never get CORS headers
+ * (they must not be in browsers).
  */
-export const corsOrigin = (caller: Caller, origin: string | undefined): string | undefined =>
+export const corsOrigin = (caller: Caller, origin: string | undefined, domainOwner?: TenantId): string | undefined =>
   origin !== undefined && caller._tag === "Authenticated" && caller.principal.key.type === "publishable" &&
-    caller.principal.account.allowed_origins.includes(origin)
+    (caller.principal.account.allowed_origins.includes(origin) ||
+      (domainOwner !== undefined && domainOwner.account_id === caller.principal.tenant.account_id &&
+        domainOwner.environment === caller.principal.tenant.environment))
     ? origin
     : undefined
 
@@ -73,8 +78,13 @@ export const unauthenticated = (caller: Exclude<Caller, { _tag: "Authenticated" 
   }
 }
 
-/** May `caller` call an endpoint that requires `rule`, from `origin`? */
-export const decideAccess = (rule: AccessRequirement, caller: Caller, origin: string | undefined): AccessDecision => {
+/** May `caller` call an endpoint that requires `rule`, from `origin` (a custom domain of `domainOwner`)? */
+export const decideAccess = (
+  rule: AccessRequirement,
+  caller: Caller,
+  origin: string | undefined,
+  domainOwner?: TenantId
+): AccessDecision => {
   switch (rule.auth) {
     case "none":
       return ALLOWED
@@ -90,7 +100,7 @@ export const decideAccess = (rule: AccessRequirement, caller: Caller, origin: st
             error: new Forbidden({ detail: "publishable keys may only read services, staff and slots, hold slots and create bookings" })
           }
         }
-        if (corsOrigin(caller, origin) === undefined) {
+        if (corsOrigin(caller, origin, domainOwner) === undefined) {
           return {
             _tag: "Denied",
             error: new Forbidden({

@@ -37,6 +37,12 @@ export class IdempotencyMismatch extends Schema.TaggedError<IdempotencyMismatch>
 export class IdempotencySecretWithheld
   extends Schema.TaggedError<IdempotencySecretWithheld>()("IdempotencySecretWithheld", detail)
 {}
+/** The account's plan does not include the feature (custom domains: pro and business). */
+export class PlanRequired extends Schema.TaggedError<PlanRequired>()("PlanRequired", detail) {}
+/** A hostname another account (or environment) has verified: one owner at a time. */
+export class DomainTaken extends Schema.TaggedError<DomainTaken>()("DomainTaken", detail) {}
+/** `verify` did not find the expected TXT record; the detail says what it found. */
+export class VerificationFailed extends Schema.TaggedError<VerificationFailed>()("VerificationFailed", detail) {}
 export class StorageFailure extends Schema.TaggedError<StorageFailure>()("StorageFailure", {
   ...detail,
   cause: Schema.optional(Schema.Defect)
@@ -58,6 +64,9 @@ export type SlotwiseFailure =
   | IdempotencyConflict
   | IdempotencyMismatch
   | IdempotencySecretWithheld
+  | PlanRequired
+  | DomainTaken
+  | VerificationFailed
   | StorageFailure
 
 export interface ErrorInfo {
@@ -83,6 +92,9 @@ export const ErrorCatalog: { readonly [K in SlotwiseFailure["_tag"]]: ErrorInfo 
   IdempotencyConflict: { code: "idempotency_conflict", status: 409, title: "Idempotency key in use" },
   IdempotencyMismatch: { code: "idempotency_mismatch", status: 422, title: "Idempotency key reused" },
   IdempotencySecretWithheld: { code: "idempotency_secret_withheld", status: 409, title: "Secret not replayed" },
+  PlanRequired: { code: "plan_required", status: 403, title: "Plan required" },
+  DomainTaken: { code: "domain_taken", status: 409, title: "Domain taken" },
+  VerificationFailed: { code: "verification_failed", status: 422, title: "Verification failed" },
   StorageFailure: { code: "internal_error", status: 500, title: "Internal error" }
 }
 

@@ -21,7 +21,8 @@ export const IdPrefixes = {
   account: "acc",
   oauthClient: "oac",
   user: "usr",
-  grant: "grt"
+  grant: "grt",
+  domain: "dom"
 } as const
 export type IdKind = keyof typeof IdPrefixes
 

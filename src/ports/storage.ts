@@ -120,8 +120,8 @@ export interface EventLog {
   }) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageFailure>
 }
 
-/** What processes sharing a database tell each other: the log grew; credentials changed. */
-export type SignalTopic = "events" | "credentials"
+/** What processes sharing a database tell each other: the log grew; credentials changed; a custom domain was verified or deleted. */
+export type SignalTopic = "events" | "credentials" | "domains"
 
 /**
  * Signals between processes that share one database (PostgreSQL: LISTEN/NOTIFY). They are

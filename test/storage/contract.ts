@@ -4,9 +4,11 @@
  * does, so an adapter that passes behaves the same to the core.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Either, Layer, Option } from "effect"
+import { Context, Deferred, Effect, Either, Layer, Option } from "effect"
+import { DOMAIN_OWNERS_TENANT, DomainOwnersCollection, Domains } from "../../src/Domains.js"
 import type { Event } from "../../src/events/catalogue.js"
 import type { CollectionSpec, ColumnValues, IndexValue, ListQuery } from "../../src/ports/storage.js"
+import { DnsResolver } from "../../src/ports/dns.js"
 import { Storage } from "../../src/ports/storage.js"
 import { Tenant, type TenantId } from "../../src/ports/tenant.js"
 
@@ -63,6 +65,8 @@ export const event = (type = "booking.created", object: unknown = {}): Event => 
 })
 
 const ids = (rows: ReadonlyArray<{ readonly id: string }>) => rows.map((r) => r.id)
+
+const storageOf = <A extends { readonly id: string }>(spec: CollectionSpec<A>) => Effect.map(Storage, (s) => s.collection(spec))
 
 /** Every page of `list` from the start, `limit` rows at a time, running `between` after each. */
 const paginate = (
@@ -681,6 +685,56 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           expect(afterErase).toHaveLength(1)
           expect(afterErase[0]!.seq).toBeGreaterThan(fresh!.seq)
         })
+      )
+    })
+
+    describe("custom domains' hostname map", () => {
+      /** The core's domains over this store, with a resolver that finds every record value in `published`. */
+      const domainsOver = (published: Set<string>) =>
+        Effect.map(
+          Layer.build(Domains.Default.pipe(Layer.provide(Layer.succeed(DnsResolver, {
+            resolveTxt: () => Effect.succeed([...published])
+          })))),
+          (context) => Context.get(context, Domains)
+        )
+
+      test(
+        "verifications of one hostname by several tenants at once leave exactly one owner",
+        Effect.scoped(Effect.gen(function*() {
+          const published = new Set<string>()
+          const domains = yield* domainsOver(published)
+          const tenants = [tenantA, tenantAProd, tenantB, { account_id: "acct_c", environment: "production" } as const]
+          const created = yield* Effect.forEach(tenants, (tenant) =>
+            Effect.tap(domains.create({ hostname: "book.race.example" }).pipe(as(tenant)), (d) =>
+              Effect.sync(() => published.add(d.verification.value))))
+          const outcomes = yield* Effect.forEach(
+            tenants,
+            (tenant, i) => Effect.either(domains.verify(created[i]!.id).pipe(as(tenant))),
+            { concurrency: "unbounded" }
+          )
+          const winners = outcomes.flatMap((o, i) => (Either.isRight(o) ? [tenants[i]!] : []))
+          expect(winners).toHaveLength(1)
+          for (const o of outcomes) if (Either.isLeft(o)) expect(o.left._tag).toBe("DomainTaken")
+          const owners = yield* (yield* storageOf(DomainOwnersCollection)).list({}).pipe(as(DOMAIN_OWNERS_TENANT))
+          expect(owners).toEqual([{ id: "book.race.example", ...winners[0]!, domain_id: created[tenants.indexOf(winners[0]!)]!.id }])
+          expect(yield* domains.accountForHost("book.race.example")).toEqual(Option.some(winners[0]))
+        })),
+        30_000
+      )
+
+      test(
+        "the map's key is the hostname across tenants: a second entry for it fails, and its removal frees it",
+        Effect.gen(function*() {
+          const map = yield* storageOf(DomainOwnersCollection)
+          const entry = { id: "book.key.example", ...tenantA, domain_id: "dom_A" }
+          yield* map.insert(entry)
+          const second = yield* Effect.flip(map.insert({ id: "book.key.example", ...tenantB, domain_id: "dom_B" }))
+          expect(second._tag).toBe("StorageFailure")
+          expect(yield* map.get("book.key.example")).toEqual(Option.some(entry))
+          yield* map.remove("book.key.example")
+          yield* map.insert({ id: "book.key.example", ...tenantB, domain_id: "dom_B" })
+          expect((yield* map.list({})).map((e) => e.account_id)).toEqual([tenantB.account_id])
+        }).pipe(as(DOMAIN_OWNERS_TENANT))
       )
     })
   })

@@ -9,6 +9,7 @@ import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import {
   BadRequest,
+  DomainTaken,
   ErrorCatalog,
   FieldError,
   Forbidden,
@@ -19,6 +20,7 @@ import {
   InvalidTransition,
   NotFound,
   OutsideAvailability,
+  PlanRequired,
   PROBLEM_TYPE_BASE,
   type Problem,
   RateLimited,
@@ -27,7 +29,8 @@ import {
   StorageFailure,
   toProblem,
   Unauthorized,
-  ValidationFailed
+  ValidationFailed,
+  VerificationFailed
 } from "../../../src/domain/errors.js"
 import { Reason, Slot } from "../../../src/domain/slot.js"
 
@@ -129,6 +132,9 @@ export const RateLimitedProblem = core(RateLimited, "RateLimited")
 export const IdempotencyConflictProblem = core(IdempotencyConflict, "IdempotencyConflict")
 export const IdempotencyMismatchProblem = core(IdempotencyMismatch, "IdempotencyMismatch")
 export const InternalErrorProblem = core(StorageFailure, "StorageFailure")
+export const PlanRequiredProblem = core(PlanRequired, "PlanRequired")
+export const DomainTakenProblem = core(DomainTaken, "DomainTaken")
+export const VerificationFailedProblem = core(VerificationFailed, "VerificationFailed")
 
 const transport = <E extends TransportFailure>(errorClass: ErrorClass<E>, tag: E["_tag"]) =>
   problemSchema(errorClass, TransportCatalog[tag], {

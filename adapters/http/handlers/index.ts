@@ -5,6 +5,7 @@ import { AdminLive } from "./admin.js"
 import { AdminUsersLive } from "./adminUsers.js"
 import { AvailabilityLive } from "./availability.js"
 import { BookingsLive } from "./bookings.js"
+import { DomainsLive, TlsLive } from "./domains.js"
 import { EventsLive } from "./events.js"
 import { OAuthClientsLive, OAuthGrantsLive } from "./oauth.js"
 import { ClientsLive, ServicesLive, StaffLive } from "./resources.js"
@@ -29,6 +30,8 @@ export const HandlersLive = Layer.mergeAll(
   OAuthClientsLive,
   OAuthGrantsLive,
   WidgetLive,
+  DomainsLive,
+  TlsLive,
   AdminLive,
   AdminUsersLive
 ).pipe(Layer.provide([AuthenticationLive, OperatorAuthenticationLive]))

@@ -7,7 +7,7 @@
 import { HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import type { Accounts } from "../../../src/Accounts.js"
-import { Forbidden } from "../../../src/domain/errors.js"
+import { Forbidden, type StorageFailure } from "../../../src/domain/errors.js"
 
 const EXPOSED = [
   "x-ratelimit-limit",
@@ -29,10 +29,16 @@ export const addCorsHeaders = (headers: Record<string, string>, origin: string):
 export const isPreflight = (method: string, headers: Readonly<Record<string, string | undefined>>): boolean =>
   method === "OPTIONS" && headers["access-control-request-method"] !== undefined
 
-/** The answer to a preflight from `origin`. */
-export const preflight = (accounts: Accounts, origin: string | undefined) =>
+/** The answer to a preflight from `origin` (allowed by some account, or some account's verified custom domain). */
+export const preflight = (
+  accounts: Accounts,
+  origin: string | undefined,
+  isCustomDomain: (origin: string) => Effect.Effect<boolean, StorageFailure> = () => Effect.succeed(false)
+) =>
   Effect.flatMap(
-    origin === undefined ? Effect.succeed(false) : accounts.originAllowedAnywhere(origin),
+    origin === undefined
+      ? Effect.succeed(false)
+      : Effect.flatMap(accounts.originAllowedAnywhere(origin), (listed) => listed ? Effect.succeed(true) : isCustomDomain(origin)),
     (allowed) =>
       allowed
         ? Effect.succeed(HttpServerResponse.empty({

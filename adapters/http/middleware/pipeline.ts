@@ -18,12 +18,14 @@ import { Accounts } from "../../../src/Accounts.js"
 import { type Caller, corsOrigin, decideAccess } from "../../../src/auth/access.js"
 import { Authenticator } from "../../../src/auth/Authenticator.js"
 import { NotFound } from "../../../src/domain/errors.js"
+import { Domains } from "../../../src/Domains.js"
 import { Idempotency } from "../../../src/Idempotency.js"
 import { RateLimiter } from "../../../src/ratelimit/RateLimiter.js"
 import { SlotwiseApi } from "../api.js"
 import { DOCS_PATH, DOCS_SCRIPT_PATH, OPENAPI_PATH } from "../docs.js"
 import { publicAccess } from "../contract/access.js"
 import { MethodNotAllowed } from "../contract/problems.js"
+import { makeBrowserOrigin } from "../hostRouting.js"
 import { makeAuthenticate, presentedCredential } from "./authenticate.js"
 import { readBody } from "./body.js"
 import { addCorsHeaders, isPreflight, preflight } from "./cors.js"
@@ -73,6 +75,11 @@ export const makePipeline = (options: PipelineOptions = {}) =>
     const idempotent = makeIdempotent(yield* Idempotency)
     const prefix = options.prefix?.replace(/\/+$/, "") || undefined
     const trustProxy = options.trustProxy === true
+    // Without the core's custom domains (a pipeline over the access services alone), origins are the accounts' lists only.
+    const domains = Option.getOrUndefined(yield* Effect.serviceOption(Domains))
+    const browserOrigin = makeBrowserOrigin(domains, trustProxy)
+    const isCustomDomain = (origin: string) =>
+      domains === undefined ? Effect.succeed(false) : Effect.map(domains.tenantForOrigin(origin), Option.isSome)
 
     return (app: HttpApp.Default): HttpApp.Default =>
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (original) => {
@@ -94,7 +101,7 @@ export const makePipeline = (options: PipelineOptions = {}) =>
             const counted = yield* countRequest(limiter, policyOf(undefined, address))
             extraHeaders = counted.headers
             if (counted.refusal !== undefined) return yield* counted.refusal
-            return yield* preflight(accounts, origin)
+            return yield* preflight(accounts, origin, isCustomDomain)
           }
 
           // 2. The route.
@@ -106,7 +113,8 @@ export const makePipeline = (options: PipelineOptions = {}) =>
 
           // 4. Count the request; every response from here on carries the figures.
           const counted = yield* countRequest(limiter, policyOf(caller, address))
-          const allowedOrigin = corsOrigin(caller, origin)
+          const from = yield* browserOrigin(caller, headers)
+          const allowedOrigin = corsOrigin(caller, from.origin, from.domainOwner)
           if (allowedOrigin !== undefined) addCorsHeaders(counted.headers, allowedOrigin)
           extraHeaders = counted.headers
           if (counted.refusal !== undefined) return yield* counted.refusal
@@ -115,7 +123,7 @@ export const makePipeline = (options: PipelineOptions = {}) =>
           if (route._tag === "MethodNotAllowed") {
             return yield* new MethodNotAllowed({ detail: `${method} is not allowed on ${path}`, allow: route.allow })
           }
-          const decision = route._tag === "NotFound" ? { _tag: "Hidden" as const } : decideAccess(route.access, caller, origin)
+          const decision = route._tag === "NotFound" ? { _tag: "Hidden" as const } : decideAccess(route.access, caller, from.origin, from.domainOwner)
           if (decision._tag === "Hidden") return yield* new NotFound({ detail: `no route for ${method} ${path}` })
           if (decision._tag === "Denied") return yield* decision.error
 

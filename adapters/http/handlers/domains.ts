@@ -1,0 +1,31 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { NotFound } from "../../../src/domain/errors.js"
+import { Domains } from "../../../src/Domains.js"
+import { SlotwiseApi } from "../api.js"
+import { asTenant } from "./security.js"
+
+const write = { uninterruptible: true } as const
+
+export const DomainsLive = HttpApiBuilder.group(SlotwiseApi, "domains", (handlers) =>
+  Effect.gen(function*() {
+    const domains = yield* Domains
+    return handlers
+      .handle("list", ({ urlParams }) => asTenant(domains.list(urlParams)))
+      .handle("create", ({ payload }) => asTenant(domains.create(payload)), write)
+      .handle("get", ({ path }) => asTenant(domains.get(path.id)))
+      .handle("delete", ({ path }) => asTenant(domains.delete(path.id)), write)
+      .handle("verify", ({ path }) => asTenant(domains.verify(path.id)), write)
+  }))
+
+export const TlsLive = HttpApiBuilder.group(SlotwiseApi, "tls", (handlers) =>
+  Effect.gen(function*() {
+    const domains = yield* Domains
+    return handlers.handle("allowed", ({ urlParams }) => {
+      const domain = urlParams.domain.toLowerCase()
+      return Effect.flatMap(domains.tlsAllowed(domain), (allowed) =>
+        allowed
+          ? Effect.succeed({ domain, allowed: true as const })
+          : Effect.fail(new NotFound({ detail: `${domain} is not a verified custom domain` })))
+    })
+  }))
