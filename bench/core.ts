@@ -124,7 +124,7 @@ const sameWorkBaseline = async (): Promise<Contestant> => {
         id: `bkg_raw${i}`, object: "booking", service_id: serviceId, staff_id: staffId, client_id: clientId,
         start: iso(start), end: iso(start + HALF_HOUR), status: "confirmed", notes: null, cancellation_reason: null,
         price: null, amount_paid: null, payment_status: "unpaid", rescheduled_from: null, buffer_before_minutes: 0,
-        buffer_after_minutes: 0, metadata: {}, created_at: now, updated_at: now
+        buffer_after_minutes: 0, answers: [], metadata: {}, created_at: now, updated_at: now
       }
       insertBooking.run(...t, booking.id, staffId, serviceId, clientId, "confirmed", start, start + HALF_HOUR, start,
         start + HALF_HOUR, JSON.stringify(booking))

@@ -2,7 +2,7 @@
  * Bookings: creation with the checks of docs/api.md §3 as one atomic step, the status rules and
  * rescheduling. Payments live in Payments.ts and are offered here as well.
  */
-import { Effect, Option, Schema } from "effect"
+import { Effect, Either, Option, Schema } from "effect"
 import {
   ACTIVE_STATUSES,
   actionForStatus,
@@ -19,11 +19,12 @@ import {
 import { formatInstant, Instant, optional, toMillis } from "./domain/common.js"
 import { HoldExpired, InvalidReference, InvalidTransition, ValidationFailed } from "./domain/errors.js"
 import { Id } from "./domain/ids.js"
+import { type AnswerInput, checkAnswers } from "./domain/question.js"
 import type { Service } from "./domain/service.js"
 import { Clients } from "./Clients.js"
 import { Events } from "./Events.js"
 import { changes, currentStamp, findOr404, listPage, PageParams, resourceAt } from "./internal/resources.js"
-import { decodeInput } from "./internal/validation.js"
+import { decodeInput, validationFailed } from "./internal/validation.js"
 import { Payments } from "./Payments.js"
 import { BookingsCollection, ClientsCollection, HoldsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
 import { type Condition, Storage } from "./ports/storage.js"
@@ -88,6 +89,10 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
     const referencedClient = reference(clients.get, "client", "client_id")
     const referencedHold = reference(holds.get, "hold", "hold_id")
 
+    /** The answers to store for `service`'s questions as they are now, or `validation_failed` naming each bad one. */
+    const answersFor = (service: Service, given: ReadonlyArray<AnswerInput>) =>
+      Either.mapLeft(checkAnswers(service.questions, given), validationFailed)
+
     /**
      * The staff member to book: the one asked for, or else the first of the service's
      * staff who is free at `start` (the first one's refusal when nobody is).
@@ -124,6 +129,8 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
           const now = yield* currentStamp
           const start = toMillis(fields.start)
           const service = yield* referencedService(fields.service_id)
+          // Checked before anything is written: refused answers leave no client or event behind.
+          const answers = yield* answersFor(service, fields.answers ?? [])
           const exclude: Exclusions = {}
           if (fields.hold_id !== undefined) {
             const held = yield* referencedHold(fields.hold_id)
@@ -171,6 +178,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
             rescheduled_from: null,
             buffer_before_minutes: service.buffer_before_minutes,
             buffer_after_minutes: service.buffer_after_minutes,
+            answers,
             metadata: fields.metadata ?? {}
           }
           yield* bookings.insert(booking)
@@ -205,7 +213,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
     const transition = (
       id: string,
       action: StatusAction,
-      extra: Partial<Pick<Booking, "notes" | "cancellation_reason" | "metadata">> = {}
+      extra: Partial<Pick<Booking, "notes" | "cancellation_reason" | "metadata" | "answers">> = {}
     ) =>
       events.mutate(Effect.gen(function*() {
         const current = yield* find(id)
@@ -222,7 +230,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
     const moveTo = (
       id: string,
       target: { readonly start?: string; readonly staff_id?: string },
-      extra: Partial<Pick<Booking, "notes" | "cancellation_reason" | "metadata">> = {}
+      extra: Partial<Pick<Booking, "notes" | "cancellation_reason" | "metadata" | "answers">> = {}
     ) =>
       events.mutate(Effect.gen(function*() {
         const current = yield* find(id)
@@ -273,7 +281,11 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
      */
     const update = (id: string, input: typeof BookingUpdate.Encoded) =>
       Effect.gen(function*() {
-        const { start, staff_id, status, ...extra } = yield* decodeUpdate(input)
+        const { answers, start, staff_id, status, ...rest } = yield* decodeUpdate(input)
+        const extra = answers === undefined ? rest : {
+          ...rest,
+          answers: yield* answersFor(yield* referencedService((yield* find(id)).service_id), answers)
+        }
         if (status !== undefined && (start !== undefined || staff_id !== undefined)) {
           return yield* new ValidationFailed({
             detail: "change the status and the time in separate requests",

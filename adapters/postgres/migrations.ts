@@ -105,7 +105,8 @@ export const migrateCollection = (run: Run, spec: CollectionSpec<any>): Effect.E
       `inspect ${table}`
     )) as ReadonlyArray<{ readonly name: string; readonly type: string }>
 
-    if (existing.length === 0) {
+    const created = existing.length === 0
+    if (created) {
       yield* run(createTable(spec, table), [], `create ${table}`)
       yield* record(run, table)
     } else {
@@ -124,6 +125,8 @@ export const migrateCollection = (run: Run, spec: CollectionSpec<any>): Effect.E
       if (missing.length > 0) yield* backfill(run, spec, missing)
       for (const column of missing) yield* record(run, `${table}.${column}`)
     }
+
+    yield* fillAddedFields(run, spec, created)
 
     const wanted = new Map(storageIndexGroups(spec).map((group) => [indexName(table, group), group]))
     const present = new Set(
@@ -146,6 +149,30 @@ export const migrateCollection = (run: Run, spec: CollectionSpec<any>): Effect.E
     // Indexes the spec no longer names only slow writes down.
     for (const name of present) {
       if (!wanted.has(name)) yield* run(`DROP INDEX IF EXISTS ${quote(name)}`, [], `drop index ${name}`)
+    }
+  })
+
+/**
+ * Writes each of the spec's added fields into the documents stored without it. Unlike a
+ * column, a field missing from some documents cannot be seen without reading them all, so
+ * this step alone goes by the bookkeeping table: it runs once per field (a table created
+ * with the field known holds no earlier documents).
+ */
+const fillAddedFields = (run: Run, spec: CollectionSpec<any>, created: boolean) =>
+  Effect.gen(function*() {
+    const table = tableOf(spec)
+    for (const [field, value] of Object.entries(spec.addedFields ?? {})) {
+      const step = `${table}.doc.${field}`
+      if (!created) {
+        const done = yield* run("SELECT 1 FROM slotwise_migrations WHERE id = $1", [step], `check ${step}`)
+        if (done.length > 0) continue
+        yield* run(
+          `UPDATE ${quote(table)} SET doc = (doc::jsonb || jsonb_build_object($1::text, $2::jsonb))::json WHERE doc -> $1 IS NULL`,
+          [field, JSON.stringify(value)],
+          `fill ${step}`
+        )
+      }
+      yield* record(run, step)
     }
   })
 

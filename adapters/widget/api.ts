@@ -9,6 +9,14 @@ export interface Slot {
   readonly staff_id: string
   readonly remaining: number
 }
+export interface Question {
+  readonly id: string
+  readonly label: string
+  readonly type: "text" | "long_text" | "email" | "phone" | "number" | "select" | "multi_select" | "checkbox"
+  readonly required: boolean
+  readonly options?: ReadonlyArray<string>
+  readonly help?: string
+}
 export interface Service {
   readonly id: string
   readonly name: string
@@ -17,6 +25,7 @@ export interface Service {
   readonly price: { readonly amount: number; readonly currency: string } | null
   readonly staff_ids: ReadonlyArray<string>
   readonly active: boolean
+  readonly questions?: ReadonlyArray<Question>
 }
 export interface StaffMember {
   readonly id: string

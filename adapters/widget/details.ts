@@ -1,6 +1,7 @@
 /**
- * The details step: the visitor's name, email, phone and notes, checked here before the
- * booking is sent against the held time; the API's field errors land on the same fields.
+ * The details step: the visitor's name, email, phone, the service's questions and notes,
+ * checked here before the booking is sent against the held time; the API's field errors
+ * land on the same fields.
  */
 import { ApiError } from "./api.js"
 import { h, type Props } from "./dom.js"
@@ -9,6 +10,7 @@ import { dayIn, formatDay, formatTime, zoneLabel } from "./format.js"
 import { header } from "./header.js"
 import { HOLD_SECONDS, releaseHold, taken } from "./hold.js"
 import type { Field } from "./options.js"
+import { answersBody, controlId, questionControls, questionsOf, validateAnswers } from "./questions.js"
 import type { Widget } from "./widget.js"
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
@@ -25,19 +27,24 @@ const validate = (w: Widget): boolean => {
   if (!EMAIL.test(w.fields.email.trim())) errors.email = w.t("email_invalid")
   if (phone !== "" && !PHONE.test(phone)) errors.phone = w.t("phone_invalid")
   w.fieldErrors = errors
-  return Object.keys(errors).length === 0
+  const answered = validateAnswers(w)
+  return Object.keys(errors).length === 0 && answered
+}
+
+/** Marks the form invalid: the message shown and announced, focus on the first invalid control. */
+const showInvalid = (w: Widget): void => {
+  const first = (["name", "email", "phone", "notes"] as const).find((f) => w.fieldErrors[f] !== undefined)
+  const question = questionsOf(w).find((q) => w.answerErrors[q.id] !== undefined)
+  w.busy = undefined
+  w.problem = { code: "validation_failed", message: w.t("fix_fields") }
+  w.focusAfter = first !== undefined ? `#f-${first}` : question !== undefined ? `#${controlId(question)}` : ".alert"
+  w.render()
+  w.announce(w.t("fix_fields"))
 }
 
 const submit = async (w: Widget): Promise<void> => {
   if (w.busy !== undefined) return
-  if (!validate(w)) {
-    w.problem = { code: "validation_failed", message: w.t("fix_fields") }
-    const first = (["name", "email", "phone"] as const).find((f) => w.fieldErrors[f] !== undefined)
-    w.focusAfter = `#f-${first}`
-    w.render()
-    w.announce(w.t("fix_fields"))
-    return
-  }
+  if (!validate(w)) return showInvalid(w)
   w.problem = undefined
   w.busy = w.t("booking")
   w.render()
@@ -52,6 +59,8 @@ const book = async (w: Widget, withHold: boolean): Promise<void> => {
   if (f.phone.trim() !== "") client.phone = f.phone.trim()
   const body: Record<string, unknown> = { service_id: w.service!.id, staff_id: slot.staff_id, start: slot.start, client }
   if (f.notes.trim() !== "") body.notes = f.notes.trim()
+  const answers = answersBody(w)
+  if (answers.length > 0) body.answers = answers
   if (withHold && w.hold !== undefined) body.hold_id = w.hold.id
   try {
     w.booking = await w.client.book(body, `${w.bookingKey}-${withHold ? "h" : "d"}`)
@@ -66,9 +75,20 @@ const book = async (w: Widget, withHold: boolean): Promise<void> => {
       if (withHold && holdGone) return book(w, false)
       if (error.status === 409) return taken(w, error)
       if (error.status === 422 && Array.isArray(error.problem.errors)) {
+        let marked = false
         for (const item of error.problem.errors as Array<{ path?: string; message?: string }>) {
           const field = item.path?.replace(/^client\./, "") as Field | undefined
+          const question = item.path?.startsWith("answers.") ? item.path.slice(8) : undefined
           if (field !== undefined && field in w.fields) w.fieldErrors[field] = item.message ?? ""
+          else if (question !== undefined && questionsOf(w).some((q) => q.id === question)) w.answerErrors[question] = item.message ?? ""
+          else continue
+          marked = true
+        }
+        // Refused fields the visitor can correct: shown at the fields, not as a failure to retry.
+        if (marked) {
+          showInvalid(w)
+          emit(w.host, "slotwise:error", { code: error.code, message: error.message })
+          return
         }
       }
     }
@@ -76,6 +96,8 @@ const book = async (w: Widget, withHold: boolean): Promise<void> => {
   }
   w.hold = undefined
   w.bookingKey = newId()
+  w.answers = {}
+  w.answerErrors = {}
   emit(w.host, "slotwise:booking_created", w.booking)
   w.go("done")
 }
@@ -125,6 +147,7 @@ export const detailsView = (w: Widget): Array<Node> => {
     field("name", "text", "name", true),
     field("email", "email", "email", true),
     field("phone", "tel", "tel", false),
+    questionControls(w),
     field("notes", "text", "off", false, true),
     h("div", { class: "actions" },
       h("button", { type: "submit", class: "primary", "data-focus": "book", "aria-disabled": w.busy !== undefined ? "true" : null }, w.busy === undefined ? w.t("book") : w.t("booking")))))

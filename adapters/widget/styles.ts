@@ -34,6 +34,12 @@ select,input,textarea{width:100%;background:var(--sw-bg);border:1px solid var(--
 textarea{min-height:4.5rem;resize:vertical}
 [aria-invalid=true]{border:2px solid var(--sw-error)}
 .field-error{color:var(--sw-error);font-size:.875rem;margin:.25rem 0 0}
+fieldset{border:0;margin:0;padding:0;min-width:0}
+legend{font-weight:600;margin:.75rem 0 .25rem;padding:0}
+.check{display:flex;gap:.5rem;align-items:center;font-weight:400;margin:.25rem 0}
+.check input{width:auto;margin:0}
+.hint{margin:.25rem 0 0}
+.solo{margin-top:.75rem}
 .alert{background:var(--sw-error-bg);color:var(--sw-error);border:1px solid var(--sw-error);border-radius:var(--sw-radius,8px);padding:.75rem 1rem;margin:.75rem 0}
 .alert p{margin:0 0 .5rem}
 .alert p:last-child{margin:0}

@@ -18,6 +18,7 @@ import { emit } from "./events.js"
 import { monthLabel, today } from "./format.js"
 import { progress } from "./header.js"
 import { releaseHold } from "./hold.js"
+import type { AnswerValue } from "./questions.js"
 import { ANY, type Field, FIELDS, RESTART_OPTIONS, type WidgetHandle, type WidgetOptions } from "./options.js"
 import { fillZones, view } from "./steps.js"
 import { type Lang, type StringKey, translate } from "./strings.js"
@@ -79,6 +80,9 @@ export class Widget implements WidgetHandle {
   busy: string | undefined
   fields: Record<Field, string> = { name: "", email: "", phone: "", notes: "" }
   fieldErrors: Partial<Record<Field, string>> = {}
+  /** Answers to the service's questions, and what is wrong with them, by question id. */
+  answers: Record<string, AnswerValue> = {}
+  answerErrors: Record<string, string> = {}
   booking: Booking | undefined
   bookingKey = newId()
 
@@ -161,6 +165,8 @@ export class Widget implements WidgetHandle {
     this.slot = undefined
     this.booking = undefined
     this.fieldErrors = {}
+    this.answers = {}
+    this.answerErrors = {}
     this.prefill(false)
     this.render()
     const key = (this.options.key ?? "").trim()

@@ -6,6 +6,7 @@ import { Schema } from "effect"
 import { Instant, Metadata, Money, ObjectType, optional, Text, Timestamps } from "./common.js"
 import { ClientCreate } from "./client.js"
 import { Id } from "./ids.js"
+import { Answer, AnswersInput } from "./question.js"
 
 export const BookingStatus = Schema.Literal("pending", "confirmed", "cancelled", "completed", "no_show")
 export type BookingStatus = typeof BookingStatus.Type
@@ -36,6 +37,9 @@ export const Booking = Schema.Struct({
   rescheduled_from: Schema.NullOr(Instant).annotations({ description: "the previous start, after a reschedule" }),
   buffer_before_minutes: Schema.Int.annotations({ description: "the service's buffer when booked" }),
   buffer_after_minutes: Schema.Int.annotations({ description: "the service's buffer when booked" }),
+  answers: Schema.Array(Answer).annotations({
+    description: "the client's answers to the service's questions, with each question's label and type as asked"
+  }),
   metadata: Metadata,
   ...Timestamps
 }).annotations({ identifier: "Booking" })
@@ -50,6 +54,7 @@ export const BookingCreate = Schema.Struct({
   client: optional(ClientCreate).annotations({ description: "a new client to create with the booking; or give `client_id`" }),
   start: Instant.annotations({ description: "a bookable start, as listed by GET /v1/availability/slots" }),
   notes: optional(notes),
+  answers: optional(AnswersInput.annotations({ description: "answers to the service's questions; every required one must be answered" })),
   metadata: optional(Metadata),
   hold_id: optional(Id("hold").annotations({ description: "a hold on this slot to turn into the booking" }))
 }).pipe(
@@ -71,6 +76,9 @@ export const BookingUpdate = Schema.Struct({
   status: optional(BookingStatus.annotations({ description: "a new status, as the status rules allow" })),
   notes: optional(notes),
   cancellation_reason: optional(cancellationReason),
+  answers: optional(AnswersInput.annotations({
+    description: "new answers, replacing all earlier ones, checked against the service's questions as they are now"
+  })),
   metadata: optional(Metadata)
 }).annotations({ identifier: "BookingUpdate" })
 export type BookingUpdate = typeof BookingUpdate.Type

@@ -163,13 +163,17 @@ export const Name = Schema.String.pipe(
   Schema.maxLength(200),
   Schema.annotations({ description: "name as people see it, 1 to 200 characters" })
 )
+/** The shape of an email address and of a phone number, wherever one is checked. */
+export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+export const PHONE_PATTERN = /^\+?[0-9 ()\-.]{3,32}$/
+
 export const Email = Schema.String.pipe(
   Schema.maxLength(254),
-  Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an email address" }),
+  Schema.pattern(EMAIL_PATTERN, { message: () => "must be an email address" }),
   Schema.annotations({ description: "email address" })
 )
 export const Phone = Schema.String.pipe(
-  Schema.pattern(/^\+?[0-9 ()\-.]{3,32}$/, { message: () => "must be a phone number" }),
+  Schema.pattern(PHONE_PATTERN, { message: () => "must be a phone number" }),
   Schema.annotations({ description: "phone number: digits, spaces, `()-.`, optionally a leading `+`" })
 )
 export const Text = (max: number) =>

@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { Metadata, Minutes, Money, Name, ObjectType, PositiveMinutes, Text, Timestamps , optionalFields } from "./common.js"
 import { Id } from "./ids.js"
+import { Questions } from "./question.js"
 
 /** The longest a service (and so a booking) can last. */
 export const MAX_DURATION_MINUTES = 1440
@@ -31,6 +32,7 @@ export const ServiceFields = {
   price: Schema.NullOr(Money).annotations({ description: "what an appointment costs; null when free" }),
   staff_ids: Schema.Array(Id("staff")).pipe(Schema.maxItems(500)).annotations({ description: "the staff members who provide it (up to 500)" }),
   active: Schema.Boolean.annotations({ description: "inactive services cannot be booked" }),
+  questions: Questions,
   metadata: Metadata
 }
 
@@ -66,5 +68,12 @@ export const serviceDefaults = (input: ServiceCreate) => ({
   price: null,
   staff_ids: [],
   active: true,
+  questions: [],
   metadata: {}
 })
+
+/**
+ * A service as a publishable key reads it: everything the booking widget shows (its
+ * questions included), but not the account's own metadata.
+ */
+export const publicService = (service: Service): Service => ({ ...service, metadata: {} })

@@ -51,6 +51,7 @@ export const sampleService = (now: number, staffId = makeId("staff", now)): Serv
   price: { amount: 4500, currency: "EUR" },
   staff_ids: [staffId],
   active: true,
+  questions: [{ id: "hair_length", label: "How long is your hair?", type: "select", required: true, options: ["Short", "Medium", "Long"] }],
   metadata: {},
   ...stamps(now)
 })
@@ -102,6 +103,7 @@ export const sampleBooking = (now: number): Booking => {
     rescheduled_from: null,
     buffer_before_minutes: 0,
     buffer_after_minutes: 15,
+    answers: [{ question_id: "hair_length", label: "How long is your hair?", type: "select", value: "Medium" }],
     metadata: {},
     ...stamps(now)
   }

@@ -15,7 +15,8 @@ export const ServicesCollection: CollectionSpec<Service> = {
   name: "services",
   indexes: { active: { type: "integer", get: (s) => (s.active ? 1 : 0) } },
   order: [],
-  storageIndexes: []
+  storageIndexes: [],
+  addedFields: { questions: [] }
 }
 
 export const StaffCollection: CollectionSpec<Staff> = {
@@ -62,7 +63,8 @@ export const BookingsCollection: CollectionSpec<Booking> = {
     ["start_ms"],
     ["service_id", "start_ms"],
     ["client_id", "start_ms"]
-  ]
+  ],
+  addedFields: { answers: [] }
 }
 
 export const HoldsCollection: CollectionSpec<Hold> = {

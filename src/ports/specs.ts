@@ -31,6 +31,9 @@ export const specProblem = (
   for (const column of spec.order) {
     if (!(column in spec.indexes)) return `${spec.name}: order column ${JSON.stringify(column)} is not an index`
   }
+  for (const field of Object.keys(spec.addedFields ?? {})) {
+    if (!IDENTIFIER.test(field)) return `${spec.name}: added field ${JSON.stringify(field)} is not an identifier`
+  }
   for (const group of spec.storageIndexes ?? []) {
     const unknown = group.find((column) => !(column in spec.indexes))
     if (group.length === 0 || unknown !== undefined) {

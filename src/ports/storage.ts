@@ -28,6 +28,12 @@ export interface CollectionSpec<A extends { readonly id: string }> {
    * their queries need; conditions on other columns still work, by scanning.
    */
   readonly storageIndexes?: ReadonlyArray<ReadonlyArray<string>>
+  /**
+   * Document fields added after documents of the collection were first stored, each with
+   * the value an earlier document means by leaving it out. Database adapters write it into
+   * the earlier documents once, when they migrate, so every document read has the field.
+   */
+  readonly addedFields?: { readonly [field: string]: unknown }
 }
 
 export type Condition =

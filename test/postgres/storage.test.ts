@@ -3,12 +3,12 @@
  * across separate pools, migrations from instances starting together, typed failures.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import pg from "pg"
 import { PostgresStorageLive } from "../../adapters/postgres/layer.js"
 import { CoreCollections } from "../../src/ports/collections.js"
-import { Storage, type StoredEvent } from "../../src/ports/storage.js"
-import { as, event, tenantA, tenantAProd, tenantB, thing, Things } from "../storage/contract.js"
+import { type CollectionSpec, Storage, type StoredEvent } from "../../src/ports/storage.js"
+import { as, event, tenantA, tenantAProd, tenantB, type Thing, thing, Things } from "../storage/contract.js"
 import { createTestDatabase, type TestDatabase } from "./database.js"
 
 let database: TestDatabase
@@ -125,12 +125,38 @@ describe("postgres migrations", () => {
           .sort()
       )
       const steps = yield* query("SELECT id FROM slotwise_migrations ORDER BY id")
+      const addedFields = CoreCollections.flatMap((c) => Object.keys(c.addedFields ?? {}).map((field) => `c_${c.name}.doc.${field}`))
       expect(steps.map((r) => r.id)).toEqual(
-        ["events", ...CoreCollections.map((c) => `c_${c.name}`), "c_contract_things"].sort()
+        ["events", ...CoreCollections.map((c) => `c_${c.name}`), ...addedFields, "c_contract_things"].sort()
       )
       expect(yield* query("SELECT value FROM slotwise_sequences")).toEqual([{ value: "0" }])
       expect((yield* query("SELECT count(*)::int AS n FROM c_contract_things"))[0]).toEqual({ n: 4 })
       yield* Effect.promise(() => client.end())
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("a spec that adds a document field writes it into the earlier documents, once", () =>
+    Effect.gen(function*() {
+      const v1: CollectionSpec<Thing & { readonly labels?: ReadonlyArray<string> }> = { ...Things, name: "labelled" }
+      const v2 = { ...v1, addedFields: { labels: [] } }
+      const [before] = yield* storages("labelled", 1)
+      yield* Effect.forEach([thing("old", 1), { ...thing("given", 2), labels: ["kept"] }], (d) => before!.collection(v1).insert(d)).pipe(as(tenantA))
+      const [after] = yield* storages("labelled", 1)
+      expect(yield* after!.collection(v2).list({}).pipe(as(tenantA))).toEqual([
+        { ...thing("old", 1), labels: [] },
+        { ...thing("given", 2), labels: ["kept"] }
+      ])
+      const client = new pg.Client({ connectionString: database.url })
+      yield* Effect.promise(() => client.connect())
+      const query = (text: string) => Effect.promise(() => client.query(text).then((r) => r.rows))
+      expect(yield* query("SELECT id FROM labelled.slotwise_migrations WHERE id LIKE 'c_labelled%' ORDER BY id")).toEqual([
+        { id: "c_labelled" },
+        { id: "c_labelled.doc.labels" }
+      ])
+      // Recorded: a later start leaves documents as they are.
+      yield* query("UPDATE labelled.c_labelled SET doc = (doc::jsonb - 'labels')::json WHERE id = 'old'")
+      yield* Effect.promise(() => client.end())
+      const [later] = yield* storages("labelled", 1)
+      expect(yield* later!.collection(v2).get("old").pipe(as(tenantA))).toEqual(Option.some(thing("old", 1)))
     }).pipe(Effect.scoped), 60_000)
 })
 

@@ -6,7 +6,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Deferred, Effect, Either, Layer, Option } from "effect"
 import { DOMAIN_OWNERS_TENANT, DomainOwnersCollection, Domains } from "../../src/Domains.js"
+import type { Booking } from "../../src/domain/booking.js"
+import type { Service } from "../../src/domain/service.js"
 import type { Event } from "../../src/events/catalogue.js"
+import { sampleBooking, sampleService } from "../../src/events/samples.js"
+import { BookingsCollection, ServicesCollection } from "../../src/ports/collections.js"
 import type { CollectionSpec, ColumnValues, IndexValue, ListQuery } from "../../src/ports/storage.js"
 import { DnsResolver } from "../../src/ports/dns.js"
 import { Storage } from "../../src/ports/storage.js"
@@ -116,6 +120,37 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           // Update replaces by id, creating the document if it is absent.
           yield* things.update(thing("t2", 1))
           expect(yield* things.get("t2")).toEqual(Option.some(thing("t2", 1)))
+        }).pipe(as(tenantA))
+      )
+
+      test(
+        "services keep their questions and bookings their answers of every kind, as given",
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const now = Date.parse("2026-03-29T08:30:00Z")
+          const service: Service = {
+            ...sampleService(now),
+            questions: [
+              { id: "topic", label: "Topic", type: "text", required: true, help: "A few words" },
+              { id: "extras", label: "Extras", type: "multi_select", required: false, options: ["Wash", "Beard"] }
+            ]
+          }
+          const booking: Booking = {
+            ...sampleBooking(now),
+            answers: [
+              { question_id: "topic", label: "Topic", type: "text", value: "Trim, \"short\" – ü" },
+              { question_id: "guests", label: "Guests", type: "number", value: 2.5 },
+              { question_id: "terms", label: "Terms", type: "checkbox", value: false },
+              { question_id: "extras", label: "Extras", type: "multi_select", value: ["Beard", "Wash"] }
+            ]
+          }
+          yield* storage.collection(ServicesCollection).insert(service)
+          yield* storage.collection(BookingsCollection).insert(booking)
+          expect(yield* storage.collection(ServicesCollection).get(service.id)).toEqual(Option.some(service))
+          expect(yield* storage.collection(BookingsCollection).get(booking.id)).toEqual(Option.some(booking))
+          const changed = { ...booking, answers: booking.answers.slice(1) }
+          yield* storage.collection(BookingsCollection).update(changed)
+          expect(yield* storage.collection(BookingsCollection).list({})).toEqual([changed])
         }).pipe(as(tenantA))
       )
 

@@ -125,6 +125,35 @@ describe("sqlite storage", () => {
       })
     }))
 
+  it.live("a spec that adds a document field writes it into the earlier documents, once", () =>
+    Effect.gen(function*() {
+      interface Labelled extends Thing {
+        readonly labels?: ReadonlyArray<string>
+      }
+      const v1: CollectionSpec<Labelled> = { name: "labelled", indexes: { kind: { type: "text", get: (t) => t.kind } }, order: [] }
+      const v2: CollectionSpec<Labelled> = { ...v1, addedFields: { labels: [] } }
+      const filename = freshFile()
+      yield* withStorage(
+        filename,
+        Effect.flatMap(Storage, (s) =>
+          Effect.forEach([thing("old", 1), { ...thing("given", 2), labels: ["kept"] }], (d) => s.collection(v1).insert(d))).pipe(as(tenantA))
+      )
+      const reopened = Effect.flatMap(Storage, (s) => s.collection(v2).list({})).pipe(as(tenantA))
+      expect(yield* withStorage(filename, reopened)).toEqual([
+        { ...thing("given", 2), labels: ["kept"] },
+        { ...thing("old", 1), labels: [] }
+      ])
+      // The step is recorded: a later start leaves documents as they are.
+      inspect(filename, (db) => {
+        const steps = (db.prepare("SELECT id FROM slotwise_migrations").all() as Array<{ id: string }>).map((r) => r.id)
+        expect(steps).toEqual(expect.arrayContaining(["c_labelled", "c_labelled.doc.labels"]))
+      })
+      const raw = new Database(filename)
+      raw.prepare("UPDATE c_labelled SET doc = json_remove(doc, '$.labels') WHERE id = 'old'").run()
+      raw.close()
+      expect(yield* withStorage(filename, reopened)).toContainEqual(thing("old", 1))
+    }))
+
   it.live("a spec that names other storage indexes gets them, and loses the ones it dropped", () =>
     Effect.gen(function*() {
       interface Sized extends Thing {

@@ -109,11 +109,23 @@ export interface Bench {
   readonly pk: string
   readonly sk: string
   readonly webhookSecret: string
-  readonly ids: { readonly ana: string; readonly ben: string; readonly cut: string; readonly trim: string }
+  readonly ids: { readonly ana: string; readonly ben: string; readonly cut: string; readonly trim: string; readonly colour: string }
   readonly context: (options?: { readonly colorScheme?: "light" | "dark"; readonly timezoneId?: string; readonly locale?: string }) => Promise<BrowserContext>
   readonly open: (context: BrowserContext, url: string) => Promise<Page>
   readonly close: () => Promise<void>
 }
+
+/** The questions of the bench's colour consultation: one of each kind of control. */
+export const COLOUR_QUESTIONS = [
+  { id: "shade", label: "Which shade?", type: "select", required: true, options: ["Blonde", "Copper", "Black"] },
+  { id: "treatments", label: "Extra treatments", type: "multi_select", required: false, options: ["Gloss", "Toner"] },
+  { id: "history", label: "Earlier colourings", type: "long_text", required: false, help: "Products and dates, if you remember them" },
+  { id: "colourist", label: "Colourist's email", type: "email", required: false },
+  { id: "mobile", label: "Mobile for reminders", type: "phone", required: false },
+  { id: "age", label: "Hair age in years", type: "number", required: false },
+  { id: "code", label: "Voucher code", type: "text", required: true },
+  { id: "patch_test", label: "I had a patch test in the last 48 hours", type: "checkbox", required: true }
+]
 
 export const startBench = async (): Promise<Bench> => {
   await ensureWidgetBuilt()
@@ -138,6 +150,13 @@ export const startBench = async (): Promise<Bench> => {
     price: { amount: 3500, currency: "EUR" }
   }), 201).id as string
   const trim = expectStatus(await admin.post("/v1/services", { name: "Beard trim", duration_minutes: 60, staff_ids: [ana] }), 201).id as string
+  const colour = expectStatus(await admin.post("/v1/services", {
+    name: "Colour consultation",
+    duration_minutes: 30,
+    staff_ids: [ana],
+    questions: COLOUR_QUESTIONS,
+    metadata: { internal_code: "colour-7" }
+  }), 201).id as string
   const hook = expectStatus(await admin.post("/v1/webhooks", { url: receiver.url, events: ["booking.created"] }), 201)
   return {
     server,
@@ -148,7 +167,7 @@ export const startBench = async (): Promise<Bench> => {
     pk,
     sk,
     webhookSecret: hook.secret,
-    ids: { ana, ben, cut, trim },
+    ids: { ana, ben, cut, trim, colour },
     context: async (options = {}) => {
       const context = await browser.newContext({
         timezoneId: options.timezoneId ?? "Europe/Berlin",

@@ -7,7 +7,7 @@ import { gzipSync } from "node:zlib"
 import { createHttpHandler } from "../../compose.js"
 import { client, expectStatus, newAccount, request } from "../http/harness.js"
 import { verifies, waitFor } from "../webhooks/receiver.js"
-import { axeSource, type Bench, events, startBench, violations } from "./fixture.js"
+import { axeSource, type Bench, COLOUR_QUESTIONS, events, startBench, violations } from "./fixture.js"
 
 let bench: Bench
 const shots = join(tmpdir(), `slotwise-widget-shots-${process.pid}`)
@@ -259,6 +259,88 @@ describe("booking widget", () => {
       await context.close()
     }
     expect(found).toEqual([])
+  })
+
+  it("asks the service's questions as labelled native controls; refusals land at their control; axe-clean", async () => {
+    const from = { headers: { origin: bench.host.origin } }
+    // What the widget reads with its publishable key: the questions, never the account's metadata.
+    const read = expectStatus(await client(bench.server.url, bench.pk).get(`/v1/services/${bench.ids.colour}`, from), 200)
+    expect(read).toMatchObject({ questions: COLOUR_QUESTIONS, metadata: {} })
+
+    const context = await bench.context()
+    const page = await bench.open(context, bench.host.page(widget({ key: bench.pk, service: bench.ids.colour })))
+    await poll(() => heading(page).textContent()).toBe("Pick a date and time")
+    await page.locator('#w button[data-day="2027-03-30"]').click()
+    await page.locator('#w button[data-start="2027-03-30T08:00:00Z"]').click()
+    await poll(() => heading(page).textContent()).toBe("Your details")
+
+    const control = (id: string) => page.locator(`#w #q-${id}`)
+    const tags = await Promise.all(["shade", "history", "colourist", "mobile", "age", "code", "patch_test"].map((id) =>
+      control(id).evaluate((e) => `${e.tagName.toLowerCase()}${e.getAttribute("type") ? `[${e.getAttribute("type")}]` : ""}`)))
+    expect(tags).toEqual(["select", "textarea", "input[email]", "input[tel]", "input[number]", "input[text]", "input[checkbox]"])
+    // Every control is named by its label; the help is its description; required ones say so.
+    expect(await page.getByLabel("Which shade?").getAttribute("id")).toBe("q-shade")
+    expect(await page.getByLabel("I had a patch test in the last 48 hours").getAttribute("aria-required")).toBe("true")
+    expect(await control("history").getAttribute("aria-describedby")).toBe("hq-history")
+    expect(await page.locator("#w #hq-history").textContent()).toBe("Products and dates, if you remember them")
+    expect(await page.locator("#w fieldset legend").textContent()).toBe("Extra treatments")
+    expect(await page.getByRole("group", { name: "Extra treatments" }).getByRole("checkbox").count()).toBe(2)
+    expect(await control("code").getAttribute("aria-required")).toBe("true")
+    expect(await control("history").getAttribute("aria-required")).toBeNull()
+
+    // Checked here first: the unanswered required questions are marked, the first gets focus.
+    await page.locator("#w #f-name").fill("Cora Colour")
+    await page.locator("#w #f-email").fill("cora@example.com")
+    await page.locator('#w button[type="submit"]').click()
+    await poll(() => active(page)).toMatchObject({ id: "q-shade" })
+    await poll(() => page.locator("#w [role=status].sr").textContent()).toBe("Please correct the marked fields.")
+    expect(await control("shade").getAttribute("aria-invalid")).toBe("true")
+    expect(await control("shade").getAttribute("aria-describedby")).toBe("eq-shade")
+    expect(await page.locator("#w #eq-shade").textContent()).toBe("Answer this question.")
+    expect(await page.locator("#w #eq-patch_test").textContent()).toBe("Check this box to continue.")
+    expect(await seriousViolations(page)).toEqual([])
+
+    await control("shade").selectOption("Copper")
+    await page.getByLabel("Toner").check()
+    await page.getByLabel("Gloss").check()
+    await control("history").fill("Henna, 2025")
+    await control("age").fill("3")
+    await control("code").fill("SPRING")
+    await control("patch_test").check()
+    // The shade on offer changes while the visitor fills the form: the API refuses the answer,
+    // and its message lands at the control, focused and announced.
+    const withoutCopper = COLOUR_QUESTIONS.map((q) => q.id === "shade" ? { ...q, options: ["Blonde", "Black"] } : q)
+    expectStatus(await bench.admin.patch(`/v1/services/${bench.ids.colour}`, { questions: withoutCopper }), 200)
+    try {
+      await page.locator("#w #f-name").focus()
+      await page.locator('#w button[type="submit"]').click()
+      await poll(() => page.locator("#w #eq-shade").textContent()).toBe("must be one of: Blonde, Black")
+      await poll(() => active(page)).toMatchObject({ id: "q-shade" })
+      expect(await control("shade").getAttribute("aria-invalid")).toBe("true")
+      await poll(() => page.locator("#w [role=status].sr").textContent()).toBe("Please correct the marked fields.")
+      expect(await seriousViolations(page)).toEqual([])
+      await page.screenshot({ path: join(shots, "questions-refused.png") })
+
+      await control("shade").selectOption("Blonde")
+      await page.locator('#w button[type="submit"]').click()
+      await poll(() => heading(page).textContent()).toBe("Booking confirmed")
+      const { booking } = await readBack(page)
+      expect(booking.answers).toEqual([
+        { question_id: "shade", label: "Which shade?", type: "select", value: "Blonde" },
+        { question_id: "treatments", label: "Extra treatments", type: "multi_select", value: ["Gloss", "Toner"] },
+        { question_id: "history", label: "Earlier colourings", type: "long_text", value: "Henna, 2025" },
+        { question_id: "age", label: "Hair age in years", type: "number", value: 3 },
+        { question_id: "code", label: "Voucher code", type: "text", value: "SPRING" },
+        { question_id: "patch_test", label: "I had a patch test in the last 48 hours", type: "checkbox", value: true }
+      ])
+      await delivered(booking.id)
+      const payload = JSON.parse(bench.receiver.received.find((r) => r.body.includes(booking.id))!.body)
+      expect(payload.data.object.answers).toEqual(booking.answers)
+      expect(await violations(page)).toEqual([])
+    } finally {
+      expectStatus(await bench.admin.patch(`/v1/services/${bench.ids.colour}`, { questions: COLOUR_QUESTIONS }), 200)
+      await context.close()
+    }
   })
 
   it("bad configuration: secret key (never sent), disallowed origin, revoked key, unknown service", async () => {
