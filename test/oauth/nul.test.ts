@@ -22,11 +22,11 @@ afterAll(async () => {
 
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`
 
-const post = (path: string, body: string | Buffer, authorization?: string) =>
+const post = (path: string, body: string | Uint8Array, authorization?: string) =>
   fetch(`${server.url}${path}`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", ...(authorization !== undefined ? { authorization } : {}) },
-    body
+    body: typeof body === "string" ? body : new Blob([body])
   })
 
 const expectInvalidRequest = async (response: Response, names: string) => {
