@@ -3,13 +3,14 @@
  * `slotwise serve` on 127.0.0.1, so the documented commands stay true. It needs curl, jq and
  * bash, which the README lists with it.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
 import { binary } from "../http/harness.js"
+import { runBash } from "./shell.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const children: Array<ChildProcess> = []
@@ -50,13 +51,7 @@ describe("README walk-through", () => {
     const { key, url } = await serve()
     const script = walkthrough()
     for (const run of [1, 2]) {
-      const result = spawnSync("bash", ["--noprofile", "--norc", "-euo", "pipefail", "-c", script], {
-        cwd: root,
-        encoding: "utf8",
-        // No BASH_ENV: a startup file that reads unset variables would trip `-u`.
-        env: { ...process.env, BASH_ENV: "", KEY: key, BASE: url },
-        timeout: 60_000
-      })
+      const result = runBash(script, { KEY: key, BASE: url })
       expect(result.stderr, `run ${run}`).toBe("")
       expect(result.status, `run ${run}`).toBe(0)
       const lines = result.stdout.trim().split("\n")

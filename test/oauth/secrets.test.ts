@@ -140,7 +140,11 @@ describe("OAuth error paths", () => {
     const { query: _q, ...reuse } = form({ grant_type: "refresh_token", refresh_token: refresh }, basic(id, secret))
     await send("/oauth/token", reuse)
 
-    const texts = await Promise.all(replies.map(async (r) => `${[...r.headers].map(([k, v]) => `${k}: ${v}`).join("\n")}\n\n${await r.text()}`))
+    const texts = await Promise.all(replies.map(async (r) => {
+      const headers: Array<string> = []
+      r.headers.forEach((value, name) => headers.push(`${name}: ${value}`))
+      return `${headers.join("\n")}\n\n${await r.text()}`
+    }))
     expect(replies.length).toBeGreaterThan(60)
     const logs = await server.stop()
     for (const [name, value] of Object.entries(secrets)) {
