@@ -92,13 +92,14 @@ export class OAuthGrants extends Effect.Service<OAuthGrants>()("slotwise/OAuthGr
     const tenantOfClient = (clientId: string) =>
       Effect.map(system(directory.get(clientId)), Option.map((e): TenantId => ({ account_id: e.account_id, environment: e.environment })))
 
+    const isUserOf = (userId: string, accountId: string) =>
+      Effect.map(system(users.get(userId)), (user) => Option.isSome(user) && user.value.account_id === accountId)
+
     /** The client's tenant when the user belongs to the client's account; otherwise undefined. */
     const tenantOfPair = (userId: string, clientId: string) =>
       Effect.gen(function*() {
         const tenant = Option.getOrUndefined(yield* tenantOfClient(clientId))
-        if (tenant === undefined) return undefined
-        const user = Option.getOrUndefined(yield* system(users.get(userId)))
-        return user?.account_id === tenant.account_id ? tenant : undefined
+        return tenant !== undefined && (yield* isUserOf(userId, tenant.account_id)) ? tenant : undefined
       })
 
     /** Deletes every server record issued under the grant (codes, tokens, the grant itself). */
@@ -212,8 +213,10 @@ export class OAuthGrants extends Effect.Service<OAuthGrants>()("slotwise/OAuthGr
         if (client === undefined || account === undefined) return yield* unauthorized("the access token's client no longer exists")
         // The token stands only for a grant of this client's tenant given by a user of its account.
         const grant = Option.getOrUndefined(yield* Effect.provideService(grants.get(payload.grantId), Tenant, tenant))
-        const sameAccount = typeof payload.accountId === "string" && (yield* tenantOfPair(payload.accountId, payload.clientId)) !== undefined
-        if (grant === undefined || grant.client_id !== payload.clientId || grant.user_id !== payload.accountId || !sameAccount) {
+        if (
+          grant === undefined || grant.client_id !== payload.clientId || grant.user_id !== payload.accountId ||
+          !(yield* isUserOf(grant.user_id, tenant.account_id))
+        ) {
           return yield* unauthorized("the access token is unknown, expired or revoked")
         }
         // The token as a credential: the pipeline's access rules (scopes, secret-only

@@ -227,9 +227,9 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
         devInteractions: { enabled: false },
         // A client may revoke and introspect only the tokens issued to it.
         // Revoking an access token ends that token only; revoking a refresh token ends its
-        // whole grant (revokeGrantPolicy below). oidc-provider would revoke every token of
-        // the grant for either: an access token is destroyed here, and the answer "not
-        // allowed" leaves the rest of its grant alone (the response is 200 either way).
+        // whole grant (oidc-provider's default revokeGrantPolicy). oidc-provider would revoke
+        // every token of the grant for either: an access token is destroyed here, and the
+        // answer "not allowed" leaves the rest of its grant alone (the response is 200 either way).
         revocation: {
           enabled: true,
           allowedPolicy: async (_ctx: unknown, client: { clientId: string }, token: { clientId?: string; kind: string; destroy(): Promise<void> }) => {
