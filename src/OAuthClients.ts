@@ -91,6 +91,8 @@ export class OAuthClients extends Effect.Service<OAuthClients>()("slotwise/OAuth
           const now = yield* currentStamp
           const next: StoredOAuthClient = { ...current, ...patch, updated_at: now.iso }
           yield* clients.update(next)
+          // A grant or token never keeps a scope its client no longer has.
+          if (patch.scopes !== undefined) yield* grants.narrowForClient(next.id, next.scopes)
           return publicClient(next)
         }))
       })

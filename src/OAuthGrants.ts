@@ -6,6 +6,10 @@
  * The authorization server (adapters/oauth) keeps its records in `ProviderRecordsCollection`
  * and tells this service of every grant it saves or drops; revoking a grant here deletes
  * every record issued under it, so its tokens stop working at once.
+ *
+ * The account boundary: a grant joins a user and a client of one account, in the client's
+ * environment. `tenantOfPair` is that rule; signing in, consent, code exchange, refresh,
+ * saving a grant and every use of an access token go through it.
  */
 import { Clock, Effect, Option, Schema } from "effect"
 import type { Principal } from "./ApiKeys.js"
@@ -14,7 +18,7 @@ import { AccountsCollection, SYSTEM_TENANT } from "./auth/collections.js"
 import { type Account, withLimits } from "./domain/account.js"
 import type { ApiKey, Scope } from "./domain/apiKey.js"
 import { parseSecretPrefix, SCOPES } from "./domain/apiKey.js"
-import { Unauthorized } from "./domain/errors.js"
+import { Forbidden, Unauthorized } from "./domain/errors.js"
 import type { OAuthGrant } from "./domain/oauthClient.js"
 import { currentStamp, findOr404, listPage, PageParams } from "./internal/resources.js"
 import { decodeInput } from "./internal/validation.js"
@@ -23,7 +27,8 @@ import {
   OAuthClientsCollection,
   OAuthGrantsCollection,
   ProviderRecordsCollection,
-  recordKey
+  recordKey,
+  UsersCollection
 } from "./oauth/collections.js"
 import { Storage } from "./ports/storage.js"
 import { Tenant, type TenantId } from "./ports/tenant.js"
@@ -47,6 +52,30 @@ const isScope = (s: string): s is Scope => (SCOPES as ReadonlyArray<string>).inc
 export const parseScopes = (scope: unknown): ReadonlyArray<Scope> =>
   typeof scope === "string" ? scope.split(" ").filter(isScope) : []
 
+/**
+ * A server record's payload with its scopes kept to `keep` (a token's or code's `scope`, a
+ * grant's `openid.scope`), or undefined when nothing changes.
+ */
+const narrowRecord = (
+  payload: { readonly [key: string]: unknown },
+  keep: (scopes: ReadonlyArray<string>) => ReadonlyArray<string>
+): { readonly [key: string]: unknown } | undefined => {
+  const narrow = (scope: unknown) => {
+    if (typeof scope !== "string") return undefined
+    const kept = keep(scope.split(" ")).join(" ")
+    return kept === scope ? undefined : kept
+  }
+  const scope = narrow(payload.scope)
+  const openid = payload.openid as { readonly scope?: unknown } | undefined
+  const grantScope = narrow(openid?.scope)
+  if (scope === undefined && grantScope === undefined) return undefined
+  return {
+    ...payload,
+    ...(scope !== undefined ? { scope } : {}),
+    ...(grantScope !== undefined ? { openid: { ...openid, scope: grantScope } } : {})
+  }
+}
+
 export class OAuthGrants extends Effect.Service<OAuthGrants>()("slotwise/OAuthGrants", {
   effect: Effect.gen(function*() {
     const storage = yield* Storage
@@ -55,12 +84,23 @@ export class OAuthGrants extends Effect.Service<OAuthGrants>()("slotwise/OAuthGr
     const directory = storage.collection(OAuthClientDirectory)
     const clients = storage.collection(OAuthClientsCollection)
     const accounts = storage.collection(AccountsCollection)
+    const users = storage.collection(UsersCollection)
     const system = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, Tenant, SYSTEM_TENANT)
     const find = findOr404(grants, "OAuth grant")
     const decodeList = decodeInput(OAuthGrantListParams)
 
     const tenantOfClient = (clientId: string) =>
       Effect.map(system(directory.get(clientId)), Option.map((e): TenantId => ({ account_id: e.account_id, environment: e.environment })))
+
+    const isUserOf = (userId: string, accountId: string) =>
+      Effect.map(system(users.get(userId)), (user) => Option.isSome(user) && user.value.account_id === accountId)
+
+    /** The client's tenant when the user belongs to the client's account; otherwise undefined. */
+    const tenantOfPair = (userId: string, clientId: string) =>
+      Effect.gen(function*() {
+        const tenant = Option.getOrUndefined(yield* tenantOfClient(clientId))
+        return tenant !== undefined && (yield* isUserOf(userId, tenant.account_id)) ? tenant : undefined
+      })
 
     /** Deletes every server record issued under the grant (codes, tokens, the grant itself). */
     const dropRecords = (grantId: string) =>
@@ -73,8 +113,11 @@ export class OAuthGrants extends Effect.Service<OAuthGrants>()("slotwise/OAuthGr
     const save = (grant: { readonly id: string; readonly client_id: string; readonly user_id: string; readonly scopes: ReadonlyArray<Scope> }) =>
       Effect.gen(function*() {
         const nowIso = (yield* currentStamp).iso
-        const tenant = Option.getOrUndefined(yield* tenantOfClient(grant.client_id))
-        if (tenant === undefined) return
+        if (Option.isNone(yield* tenantOfClient(grant.client_id))) return
+        const tenant = yield* tenantOfPair(grant.user_id, grant.client_id)
+        if (tenant === undefined) {
+          return yield* new Forbidden({ detail: "a grant joins a user and a client of one account" })
+        }
         yield* Effect.provideService(
           Effect.gen(function*() {
             const existing = Option.getOrUndefined(yield* grants.get(grant.id))
@@ -168,6 +211,14 @@ export class OAuthGrants extends Effect.Service<OAuthGrants>()("slotwise/OAuthGr
         const client = Option.getOrUndefined(yield* Effect.provideService(clients.get(payload.clientId), Tenant, tenant))
         const account: Account | undefined = Option.getOrUndefined(yield* system(accounts.get(tenant.account_id)))
         if (client === undefined || account === undefined) return yield* unauthorized("the access token's client no longer exists")
+        // The token stands only for a grant of this client's tenant given by a user of its account.
+        const grant = Option.getOrUndefined(yield* Effect.provideService(grants.get(payload.grantId), Tenant, tenant))
+        if (
+          grant === undefined || grant.client_id !== payload.clientId || grant.user_id !== payload.accountId ||
+          !(yield* isUserOf(grant.user_id, tenant.account_id))
+        ) {
+          return yield* unauthorized("the access token is unknown, expired or revoked")
+        }
         // The token as a credential: the pipeline's access rules (scopes, secret-only
         // endpoints) and rate limits apply to it exactly as to a secret key.
         const key: ApiKey = {
@@ -176,7 +227,8 @@ export class OAuthGrants extends Effect.Service<OAuthGrants>()("slotwise/OAuthGr
           name: client.name,
           type: "secret",
           environment: tenant.environment,
-          scopes: parseScopes(payload.scope),
+          // Never more than the grant and the client allow now (both may have been narrowed).
+          scopes: parseScopes(payload.scope).filter((s) => grant.scopes.includes(s) && client.scopes.includes(s)),
           redacted: "oauth",
           expires_at: null,
           rotated_at: null,
@@ -189,7 +241,39 @@ export class OAuthGrants extends Effect.Service<OAuthGrants>()("slotwise/OAuthGr
         return { tenant, account: withLimits(account), key } satisfies Principal
       })
 
-    return { save, forget, list, get: find, revoke, revokeForClient, revokeForUser, existing, authenticate, dropRecords } as const
+    /**
+     * Narrows every grant of a client, and every code and token issued under them, to the
+     * scopes the client keeps (its scopes were narrowed); in the client's tenant.
+     */
+    const narrowForClient = (clientId: string, allowed: ReadonlyArray<Scope>) =>
+      Effect.gen(function*() {
+        const keep = (scopes: ReadonlyArray<string>) => scopes.filter((s) => (allowed as ReadonlyArray<string>).includes(s))
+        const nowIso = (yield* currentStamp).iso
+        for (const grant of yield* grants.list({ where: [{ column: "client_id", op: "eq", value: clientId }] })) {
+          if (grant.scopes.some((s) => !allowed.includes(s))) {
+            yield* grants.update({ ...grant, scopes: keep(grant.scopes) as ReadonlyArray<Scope>, updated_at: nowIso })
+          }
+        }
+        for (const record of yield* system(records.list({ where: [{ column: "client_id", op: "eq", value: clientId }] }))) {
+          const narrowed = narrowRecord(record.payload, keep)
+          if (narrowed !== undefined) yield* system(records.update({ ...record, payload: narrowed }))
+        }
+      })
+
+    return {
+      save,
+      forget,
+      list,
+      get: find,
+      revoke,
+      revokeForClient,
+      revokeForUser,
+      existing,
+      authenticate,
+      dropRecords,
+      tenantOfPair,
+      narrowForClient
+    } as const
   })
 }) {}
 

@@ -57,6 +57,12 @@ export interface OAuthHandler {
   readonly node: (req: IncomingMessage, res: ServerResponse) => void
 }
 
+/** The endpoints whose parameters are checked before oidc-provider (and storage) sees them. */
+const PROTOCOL_ENDPOINTS = new Set(["/oauth/authorize", "/oauth/token", "/oauth/revoke", "/oauth/introspect"])
+const FORM_LIMIT = 56 * 1024
+
+const hasNul = (value: string) => value.includes("\u0000")
+
 const INTERACTION = /^\/oauth\/interaction\/([A-Za-z0-9_-]{1,64})(?:\/(login|confirm|abort))?$/
 
 const readForm = (req: IncomingMessage): Promise<URLSearchParams | undefined> =>
@@ -75,6 +81,42 @@ const readForm = (req: IncomingMessage): Promise<URLSearchParams | undefined> =>
     req.on("end", () => resolve(new URLSearchParams(Buffer.concat(chunks).toString("utf8"))))
     req.on("error", () => resolve(undefined))
   })
+
+/**
+ * Reads a form body and hands it back to the request, so oidc-provider then reads the same
+ * bytes as sent (it reads `req` through `iterator()` while `readable`). Undefined when the
+ * body is too large; oidc-provider answers that itself.
+ */
+const peekForm = async (req: IncomingMessage): Promise<URLSearchParams | undefined> => {
+  const chunks: Array<Buffer> = []
+  let size = 0
+  for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
+    size += chunk.length
+    if (size > FORM_LIMIT) return undefined
+    chunks.push(chunk)
+  }
+  const body = Buffer.concat(chunks)
+  Object.defineProperty(req, "readable", { value: true, configurable: true })
+  Object.defineProperty(req, "iterator", {
+    value: async function*() {
+      yield body
+    },
+    configurable: true
+  })
+  return new URLSearchParams(body.toString("utf8"))
+}
+
+/** `client_id:secret` of an HTTP Basic authorization header, decoded, or "". */
+const basicCredentials = (header: string | undefined): string => {
+  const m = /^basic\s+(\S+)$/i.exec(header ?? "")
+  if (m === null) return ""
+  const decoded = Buffer.from(m[1]!, "base64").toString("utf8")
+  try {
+    return decodeURIComponent(decoded)
+  } catch {
+    return decoded
+  }
+}
 
 /** The keys that sign the server's cookies: made once, kept in storage, shared by processes. */
 const cookieKeys = Effect.gen(function*() {
@@ -105,7 +147,7 @@ const importProvider = async () => {
     if (!(typeof args[0] === "string" && args[0].includes("oidc-provider WARNING: Unsupported runtime"))) warn(...args)
   }
   try {
-    return (await import("oidc-provider")).default
+    return await import("oidc-provider")
   } finally {
     console.warn = warn
   }
@@ -153,13 +195,30 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
     // Signs only ID tokens, which are never issued (no `openid` scope): a key per process is enough.
     const signingKey = generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ format: "jwk" })
 
-    const Provider = yield* Effect.promise(importProvider)
+    const { default: Provider, interactionPolicy } = yield* Effect.promise(importProvider)
+
+    /**
+     * The account boundary, on every step that names a user: a user of another account than
+     * the client's is no account at all here. At the authorization endpoint that makes a
+     * session of another account's user ask for a new sign-in (the check below); at the token
+     * endpoint the code or refresh token is refused with invalid_grant.
+     */
+    const findAccount = async (ctx: any, sub: string) => {
+      const clientId: unknown = ctx?.oidc?.client?.clientId
+      if (typeof clientId !== "string") return undefined
+      const tenant = await run(grants.tenantOfPair(sub, clientId))
+      return tenant === undefined ? undefined : { accountId: sub, claims: () => ({ sub }) }
+    }
+    const policy = interactionPolicy.base()
+    policy.get("login")!.checks.add(new interactionPolicy.Check(
+      "account_boundary",
+      "the signed-in user belongs to another account than the client",
+      (ctx: any) => ctx.oidc.session.accountId !== undefined && ctx.oidc.account === undefined
+    ))
+
     const provider = new Provider(issuer, {
       adapter: Adapter,
-      findAccount: async (_ctx: unknown, sub: string) => {
-        const user = await run(users.lookup(sub))
-        return Option.isNone(user) ? undefined : { accountId: sub, claims: () => ({ sub }) }
-      },
+      findAccount,
       scopes: [...SCOPES],
       claims: { openid: ["sub"] },
       responseTypes: ["code"],
@@ -167,7 +226,19 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
       features: {
         devInteractions: { enabled: false },
         // A client may revoke and introspect only the tokens issued to it.
-        revocation: { enabled: true, allowedPolicy: (_ctx: unknown, client: { clientId: string }, token: { clientId?: string }) => token.clientId === client.clientId },
+        // Revoking an access token ends that token only; revoking a refresh token ends its
+        // whole grant (oidc-provider's default revokeGrantPolicy). oidc-provider would revoke
+        // every token of the grant for either: an access token is destroyed here, and the
+        // answer "not allowed" leaves the rest of its grant alone (the response is 200 either way).
+        revocation: {
+          enabled: true,
+          allowedPolicy: async (_ctx: unknown, client: { clientId: string }, token: { clientId?: string; kind: string; destroy(): Promise<void> }) => {
+            if (token.clientId !== client.clientId) return false
+            if (token.kind !== "AccessToken") return true
+            await token.destroy()
+            return false
+          }
+        },
         introspection: { enabled: true, allowedPolicy: (_ctx: unknown, client: { clientId: string }, token: { clientId?: string }) => token.clientId === client.clientId },
         userinfo: { enabled: false },
         rpInitiatedLogout: { enabled: false }
@@ -195,7 +266,7 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
       allowOmittingSingleRegisteredRedirectUri: false,
       clientBasedCORS: () => false,
       extraClientMetadata: { properties: ["urn:slotwise:environment"] },
-      interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `${mountPath}/oauth/interaction/${interaction.uid}` },
+      interactions: { policy, url: (_ctx: unknown, interaction: { uid: string }) => `${mountPath}/oauth/interaction/${interaction.uid}` },
       loadExistingGrant: async (ctx: any) => {
         const clientId: string = ctx.oidc.client.clientId
         const grantId: string | undefined = ctx.oidc.result?.consent?.grantId ?? ctx.oidc.session.grantIdFor(clientId) ??
@@ -209,6 +280,16 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
       }
     })
     provider.proxy = options.trustProxy === true
+    // With an https issuer the cookies are Secure even when TLS ends at a proxy that is not
+    // trusted for X-Forwarded-Proto: every context's cookie jar is marked secure.
+    if (new URL(issuer).protocol === "https:") {
+      const createContext = provider.createContext.bind(provider)
+      provider.createContext = (req, res) => {
+        const ctx = createContext(req, res)
+        ctx.cookies.secure = true
+        return ctx
+      }
+    }
     // Client secrets are stored as SHA-256: hash what is presented and compare the hashes.
     provider.Client.prototype.compareClientSecret = async function(this: { clientSecret?: string }, actual: string) {
       const stored = this.clientSecret
@@ -269,11 +350,27 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
       }), csp)
     }
 
+    /**
+     * Someone else signing in ends the session of whoever was signed in before in this
+     * browser (a user of another account, say), here rather than on oidc-provider's
+     * scripted log-out page, so the new sign-in goes straight on to consent.
+     */
+    const endEarlierSession = async (details: InteractionDetails, userId: string) => {
+      const earlier = details.session
+      if (earlier?.accountId === undefined || earlier.accountId === userId) return
+      if (earlier.cookie !== undefined) await (await provider.Session.find(earlier.cookie))?.destroy()
+      details.session = undefined
+      await details.save(Math.max(1, details.exp - Math.floor(Date.now() / 1000)))
+    }
+
     const signIn = async (req: IncomingMessage, res: ServerResponse, details: InteractionDetails, form: URLSearchParams) => {
       const email = (form.get("email") ?? "").slice(0, 254)
       const password = (form.get("password") ?? "").slice(0, 256)
       const found = await clientOf(details)
       if (found === undefined) return sendHtml(res, 400, errorPage("Unknown application", "This application is no longer registered."))
+      if (hasNul(email) || hasNul(password)) {
+        return showPage(res, details, { status: 400, message: "The email or password contains a character that is not allowed (NUL)." })
+      }
       const accountId = found.tenant.account_id
       const [perEmail, perAddress] = await run(Effect.all([
         limiter.check({ key: `signin:${accountId}:${emailKey(email)}`, name: "sign-in", limit: signInLimits.perEmail }),
@@ -286,6 +383,7 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
       }
       const user = email === "" || password === "" ? undefined : await run(users.verify(accountId, email, password))
       if (user === undefined) return showPage(res, details, { status: 401, message: "Wrong email or password.", email })
+      await endEarlierSession(details, user.id)
       await provider.interactionFinished(req, res, { login: { accountId: user.id } }, { mergeWithLastSubmission: false })
     }
 
@@ -293,12 +391,71 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
       const accountId = details.session?.accountId
       const clientId = String(details.params.client_id ?? "")
       if (accountId === undefined) return sendHtml(res, 400, errorPage("Sign in first", "This request has no signed-in user."))
+      if ((await run(grants.tenantOfPair(accountId, clientId))) === undefined) {
+        return sendHtml(res, 403, errorPage("Sign in again", "You are signed in to another account than this application's. Go back to the application and start again."))
+      }
       const existing = details.grantId !== undefined ? await provider.Grant.find(details.grantId) : undefined
       const grant = existing ?? new provider.Grant({ jti: makeId("grant", Date.now()), accountId, clientId })
       const missing = (details.prompt.details.missingOIDCScope as ReadonlyArray<string> | undefined) ?? []
       if (missing.length > 0) grant.addOIDCScope(missing.join(" "))
       const grantId = await grant.save()
       await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true })
+    }
+
+    /**
+     * What oidc-provider must not see: a NUL byte in any parameter or in the client's
+     * credentials (storage refuses it), or a response_mode other than the metadata's one.
+     * The refusal names the parameter, never its value.
+     */
+    const refusalOf = (path: string, params: URLSearchParams, credentials: string): string | undefined => {
+      for (const [name, value] of params) {
+        if (hasNul(name) || hasNul(value)) {
+          return /^[a-z_]{1,40}$/.test(name) ? `the ${name} parameter contains a NUL byte` : "a parameter contains a NUL byte"
+        }
+      }
+      if (hasNul(credentials)) return "the client credentials contain a NUL byte"
+      if (path === "/oauth/authorize" && params.getAll("response_mode").some((mode) => mode !== "query")) {
+        return "response_mode must be query, the only response mode this server supports"
+      }
+      return undefined
+    }
+
+    /** The redirect URI of an authorization request when its client registered it exactly. */
+    const trustedRedirect = async (params: URLSearchParams) => {
+      const clientId = params.get("client_id") ?? ""
+      const redirectUri = params.get("redirect_uri") ?? ""
+      if (clientId === "" || redirectUri === "" || hasNul(clientId) || hasNul(redirectUri)) return undefined
+      const found = await run(clients.resolve(clientId))
+      return found?.client.redirect_uris.includes(redirectUri) === true ? redirectUri : undefined
+    }
+
+    const refuse = async (res: ServerResponse, path: string, params: URLSearchParams, description: string) => {
+      if (path !== "/oauth/authorize") {
+        res.writeHead(400, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", pragma: "no-cache" })
+        return res.end(JSON.stringify({ error: "invalid_request", error_description: description }))
+      }
+      // As RFC 6749 §4.1.2.1 says: an error page unless the client and its redirect URI can be trusted.
+      const redirectUri = await trustedRedirect(params)
+      if (redirectUri === undefined) return sendHtml(res, 400, errorPage("This request cannot continue", description, "invalid_request"))
+      const target = new URL(redirectUri)
+      target.searchParams.set("error", "invalid_request")
+      target.searchParams.set("error_description", description)
+      const state = params.get("state")
+      if (state !== null && !hasNul(state)) target.searchParams.set("state", state)
+      target.searchParams.set("iss", issuer)
+      res.writeHead(303, { location: target.href, "cache-control": "no-store", "content-length": "0" })
+      res.end()
+    }
+
+    /** The protocol endpoints: their parameters checked, then oidc-provider. */
+    const protocol = async (req: IncomingMessage, res: ServerResponse, path: string) => {
+      const params = new URLSearchParams((req.url ?? "").split("?").slice(1).join("?"))
+      if (req.method === "POST" && String(req.headers["content-type"] ?? "").startsWith("application/x-www-form-urlencoded")) {
+        for (const [name, value] of (await peekForm(req)) ?? []) params.append(name, value)
+      }
+      const refusal = refusalOf(path, params, basicCredentials(req.headers.authorization))
+      if (refusal !== undefined) return refuse(res, path, params, refusal)
+      callback(req, res)
     }
 
     const interaction = async (req: IncomingMessage, res: ServerResponse, uid: string, action: string | undefined) => {
@@ -356,7 +513,14 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
       }
       // oidc-provider finds its mount path as what the original URL has before `req.url`.
       if (mountPath !== "") (req as IncomingMessage & { originalUrl?: string }).originalUrl = `${mountPath}${req.url ?? "/"}`
-      callback(req, res)
+      if (!PROTOCOL_ENDPOINTS.has(path)) return callback(req, res)
+      protocol(req, res, path).catch((error: unknown) => {
+        if (!res.headersSent) {
+          res.writeHead(503, { "content-type": "application/json", "cache-control": "no-store", "retry-after": "1" })
+          res.end(JSON.stringify({ error: "temporarily_unavailable", error_description: "try again" }))
+        } else res.end()
+        void Effect.runFork(Effect.logError("slotwise oauth: request failed", error))
+      })
     }
 
     return { serves, node } satisfies OAuthHandler

@@ -3,13 +3,14 @@
  * `slotwise serve` on 127.0.0.1, so the documented commands stay true. It needs curl, jq and
  * bash, which the README lists with it.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
 import { binary } from "../http/harness.js"
+import { runBash } from "./shell.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const children: Array<ChildProcess> = []
@@ -45,20 +46,11 @@ const serve = async (): Promise<{ url: string; key: string }> => {
   })
 }
 
-/** Runs the block as a reader's shell would: plain bash, no options (the block sets its own). */
-const runBlock = (script: string, env: { KEY: string; BASE: string }) =>
-  spawnSync("bash", ["--noprofile", "--norc", "-c", script], {
-    cwd: root,
-    encoding: "utf8",
-    // No BASH_ENV: a startup file that reads unset variables would trip the block's `-u`.
-    env: { ...process.env, BASH_ENV: "", ...env },
-    timeout: 60_000
-  })
-
 describe("README walk-through", () => {
   it("stops at the first failed request with the server's problem, and runs nothing after it", async () => {
     const { url } = await serve()
-    const result = runBlock(walkthrough(), { KEY: "sk_test_notakey", BASE: url })
+    // Plain bash, as a pasted block runs: the block itself must stop at the failure.
+    const result = runBash(walkthrough(), { KEY: "sk_test_notakey", BASE: url }, { strict: false })
     expect(result.status).not.toBe(0)
     expect(result.stdout).toBe("")
     // curl's own line ("curl: (22) …") and the problem the server sent.
@@ -71,7 +63,7 @@ describe("README walk-through", () => {
     const { key, url } = await serve()
     const script = walkthrough()
     for (const run of [1, 2]) {
-      const result = runBlock(script, { KEY: key, BASE: url })
+      const result = runBash(script, { KEY: key, BASE: url })
       expect(result.stderr, `run ${run}`).toBe("")
       expect(result.status, `run ${run}`).toBe(0)
       const lines = result.stdout.trim().split("\n")

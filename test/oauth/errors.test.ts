@@ -71,6 +71,27 @@ describe("the authorization endpoint", () => {
     expect(location.searchParams.get("state")).toBe(state)
   })
 
+  it.each(["fragment", "form_post", "jwt", "query.jwt"])("refuses response_mode=%s (the metadata names only query) with an error in the query", async (mode) => {
+    const metadata = await (await fetch(`${server.url}/.well-known/oauth-authorization-server`)).json() as { response_modes_supported: Array<string> }
+    expect(metadata.response_modes_supported).toEqual(["query"])
+    const setup = await registerClient(server)
+    const { url, state } = await authorizeUrl(setup, { extra: { response_mode: mode } })
+    const response = await fetch(url, { redirect: "manual" })
+    expect(response.status).toBe(303)
+    const location = new URL(response.headers.get("location")!)
+    expect(`${location.origin}${location.pathname}`).toBe(REDIRECT_URI)
+    expect(location.hash).toBe("")
+    expect(location.searchParams.get("error")).toBe("invalid_request")
+    expect(location.searchParams.get("error_description")).toContain("response_mode")
+    expect(location.searchParams.get("state")).toBe(state)
+  })
+
+  it("accepts response_mode=query", async () => {
+    const setup = await registerClient(server)
+    const { callback } = await authorize(server, setup, { extra: { response_mode: "query" } })
+    expect(callback.searchParams.get("code")).toBeTruthy()
+  })
+
   it("refuses a scope the client may not ask for", async () => {
     const setup = await registerClient(server, { scopes: ["services:read"] })
     const { url } = await authorizeUrl(setup, { scope: "services:read bookings:write" })

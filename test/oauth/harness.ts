@@ -14,20 +14,30 @@ import { httpServicesLayer, type StorageChoice } from "../../compose.js"
 import { Accounts } from "../../src/Accounts.js"
 import type { AccountWithKeys } from "../../src/domain/account.js"
 import type { User } from "../../src/domain/user.js"
+import { OAuthGrants } from "../../src/OAuthGrants.js"
+import type { Storage } from "../../src/ports/storage.js"
 import { Users } from "../../src/Users.js"
 import { ADMIN_TOKEN, client, type Client } from "../http/harness.js"
 
 export { ADMIN_TOKEN }
 export const PASSWORD = "correct horse battery staple"
 
-export interface OAuthTestServer {
-  readonly url: string
+/** An account with a user who can sign in, and clients on its secret keys. */
+export interface OAuthTestAccount {
   readonly account: AccountWithKeys
   readonly user: User
   /** The sandbox and production secret keys of the account. */
   readonly sandbox: Client
   readonly production: Client
+}
+
+export interface OAuthTestServer extends OAuthTestAccount {
+  readonly url: string
   readonly admin: Client
+  /** Another account on the same server, with its own user (signing in with PASSWORD). */
+  readonly addAccount: (name: string, email: string) => Promise<OAuthTestAccount>
+  /** Runs an effect on the server's own services (to look at or alter what it stored). */
+  readonly run: <A, E>(effect: Effect.Effect<A, E, Storage | OAuthGrants>) => Promise<A>
   readonly close: () => Promise<void>
 }
 
@@ -35,6 +45,8 @@ export interface OAuthServerOptions {
   readonly storage?: StorageChoice
   readonly refreshGraceSeconds?: number
   readonly plan?: "free" | "pro" | "business"
+  /** The issuer, from the listening URL (default: that URL). */
+  readonly issuer?: (url: string) => string
   /** Sign-in attempts per minute (default: generous, so tests signing in often are not throttled). */
   readonly signInLimits?: { readonly perEmail: number; readonly perAddress: number }
 }
@@ -58,21 +70,28 @@ export const startOAuthServer = async (options: OAuthServerOptions = {}): Promis
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   oauth = await runtime.runPromise(makeOAuthHandler({
-    issuer: url,
+    issuer: options.issuer?.(url) ?? url,
     refreshGraceSeconds: options.refreshGraceSeconds,
     signInLimits: options.signInLimits ?? { perEmail: 1000, perAddress: 1000 }
   }))
-  const { account, user } = await runtime.runPromise(Effect.gen(function*() {
-    const account = yield* (yield* Accounts).create({ name: "Studio", plan: options.plan ?? "business" })
-    const user = yield* (yield* Users).create(account.account.id, { email: "Owner@Example.com", name: "Olive Owner", password: PASSWORD, role: "owner" })
-    return { account, user }
-  }))
+  const addAccount = async (name: string, email: string): Promise<OAuthTestAccount> => {
+    const { account, user } = await runtime.runPromise(Effect.gen(function*() {
+      const account = yield* (yield* Accounts).create({ name, plan: options.plan ?? "business" })
+      const user = yield* (yield* Users).create(account.account.id, { email, name: `Owner of ${name}`, password: PASSWORD, role: "owner" })
+      return { account, user }
+    }))
+    return {
+      account,
+      user,
+      sandbox: client(url, account.keys.sandbox.secret),
+      production: client(url, account.keys.production.secret)
+    }
+  }
   return {
     url,
-    account,
-    user,
-    sandbox: client(url, account.keys.sandbox.secret),
-    production: client(url, account.keys.production.secret),
+    ...(await addAccount("Studio", "Owner@Example.com")),
+    addAccount,
+    run: (effect) => runtime.runPromise(effect),
     admin: client(url, ADMIN_TOKEN),
     close: async () => {
       server.closeAllConnections()

@@ -1,6 +1,7 @@
 /**
  * The sign-in and consent pages in real Chromium: sign in and allow, sign in and deny, a
- * wrong password, the CSRF token enforced; no Content-Security-Policy violations; light and
+ * wrong password, the CSRF token enforced, a user signed in through one account's client
+ * asked to sign in again at another account's; no Content-Security-Policy violations; light and
  * dark screenshots (written to $OAUTH_SCREENSHOTS or the system temp directory).
  */
 import { mkdirSync } from "node:fs"
@@ -9,7 +10,8 @@ import { join } from "node:path"
 import type { Browser, Page } from "playwright-core"
 import { launchChromium } from "../support/browser.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { authorizeUrl, REDIRECT_URI, registerClient } from "./agent.js"
+import * as oauth from "oauth4webapi"
+import { authorizeUrl, insecure, REDIRECT_URI, registerClient } from "./agent.js"
 import { type OAuthTestServer, PASSWORD, startOAuthServer } from "./harness.js"
 
 const SHOTS = process.env.OAUTH_SCREENSHOTS ?? join(tmpdir(), "slotwise-oauth-screens")
@@ -42,8 +44,8 @@ const open = async (colorScheme: "light" | "dark" = "light") => {
   return { page, context, violations, callbacks }
 }
 
-const signIn = async (page: Page, password = PASSWORD) => {
-  await page.fill("#email", server.user.email)
+const signIn = async (page: Page, password = PASSWORD, email = server.user.email) => {
+  await page.fill("#email", email)
   await page.fill("#password", password)
   await page.click("button:has-text('Sign in')")
 }
@@ -117,4 +119,44 @@ describe("in Chromium", () => {
     expect(callbacks).toEqual([])
     await context.close()
   }, 30_000)
+
+  it("a user signed in through one account's client must sign in again at another account's, and gets only that account's data", async () => {
+    const harbor = await server.addAccount("Harbor", "harbor@example.com")
+    const harborService = await harbor.sandbox.post("/v1/services", { name: "Harbor tour", duration_minutes: 30 })
+    expect(harborService.status).toBe(201)
+    const studioClient = await registerClient(server)
+    const harborClient = await registerClient({ url: server.url, sandbox: harbor.sandbox, production: harbor.production, user: harbor.user })
+    const { page, context, violations, callbacks } = await open()
+
+    await page.goto((await authorizeUrl(studioClient)).url.href)
+    await signIn(page)
+    await page.click("button:has-text('Allow')")
+    await page.waitForURL(`${REDIRECT_URI}**`)
+    expect(callbacks).toHaveLength(1)
+
+    // Signed in as Studio's user, at Harbor's client: the sign-in page, not a consent page.
+    const { url, state, verifier } = await authorizeUrl(harborClient, { scope: "services:read" })
+    await page.goto(url.href)
+    expect(await page.locator("h1").textContent()).toBe("Sign in")
+    expect(await page.locator("main").innerText()).not.toContain(server.user.email)
+    await signIn(page, PASSWORD, harbor.user.email)
+    await page.waitForSelector("text=Allow Acme Calendar Sync?")
+    expect(await page.locator("main").innerText()).toContain(harbor.user.email)
+    await page.click("button:has-text('Allow')")
+    await page.waitForURL(`${REDIRECT_URI}**`)
+    expect(callbacks).toHaveLength(2)
+
+    const params = oauth.validateAuthResponse(harborClient.as, harborClient.client, callbacks[1]!, state)
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      harborClient.as,
+      harborClient.client,
+      await oauth.authorizationCodeGrantRequest(harborClient.as, harborClient.client, harborClient.auth, params, REDIRECT_URI, verifier, insecure)
+    )
+    const services = await fetch(`${server.url}/v1/services`, { headers: { authorization: `Bearer ${tokens.access_token}` } })
+    expect((await services.json()).data.map((s: { id: string }) => s.id)).toEqual([harborService.json.id])
+    const grants = await harbor.sandbox.get("/v1/oauth-grants")
+    expect(grants.json.data.map((g: { user_id: string }) => g.user_id)).toEqual([harbor.user.id])
+    expect(violations).toEqual([])
+    await context.close()
+  }, 60_000)
 })

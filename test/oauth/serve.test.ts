@@ -97,8 +97,8 @@ describe("slotwise serve with OAuth", () => {
     expect(metadata.token_endpoint).toBe("https://slotwise.example/oauth/token")
     expect((await fetch(`${second.url}/v1/services`, bearer(refreshed.access_token))).status).toBe(200)
     expect((await fetch(`${second.url}/v1/services`, bearer(again.access_token))).status).toBe(200)
-    // Revoked at one process, refused at the other; revoking a token ends its whole grant.
-    await oauth.processRevocationResponse(await oauth.revocationRequest(atRestarted, setup.client, setup.auth, again.access_token, insecure))
+    // Revoked at one process, refused at the other; revoking the refresh token ends its whole grant.
+    await oauth.processRevocationResponse(await oauth.revocationRequest(atRestarted, setup.client, setup.auth, again.refresh_token!, insecure))
     expect((await fetch(`${second.url}/v1/services`, bearer(again.access_token))).status).toBe(401)
     const afterRevoke = await oauth.refreshTokenGrantRequest(atRestarted, setup.client, setup.auth, again.refresh_token!, insecure)
     expect(afterRevoke.status).toBe(400)
