@@ -59,9 +59,17 @@ export const makePostgresStorage = (
             idle_in_transaction_session_timeout: 60_000,
             ...(schema === undefined ? {} : { options: `-c search_path=${schema}` })
           })
-          // An idle connection that breaks is dropped by the pool; without a listener the
-          // error would end the process.
-          pool.on("error", (error) => Effect.runFork(Effect.logWarning(`slotwise postgres: idle connection lost: ${error.message}`)))
+          // A connection that breaks (a restart, a failover, pg_terminate_backend, a pooler's
+          // idle timeout) emits 'error' on its client; without a listener that ends the process.
+          // The pool listens only while a connection is idle, so every connection gets a
+          // listener of its own for its whole life, checked out or not. The statement in
+          // flight fails by itself (a 503 to its request), and the pool drops the connection
+          // when it is released broken or found broken idle.
+          pool.on("connect", (client) => {
+            client.on("error", (error) => Effect.runFork(Effect.logWarning(`slotwise postgres: connection lost: ${error.message}`)))
+          })
+          // The pool re-emits an idle connection's error; the listener above has logged it.
+          pool.on("error", () => {})
           return pool
         },
         catch: (cause) => failure("cannot create the PostgreSQL pool", cause)
