@@ -32,6 +32,12 @@ export const serve = async (args: ReadonlyArray<string>, env: Record<string, str
   return { url: server.url, lines: server.lines, process: server.process, exited: server.exited.then((e) => e.code) }
 }
 
+/** SIGKILLs the instance and waits for it to be gone. */
+export const stop = async (instance: Instance): Promise<void> => {
+  if (instance.process.exitCode === null && instance.process.signalCode === null) instance.process.kill("SIGKILL")
+  await instance.exited
+}
+
 export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
     const server = net.createServer()
