@@ -5,14 +5,16 @@
  * connections; the LISTEN connection comes back by itself.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Cause, Context, Effect, Exit, Layer, Option } from "effect"
+import { Cause, Context, Effect, Exit, Fiber, Layer, Logger, Option } from "effect"
+import * as net from "node:net"
 import pg from "pg"
 
 import { PostgresStorageLive } from "../../adapters/postgres/layer.js"
 import { isConnectionLoss } from "../../adapters/postgres/transactions.js"
 import { StorageFailure, toProblem } from "../../src/domain/errors.js"
 import { Storage } from "../../src/ports/storage.js"
-import { as, tenantA, thing, Things } from "../storage/contract.js"
+import { as, tenantA, tenantB, thing, Things } from "../storage/contract.js"
+import { freePort } from "../multi/processes.js"
 import { waitFor } from "../webhooks/receiver.js"
 import { createTestDatabase, type TestDatabase } from "./database.js"
 
@@ -41,6 +43,29 @@ const listeners = async (): Promise<Array<number>> =>
     "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'"
   )).rows.map((row) => row.pid)
 
+/** A TCP relay from `port` to the server at `target`; resolves to its close. */
+const relay = (port: number, target: URL) =>
+  new Promise<() => Promise<void>>((resolve, reject) => {
+    const sockets = new Set<net.Socket>()
+    const server = net.createServer((incoming) => {
+      const outgoing = net.connect(Number(target.port || 5432), target.hostname)
+      for (const [from, to] of [[incoming, outgoing], [outgoing, incoming]] as const) {
+        sockets.add(from)
+        from.pipe(to)
+        from.on("error", () => to.destroy())
+        from.on("close", () => to.destroy())
+      }
+    })
+    server.once("error", reject)
+    server.listen(port, "127.0.0.1", () =>
+      resolve(() =>
+        new Promise<void>((done) => {
+          for (const socket of sockets) socket.destroy()
+          server.close(() => done())
+        })
+      ))
+  })
+
 describe("postgres connections lost", () => {
   it("tells a lost connection from a wrong statement", () => {
     for (const code of ["57P01", "57P02", "57P03", "08006", "08001", "53300", "ECONNREFUSED", "ECONNRESET"]) {
@@ -58,6 +83,21 @@ describe("postgres connections lost", () => {
     expect(problem.detail).not.toContain("terminating")
     expect(toProblem(new StorageFailure({ detail: "x" }))).toMatchObject({ status: 500, code: "internal_error" })
   })
+
+  it.live("a server that refuses connections at start: the layer waits for it and builds once it accepts them", () =>
+    Effect.gen(function*() {
+      const port = yield* Effect.promise(freePort)
+      const url = new URL(database.url)
+      url.port = String(port)
+      const warnings: Array<string> = []
+      const logger = Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => warnings.push(String(Array.isArray(message) ? message[0] : message))))
+      const building = yield* Effect.fork(Layer.build(PostgresStorageLive({ url: url.toString() })).pipe(Effect.provide(logger)))
+      // Refused until something listens on the port: then a relay to the real server opens.
+      yield* Effect.promise(() => waitFor(() => warnings.some((w) => w.includes("not reachable at start")), 20_000, "a retry"))
+      yield* Effect.acquireRelease(Effect.promise(() => relay(port, new URL(database.url))), (close) => Effect.promise(close))
+      const storage = Context.get(yield* Fiber.join(building), Storage)
+      yield* storage.collection(Things).insert(thing("started late", 1)).pipe(as(tenantB))
+    }).pipe(Effect.scoped), 60_000)
 
   it.live("every session ended mid-transaction: the transaction fails as unavailable, the process lives on, the next ones commit, LISTEN returns", () =>
     Effect.gen(function*() {
