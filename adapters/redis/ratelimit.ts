@@ -16,10 +16,10 @@
  * the core's rate limiter reports for a store fault, and the store logs once when the
  * outage starts and once when it ends rather than once per request. Keys that must never
  * go unmetered (sign-in attempts, against password guessing) can be given a fallback
- * store instead: while Redis is away they are counted there, in this process. No request waits on a
- * dead Redis: commands are not queued while disconnected (`enableOfflineQueue: false`), are
- * not retried (`maxRetriesPerRequest: 0`), and time out after `commandTimeoutMs`; ioredis
- * reconnects in the background.
+ * store instead: while Redis is away they are counted there, in this process. No request
+ * waits on a dead Redis: commands are not queued while disconnected (`enableOfflineQueue:
+ * false`), are not retried (`maxRetriesPerRequest: 0`), and time out after
+ * `commandTimeoutMs`; ioredis reconnects in the background.
  */
 import { Effect, Layer, type Scope } from "effect"
 import { Redis } from "ioredis"
