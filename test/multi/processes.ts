@@ -5,12 +5,8 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import * as net from "node:net"
-import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import { type Client, type Reply, replyOf, type RequestOptions, serveProcess } from "../http/harness.js"
 import { waitFor } from "../webhooks/receiver.js"
-
-export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 
 const children = new Set<ChildProcess>()
 /** Kills every process this module started that is still running. */
