@@ -9,7 +9,9 @@
  *   which on in-memory storage is woken by every commit and does not poll, and on PostgreSQL
  *   is also woken by other instances' commits (LISTEN/NOTIFY), polling only as a fallback;
  * - rate limits: the counters' store, in this process unless Redis (`redis: url`) or another
- *   shared store layer is given;
+ *   shared store layer is given. While Redis is unreachable API requests are admitted
+ *   unmetered, but sign-in attempts are counted in this process: throttling against
+ *   password guessing never fails open;
  * - custom domains: TXT lookups on node:dns (the `dnsServer` given, else the system's
  *   resolvers), and the server's own public host, which no account may claim.
  */
@@ -18,9 +20,9 @@ import { DnsResolverLive } from "./adapters/dns/resolver.js"
 import { AccessLive } from "./adapters/http/app.js"
 import { makeHttpHandler, type MountOptions, type SlotwiseHttpHandler } from "./adapters/http/mount.js"
 import { makeServerLayer, type ServeOptions } from "./adapters/http/server.js"
-import { MemoryRateLimitStoreLive } from "./adapters/memory/ratelimit.js"
+import { makeMemoryRateLimitStore, MemoryRateLimitStoreLive } from "./adapters/memory/ratelimit.js"
 import { MemoryStorageLive } from "./adapters/memory/storage.js"
-import { makeOAuthHandler } from "./adapters/oauth/server.js"
+import { isSignInKey, makeOAuthHandler } from "./adapters/oauth/server.js"
 import { OAuthServicesLive } from "./adapters/oauth/services.js"
 import type { PostgresStorageOptions } from "./adapters/postgres/layer.js"
 import type { RedisRateLimitStoreOptions } from "./adapters/redis/ratelimit.js"
@@ -155,7 +157,9 @@ export interface HttpServicesOptions extends DomainOptions {
 
 const rateLimitStoreLayer = (options: HttpServicesOptions): Layer.Layer<RateLimitStore, unknown> =>
   options.rateLimitStore ??
-    (options.redis !== undefined ? RedisRateLimitStoreLive({ url: options.redis }) : MemoryRateLimitStoreLive)
+    (options.redis !== undefined
+      ? RedisRateLimitStoreLive({ url: options.redis, fallback: { store: makeMemoryRateLimitStore(), keys: isSignInKey } })
+      : MemoryRateLimitStoreLive)
 
 /** Everything the HTTP handlers and the request pipeline use: the core and the access services, over storage. */
 export const httpServicesLayer = (options: HttpServicesOptions = {}) =>

@@ -40,6 +40,7 @@ export const DEFAULT_REFRESH_GRACE_SECONDS = 15
 /** Sign-in attempts per minute: per account and email, and per client address. */
 export const SIGN_IN_LIMIT_PER_EMAIL = 10
 export const SIGN_IN_LIMIT_PER_ADDRESS = 30
+export const isSignInKey = (key: string): boolean => key.startsWith("signin:") || key.startsWith("signin-ip:")
 
 export interface OAuthServerOptions {
   /** The server's public base URL, e.g. `https://api.example.com` (the issuer), with the path it is served under if any. */

@@ -5,7 +5,9 @@
  *
  * At start the layer migrates the event log and the core's collections in one transaction
  * under a database-wide advisory lock, so instances starting together migrate once; other
- * collections are prepared the same way on first use. The pool closes with the layer.
+ * collections are prepared the same way on first use. A server that refuses connections at
+ * start (still starting, at its connection limit) is tried again for a while. The pool
+ * closes with the layer.
  */
 import { Effect, Layer, type Scope } from "effect"
 import pg from "pg"
@@ -26,7 +28,42 @@ export interface PostgresStorageOptions {
   readonly schema?: string
   /** Connections in the pool (default 10); a write transaction holds one to its end. */
   readonly maxConnections?: number
+  /**
+   * How long start-up keeps trying a server that refuses connections (still starting, at its
+   * connection limit, restarting) before it fails (default 30,000 ms).
+   */
+  readonly startTimeoutMs?: number
 }
+
+/** A pause on a plain timer: a TestClock in context must not stall start-up. */
+const pause = (ms: number) =>
+  Effect.async<void>((resume) => {
+    const timer = setTimeout(() => resume(Effect.void), ms)
+    return Effect.sync(() => clearTimeout(timer))
+  })
+
+/**
+ * `effect`, tried again while the server is out of reach, 100 ms apart growing to 2 s, until
+ * `ms` have passed; a server that answers with any other failure fails at once.
+ */
+const whileUnreachable = <A>(effect: Effect.Effect<A, StorageFailure>, ms: number): Effect.Effect<A, StorageFailure> =>
+  Effect.suspend(() => {
+    const deadline = Date.now() + ms
+    let delay = 100
+    const attempt: Effect.Effect<A, StorageFailure> = Effect.catchIf(
+      effect,
+      (error) => error.unavailable === true && Date.now() + delay < deadline,
+      (error) =>
+        Effect.logWarning(`slotwise postgres: not reachable at start (${error.detail}); trying again in ${delay} ms`).pipe(
+          Effect.zipRight(pause(delay)),
+          Effect.zipRight(Effect.suspend(() => {
+            delay = Math.min(delay * 2, 2_000)
+            return attempt
+          }))
+        )
+    )
+    return attempt
+  })
 
 /** The advisory lock key that serialises migrations across instances. */
 const MIGRATION_LOCK = "slotwise:migrations"
@@ -59,9 +96,17 @@ export const makePostgresStorage = (
             idle_in_transaction_session_timeout: 60_000,
             ...(schema === undefined ? {} : { options: `-c search_path=${schema}` })
           })
-          // An idle connection that breaks is dropped by the pool; without a listener the
-          // error would end the process.
-          pool.on("error", (error) => Effect.runFork(Effect.logWarning(`slotwise postgres: idle connection lost: ${error.message}`)))
+          // A connection that breaks (a restart, a failover, pg_terminate_backend, a pooler's
+          // idle timeout) emits 'error' on its client; without a listener that ends the process.
+          // The pool listens only while a connection is idle, so every connection gets a
+          // listener of its own for its whole life, checked out or not. The statement in
+          // flight fails by itself (a 503 to its request), and the pool drops the connection
+          // when it is released broken or found broken idle.
+          pool.on("connect", (client) => {
+            client.on("error", (error) => Effect.runFork(Effect.logWarning(`slotwise postgres: connection lost: ${error.message}`)))
+          })
+          // The pool re-emits an idle connection's error; the listener above has logged it.
+          pool.on("error", () => {})
           return pool
         },
         catch: (cause) => failure("cannot create the PostgreSQL pool", cause)
@@ -75,15 +120,19 @@ export const makePostgresStorage = (
     const ready = new WeakSet<CollectionSpec<any>>()
     const markReady = (spec: CollectionSpec<any>) => sql.afterCommit(Effect.sync(() => ready.add(spec)))
 
-    yield* sql.locked(
-      MIGRATION_LOCK,
-      Effect.gen(function*() {
-        yield* migrateBase(run, schema)
-        for (const spec of CoreCollections) {
-          yield* migrateCollection(run, spec)
-          yield* markReady(spec)
-        }
-      })
+    // Instances often start beside their database (a compose file, a failover): wait for it.
+    yield* whileUnreachable(
+      sql.locked(
+        MIGRATION_LOCK,
+        Effect.gen(function*() {
+          yield* migrateBase(run, schema)
+          for (const spec of CoreCollections) {
+            yield* migrateCollection(run, spec)
+            yield* markReady(spec)
+          }
+        })
+      ),
+      options.startTimeoutMs ?? 30_000
     )
 
     const ensure = (spec: CollectionSpec<any>): Effect.Effect<void, StorageFailure> =>

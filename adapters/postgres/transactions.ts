@@ -46,8 +46,32 @@ export const codeOf = (cause: unknown): string | undefined => {
 
 const messageOf = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause))
 
+/**
+ * SQLSTATEs of a server that is out of reach for now: class 08 (connection exception),
+ * 57P01–57P03 (terminated by an administrator or a failover, crash shutdown, starting up),
+ * 53300 (too many connections).
+ */
+const UNAVAILABLE_STATE = /^(08...|57P0[123]|53300)$/
+/** Socket errors of a server that is down, restarting or unreachable. */
+const UNAVAILABLE_SOCKET = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"])
+/** node-postgres's own errors for a connection that broke, or could not be made in time. */
+const UNAVAILABLE_MESSAGE = /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect)/
+
+/** Whether `cause` means the database could not be reached, rather than that a statement was wrong. */
+export const isConnectionLoss = (cause: unknown): boolean => {
+  const code = codeOf(cause)
+  if (code !== undefined && (UNAVAILABLE_STATE.test(code) || UNAVAILABLE_SOCKET.has(code))) return true
+  return cause instanceof Error && UNAVAILABLE_MESSAGE.test(cause.message)
+}
+
 export const failure = (what: string, cause: unknown): StorageFailure =>
-  cause instanceof StorageFailure ? cause : new StorageFailure({ detail: `${what}: ${messageOf(cause)}`, cause })
+  cause instanceof StorageFailure
+    ? cause
+    : new StorageFailure({
+      detail: `${what}: ${messageOf(cause)}`,
+      cause,
+      ...(isConnectionLoss(cause) ? { unavailable: true } : {})
+    })
 
 const tenantKey = (tenant: TenantId): string => `${tenant.account_id}/${tenant.environment}`
 
@@ -142,7 +166,9 @@ export const makeSql = (pool: pg.Pool): Sql => {
     if (exit._tag === "Failure") {
       return rollback(open.client).pipe(
         Effect.matchEffect({
-          onFailure: (error) => Effect.zipRight(release(error), Effect.logError("slotwise postgres: rollback failed", error)),
+          // On a lost connection the server has rolled back already; the connection is dropped.
+          onFailure: (error) =>
+            Effect.zipRight(release(error), error.unavailable === true ? Effect.void : Effect.logError("slotwise postgres: rollback failed", error)),
           onSuccess: () => release(undefined)
         }),
         Effect.zipRight(exit)

@@ -14,13 +14,16 @@
  * Outages. The API must not go down with Redis: while Redis is unreachable (or a command
  * fails or times out) a request is admitted as the first of a fresh window, which is what
  * the core's rate limiter reports for a store fault, and the store logs once when the
- * outage starts and once when it ends rather than once per request. No request waits on a
- * dead Redis: commands are not queued while disconnected (`enableOfflineQueue: false`), are
- * not retried (`maxRetriesPerRequest: 0`), and time out after `commandTimeoutMs`; ioredis
- * reconnects in the background.
+ * outage starts and once when it ends rather than once per request. Keys that must never
+ * go unmetered (sign-in attempts, against password guessing) can be given a fallback
+ * store instead: while Redis is away they are counted there, in this process. No request
+ * waits on a dead Redis: commands are not queued while disconnected (`enableOfflineQueue:
+ * false`), are not retried (`maxRetriesPerRequest: 0`), and time out after
+ * `commandTimeoutMs`; ioredis reconnects in the background.
  */
 import { Effect, Layer, type Scope } from "effect"
 import { Redis } from "ioredis"
+import type { StorageFailure } from "../../src/domain/errors.js"
 import type { WindowCount } from "../../src/ratelimit/policy.js"
 import { RateLimitStore, type RateLimitStoreService } from "../../src/ratelimit/store.js"
 
@@ -38,6 +41,17 @@ export interface RedisRateLimitStoreOptions {
   readonly commandTimeoutMs?: number | undefined
   /** Longest a (re)connection attempt may take, in the background (default 500 ms). */
   readonly connectTimeoutMs?: number | undefined
+  /**
+   * Where the keys `fallback.keys` accepts are counted while Redis is unreachable, rather
+   * than admitted (default: none, every request is admitted). A per-process store keeps
+   * such a limit at its figure per process through an outage.
+   */
+  readonly fallback?: RateLimitFallback | undefined
+}
+
+export interface RateLimitFallback {
+  readonly store: RateLimitStoreService
+  readonly keys: (key: string) => boolean
 }
 
 /**
@@ -91,6 +105,7 @@ export const makeRedisRateLimitStore = (
 ): Effect.Effect<RateLimitStoreService, never, Scope.Scope> =>
   Effect.gen(function*() {
     const prefix = options.prefix ?? "slotwise:ratelimit:"
+    const fallback = options.fallback
     const connectTimeout = options.connectTimeoutMs ?? 500
     const redis = yield* Effect.acquireRelease(
       Effect.sync(() =>
@@ -115,7 +130,9 @@ export const makeRedisRateLimitStore = (
         if (down) return Effect.void
         down = true
         return Effect.logWarning(
-          `rate-limit store: Redis at ${redactedUrl(options.url)} unreachable; admitting requests unmetered until it is back`,
+          `rate-limit store: Redis at ${redactedUrl(options.url)} unreachable; admitting requests unmetered until it is back${
+            fallback === undefined ? "" : "; keys with a fallback are counted in this process"
+          }`,
           cause
         )
       })
@@ -140,10 +157,16 @@ export const makeRedisRateLimitStore = (
     })
     if (!connected) yield* unreachable(`no connection within ${connectTimeout} ms`)
 
-    const hit = (key: string, windowMs: number, now: number): Effect.Effect<WindowCount> =>
+    /** A request's window while Redis is away: counted in the fallback store, or admitted as a first request. */
+    const withoutRedis = (key: string, windowMs: number, now: number) =>
+      fallback !== undefined && fallback.keys(key)
+        ? fallback.store.hit(key, windowMs, now)
+        : Effect.succeed<WindowCount>({ count: 1, reset_ms: now + windowMs })
+
+    const hit = (key: string, windowMs: number, now: number): Effect.Effect<WindowCount, StorageFailure> =>
       Effect.tryPromise(() => redis.hit(prefix + key, now, windowMs)).pipe(
         Effect.matchEffect({
-          onFailure: (error) => Effect.as(unreachable(error.cause), { count: 1, reset_ms: now + windowMs }),
+          onFailure: (error) => Effect.zipRight(unreachable(error.cause), withoutRedis(key, windowMs, now)),
           onSuccess: ([count, reset_ms]) => Effect.as(reachable, { count, reset_ms })
         })
       )

@@ -45,7 +45,12 @@ export class DomainTaken extends Schema.TaggedError<DomainTaken>()("DomainTaken"
 export class VerificationFailed extends Schema.TaggedError<VerificationFailed>()("VerificationFailed", detail) {}
 export class StorageFailure extends Schema.TaggedError<StorageFailure>()("StorageFailure", {
   ...detail,
-  cause: Schema.optional(Schema.Defect)
+  cause: Schema.optional(Schema.Defect),
+  /**
+   * The store could not be reached (its server down, restarting, or the connection cut):
+   * nothing is wrong with the request, and the same request is worth sending again shortly.
+   */
+  unavailable: Schema.optional(Schema.Boolean)
 }) {}
 
 export type SlotwiseFailure =
@@ -98,6 +103,14 @@ export const ErrorCatalog: { readonly [K in SlotwiseFailure["_tag"]]: ErrorInfo 
   StorageFailure: { code: "internal_error", status: 500, title: "Internal error" }
 }
 
+/** A `StorageFailure` whose store was unreachable: a 503 the client may retry, not a fault. */
+export const StorageUnavailableInfo: ErrorInfo = { code: "storage_unavailable", status: 503, title: "Service unavailable" }
+/** Whole seconds a client is told to wait before retrying after `storage_unavailable`. */
+export const STORAGE_RETRY_AFTER_SECONDS = 1
+
+export const isStorageUnavailable = (error: SlotwiseFailure): boolean =>
+  error._tag === "StorageFailure" && error.unavailable === true
+
 export const PROBLEM_TYPE_BASE = "https://slotwise.dev/errors/"
 
 /** RFC 9457 problem details of a failure, as the HTTP API sends and the library exposes. */
@@ -113,9 +126,14 @@ export interface Problem {
 }
 
 export const toProblem = (error: SlotwiseFailure): Problem => {
-  const info = ErrorCatalog[error._tag]
+  const unavailable = isStorageUnavailable(error)
+  const info = unavailable ? StorageUnavailableInfo : ErrorCatalog[error._tag]
   // A fault's detail may carry internals; a client only learns that it happened.
-  const detailText = error._tag === "StorageFailure" ? "An internal error occurred." : error.detail
+  const detailText = unavailable
+    ? "Storage is unreachable for a moment; try again shortly."
+    : error._tag === "StorageFailure"
+    ? "An internal error occurred."
+    : error.detail
   return {
     type: PROBLEM_TYPE_BASE + info.code,
     title: info.title,

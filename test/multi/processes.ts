@@ -5,12 +5,8 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import * as net from "node:net"
-import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import { type Client, type Reply, replyOf, type RequestOptions, serveProcess } from "../http/harness.js"
 import { waitFor } from "../webhooks/receiver.js"
-
-export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 
 const children = new Set<ChildProcess>()
 /** Kills every process this module started that is still running. */
@@ -30,6 +26,12 @@ export const serve = async (args: ReadonlyArray<string>, env: Record<string, str
   const server = await serveProcess(args, { SLOTWISE_ADMIN_TOKEN: "", SLOTWISE_DATABASE_URL: "", SLOTWISE_REDIS_URL: "", ...env })
   children.add(server.process)
   return { url: server.url, lines: server.lines, process: server.process, exited: server.exited.then((e) => e.code) }
+}
+
+/** SIGKILLs the instance and waits for it to be gone. */
+export const stop = async (instance: Instance): Promise<void> => {
+  if (instance.process.exitCode === null && instance.process.signalCode === null) instance.process.kill("SIGKILL")
+  await instance.exited
 }
 
 export const freePort = (): Promise<number> =>

@@ -161,12 +161,13 @@ describe("postgres migrations", () => {
 })
 
 describe("postgres failures", () => {
-  it.live("an unreachable server is a typed StorageFailure at start, not a defect", () =>
+  it.live("an unreachable server is a typed StorageFailure at start, marked unavailable, once the start timeout is over", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(
-        Effect.scoped(Layer.build(PostgresStorageLive({ url: "postgres://postgres@127.0.0.1:1/none" })))
+        Effect.scoped(Layer.build(PostgresStorageLive({ url: "postgres://postgres@127.0.0.1:1/none", startTimeoutMs: 300 })))
       )
       expect(error._tag).toBe("StorageFailure")
+      expect(error.unavailable).toBe(true)
     }))
 
   it.live("a document that cannot be serialised is a typed StorageFailure", () =>

@@ -11,7 +11,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { connect, createServer, type Socket } from "node:net"
 import { Redis } from "ioredis"
-import { MemoryRateLimitStoreLive } from "../../adapters/memory/ratelimit.js"
+import { makeMemoryRateLimitStore, MemoryRateLimitStoreLive } from "../../adapters/memory/ratelimit.js"
 import { RedisRateLimitStoreLive } from "../../adapters/redis/ratelimit.js"
 import { WINDOW_MS } from "../../src/ratelimit/policy.js"
 import { RateLimitStore } from "../../src/ratelimit/store.js"
@@ -162,6 +162,22 @@ describe("redis rate-limit store", () => {
         Effect.provide(logger)
       )
       expect(lines.map((l) => l.level)).toEqual(["WARN"])
+    }))
+
+  it.live("while Redis is unreachable, keys with a fallback are counted in the fallback store; the others are admitted", () =>
+    Effect.gen(function*() {
+      const port = yield* Effect.promise(freePort)
+      const fallback = { store: makeMemoryRateLimitStore(), keys: (key: string) => key.startsWith("strict:") }
+      yield* Effect.gen(function*() {
+        const s = yield* RateLimitStore
+        const counted = []
+        for (let i = 0; i < 3; i++) counted.push((yield* s.hit("strict:k", WINDOW_MS, T0 + i)).count)
+        expect(counted).toEqual([1, 2, 3])
+        for (let i = 0; i < 3; i++) expect(yield* s.hit("loose:k", WINDOW_MS, T0)).toEqual({ count: 1, reset_ms: T0 + WINDOW_MS })
+      }).pipe(
+        Effect.provide(RedisRateLimitStoreLive({ url: `redis://127.0.0.1:${port}`, prefix, connectTimeoutMs: 200, fallback })),
+        Effect.provide(captureLogs().logger)
+      )
     }))
 })
 

@@ -1,7 +1,8 @@
 /**
  * Every failure as an RFC 9457 problem response: core failures with their catalogue entry,
  * transport failures (405/413/415), the platform's decode errors (400 for a query, 422 for a
- * body, each field listed), and anything else as a 500 that says nothing of its cause.
+ * body, each field listed), storage out of reach as a 503 with `Retry-After`, and anything
+ * else as a 500 that says nothing of its cause.
  * Whatever a problem echoes of the request (an id, a path) is cut short.
  */
 import { HttpApiError, HttpServerError, HttpServerResponse } from "@effect/platform"
@@ -10,9 +11,11 @@ import {
   BadRequest,
   type FieldError,
   isSlotwiseFailure,
+  isStorageUnavailable,
   NotFound,
   PROBLEM_TYPE_BASE,
   type Problem,
+  STORAGE_RETRY_AFTER_SECONDS,
   toProblem,
   ValidationFailed
 } from "../../../src/domain/errors.js"
@@ -98,6 +101,12 @@ export const responseOfCause = (
     if (Cause.isInterruptedOnly(cause)) return Effect.succeed(undefined)
     const failure = Cause.failureOption(cause)
     const error: unknown = Option.isSome(failure) ? failure.value : Cause.squash(cause)
+    if (isSlotwiseFailure(error) && isStorageUnavailable(error)) {
+      return Effect.as(
+        Effect.logWarning("slotwise http: storage unavailable", error.detail),
+        problemResponse(toProblem(error), { "retry-after": String(STORAGE_RETRY_AFTER_SECONDS) })
+      )
+    }
     if (isSlotwiseFailure(error) && error._tag !== "StorageFailure") {
       const headers: Record<string, string> = {}
       if (error._tag === "Unauthorized") {
