@@ -1,7 +1,7 @@
 /** Entry point of the `slotwise` binary (bin/slotwise.js runs its compiled, bundled form). */
-import { main } from "./adapters/http/cli.js"
+import { describeStorage, main, storageFlag } from "./adapters/http/cli.js"
 import { USERS_CREATE_HELP, usersCreate } from "./adapters/oauth/cli.js"
-import { httpServicesLayer, serverLayer, storageFromLocation, storageLayer } from "./compose.js"
+import { httpServicesLayer, serverLayer, storageLayer } from "./compose.js"
 
 void main(process.argv.slice(2), process.env, {
   server: serverLayer,
@@ -10,7 +10,11 @@ void main(process.argv.slice(2), process.env, {
     help: USERS_CREATE_HELP,
     run: (args) =>
       usersCreate(args, {
-        storage: (database) => storageLayer(storageFromLocation(database)),
+        // The same storage rule as every other command: --database, $SLOTWISE_DATABASE_URL, ./slotwise.db.
+        storage: (database) => {
+          const storage = storageFlag(database, process.env)
+          return { layer: storageLayer(storage), name: describeStorage(storage) }
+        },
         stdin: process.stdin,
         out: (text) => process.stdout.write(text),
         err: (text) => process.stderr.write(text)

@@ -6,6 +6,7 @@ import { existsSync, readdirSync, statSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { removeStaleChunks, serverBundleOptions } from "./bundle-options.js"
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 
@@ -47,4 +48,34 @@ export const ensureBuilt = (entry) => {
   }
   if (!existsSync(entry)) throw new Error(`slotwise: ${entry} is missing; run npm run build`)
   return entry
+}
+
+const mtime = (path) => statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0
+
+/**
+ * Bundles the compiled CLI `entry` into `bundle` (and its chunks) when the bundle is older,
+ * with esbuild when it is at hand (a dev dependency); returns what to run: the bundle when
+ * it is current, else the entry.
+ */
+export const ensureBundled = async (entry, bundle) => {
+  if (mtime(bundle) < mtime(entry)) {
+    let esbuild
+    try {
+      esbuild = await import("esbuild")
+    } catch {
+      // No esbuild (an install without dev dependencies): the unbundled CLI runs.
+    }
+    if (esbuild !== undefined) {
+      try {
+        // The async API, then stop(): its service process (~200 MB) must not outlive the
+        // bundling (buildSync keeps one alive for the life of the server).
+        removeStaleChunks(bundle, await esbuild.build(serverBundleOptions(entry, bundle)))
+      } catch {
+        // A failed bundle leaves the unbundled CLI to run.
+      } finally {
+        await esbuild.stop()
+      }
+    }
+  }
+  return mtime(bundle) >= mtime(entry) ? bundle : entry
 }

@@ -2,7 +2,8 @@
  * Slotwise embedded in a Node app, end to end: a salon sets up a stylist, her hours (weekdays
  * 09:00–18:00, weekends 10:00–14:00) and a service on a SQLite file, a client books the first
  * free slot, pays a deposit, reschedules, and the app reacts to events.
- * Run: `npx tsx examples/embedded.ts [database-file]`.
+ * Run: `npx tsx examples/embedded.ts [database-file]`. It prints each step, then where the
+ * data is and which account it belongs to.
  */
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -11,6 +12,9 @@ import { createScheduling, SlotUnavailableError } from "../index.js"
 
 const file = process.argv[2] ?? join(mkdtempSync(join(tmpdir(), "slotwise-example-")), "salon.db")
 const s = await createScheduling({ storage: { sqlite: file } })
+// An embedded instance acts for one built-in account's sandbox unless told otherwise
+// (s.tenant({ account_id, environment }) acts for another, e.g. one from `slotwise accounts list`).
+console.log(`on SQLite ${file}, for account ${s.currentTenant.account_id} (${s.currentTenant.environment})`)
 const log: Array<string> = []
 const off = s.events.subscribe((event) => log.push(`${event.type} ${(event.data.object as { id: string }).id}`))
 
@@ -68,3 +72,5 @@ const page = await s.bookings.list({ status: "confirmed", limit: 10 })
 console.log(`${page.data.length} confirmed booking(s); events seen:\n  ${log.join("\n  ")}`)
 off()
 await s.close()
+console.log(`the data stays in ${file}, under account ${s.currentTenant.account_id}, the embedded instance's built-in account`)
+console.log(`(it has no API keys; accounts with keys: npx slotwise accounts list --database ${file})`)

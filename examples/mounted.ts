@@ -7,7 +7,10 @@ import { createHttpHandler } from "../index.js"
 
 const port = Number(process.argv[2] ?? 3000)
 const slotwise = await createHttpHandler({ storage: "memory", prefix: "/scheduling" })
-const { keys } = await slotwise.createAccount({ name: "My shop", plan: "pro" })
+const { account, keys } = await slotwise.createAccount({ name: "My shop", plan: "pro" })
+// In memory: the account lives as long as this process. On a database (storage: { sqlite: "…" })
+// `npx slotwise accounts list --database …` lists it.
+console.log(`created account ${account.id} (${account.name}, plan ${account.plan}) in memory`)
 
 const server = http.createServer((req, res) => {
   if (req.url === "/scheduling" || req.url?.startsWith("/scheduling/")) return slotwise.node(req, res)

@@ -5,7 +5,7 @@
 import { Effect } from "effect"
 import { AccountsCollection, SYSTEM_TENANT } from "./auth/collections.js"
 import { ApiKeys } from "./ApiKeys.js"
-import { type Account, AccountCreate, AccountUpdate, type AccountWithKeys, withLimits } from "./domain/account.js"
+import { type Account, AccountCreate, AccountSettingsUpdate, AccountUpdate, type AccountWithKeys, withLimits } from "./domain/account.js"
 import { PUBLISHABLE_SCOPES, SCOPES } from "./domain/apiKey.js"
 import { changes, currentStamp, findOr404, newResource } from "./internal/resources.js"
 import { decodeInput } from "./internal/validation.js"
@@ -22,6 +22,7 @@ export class Accounts extends Effect.Service<Accounts>()("slotwise/Accounts", {
     const find = (id: string) => Effect.map(system(findOr404(accounts, "account")(id)), withLimits)
     const decodeCreate = decodeInput(AccountCreate)
     const decodeUpdate = decodeInput(AccountUpdate)
+    const decodeSettings = decodeInput(AccountSettingsUpdate)
     const validate = decodeInput(AccountSchema)
 
     const keysFor = (tenant: TenantId) =>
@@ -66,18 +67,24 @@ export class Accounts extends Effect.Service<Accounts>()("slotwise/Accounts", {
         }))
       })
 
-    const update = (id: string, input: typeof AccountUpdate.Encoded) =>
-      Effect.gen(function*() {
-        const patch = yield* decodeUpdate(input)
-        return yield* storage.transaction(Effect.gen(function*() {
-          const current = yield* find(id)
-          if (!changes(current, patch)) return current
-          const next = yield* validate(withLimits({ ...current, ...patch, updated_at: (yield* currentStamp).iso }))
-          yield* system(accounts.update(next))
-          yield* apiKeys.invalidate
-          return next
-        }))
-      })
+    // Accounts have no events: a change is stored, and cached credentials (which carry the
+    // account's origins and limits) are dropped.
+    const apply = (id: string, patch: Partial<AccountUpdate>) =>
+      storage.transaction(Effect.gen(function*() {
+        const current = yield* find(id)
+        if (!changes(current, patch)) return current
+        const next = yield* validate(withLimits({ ...current, ...patch, updated_at: (yield* currentStamp).iso }))
+        yield* system(accounts.update(next))
+        yield* apiKeys.invalidate
+        return next
+      }))
+
+    /** The operator's change: any field. */
+    const update = (id: string, input: typeof AccountUpdate.Encoded) => Effect.flatMap(decodeUpdate(input), (patch) => apply(id, patch))
+
+    /** The account's own change (PATCH /v1/account): its name and allowed origins only. */
+    const updateSettings = (id: string, input: typeof AccountSettingsUpdate.Encoded) =>
+      Effect.flatMap(decodeSettings(input), (patch) => apply(id, patch))
 
     const list = system(accounts.list({})).pipe(Effect.map((all) => all.map(withLimits)))
 
@@ -88,6 +95,6 @@ export class Accounts extends Effect.Service<Accounts>()("slotwise/Accounts", {
     const originAllowedAnywhere = (origin: string) =>
       Effect.map(system(accounts.list({})), (all) => all.some((a) => a.allowed_origins.includes(origin)))
 
-    return { create, get: find, update, list, isEmpty, originAllowedAnywhere } as const
+    return { create, get: find, update, updateSettings, list, isEmpty, originAllowedAnywhere } as const
   })
 }) {}

@@ -11,7 +11,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import type * as http from "node:http"
 import { Accounts } from "../../src/Accounts.js"
-import type { AccountCreate, AccountWithKeys } from "../../src/domain/account.js"
+import type { Account, AccountCreate, AccountUpdate, AccountWithKeys } from "../../src/domain/account.js"
 import { isSlotwiseFailure } from "../../src/domain/errors.js"
 import { toSlotwiseError } from "../../src/facade.js"
 import { type AppOptions, type AppWiring, makeAppLayer } from "./app.js"
@@ -24,6 +24,8 @@ export interface SlotwiseHttpHandler {
   readonly node: (req: http.IncomingMessage, res: http.ServerResponse) => void
   /** Creates an account with its four keys (the operator's `POST /admin/v1/accounts`). */
   readonly createAccount: (input: typeof AccountCreate.Encoded) => Promise<AccountWithKeys>
+  /** Changes an account's name, plan, allowed origins or rate limit (the operator's `PATCH /admin/v1/accounts/{id}`). */
+  readonly updateAccount: (id: string, input: typeof AccountUpdate.Encoded) => Promise<Account>
   /**
    * Stops the webhook dispatcher (attempts in flight finish and are recorded), then closes
    * storage; in-flight requests should be finished first.
@@ -92,13 +94,13 @@ export const makeHttpHandler = async <E>(options: MountOptions, wiring: AppWirin
       side.node(req, res)
     } else node(req, res)
   }
+  const withAccounts = <A, E>(use: (accounts: Accounts) => Effect.Effect<A, E>) =>
+    runtime.runPromise(Effect.flatMap(Accounts, use).pipe(Effect.mapError((e) => (isSlotwiseFailure(e) ? toSlotwiseError(e) : e))))
   return {
     fetch: (request) => fetch(request),
     node: lane === undefined ? api : (req, res) => lane(req, res, () => api(req, res)),
-    createAccount: (input) =>
-      runtime.runPromise(Effect.flatMap(Accounts, (accounts) => accounts.create(input)).pipe(
-        Effect.mapError((e) => (isSlotwiseFailure(e) ? toSlotwiseError(e) : e))
-      )),
+    createAccount: (input) => withAccounts((accounts) => accounts.create(input)),
+    updateAccount: (id, input) => withAccounts((accounts) => accounts.update(id, input)),
     close: () => runtime.dispose()
   }
 }

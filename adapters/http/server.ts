@@ -1,9 +1,9 @@
 /**
  * The HTTP server: the app layer on a node:http server, with the first-start account, the
- * `listening on` line, the webhook dispatcher, and graceful shutdown in this order: stop
- * accepting and finish in-flight requests (connections still open after a grace period are
- * cut), then flush the dispatcher (attempts in flight finish and are recorded), then close
- * storage.
+ * `listening on` line, `GET /`, the webhook dispatcher, and graceful shutdown in this order:
+ * stop accepting and finish in-flight requests (connections still open after a grace period
+ * are cut), then flush the dispatcher (attempts in flight finish and are recorded), then
+ * close storage; each step is logged as it ends.
  */
 import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -12,6 +12,7 @@ import * as http from "node:http"
 import { Accounts } from "../../src/Accounts.js"
 import type { AccountWithKeys } from "../../src/domain/account.js"
 import { Storage } from "../../src/ports/storage.js"
+import { VERSION } from "./api.js"
 import { answerClientError, MAX_HEADER_BYTES } from "./clientError.js"
 import { type AppOptions, type AppWiring, makeAppLayer } from "./app.js"
 import { directReadLane } from "./handlers/reads.js"
@@ -29,28 +30,59 @@ export interface ServeOptions extends AppOptions {
   readonly shutdownGraceMs?: number | undefined
   /** The public base URL (the OAuth issuer); default: the listening address. */
   readonly publicUrl?: string | undefined
+  /** Where the server reports its shutdown steps (default: nowhere). */
+  readonly log?: ((line: string) => void) | undefined
 }
 
 export const FIRST_ACCOUNT = { name: "Default account", plan: "pro" } as const
 
 /**
+ * The origins the first account's publishable keys may be used from when the server runs
+ * without a public URL (on a developer's machine): the server itself, and the usual local
+ * static-file servers (Vite 5173, `npx serve` 3000, `python3 -m http.server` 8000), so the
+ * widget can be tried at once. With a public URL there are none: the operator sets them.
+ */
+export const devOrigins = (port: number): ReadonlyArray<string> => [
+  ...new Set([`http://localhost:${port}`, `http://127.0.0.1:${port}`, "http://localhost:5173", "http://localhost:3000", "http://localhost:8000"])
+]
+
+/**
  * Creates the first account when none exists: the check and the creation in one transaction,
  * so servers starting together on an empty shared database create one account, not one each.
  */
-export const bootstrapAccount = Effect.gen(function*() {
-  const accounts = yield* Accounts
-  const storage = yield* Effect.serviceOption(Storage)
-  const once = Effect.gen(function*() {
-    if (!(yield* accounts.isEmpty)) return undefined
-    return yield* accounts.create(FIRST_ACCOUNT)
+export const bootstrapAccount = (allowedOrigins: ReadonlyArray<string> = []) =>
+  Effect.gen(function*() {
+    const accounts = yield* Accounts
+    const storage = yield* Effect.serviceOption(Storage)
+    const once = Effect.gen(function*() {
+      if (!(yield* accounts.isEmpty)) return undefined
+      return yield* accounts.create({ ...FIRST_ACCOUNT, allowed_origins: allowedOrigins })
+    })
+    return yield* Option.match(storage, { onNone: () => once, onSome: (s) => s.transaction(once) })
   })
-  return yield* Option.match(storage, { onNone: () => once, onSome: (s) => s.transaction(once) })
-})
+
+/** What `GET /` answers: where the API's reference, document and health check are. */
+const ROOT_DOCUMENT = JSON.stringify({ name: "slotwise", version: VERSION, docs: "/docs", openapi: "/v1/openapi.json", health: "/health" })
+
+/** `GET /`: a browser (asking for HTML) is sent to the reference; an API client gets ROOT_DOCUMENT. */
+const answerRoot = (req: http.IncomingMessage, res: http.ServerResponse) => {
+  if (/\btext\/html\b/.test(req.headers.accept ?? "")) {
+    res.writeHead(302, { location: "/docs", "content-length": 0 }).end()
+    return
+  }
+  res.writeHead(200, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(ROOT_DOCUMENT),
+    vary: "Accept"
+  }).end(req.method === "HEAD" ? undefined : ROOT_DOCUMENT)
+}
 
 export const makeServerLayer = <E>(options: ServeOptions, wiring: AppWiring<E>) => {
   const server = http.createServer({ keepAliveTimeout: 5_000, maxHeaderSize: MAX_HEADER_BYTES })
   server.on("clientError", answerClientError)
   const grace = options.shutdownGraceMs ?? 10_000
+  /** A layer whose release logs `line`: placed under a layer, it logs once that layer has closed. */
+  const logWhenReleased = (line: string) => Layer.scopedDiscard(Effect.addFinalizer(() => Effect.sync(() => options.log?.(line))))
 
   // Released before the server's own finalizer (which waits for open connections): after
   // the grace period, connections that are still open are closed.
@@ -61,12 +93,15 @@ export const makeServerLayer = <E>(options: ServeOptions, wiring: AppWiring<E>) 
     })
   ))
 
-  const bootstrap = Layer.effectDiscard(
-    options.bootstrap === false ? Effect.void : Effect.flatMap(bootstrapAccount, (created) =>
-      Effect.sync(() => {
-        if (created !== undefined) options.onFirstAccount?.(created)
-      }))
-  )
+  // After the port is known (it may be 0): the first account's origins name it.
+  const bootstrap = (port: number | undefined) =>
+    options.bootstrap === false ? Effect.void : Effect.flatMap(
+      bootstrapAccount(options.publicUrl === undefined && port !== undefined ? devOrigins(port) : []),
+      (created) =>
+        Effect.sync(() => {
+          if (created !== undefined) options.onFirstAccount?.(created)
+        })
+    )
 
   // Once the API's listener is in place: the handlers beside it take the paths they claim,
   // and the direct read lane the plain reads (without a mount prefix, which only the
@@ -74,6 +109,7 @@ export const makeServerLayer = <E>(options: ServeOptions, wiring: AppWiring<E>) 
   const announce = Layer.effectDiscard(Effect.gen(function*() {
     const address = (yield* HttpServer.HttpServer).address
     const url = address._tag === "TcpAddress" ? `http://${address.hostname}:${address.port}` : `unix:${address.path}`
+    yield* bootstrap(address._tag === "TcpAddress" ? address.port : undefined)
     const side = wiring.beside === undefined ? undefined : yield* wiring.beside(options.publicUrl ?? url)
     const lane = options.prefix === undefined ? yield* directReadLane : undefined
     const api = server.listeners("request") as Array<http.RequestListener>
@@ -82,7 +118,9 @@ export const makeServerLayer = <E>(options: ServeOptions, wiring: AppWiring<E>) 
       const toApi = () => {
         for (const listener of api) listener(req, res)
       }
-      if (side?.serves((req.url ?? "/").split("?", 1)[0]!)) side.node(req, res)
+      const path = (req.url ?? "/").split("?", 1)[0]!
+      if (path === "/" && options.prefix === undefined && (req.method === "GET" || req.method === "HEAD")) answerRoot(req, res)
+      else if (side?.serves(path)) side.node(req, res)
       else if (lane !== undefined) lane(req, res, toApi)
       else toApi()
     })
@@ -98,12 +136,14 @@ export const makeServerLayer = <E>(options: ServeOptions, wiring: AppWiring<E>) 
       // A tracing span per request costs a third of a small request's time, and nothing reads them.
       HttpMiddleware.withTracerDisabledWhen(() => true)
     )),
-    Layer.provide(NodeHttpServer.layer(() => server, { port: options.port, host: options.host }))
+    Layer.provide(NodeHttpServer.layer(() => server, { port: options.port, host: options.host })),
+    Layer.provide(logWhenReleased("HTTP server closed: in-flight requests finished"))
   )
 
   return web.pipe(
     Layer.provide(wiring.dispatcher),
-    Layer.provide(bootstrap),
-    Layer.provide(wiring.services)
+    Layer.provide(logWhenReleased("webhook dispatcher stopped: attempts in flight finished and recorded")),
+    Layer.provide(wiring.services),
+    Layer.provide(logWhenReleased("storage closed; exiting"))
   )
 }

@@ -10,19 +10,27 @@ import type { Storage } from "../../src/ports/storage.js"
 import { Users } from "../../src/Users.js"
 import { OAuthServicesLive } from "./services.js"
 
-export const USERS_CREATE_HELP = `users create options:
-  --database <file>          SQLite database file (default ./slotwise.db)
-  --account <acc_…>          the account (required)
-  --email <email>            the user's email, unique in the account (required)
-  --name <name>              the user's name (default: the email)
-  --role <role>              owner | member (default member)
-  --password-stdin           read the password from standard input (required; one line)
-  --json                     print the user as JSON
+export const USERS_CREATE_HELP = `  --database <file|url>          a SQLite database file or a postgres:// URL; default ./slotwise.db [$SLOTWISE_DATABASE_URL]
+  --account <acc_…>              the account (required; slotwise accounts list shows them)
+  --email <email>                the user's email, unique in the account (required)
+  --name <name>                  the user's name (default: the email)
+  --role <role>                  owner | member (default member)
+  --password-stdin               read the password from standard input (required; one line)
+  --json                         print the user as JSON
 `
 
+/** The storage a command opens, and how it names it in its output and errors. */
+export interface OpenedStorage {
+  readonly layer: Layer.Layer<Storage, unknown>
+  readonly name: string
+}
+
 export interface UsersCreateIO {
-  /** The storage the database names (the CLI passes SQLite's layer). */
-  readonly storage: (database: string) => Layer.Layer<Storage, unknown>
+  /**
+   * The storage `--database` names (undefined: not given), resolved as every command
+   * resolves it (main.ts passes the command line's rule).
+   */
+  readonly storage: (database: string | undefined) => OpenedStorage
   readonly stdin: AsyncIterable<string | Uint8Array>
   readonly out: (text: string) => void
   readonly err: (text: string) => void
@@ -80,7 +88,8 @@ export const usersCreate = async (args: ReadonlyArray<string>, io: UsersCreateIO
     io.err(`slotwise: ${(error as Error).message}\n`)
     return 2
   }
-  const runtime = ManagedRuntime.make(OAuthServicesLive.pipe(Layer.provide(io.storage(values.database ?? "./slotwise.db"))))
+  const storage = io.storage(values.database)
+  const runtime = ManagedRuntime.make(OAuthServicesLive.pipe(Layer.provide(storage.layer)))
   try {
     const exit = await runtime.runPromiseExit(Effect.flatMap(Users, (users) =>
       users.create(values.account!, {
@@ -92,12 +101,12 @@ export const usersCreate = async (args: ReadonlyArray<string>, io: UsersCreateIO
     if (exit._tag === "Failure") {
       const error = Cause.squash(exit.cause)
       const problem = isSlotwiseFailure(error) ? toProblem(error) : undefined
-      io.err(`slotwise: ${problem?.detail ?? String(error)}\n`)
+      io.err(`slotwise: ${isSlotwiseFailure(error) ? error.detail : String(error)} (${storage.name})\n`)
       for (const e of problem?.errors ?? []) io.err(`  ${e.path}: ${e.message}\n`)
       return 1
     }
     const user = exit.value
-    io.out(values.json ? `${JSON.stringify(user, null, 2)}\n` : `created user ${user.id} <${user.email}> (${user.role}) in ${user.account_id}\n`)
+    io.out(values.json ? `${JSON.stringify(user, null, 2)}\n` : `created user ${user.id} <${user.email}> (${user.role}) in ${user.account_id} (${storage.name})\n`)
     return 0
   } finally {
     await runtime.dispose()

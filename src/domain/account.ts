@@ -69,6 +69,16 @@ export const AccountUpdate = Schema.Struct({
 }).annotations({ identifier: "AccountUpdate" })
 export type AccountUpdate = typeof AccountUpdate.Type
 
+/**
+ * What a credential with `keys:write` may change about its own account (PATCH /v1/account):
+ * its name and the origins of its publishable keys. The plan and the rate limit are the operator's.
+ */
+export const AccountSettingsUpdate = Schema.Struct({
+  name: optional(Name),
+  allowed_origins: optional(AllowedOrigins)
+}).annotations({ identifier: "AccountSettingsUpdate" })
+export type AccountSettingsUpdate = typeof AccountSettingsUpdate.Type
+
 /** The limit in force for an account. */
 export const requestsPerMinute = (account: { readonly plan: Plan; readonly rate_limit_per_minute: number | null }) =>
   account.rate_limit_per_minute ?? PLAN_RATE_LIMITS[account.plan]

@@ -39,5 +39,9 @@ describe("examples/embedded.ts", () => {
     expect(stdout).toMatch(/^paid 1000 of 3500 → partially_paid$/m)
     expect(stdout).toMatch(/^rescheduled from \S+Z to \S+Z$/m)
     expect(stdout).toContain("booking.rescheduled bkg_")
+    // It says where the data went and which account it belongs to, and how to list accounts.
+    expect(stdout).toMatch(/^on SQLite \S+\.db, for account acc_0{26} \(sandbox\)$/m)
+    expect(stdout).toMatch(/^the data stays in \S+\.db, under account acc_0{26}/m)
+    expect(stdout).toContain("slotwise accounts list --database ")
   }, 60_000)
 })

@@ -1,11 +1,15 @@
 /**
  * The binary: two server processes on one SQLite file racing for one seat, first-start keys,
- * `accounts create`, `--help`, and graceful shutdown on SIGTERM.
+ * `accounts create | list | update`, `users create`, the storage every command opens and
+ * names, `--help` for each command, environment variables, start-up and shutdown logs, `GET /`,
+ * and graceful shutdown on SIGTERM.
  */
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createTestDatabase } from "../postgres/database.js"
 import { binary, client, expectProblem, expectStatus, killServers, runCli, seed, serveProcess } from "./harness.js"
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "slotwise-http-processes-"))
@@ -88,5 +92,155 @@ describe("slotwise serve", { timeout: 90_000 }, () => {
     const invalid = await cli(["accounts", "create", "--database", file, "--name", "X", "--plan", "gold"])
     expect(invalid.status).toBe(1)
     expect(invalid.stderr).toContain("plan")
+  })
+})
+
+/** The binary in `cwd` (default: a directory of its own, so a default ./slotwise.db lands there), with standard input. */
+const inDir = fs.mkdtempSync(path.join(dir, "cwd-"))
+const run = async (args: ReadonlyArray<string>, env: Record<string, string> = {}, input = "") =>
+  spawnSync(process.execPath, [await binary(), ...args], {
+    cwd: inDir,
+    input,
+    encoding: "utf8",
+    env: { ...process.env, SLOTWISE_DATABASE_URL: "", SLOTWISE_ADMIN_TOKEN: "", ...env }
+  })
+
+describe("every command's storage", { timeout: 90_000 }, () => {
+  it("users create opens $SLOTWISE_DATABASE_URL as the other commands do, and names the database in its output and errors", async () => {
+    const file = path.join(dir, "from-env.db")
+    const env = { SLOTWISE_DATABASE_URL: file }
+    const created = await run(["accounts", "create", "--name", "Env", "--json"], env)
+    expect(created.status).toBe(0)
+    const account = JSON.parse(created.stdout).account.id
+    const user = await run(["users", "create", "--account", account, "--email", "env@example.com", "--password-stdin"], env, "a long enough passphrase\n")
+    expect(user.stderr).toBe("")
+    expect(user.status).toBe(0)
+    expect(user.stdout).toContain(`in ${account} (SQLite database ${file})`)
+    const missing = await run(["users", "create", "--account", "acc_01JZZZZZZZZZZZZZZZZZZZZZZZ", "--email", "x@example.com", "--password-stdin"], env, "a long enough passphrase")
+    expect(missing.status).toBe(1)
+    expect(missing.stderr).toContain(`(SQLite database ${file})`)
+    // Nothing fell back to ./slotwise.db.
+    expect(fs.existsSync(path.join(inDir, "slotwise.db"))).toBe(false)
+    // --database wins over the variable.
+    const other = path.join(dir, "flag-wins.db")
+    const listed = await run(["accounts", "list", "--database", other], env)
+    expect(listed.stdout).toContain(`No accounts in SQLite database ${other}`)
+  })
+
+  it("a PostgreSQL URL is named without its password", async () => {
+    const database = await createTestDatabase()
+    try {
+      const url = new URL(database.url)
+      url.password = "hunter2-secret"
+      const env = { SLOTWISE_DATABASE_URL: url.href }
+      expect((await run(["accounts", "create", "--name", "Shared", "--plan", "pro"], env)).status).toBe(0)
+      const listed = await run(["accounts", "list"], env)
+      expect(listed.status).toBe(0)
+      expect(listed.stdout).toContain(`1 account(s) in PostgreSQL postgres://${url.username}:***@${url.host}${url.pathname}`)
+      expect(listed.stdout).toMatch(/acc_\w{26}  "Shared"  plan pro  600\/min  origins none/)
+      const missing = await run(["accounts", "update", "acc_01JZZZZZZZZZZZZZZZZZZZZZZZ", "--name", "X"], env)
+      expect(missing.status).toBe(1)
+      expect(missing.stderr).toContain(`:***@${url.host}`)
+      for (const out of [listed.stdout, listed.stderr, missing.stdout, missing.stderr]) expect(out).not.toContain("hunter2")
+    } finally {
+      await database.drop()
+    }
+  })
+})
+
+describe("slotwise accounts", { timeout: 90_000 }, () => {
+  it("list and update change an account offline; invalid values are refused by field", async () => {
+    const file = path.join(dir, "accounts.db")
+    const db = ["--database", file]
+    const id = JSON.parse((await run(["accounts", "create", ...db, "--name", "Shop", "--json"])).stdout).account.id
+    const updated = await run(["accounts", "update", id, ...db, "--name", "Shop 2", "--plan", "pro", "--allowed-origin", "https://a.example.com", "--allowed-origin", "https://b.example.com", "--rate-limit", "42", "--json"])
+    expect(updated.status).toBe(0)
+    expect(JSON.parse(updated.stdout)).toMatchObject({
+      id,
+      name: "Shop 2",
+      plan: "pro",
+      allowed_origins: ["https://a.example.com", "https://b.example.com"],
+      rate_limit_per_minute: 42,
+      limits: { requests_per_minute: 42 }
+    })
+    const back = await run(["accounts", "update", id, ...db, "--rate-limit", "plan", "--no-allowed-origins"])
+    expect(back.status).toBe(0)
+    expect(back.stdout).toContain("600/min")
+    const listed = JSON.parse((await run(["accounts", "list", ...db, "--json"])).stdout)
+    expect(listed).toHaveLength(1)
+    expect(listed[0]).toMatchObject({ id, name: "Shop 2", allowed_origins: [], rate_limit_per_minute: null })
+    const invalid = await run(["accounts", "update", id, ...db, "--allowed-origin", "https://a.example.com/path", "--rate-limit", "0"])
+    expect(invalid.status).toBe(1)
+    expect(invalid.stderr).toContain("allowed_origins.0")
+    expect(invalid.stderr).toContain("rate_limit_per_minute")
+    expect((await run(["accounts", "update", ...db, "--name", "x"])).status).toBe(2)
+    expect((await run(["accounts", "update", id, ...db])).status).toBe(2)
+  })
+
+  it("--help for every command and subcommand; serve's lists each flag's environment variable", async () => {
+    const serveHelp = await run(["serve", "--help"])
+    expect(serveHelp.status).toBe(0)
+    for (const name of ["PORT", "HOST", "DATABASE_URL", "MEMORY", "REDIS_URL", "ADMIN_TOKEN", "PUBLIC_URL", "TRUST_PROXY", "ALLOW_PRIVATE_WEBHOOKS", "WEBHOOK_TIMEOUT_MS", "WEBHOOK_LEASE_MS"]) {
+      expect(serveHelp.stdout).toContain(`$SLOTWISE_${name}`)
+    }
+    const accounts = await run(["accounts", "--help"])
+    for (const sub of ["create", "list", "update"]) expect(accounts.stdout).toMatch(new RegExp(`^  ${sub} `, "m"))
+    const cases: Array<[ReadonlyArray<string>, string]> = [
+      [["accounts", "create", "--help"], "--allowed-origin"],
+      [["accounts", "list", "--help"], "--json"],
+      [["accounts", "update", "--help"], "--no-allowed-origins"],
+      [["users", "--help"], "--password-stdin"],
+      [["users", "create", "--help"], "--password-stdin"]
+    ]
+    for (const [args, flag] of cases) {
+      const help = await run(args)
+      expect(help.status, args.join(" ")).toBe(0)
+      expect(help.stdout).toContain(flag)
+      expect(help.stdout).toContain("$SLOTWISE_DATABASE_URL")
+    }
+  })
+})
+
+describe("slotwise serve's configuration and logs", { timeout: 90_000 }, () => {
+  it("reads its settings from the environment, a flag wins, and it logs storage, Redis and public URL without passwords", async () => {
+    const redis = new URL(process.env.SLOTWISE_TEST_REDIS_URL ?? "redis://127.0.0.1:6379")
+    redis.password = "redis-secret"
+    const server = await serveProcess(["--public-url", "https://flag.example.test"], {
+      SLOTWISE_MEMORY: "true",
+      SLOTWISE_REDIS_URL: redis.href,
+      SLOTWISE_PUBLIC_URL: "https://env.example.test",
+      SLOTWISE_ADMIN_TOKEN: ""
+    })
+    const log = server.lines.join("\n")
+    expect(log).toMatch(/^slotwise \d+\.\d+\.\d+ \(pid \d+\)/m)
+    expect(log).toContain("storage: in-memory storage")
+    expect(log).toContain(`rate limits: Redis redis://:***@${redis.host}`)
+    expect(log).toContain("public URL (the OAuth issuer): https://flag.example.test")
+    expect(log).not.toContain("redis-secret")
+    expect(log).not.toContain("env.example.test")
+    // With a public URL the first account allows no origins until the operator names them.
+    expect(log).not.toContain("may be used from")
+    expect(expectStatus(await client(server.url).get("/.well-known/oauth-authorization-server"), 200).issuer).toBe("https://flag.example.test")
+
+    // GET /: where the reference is, for API clients; browsers are sent there.
+    const root = expectStatus(await client(server.url).get("/"), 200)
+    expect(root).toMatchObject({ name: "slotwise", docs: "/docs", openapi: "/v1/openapi.json", health: "/health" })
+    const browser = await client(server.url).get("/", { headers: { accept: "text/html,application/xhtml+xml" } })
+    expect(browser.status).toBe(302)
+    expect(browser.headers.get("location")).toBe("/docs")
+
+    server.process.kill("SIGTERM")
+    expect((await server.exited).code).toBe(0)
+    const shutdown = server.lines.slice(server.lines.findIndex((l) => l.startsWith("received SIGTERM")))
+    expect(shutdown.map((l) => l.split(":")[0])).toEqual(["received SIGTERM", "HTTP server closed", "webhook dispatcher stopped", "storage closed; exiting"])
+  })
+
+  it("on a fresh database prints the local dev origins the first account allows", async () => {
+    const server = await serveProcess(["--memory"])
+    const port = new URL(server.url).port
+    const line = server.lines.find((l) => l.startsWith("Its publishable keys may be used from"))
+    expect(line).toContain(`http://localhost:${port}, http://127.0.0.1:${port}, http://localhost:5173`)
+    server.process.kill("SIGINT")
+    expect((await server.exited).code).toBe(0)
   })
 })

@@ -68,7 +68,7 @@ describe("slotwise users create", () => {
     let out = ""
     let err = ""
     const code = await usersCreate(args, {
-      storage: (database) => storageLayer({ sqlite: database }),
+      storage: (database) => ({ layer: storageLayer({ sqlite: database! }), name: `SQLite database ${database}` }),
       stdin: Readable.from([stdin]),
       out: (t) => (out += t),
       err: (t) => (err += t)

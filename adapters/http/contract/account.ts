@@ -1,12 +1,14 @@
 /** The account and its API keys (docs/api.md §2). */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { ApiKeyListParams } from "../../../src/ApiKeys.js"
-import { Account } from "../../../src/domain/account.js"
+import { Account, AccountSettingsUpdate } from "../../../src/domain/account.js"
 import { ApiKey, ApiKeyCreate, ApiKeyRotate, ApiKeyWithSecret } from "../../../src/domain/apiKey.js"
 import { doc, key } from "./access.js"
 import { body, IdPath, NoFields, pageOf } from "./common.js"
 import { queryOf } from "./query.js"
 import { Authentication } from "./security.js"
+
+const keysWrite = key("keys:write")
 
 export const AccountGroup = HttpApiGroup.make("account")
   .add(
@@ -14,11 +16,15 @@ export const AccountGroup = HttpApiGroup.make("account")
       .addSuccess(Account)
       .annotateContext(doc("The account of the credential, with the limits in force", key()))
   )
+  .add(
+    HttpApiEndpoint.patch("update", "/v1/account")
+      .setPayload(body(AccountSettingsUpdate))
+      .addSuccess(Account)
+      .annotateContext(doc("Change the account's name or the origins its publishable keys may be used from", keysWrite))
+  )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Account")
-  .annotate(OpenApi.Description, "The account the credential belongs to, with its plan and limits.")
-
-const keysWrite = key("keys:write")
+  .annotate(OpenApi.Description, "The account the credential belongs to, with its plan and limits; its name and allowed origins.")
 
 export const ApiKeysGroup = HttpApiGroup.make("apiKeys")
   .add(

@@ -11,7 +11,9 @@ const write = { uninterruptible: true } as const
 export const AccountLive = HttpApiBuilder.group(SlotwiseApi, "account", (handlers) =>
   Effect.gen(function*() {
     const accounts = yield* Accounts
-    return handlers.handle("get", () => Effect.flatMap(CurrentPrincipal, (p) => accounts.get(p.account.id)))
+    return handlers
+      .handle("get", () => Effect.flatMap(CurrentPrincipal, (p) => accounts.get(p.account.id)))
+      .handle("update", ({ payload }) => Effect.flatMap(CurrentPrincipal, (p) => accounts.updateSettings(p.account.id, payload)), write)
   }))
 
 export const ApiKeysLive = HttpApiBuilder.group(SlotwiseApi, "apiKeys", (handlers) =>
