@@ -35,6 +35,8 @@ export interface StartOptions {
   readonly allowPrivateWebhooks?: boolean
   /** Run the webhook dispatcher (default true, as the server does), or its options. */
   readonly webhooks?: ServerOptions["webhooks"]
+  /** `--trust-proxy`: the client address comes from `X-Forwarded-For`. */
+  readonly trustProxy?: boolean
 }
 
 export const startServer = async (options: StartOptions = {}): Promise<TestServer> => {
@@ -50,6 +52,7 @@ export const startServer = async (options: StartOptions = {}): Promise<TestServe
     shutdownGraceMs: 100,
     allowPrivateWebhooks: options.allowPrivateWebhooks ?? false,
     webhooks: options.webhooks ?? true,
+    trustProxy: options.trustProxy ?? false,
     onListening: (u) => {
       url = u
       listening()

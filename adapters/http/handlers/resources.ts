@@ -4,7 +4,7 @@ import { Clients } from "../../../src/Clients.js"
 import { Services } from "../../../src/Services.js"
 import { Staff } from "../../../src/Staff.js"
 import { SlotwiseApi } from "../api.js"
-import { asTenant } from "./security.js"
+import { asAudience, asTenant } from "./security.js"
 
 const write = { uninterruptible: true } as const
 
@@ -12,9 +12,9 @@ export const ServicesLive = HttpApiBuilder.group(SlotwiseApi, "services", (handl
   Effect.gen(function*() {
     const services = yield* Services
     return handlers
-      .handle("list", ({ urlParams }) => asTenant(services.list(urlParams)))
+      .handle("list", ({ urlParams }) => asAudience(services.list(urlParams), () => services.listForVisitor(urlParams)))
       .handle("create", ({ payload }) => asTenant(services.create(payload)), write)
-      .handle("get", ({ path }) => asTenant(services.get(path.id)))
+      .handle("get", ({ path }) => asAudience(services.get(path.id), () => services.getForVisitor(path.id)))
       .handle("update", ({ path, payload }) => asTenant(services.update(path.id, payload)), write)
       .handle("delete", ({ path }) => asTenant(services.delete(path.id)), write)
   }))
@@ -23,9 +23,9 @@ export const StaffLive = HttpApiBuilder.group(SlotwiseApi, "staff", (handlers) =
   Effect.gen(function*() {
     const staff = yield* Staff
     return handlers
-      .handle("list", ({ urlParams }) => asTenant(staff.list(urlParams)))
+      .handle("list", ({ urlParams }) => asAudience(staff.list(urlParams), () => staff.listForVisitor(urlParams)))
       .handle("create", ({ payload }) => asTenant(staff.create(payload)), write)
-      .handle("get", ({ path }) => asTenant(staff.get(path.id)))
+      .handle("get", ({ path }) => asAudience(staff.get(path.id), () => staff.getForVisitor(path.id)))
       .handle("update", ({ path, payload }) => asTenant(staff.update(path.id, payload)), write)
       .handle("delete", ({ path }) => asTenant(staff.delete(path.id)), write)
   }))
