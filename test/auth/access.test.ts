@@ -5,7 +5,15 @@
  */
 import { describe, expect, it } from "vitest"
 import type { Principal } from "../../src/ApiKeys.js"
-import { type AccessDecision, type AccessRequirement, type Caller, corsOrigin, decideAccess, requiredScopes } from "../../src/auth/access.js"
+import {
+  type AccessDecision,
+  type AccessRequirement,
+  type Caller,
+  corsOrigin,
+  decideAccess,
+  requiredScopes,
+  visitorOf
+} from "../../src/auth/access.js"
 import type { Account } from "../../src/domain/account.js"
 import { type ApiKey, PUBLISHABLE_SCOPES, type Scope, SCOPES } from "../../src/domain/apiKey.js"
 import { Unauthorized } from "../../src/domain/errors.js"
@@ -117,5 +125,16 @@ describe("requiredScopes", () => {
     expect(requiredScopes(key())).toEqual([])
     expect(requiredScopes(none)).toEqual([])
     expect(requiredScopes(admin)).toEqual([])
+  })
+})
+
+describe("visitors", () => {
+  const principalOf = (c: Caller) => (c as Extract<Caller, { _tag: "Authenticated" }>).principal
+
+  it("a publishable key acts for a visitor at the client address; a secret key for the account, its address never asked", () => {
+    expect(visitorOf(principalOf(publishable), () => "203.0.113.9")).toEqual({ key_id: "key_01", address: "203.0.113.9" })
+    expect(visitorOf(principalOf(secret), () => {
+      throw new Error("a secret key's address is not needed")
+    })).toBeUndefined()
   })
 })
