@@ -7,7 +7,7 @@
 import type { Principal } from "../ApiKeys.js"
 import type { Scope } from "../domain/apiKey.js"
 import { Forbidden, Unauthorized } from "../domain/errors.js"
-import type { Visitor } from "../domain/visitor.js"
+import { type Visitor, visitorAddress } from "../domain/visitor.js"
 
 /** What an endpoint requires: nothing, the operator's token, or an API key (with scopes). */
 export type AccessRequirement =
@@ -76,10 +76,10 @@ export const unauthenticated = (caller: Exclude<Caller, { _tag: "Authenticated" 
 
 /**
  * The visitor a principal acts for (domain/visitor.ts): a publishable key's caller, at its
- * client address. Secret keys and OAuth tokens act for the account: none.
+ * client address (an IPv6 one by its /64). Secret keys and OAuth tokens act for the account: none.
  */
 export const visitorOf = (principal: Principal, address: () => string): Visitor | undefined =>
-  principal.key.type === "publishable" ? { key_id: principal.key.id, address: address() } : undefined
+  principal.key.type === "publishable" ? { key_id: principal.key.id, address: visitorAddress(address()) } : undefined
 
 /** May `caller` call an endpoint that requires `rule`, from `origin`? */
 export const decideAccess = (rule: AccessRequirement, caller: Caller, origin: string | undefined): AccessDecision => {

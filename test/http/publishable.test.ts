@@ -85,6 +85,16 @@ describe("holds with a publishable key", () => {
     expectStatus(await hold(180, "198.51.100.7"), 201)
   })
 
+  it("an IPv6 client is counted by its /64: moving to another address of the network gets it no more holds", async () => {
+    const { pk, s } = await widgetAccount()
+    const hold = (minutes: number, address: string) =>
+      pk.post("/v1/availability/holds", { service_id: s.service.id, staff_id: s.staff.id, start: at(minutes) }, from(address))
+    expectStatus(await hold(0, "2001:db8:7:7::1"), 201)
+    expectStatus(await hold(30, "2001:db8:7:7::2"), 201)
+    expectProblem(await hold(60, "2001:db8:7:7:ffff:ffff:ffff:fffe"), 429, "hold_limit_reached")
+    expectStatus(await hold(60, "2001:db8:7:8::1"), 201)
+  })
+
   it("a key holds at most 20 at once, whatever the addresses; secret keys' holds neither count nor are limited", async () => {
     const { pk, s, secret } = await widgetAccount()
     // Mondays and Tuesdays 09:00-17:00 give 32 half-hour starts.
