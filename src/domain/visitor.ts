@@ -11,6 +11,13 @@ export interface Visitor {
   readonly address: string
 }
 
+/**
+ * What a visitor's `Idempotency-Key` is kept under: apart from the keys of the account's own
+ * integrations (a visitor must neither replay nor claim those), shared by the publishable
+ * key's visitors so that a retry from a changed address still replays.
+ */
+export const visitorIdempotencyKey = (visitor: Visitor, key: string): string => `visitor ${visitor.key_id} ${key}`
+
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/
 const GROUP = /^[0-9a-f]{1,4}$/i
 

@@ -224,3 +224,27 @@ describe("bookings with a publishable key", () => {
     expect(full).toMatchObject({ client_id: s.client.id, payment_status: "unpaid", metadata: {} })
   })
 })
+
+describe("idempotency keys with a publishable key", () => {
+  it("are kept apart from the account's: a visitor neither replays nor claims its integration's keys", async () => {
+    const { pk, s, secret } = await widgetAccount()
+    const body = { service_id: s.service.id, start: MONDAY_9, client: { name: "Order 42", email: "o42@example.com" } }
+    const integration = expectStatus(await secret.post("/v1/bookings", body, { headers: { "idempotency-key": "order-42" } }), 201)
+    expect(integration.client_id).toMatch(/^cli_/)
+    // The same key and body from a visitor runs as a request of its own: the slot is taken.
+    const visitor = await pk.post("/v1/bookings", body, { headers: { ...from("203.0.113.90").headers, "idempotency-key": "order-42" } })
+    expectProblem(visitor, 409, "slot_unavailable")
+    expect(visitor.headers.get("idempotent-replayed")).toBeNull()
+    expect(visitor.text).not.toContain(integration.client_id)
+
+    // A visitor using a key first does not block the integration's own use of it.
+    const next = { service_id: s.service.id, start: at(30), client: { name: "Web", email: "web@example.com" } }
+    const first = expectStatus(await pk.post("/v1/bookings", next, { headers: { ...from("203.0.113.90").headers, "idempotency-key": "order-43" } }), 201)
+    const own = expectStatus(await secret.post("/v1/bookings", { ...next, start: at(60) }, { headers: { "idempotency-key": "order-43" } }), 201)
+    expect(own.id).not.toBe(first.id)
+    // A visitor's retry from another address still replays its own booking.
+    const retried = await pk.post("/v1/bookings", next, { headers: { ...from("203.0.113.91").headers, "idempotency-key": "order-43" } })
+    expect(retried.headers.get("idempotent-replayed")).toBe("true")
+    expect(expectStatus(retried, 201)).toEqual(first)
+  })
+})

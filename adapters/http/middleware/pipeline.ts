@@ -135,7 +135,7 @@ export const makePipeline = (options: PipelineOptions = {}) =>
           // 7. Idempotency, 8. the route.
           const idempotencyKey = headers["idempotency-key"]
           if (method === "POST" && principal !== undefined && idempotencyKey !== undefined) {
-            return yield* idempotent({ header: idempotencyKey, method, path, body: body.value, principal }, run)
+            return yield* idempotent({ header: idempotencyKey, method, path, body: body.value, principal, visitor }, run)
           }
           return yield* run
         })
