@@ -1,8 +1,9 @@
 /**
  * What a publishable key can do, since anyone can copy one from a web page: holds short and
  * few per client address and per key, a rate limit per client address, public views of
- * services, staff and the booking it made, and bookings only for new clients. Client
- * addresses come from `X-Forwarded-For` (the server trusts its proxy here).
+ * services, staff and the booking it made, bookings only for new clients, and idempotency
+ * keys apart from the account's. Client addresses come from `X-Forwarded-For` (the server
+ * trusts its proxy here).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { VISITOR_HOLD_MAX_TTL_SECONDS, VISITOR_HOLDS_PER_ADDRESS, VISITOR_HOLDS_PER_KEY } from "../../src/domain/hold.js"
