@@ -12,9 +12,17 @@ import {
   WeeklyRule
 } from "./domain/availability.js"
 import { formatInstant, Instant, optional, TimeZone, toMillis } from "./domain/common.js"
-import { ValidationFailed } from "./domain/errors.js"
-import { HOLD_DEFAULT_TTL_SECONDS, type Hold, HoldCreate } from "./domain/hold.js"
+import { HoldLimitReached, ValidationFailed } from "./domain/errors.js"
+import {
+  HOLD_DEFAULT_TTL_SECONDS,
+  HoldCreate,
+  holdView,
+  type StoredHold,
+  VISITOR_HOLD_MAX_TTL_SECONDS,
+  visitorHoldRefusal
+} from "./domain/hold.js"
 import { Id } from "./domain/ids.js"
+import type { Visitor } from "./domain/visitor.js"
 import { Reason, Slot } from "./domain/slot.js"
 import { Events } from "./Events.js"
 import { currentStamp, findOr404, listPage, newResource, PageParams, patchResource } from "./internal/resources.js"
@@ -241,18 +249,24 @@ export class Availability extends Effect.Service<Availability>()("slotwise/Avail
         } satisfies Explanation
       })
 
-    /** Reserves a bookable slot for a few minutes; it leaves `slots` for everyone else. */
-    const hold = (input: typeof HoldCreate.Encoded) =>
+    /**
+     * Reserves a bookable slot for a few minutes; it leaves `slots` for everyone else. A
+     * `visitor` (a publishable key's caller) gets a shorter hold and only a few at once, counted
+     * in storage, so a copied key cannot keep a day's slots from everyone else.
+     */
+    const hold = (input: typeof HoldCreate.Encoded, visitor?: Visitor) =>
       Effect.gen(function*() {
         const fields = yield* decodeHold(input)
         return yield* events.mutate(Effect.gen(function*() {
           const service = yield* referencedService(fields.service_id)
           const member = yield* referencedStaff(fields.staff_id)
           const now = yield* currentStamp
+          if (visitor !== undefined) yield* ensureVisitorMayHold(visitor, now.ms)
           const start = toMillis(fields.start)
           yield* schedule.ensureBookable(service, member, start, now.ms)
-          const ttl = fields.ttl_seconds ?? HOLD_DEFAULT_TTL_SECONDS
-          const created: Hold = {
+          const asked = fields.ttl_seconds ?? HOLD_DEFAULT_TTL_SECONDS
+          const ttl = visitor === undefined ? asked : Math.min(asked, VISITOR_HOLD_MAX_TTL_SECONDS)
+          const created: StoredHold = {
             ...(yield* newResource("hold")),
             object: "hold",
             service_id: service.id,
@@ -262,19 +276,36 @@ export class Availability extends Effect.Service<Availability>()("slotwise/Avail
             expires_at: formatInstant(now.ms + ttl * 1000),
             buffer_before_minutes: service.buffer_before_minutes,
             buffer_after_minutes: service.buffer_after_minutes,
-            metadata: fields.metadata ?? {}
+            metadata: fields.metadata ?? {},
+            ...(visitor === undefined ? {} : { visitor })
           }
           yield* holds.insert(created)
-          return created
+          return holdView(created)
         }))
       })
+
+    /** `hold_limit_reached` when the visitor or its key already holds its most (inside the hold's transaction). */
+    const ensureVisitorMayHold = (visitor: Visitor, now: number) =>
+      Effect.flatMap(
+        holds.listIndexes({
+          where: [{ column: "visitor_key", op: "eq", value: visitor.key_id }, { column: "expires_ms", op: "gt", value: now }],
+          columns: ["visitor_address"],
+          ordered: false
+        }),
+        (active) => {
+          const refusal = visitorHoldRefusal(visitor, active.map((row) => row.visitor_address))
+          return refusal === undefined ? Effect.void : Effect.fail(new HoldLimitReached({ detail: refusal }))
+        }
+      )
+
+    const getHold = (id: string) => Effect.map(findHold(id), holdView)
 
     /** Releases a hold at once; releasing an expired or converted hold is `not_found`. */
     const releaseHold = (id: string) =>
       storage.transaction(Effect.gen(function*() {
         const current = yield* findHold(id)
         yield* holds.remove(id)
-        return current
+        return holdView(current)
       }))
 
     return {
@@ -286,7 +317,7 @@ export class Availability extends Effect.Service<Availability>()("slotwise/Avail
       slots,
       explain,
       hold,
-      getHold: findHold,
+      getHold,
       releaseHold
     } as const
   })

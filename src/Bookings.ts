@@ -12,6 +12,7 @@ import {
   BookingReschedule,
   BookingStatus,
   BookingUpdate,
+  publicBooking,
   type StatusAction,
   TRANSITIONS,
   transitionRefusal
@@ -187,6 +188,22 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
           return booking
         })))
 
+    /**
+     * A visitor's booking (publishable key): as a new client only, since attaching it to an
+     * existing client would let anyone who learns a client id book in their name; answered
+     * with the appointment alone. An inline client is always a new record, whatever its
+     * email: nothing about the account's existing clients is merged or shown.
+     */
+    const createForVisitor = (input: typeof BookingCreate.Encoded) =>
+      typeof input === "object" && input !== null && input.client_id !== undefined
+        ? Effect.fail(
+          new ValidationFailed({
+            detail: "a publishable key books only for a new client: send `client` (name, email…) instead of `client_id`",
+            errors: [{ path: "client_id", message: "is not accepted with a publishable key; send client instead" }]
+          })
+        )
+        : Effect.map(create(input), publicBooking)
+
     const list = (params: BookingListParams = {}) =>
       Effect.gen(function*() {
         const p = yield* decodeList(params)
@@ -315,6 +332,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
 
     return {
       create,
+      createForVisitor,
       get: find,
       list,
       update,

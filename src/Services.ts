@@ -1,9 +1,9 @@
 /** Services: what can be booked, for how long, by whom (docs/api.md §3). */
 import { Effect, Schema } from "effect"
 import { InvalidReference, ResourceInUse } from "./domain/errors.js"
-import { MAX_DURATION_MINUTES, Service, ServiceCreate, serviceDefaults, ServiceUpdate } from "./domain/service.js"
+import { MAX_DURATION_MINUTES, publicService, Service, ServiceCreate, serviceDefaults, ServiceUpdate } from "./domain/service.js"
 import { Events } from "./Events.js"
-import { currentStamp, findOr404, listPage, newResource, PageParams, patchResource } from "./internal/resources.js"
+import { currentStamp, findOr404, listPage, newResource, PageParams, patchResource, visitorReads } from "./internal/resources.js"
 import { decodeInput } from "./internal/validation.js"
 import { BookingsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
 import { type Collection, type Condition, Storage } from "./ports/storage.js"
@@ -93,7 +93,11 @@ export class Services extends Effect.Service<Services>()("slotwise/Services", {
         return yield* listPage(services, { where, limit, cursor, filters: { active } })
       })
 
-    return { create, get: find, list, update, delete: remove } as const
+    return {
+      create, get: find, list, update, delete: remove,
+      // What visitors (publishable keys) read: active services, without metadata.
+      ...visitorReads({ label: "service", get: find, list, view: publicService })
+    } as const
   })
 }) {}
 

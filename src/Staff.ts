@@ -1,8 +1,8 @@
 /** Staff: the people who deliver services (docs/api.md §3). */
 import { Effect, Schema } from "effect"
-import { Staff as StaffMember, StaffCreate, staffDefaults, StaffUpdate } from "./domain/staff.js"
+import { publicStaff, Staff as StaffMember, StaffCreate, staffDefaults, StaffUpdate } from "./domain/staff.js"
 import { Events } from "./Events.js"
-import { currentStamp, findOr404, listPage, newResource, PageParams, patchResource } from "./internal/resources.js"
+import { currentStamp, findOr404, listPage, newResource, PageParams, patchResource, visitorReads } from "./internal/resources.js"
 import { decodeInput } from "./internal/validation.js"
 import { AvailabilityCollection, BookingsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
 import { type Condition, Storage } from "./ports/storage.js"
@@ -79,6 +79,10 @@ export class Staff extends Effect.Service<Staff>()("slotwise/Staff", {
         return yield* listPage(staff, { where, limit, cursor, filters: { active } })
       })
 
-    return { create, get: find, list, update, delete: remove } as const
+    return {
+      create, get: find, list, update, delete: remove,
+      // What visitors (publishable keys) read: active staff, without email and metadata.
+      ...visitorReads({ label: "staff member", get: find, list, view: publicStaff })
+    } as const
   })
 }) {}

@@ -66,6 +66,7 @@ const ERROR_CLASSES: { readonly [K in SlotwiseFailure["_tag"]]: typeof SlotwiseE
   InvalidTransition: InvalidTransitionError,
   ResourceInUse: ResourceInUseError,
   HoldExpired: ConflictError,
+  HoldLimitReached: RateLimitError,
   IdempotencyConflict: ConflictError,
   IdempotencySecretWithheld: ConflictError,
   Unauthorized: AuthenticationError,

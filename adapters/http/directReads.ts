@@ -10,13 +10,14 @@
  * pipeline's own steps (authenticate, decide access, count, read, encode with the endpoint's
  * success schema, render a failure with the same problem renderer), so an answer is the same
  * by either path. Anything else passes to the full pipeline before it is counted (so it is
- * counted once, there): no or a refused credential, a denied scope, a publishable key, a
- * preflight, a mount prefix.
+ * counted once, there): no or a refused credential, a denied scope, a publishable key (its
+ * answers are the public views, and it is counted per client address), a preflight, a mount
+ * prefix.
  */
 import { HttpApi, type HttpServerResponse } from "@effect/platform"
 import { Context, Effect, Either, type ParseResult, Runtime, Schema } from "effect"
 import type * as http from "node:http"
-import { decideAccess } from "../../src/auth/access.js"
+import { decideAccess, visitorOf } from "../../src/auth/access.js"
 import { Authenticator } from "../../src/auth/Authenticator.js"
 import type { SlotwiseFailure } from "../../src/domain/errors.js"
 import { Tenant } from "../../src/ports/tenant.js"
@@ -128,7 +129,8 @@ export const makeDirectReadLane = (api: HttpApi.HttpApi.Any, reads: ReadonlyArra
         // A storage fault while authenticating: the full pipeline answers it (nothing was counted).
         onFailure: () => Effect.sync(next),
         onSuccess: (caller) =>
-          caller._tag !== "Authenticated" || decideAccess(lane.access, caller, undefined)._tag !== "Allowed"
+          caller._tag !== "Authenticated" || visitorOf(caller.principal, noAddress) !== undefined ||
+            decideAccess(lane.access, caller, undefined)._tag !== "Allowed"
             ? Effect.sync(next)
             : Effect.flatMap(countRequest(limiter, policyOf(caller, noAddress)), (counted) =>
               reply(res, counted.headers)(

@@ -1,6 +1,6 @@
 /**
  * The widget's client of the /v1 API: a publishable key as bearer, problems turned into
- * `ApiError`s, `429` waited out (Retry-After) a few times before giving up.
+ * `ApiError`s, a rate limit's `429` waited out (Retry-After) a few times before giving up.
  */
 
 export interface Slot {
@@ -38,6 +38,7 @@ export interface Hold {
   readonly end: string
   readonly staff_id: string
   readonly expires_at: string
+  readonly created_at: string
 }
 export interface Booking {
   readonly id: string
@@ -106,8 +107,10 @@ export const makeClient = (options: ClientOptions) => {
         if (options.signal.aborted) throw error
         throw new ApiError(0, "network_error", String(error))
       }
-      if (response.status === 429 && attempt < MAX_WAITS) {
-        const seconds = Math.min(60, Math.max(1, Number(response.headers.get("retry-after")) || 1))
+      // A rate limit says when to try again; other 429s (a hold limit) are answered at once.
+      const retryAfter = response.headers.get("retry-after")
+      if (response.status === 429 && retryAfter !== null && attempt < MAX_WAITS) {
+        const seconds = Math.min(60, Math.max(1, Number(retryAfter) || 1))
         options.onWait(seconds)
         await new Promise<void>((resolve, reject) => {
           const timer = setTimeout(resolve, seconds * 1000)

@@ -1,6 +1,8 @@
 /**
- * The held time: picking a time holds it through the API while the visitor types, a 409
- * offers the API's alternatives, and going back or leaving releases the hold.
+ * The held time: picking a time holds it through the API while the visitor types, renewed
+ * shortly before it lapses; a 409 offers the API's alternatives, and going back or leaving
+ * releases the hold. Holds are a courtesy: when the API holds no more for this visitor, the
+ * visitor goes on without one (the booking itself is still checked).
  */
 import { ApiError, type Hold, type Slot } from "./api.js"
 import { pickFirstDay, slotsOn } from "./calendar.js"
@@ -8,8 +10,12 @@ import { emit } from "./events.js"
 import { formatTime } from "./format.js"
 import type { Widget } from "./widget.js"
 
-/** How long a picked time is held while the visitor types. */
-export const HOLD_SECONDS = 600
+/** How long one hold lasts: the most the API grants a publishable key. */
+export const HOLD_SECONDS = 180
+/** How long a picked time is kept held in all, renewal after renewal, while the visitor types. */
+const KEEP_HELD_SECONDS = 600
+/** How long before a hold lapses it is renewed. */
+const RENEW_BEFORE_SECONDS = 30
 
 export const pickSlot = async (w: Widget, slot: Slot): Promise<void> => {
   if (w.busy !== undefined) return // a hold is already on its way
@@ -21,15 +27,52 @@ export const pickSlot = async (w: Widget, slot: Slot): Promise<void> => {
   w.announce(w.busy)
   const previous = w.hold
   try {
-    w.hold = await w.client.hold({ service_id: w.service!.id, staff_id: slot.staff_id, start: slot.start, ttl_seconds: HOLD_SECONDS })
+    w.hold = await holdSlot(w, slot)
     w.slot = slot
     w.alternatives = []
     if (previous !== undefined && previous.id !== w.hold.id) releaseHold(w, previous)
+    keepHeld(w, w.hold, Date.now() + KEEP_HELD_SECONDS * 1000)
     w.go("details")
   } catch (error) {
     if (error instanceof ApiError && error.status === 409) return taken(w, error)
+    if (error instanceof ApiError && error.code === "hold_limit_reached") {
+      // Nothing held for this visitor: book the time without a hold.
+      if (previous !== undefined) releaseHold(w, previous)
+      w.slot = slot
+      w.alternatives = []
+      return w.go("details")
+    }
     return w.fail(error, () => void pickSlot(w, slot))
   }
+}
+
+const holdSlot = (w: Widget, slot: Slot): Promise<Hold> =>
+  w.client.hold({ service_id: w.service!.id, staff_id: slot.staff_id, start: slot.start, ttl_seconds: HOLD_SECONDS })
+
+/**
+ * Renews `hold` shortly before it lapses (released, then held again) while it is still the
+ * widget's, until `until` (epoch ms). A renewal that fails leaves the time unheld: booking
+ * it directly still works while it is free.
+ */
+const keepHeld = (w: Widget, hold: Hold, until: number): void => {
+  clearTimeout(w.renewal)
+  // The hold's own span, on the server's clock: the two clocks need not agree.
+  const lasts = Date.parse(hold.expires_at) - Date.parse(hold.created_at)
+  const due = Math.max(1000, lasts - RENEW_BEFORE_SECONDS * 1000)
+  if (!(lasts > 0) || Date.now() + due >= until) return
+  w.renewal = setTimeout(() => {
+    if (w.hold !== hold || w.slot === undefined || w.busy !== undefined) return
+    const slot = w.slot
+    void w.client.release(hold.id)
+      .then(() => holdSlot(w, slot), () => holdSlot(w, slot))
+      .then((renewed) => {
+        if (w.hold !== hold) return releaseHold(w, renewed)
+        w.hold = renewed
+        keepHeld(w, renewed, until)
+      }, () => {
+        if (w.hold === hold) w.hold = undefined
+      })
+  }, due)
 }
 
 /** The time went to someone else: fresh slots, and the API's alternatives as choices. */
@@ -52,7 +95,10 @@ export const taken = async (w: Widget, error: ApiError): Promise<void> => {
 
 export const releaseHold = (w: Widget, hold: Hold | undefined = w.hold): void => {
   if (hold === undefined || w.client === undefined) return
-  if (hold === w.hold) w.hold = undefined
+  if (hold === w.hold) {
+    w.hold = undefined
+    clearTimeout(w.renewal)
+  }
   // Not tied to the widget's abort signal: it must go out on destroy too.
   void fetch(`${w.baseUrl()}/v1/availability/holds/${hold.id}`, {
     method: "DELETE",

@@ -74,6 +74,8 @@ export class Widget implements WidgetHandle {
   focusTime = 0
   slot: Slot | undefined
   hold: Hold | undefined
+  /** The timer that renews the hold before it lapses. */
+  renewal: ReturnType<typeof setTimeout> | undefined
   alternatives: ReadonlyArray<Slot> = []
   notice: string | undefined
   problem: Problem | undefined

@@ -8,6 +8,7 @@ import type { Principal } from "../ApiKeys.js"
 import type { Scope } from "../domain/apiKey.js"
 import { Forbidden, Unauthorized } from "../domain/errors.js"
 import type { TenantId } from "../ports/tenant.js"
+import { type Visitor, visitorAddress } from "../domain/visitor.js"
 
 /** What an endpoint requires: nothing, the operator's token, or an API key (with scopes). */
 export type AccessRequirement =
@@ -77,6 +78,13 @@ export const unauthenticated = (caller: Exclude<Caller, { _tag: "Authenticated" 
       return new Unauthorized({ detail: "no credential: send Authorization: Bearer <API key>" })
   }
 }
+
+/**
+ * The visitor a principal acts for (domain/visitor.ts): a publishable key's caller, at its
+ * client address (an IPv6 one by its /64). Secret keys and OAuth tokens act for the account: none.
+ */
+export const visitorOf = (principal: Principal, address: () => string): Visitor | undefined =>
+  principal.key.type === "publishable" ? { key_id: principal.key.id, address: visitorAddress(address()) } : undefined
 
 /** May `caller` call an endpoint that requires `rule`, from `origin` (a custom domain of `domainOwner`)? */
 export const decideAccess = (

@@ -45,6 +45,29 @@ export const Booking = Schema.Struct({
 }).annotations({ identifier: "Booking" })
 export type Booking = typeof Booking.Type
 
+/**
+ * A booking as the visitor who made it sees it (publishable keys): the appointment itself,
+ * not the account's records around it (client id, notes, metadata, payments).
+ */
+export const PublicBooking = Booking.pick("id", "object", "service_id", "staff_id", "start", "end", "status", "price", "created_at", "updated_at")
+  .annotations({
+    identifier: "PublicBooking",
+    description: "A booking as a publishable key sees it: the appointment, without the client, notes, metadata or payments."
+  })
+export type PublicBooking = typeof PublicBooking.Type
+export const publicBooking = (b: Booking): PublicBooking => ({
+  id: b.id,
+  object: b.object,
+  service_id: b.service_id,
+  staff_id: b.staff_id,
+  start: b.start,
+  end: b.end,
+  status: b.status,
+  price: b.price,
+  created_at: b.created_at,
+  updated_at: b.updated_at
+})
+
 export const BookingCreate = Schema.Struct({
   service_id: Id("service").annotations({ description: "the service to book" }),
   staff_id: optional(Id("staff")).annotations({

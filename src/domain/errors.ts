@@ -25,6 +25,8 @@ export class OutsideAvailability extends Schema.TaggedError<OutsideAvailability>
 export class InvalidTransition extends Schema.TaggedError<InvalidTransition>()("InvalidTransition", detail) {}
 export class ResourceInUse extends Schema.TaggedError<ResourceInUse>()("ResourceInUse", detail) {}
 export class HoldExpired extends Schema.TaggedError<HoldExpired>()("HoldExpired", detail) {}
+/** A visitor (publishable key) already holds as many slots as it may at once. */
+export class HoldLimitReached extends Schema.TaggedError<HoldLimitReached>()("HoldLimitReached", detail) {}
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", detail) {}
 export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", detail) {}
 export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {
@@ -63,6 +65,7 @@ export type SlotwiseFailure =
   | InvalidTransition
   | ResourceInUse
   | HoldExpired
+  | HoldLimitReached
   | Unauthorized
   | Forbidden
   | RateLimited
@@ -91,6 +94,7 @@ export const ErrorCatalog: { readonly [K in SlotwiseFailure["_tag"]]: ErrorInfo 
   InvalidTransition: { code: "invalid_transition", status: 409, title: "Invalid status transition" },
   ResourceInUse: { code: "resource_in_use", status: 409, title: "Resource in use" },
   HoldExpired: { code: "hold_expired", status: 409, title: "Hold expired" },
+  HoldLimitReached: { code: "hold_limit_reached", status: 429, title: "Hold limit reached" },
   Unauthorized: { code: "unauthorized", status: 401, title: "Unauthorized" },
   Forbidden: { code: "forbidden", status: 403, title: "Forbidden" },
   RateLimited: { code: "rate_limited", status: 429, title: "Too many requests" },

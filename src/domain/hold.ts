@@ -1,9 +1,49 @@
 import { Schema } from "effect"
 import { Instant, Metadata, ObjectType, optional, Timestamps } from "./common.js"
 import { Id } from "./ids.js"
+import type { Visitor } from "./visitor.js"
 
 export const HOLD_DEFAULT_TTL_SECONDS = 300
 export const HOLD_MAX_TTL_SECONDS = 600
+
+/**
+ * Holds asked for by a visitor through a publishable key, which anyone can copy from a web
+ * page. Three minutes covers typing a name, an email and a phone number; the widget renews a
+ * hold for visitors who take longer, and books the time directly if a hold lapsed.
+ */
+export const VISITOR_HOLD_MAX_TTL_SECONDS = 180
+/** Active visitor holds per client address and key: the time picked and one picked after it. */
+export const VISITOR_HOLDS_PER_ADDRESS = 2
+/**
+ * Active visitor holds per key, whoever asks: far more visitors than a booking page has
+ * mid-booking at once, and all that many addresses together can keep from everyone else.
+ */
+export const VISITOR_HOLDS_PER_KEY = 20
+
+/** How a hold is stored: a visitor hold also records its visitor, to count their holds. */
+export type StoredHold = Hold & { readonly visitor?: Visitor | undefined }
+
+/** The hold as callers see it: never who held it. */
+export const holdView = (stored: StoredHold): Hold => {
+  if (stored.visitor === undefined) return stored
+  const { visitor: _, ...hold } = stored
+  return hold
+}
+
+/**
+ * Why `visitor` may not take another hold, given the visitor holds of its key still active
+ * (their addresses), or `undefined` when it may.
+ */
+export const visitorHoldRefusal = (visitor: Visitor, activeAddresses: ReadonlyArray<unknown>): string | undefined => {
+  if (activeAddresses.length >= VISITOR_HOLDS_PER_KEY) {
+    return `this publishable key already holds ${VISITOR_HOLDS_PER_KEY} slots, its most at once; book without a hold or try again when one expires`
+  }
+  const own = activeAddresses.filter((address) => address === visitor.address).length
+  if (own >= VISITOR_HOLDS_PER_ADDRESS) {
+    return `this client address already holds ${VISITOR_HOLDS_PER_ADDRESS} slots with this key, its most at once; release one, book, or wait for one to expire`
+  }
+  return undefined
+}
 
 /** A slot reserved for a short time while a client enters details (docs/api.md §3 Holds). */
 export const Hold = Schema.Struct({
@@ -27,7 +67,10 @@ export const HoldCreate = Schema.Struct({
   start: Instant.annotations({ description: "a bookable start" }),
   ttl_seconds: optional(Schema.Int.pipe(Schema.between(1, HOLD_MAX_TTL_SECONDS, {
     message: () => `must be a whole number of seconds from 1 to ${HOLD_MAX_TTL_SECONDS}`
-  })).annotations({ description: "how long to hold, 1 to 600 seconds (default 300)" })),
+  })).annotations({
+    description: `how long to hold, 1 to ${HOLD_MAX_TTL_SECONDS} seconds (default ${HOLD_DEFAULT_TTL_SECONDS}); ` +
+      `with a publishable key at most ${VISITOR_HOLD_MAX_TTL_SECONDS} (longer asks are shortened, \`expires_at\` says when)`
+  })),
   metadata: optional(Metadata)
 }).annotations({ identifier: "HoldCreate" })
 export type HoldCreate = typeof HoldCreate.Type

@@ -44,6 +44,14 @@ export const Service = Schema.Struct({
 }).annotations({ identifier: "Service" })
 export type Service = typeof Service.Type
 
+/** A service as visitors (publishable keys) see it: without the account's own `metadata`. */
+export const PublicService = Service.omit("metadata").annotations({
+  identifier: "PublicService",
+  description: "A service as a publishable key sees it: active ones only, without `metadata`."
+})
+export type PublicService = typeof PublicService.Type
+export const publicService = ({ metadata: _, ...shown }: Service): PublicService => shown
+
 const { name, duration_minutes, ...optionalOnCreate } = ServiceFields
 
 export const ServiceCreate = Schema.Struct({
@@ -72,8 +80,3 @@ export const serviceDefaults = (input: ServiceCreate) => ({
   metadata: {}
 })
 
-/**
- * A service as a publishable key reads it: everything the booking widget shows (its
- * questions included), but not the account's own metadata.
- */
-export const publicService = (service: Service): Service => ({ ...service, metadata: {} })

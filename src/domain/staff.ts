@@ -18,6 +18,14 @@ export const Staff = Schema.Struct({
 }).annotations({ identifier: "Staff" })
 export type Staff = typeof Staff.Type
 
+/** A staff member as visitors (publishable keys) see them: no `email`, no `metadata`. */
+export const PublicStaff = Staff.omit("email", "metadata").annotations({
+  identifier: "PublicStaff",
+  description: "A staff member as a publishable key sees them: active ones only, without `email` and `metadata`."
+})
+export type PublicStaff = typeof PublicStaff.Type
+export const publicStaff = ({ email: _, metadata: __, ...shown }: Staff): PublicStaff => shown
+
 const { name, ...optionalOnCreate } = StaffFields
 export const StaffCreate = Schema.Struct({
   name,

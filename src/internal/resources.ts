@@ -6,7 +6,7 @@ import type { EventData, EventType } from "../events/catalogue.js"
 import type { Tenant } from "../ports/tenant.js"
 import { type IdKind, makeId } from "../domain/ids.js"
 import type { Collection, Condition } from "../ports/storage.js"
-import { decodeCursor, DEFAULT_LIMIT, Limit, pageOf } from "./pagination.js"
+import { decodeCursor, DEFAULT_LIMIT, Limit, type Page, pageOf } from "./pagination.js"
 
 /** The resource or `not_found`; another tenant's id is indistinguishable from a missing one. */
 export const findOr404 = <A extends { readonly id: string }>(collection: Collection<A>, label: string) => (id: string) =>
@@ -15,6 +15,34 @@ export const findOr404 = <A extends { readonly id: string }>(collection: Collect
       onNone: () => Effect.fail(new NotFound({ detail: `no ${label} with id ${id}` })),
       onSome: Effect.succeed
     }))
+
+/**
+ * The reads visitors (publishable keys) get of a resource with an `active` flag: active ones
+ * only (an inactive one is `not_found`, as if it did not exist), each as `view` shows it.
+ */
+export const visitorReads = <
+  A extends { readonly id: string; readonly active: boolean },
+  V,
+  P extends { readonly active?: boolean },
+  GetError,
+  ListError,
+  R
+>(
+  options: {
+    readonly label: string
+    readonly get: (id: string) => Effect.Effect<A, GetError, R>
+    readonly list: (params: P) => Effect.Effect<Page<A>, ListError, R>
+    readonly view: (resource: A) => V
+  }
+) => ({
+  getForVisitor: (id: string): Effect.Effect<V, GetError | NotFound, R> =>
+    Effect.flatMap(options.get(id), (found) =>
+      found.active ? Effect.succeed(options.view(found)) : Effect.fail(new NotFound({ detail: `no ${options.label} with id ${id}` }))),
+  listForVisitor: (params: P): Effect.Effect<Page<V>, ListError, R> =>
+    params.active === false
+      ? Effect.succeed({ object: "list", data: [], has_more: false, next_cursor: null })
+      : Effect.map(options.list({ ...params, active: true }), (page) => ({ ...page, data: page.data.map(options.view) }))
+})
 
 export interface Stamp {
   readonly ms: number

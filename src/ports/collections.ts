@@ -3,7 +3,7 @@ import type { AvailabilityRule } from "../domain/availability.js"
 import type { Booking } from "../domain/booking.js"
 import type { Client } from "../domain/client.js"
 import { toMillis } from "../domain/common.js"
-import type { Hold } from "../domain/hold.js"
+import type { StoredHold } from "../domain/hold.js"
 import type { Payment } from "../domain/payment.js"
 import type { Service } from "../domain/service.js"
 import type { Staff } from "../domain/staff.js"
@@ -67,9 +67,11 @@ export const BookingsCollection: CollectionSpec<Booking> = {
   addedFields: { answers: [] }
 }
 
-export const HoldsCollection: CollectionSpec<Hold> = {
+export const HoldsCollection: CollectionSpec<StoredHold> = {
   name: "holds",
   indexes: {
+    visitor_key: { type: "text", get: (h) => h.visitor?.key_id ?? null },
+    visitor_address: { type: "text", get: (h) => h.visitor?.address ?? null },
     staff_id: { type: "text", get: (h) => h.staff_id },
     service_id: { type: "text", get: (h) => h.service_id },
     start_ms: { type: "integer", get: (h) => toMillis(h.start) },
@@ -79,7 +81,11 @@ export const HoldsCollection: CollectionSpec<Hold> = {
     expires_ms: { type: "integer", get: (h) => toMillis(h.expires_at) }
   },
   order: [],
-  storageIndexes: [["staff_id", "occupied_start", "occupied_end", "expires_ms", "start_ms", "end_ms", "service_id"]]
+  // Overlap checks by staff and time; a visitor's new hold counts its key's live holds.
+  storageIndexes: [
+    ["staff_id", "occupied_start", "occupied_end", "expires_ms", "start_ms", "end_ms", "service_id"],
+    ["visitor_key", "expires_ms", "visitor_address"]
+  ]
 }
 
 export const PaymentsCollection: CollectionSpec<Payment> = {

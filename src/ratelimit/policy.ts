@@ -4,6 +4,7 @@
  * key's first request and last 60 s; when one ends the quota is full again.
  */
 import { type Account, PLAN_RATE_LIMITS, requestsPerMinute } from "../domain/account.js"
+import type { Visitor } from "../domain/visitor.js"
 
 export const WINDOW_SECONDS = 60
 export const WINDOW_MS = WINDOW_SECONDS * 1000
@@ -22,11 +23,25 @@ export interface Policy {
 }
 
 /** The policy of a request made with a key of `account` (key id: rotation keeps the counter). */
-export const policyForKey = (account: Pick<Account, "plan" | "rate_limit_per_minute">, keyId: string): Policy => ({
-  key: `key:${keyId}`,
+type AccountLimits = Pick<Account, "plan" | "rate_limit_per_minute">
+
+/** The account's limit, named by its plan or `custom` when set per account. */
+const accountPolicy = (key: string, account: AccountLimits): Policy => ({
+  key,
   name: account.rate_limit_per_minute === null ? account.plan : "custom",
   limit: requestsPerMinute(account)
 })
+
+export const policyForKey = (account: AccountLimits, keyId: string): Policy => accountPolicy(`key:${keyId}`, account)
+
+/**
+ * The policy of a request made with a publishable key: the account's limit for each client
+ * address, in a counter of its own, so a visitor who spends it locks out only itself. No
+ * key-wide counter applies on top: one would be exactly the quota a single client could
+ * spend for every visitor of the page.
+ */
+export const policyForVisitor = (account: AccountLimits, visitor: Visitor): Policy =>
+  accountPolicy(`visitor:${visitor.key_id}:${visitor.address}`, account)
 
 export const policyForAddress = (address: string): Policy => ({
   key: `ip:${address}`,

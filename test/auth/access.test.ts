@@ -5,10 +5,19 @@
  */
 import { describe, expect, it } from "vitest"
 import type { Principal } from "../../src/ApiKeys.js"
-import { type AccessDecision, type AccessRequirement, type Caller, corsOrigin, decideAccess, requiredScopes } from "../../src/auth/access.js"
+import {
+  type AccessDecision,
+  type AccessRequirement,
+  type Caller,
+  corsOrigin,
+  decideAccess,
+  requiredScopes,
+  visitorOf
+} from "../../src/auth/access.js"
 import type { Account } from "../../src/domain/account.js"
 import { type ApiKey, PUBLISHABLE_SCOPES, type Scope, SCOPES } from "../../src/domain/apiKey.js"
 import { Unauthorized } from "../../src/domain/errors.js"
+import { visitorAddress } from "../../src/domain/visitor.js"
 
 const SHOP = "https://shop.example.com"
 
@@ -117,5 +126,36 @@ describe("requiredScopes", () => {
     expect(requiredScopes(key())).toEqual([])
     expect(requiredScopes(none)).toEqual([])
     expect(requiredScopes(admin)).toEqual([])
+  })
+})
+
+describe("visitors", () => {
+  const principalOf = (c: Caller) => (c as Extract<Caller, { _tag: "Authenticated" }>).principal
+
+  it("a publishable key acts for a visitor at the client address; a secret key for the account, its address never asked", () => {
+    expect(visitorOf(principalOf(publishable), () => "203.0.113.9")).toEqual({ key_id: "key_01", address: "203.0.113.9" })
+    expect(visitorOf(principalOf(secret), () => {
+      throw new Error("a secret key's address is not needed")
+    })).toBeUndefined()
+  })
+
+  it("is counted by its IPv4 address, or by the /64 network of its IPv6 address", () => {
+    for (const [address, counted] of [
+      ["203.0.113.9", "203.0.113.9"],
+      ["::ffff:203.0.113.9", "203.0.113.9"],
+      ["2001:db8:1:2:aaaa:bbbb:cccc:dddd", "2001:db8:1:2::/64"],
+      ["2001:0db8:0001:0002::1", "2001:db8:1:2::/64"],
+      ["2001:db8::1", "2001:db8:0:0::/64"],
+      ["2001:db8:1:2::5%eth0", "2001:db8:1:2::/64"],
+      ["::1", "0:0:0:0::/64"],
+      ["64:ff9b:1:2::198.51.100.1", "64:ff9b:1:2::/64"],
+      ["unknown", "unknown"],
+      ["1:2:3", "1:2:3"],
+      ["1::2::3", "1::2::3"],
+      ["zz::1", "zz::1"]
+    ] as const) {
+      expect(visitorAddress(address), address).toBe(counted)
+    }
+    expect(visitorOf(principalOf(publishable), () => "2001:db8:1:2::77")).toEqual({ key_id: "key_01", address: "2001:db8:1:2::/64" })
   })
 })

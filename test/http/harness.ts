@@ -37,6 +37,8 @@ export interface StartOptions {
   readonly webhooks?: ServerOptions["webhooks"]
   /** Further server options (`dnsServer`, `trustProxy`, `publicUrl`, …). */
   readonly serve?: Partial<ServerOptions>
+  /** `--trust-proxy`: the client address comes from `X-Forwarded-For`. */
+  readonly trustProxy?: boolean
 }
 
 export const startServer = async (options: StartOptions = {}): Promise<TestServer> => {
@@ -52,6 +54,7 @@ export const startServer = async (options: StartOptions = {}): Promise<TestServe
     shutdownGraceMs: 100,
     allowPrivateWebhooks: options.allowPrivateWebhooks ?? false,
     webhooks: options.webhooks ?? true,
+    trustProxy: options.trustProxy ?? false,
     ...options.serve,
     onListening: (u) => {
       url = u

@@ -66,7 +66,8 @@ describe("questions on services", () => {
     const s = await setup()
     const from = { headers: { origin: ORIGIN } }
     const one = expectStatus(await s.widget.get(`/v1/services/${s.service.id}`, from), 200)
-    expect(one).toMatchObject({ id: s.service.id, questions: QUESTIONS, metadata: {} })
+    expect(one).toMatchObject({ id: s.service.id, questions: QUESTIONS })
+    expect(one).not.toHaveProperty("metadata")
     const listed = expectStatus(await s.widget.get("/v1/services", from), 200)
     expect(listed.data).toEqual([one])
     expect(expectStatus(await s.api.get(`/v1/services/${s.service.id}`), 200).metadata).toEqual({ cost_centre: "42" })

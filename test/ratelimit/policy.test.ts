@@ -9,6 +9,7 @@ import {
   PLAN_RATE_LIMITS,
   policyForAddress,
   policyForKey,
+  policyForVisitor,
   RateLimiter,
   RateLimitStore,
   WINDOW_MS
@@ -36,6 +37,19 @@ describe("which limit applies", () => {
     expect(policyForAddress("::1").key).not.toBe(policyForAddress("::2").key)
     // A key id and an address never share a counter.
     expect(policyForKey({ plan: "free", rate_limit_per_minute: null }, "1.2.3.4").key).not.toBe(policyForAddress("1.2.3.4").key)
+  })
+})
+
+describe("a publishable key's visitors", () => {
+  it("each client address counts apart under the account's limit, never in the key's own counter", () => {
+    const account = { plan: "pro" as const, rate_limit_per_minute: null }
+    const visitor = policyForVisitor(account, { key_id: "key_1", address: "203.0.113.9" })
+    expect(visitor).toEqual({ key: "visitor:key_1:203.0.113.9", name: "pro", limit: 600 })
+    expect(policyForVisitor(account, { key_id: "key_1", address: "2001:db8::1" }).key).not.toBe(visitor.key)
+    expect(policyForVisitor(account, { key_id: "key_2", address: "203.0.113.9" }).key).not.toBe(visitor.key)
+    expect(visitor.key).not.toBe(policyForKey(account, "key_1").key)
+    expect(visitor.key).not.toBe(policyForAddress("203.0.113.9").key)
+    expect(policyForVisitor({ plan: "free", rate_limit_per_minute: 5 }, { key_id: "key_1", address: "::1" })).toMatchObject({ name: "custom", limit: 5 })
   })
 })
 

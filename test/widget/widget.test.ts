@@ -79,7 +79,9 @@ describe("booking widget", () => {
       const mine = seen.filter((e) => e.via === via)
       expect(mine.map((e) => e.type)).toEqual(["slotwise:ready", "slotwise:slot_selected", "slotwise:booking_created"])
       expect(mine[1]!.payload).toMatchObject({ start: "2027-03-29T08:00:00Z", staff_id: bench.ids.ana })
-      expect(mine[2]!.payload).toMatchObject({ id: booking.id, object: "booking", start: booking.start, client_id: booking.client_id })
+      // The booking as the API answers a publishable key: the appointment, not the client's record.
+      expect(mine[2]!.payload).toMatchObject({ id: booking.id, object: "booking", start: booking.start, status: "confirmed" })
+      expect(mine[2]!.payload).not.toHaveProperty("client_id")
     }
     expect(seen.filter((e) => e.via === "element").every((e) => e.target === "w" && e.bubbles && e.composed)).toBe(true)
     expect(await violations(page)).toEqual([])
@@ -196,7 +198,7 @@ describe("booking widget", () => {
     await page.locator('#w button[data-day="2027-03-31"]').click()
     await page.locator('#w button[data-start="2027-03-31T09:00:00Z"]').click()
     await poll(() => heading(page).textContent()).toBe("Your details")
-    // The hold lapses (10 minutes on the server's clock) and someone else books the time.
+    // The hold lapses (3 minutes on the server's clock) and someone else books the time.
     await bench.server.advance(11 * 60_000)
     expectStatus(await bench.admin.post("/v1/bookings", {
       service_id: bench.ids.trim,
@@ -265,7 +267,8 @@ describe("booking widget", () => {
     const from = { headers: { origin: bench.host.origin } }
     // What the widget reads with its publishable key: the questions, never the account's metadata.
     const read = expectStatus(await client(bench.server.url, bench.pk).get(`/v1/services/${bench.ids.colour}`, from), 200)
-    expect(read).toMatchObject({ questions: COLOUR_QUESTIONS, metadata: {} })
+    expect(read).toMatchObject({ questions: COLOUR_QUESTIONS })
+    expect(read).not.toHaveProperty("metadata")
 
     const context = await bench.context()
     const page = await bench.open(context, bench.host.page(widget({ key: bench.pk, service: bench.ids.colour })))
@@ -418,6 +421,58 @@ describe("booking widget", () => {
     expect(await page.evaluate(() => document.getElementById("js")!.shadowRoot!.childNodes.length)).toBe(0)
     const ready = (await events(page)).filter((e) => e.type === "slotwise:ready" && e.via === "element").map((e) => e.target)
     expect(ready).toEqual(["w", "js"])
+    await context.close()
+  })
+
+  it("renews a hold 30 s before it lapses while the visitor types, and books with the renewed hold", async () => {
+    const context = await bench.context()
+    const page = await context.newPage()
+    // The browser's timers run when the test says.
+    await page.clock.install({ time: new Date("2027-03-26T08:00:00Z") })
+    const holds: Array<string> = []
+    page.on("request", (r) => {
+      if (r.url().includes("/v1/availability/holds")) holds.push(r.method())
+    })
+    await page.goto(bench.host.page(widget({ key: bench.pk, service: bench.ids.trim })))
+    await poll(() => heading(page).textContent()).toBe("Pick a date and time")
+    await page.locator('#w button[data-day="2027-03-31"]').click()
+    await page.locator('#w button[data-start="2027-03-31T13:00:00Z"]').click()
+    await poll(() => heading(page).textContent()).toBe("Your details")
+    expect(await page.locator("#w .summary").textContent()).toContain("We hold this time for you for 3 minutes.")
+    await page.clock.runFor(149_000)
+    expect(holds).toEqual(["POST"])
+    await page.clock.runFor(1_000)
+    await poll(() => holds).toEqual(["POST", "DELETE", "POST"])
+    await page.locator("#w #f-name").fill("Rey Renewed")
+    await page.locator("#w #f-email").fill("rey@example.com")
+    const booked = page.waitForRequest((r) => r.url().endsWith("/v1/bookings") && r.method() === "POST")
+    await page.locator('#w button[type="submit"]').click()
+    await poll(() => heading(page).textContent()).toBe("Booking confirmed")
+    // The booking converted the renewed hold: one request, no fallback without it.
+    expect(JSON.parse((await booked).postData() ?? "{}").hold_id).toMatch(/^hld_/)
+    expect((await readBack(page)).booking).toMatchObject({ start: "2027-03-31T13:00:00Z" })
+    expect(holds).toEqual(["POST", "DELETE", "POST"])
+    await context.close()
+  })
+
+  it("goes on without a hold, at once, when the API holds no more for this visitor (429 without Retry-After)", async () => {
+    const context = await bench.context()
+    await context.route("**/v1/availability/holds", (route) =>
+      route.request().method() !== "POST" ? route.continue() : route.fulfill({
+        status: 429,
+        headers: { "content-type": "application/problem+json", "access-control-allow-origin": bench.host.origin },
+        body: JSON.stringify({ type: "https://slotwise.dev/errors/hold_limit_reached", title: "Hold limit reached", status: 429, code: "hold_limit_reached", detail: "holds enough" })
+      }))
+    const page = await bench.open(context, bench.host.page(widget({ key: bench.pk, service: bench.ids.trim, "prefill-name": "Una Held", "prefill-email": "una@example.com" })))
+    await poll(() => heading(page).textContent()).toBe("Pick a date and time")
+    await page.locator('#w button[data-day="2027-03-31"]').click()
+    await page.locator('#w button[data-start="2027-03-31T11:00:00Z"]').click()
+    await poll(() => heading(page).textContent()).toBe("Your details")
+    expect(await page.locator("#w .summary").textContent()).not.toContain("We hold this time")
+    expect(await page.locator("#w [role=status].muted").count()).toBe(0)
+    await page.locator('#w button[type="submit"]').click()
+    await poll(() => heading(page).textContent()).toBe("Booking confirmed")
+    expect((await readBack(page)).booking).toMatchObject({ start: "2027-03-31T11:00:00Z" })
     await context.close()
   })
 

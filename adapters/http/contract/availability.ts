@@ -6,7 +6,7 @@ import { AvailabilityCreate, AvailabilityRule, AvailabilityUpdate } from "../../
 import { Hold, HoldCreate } from "../../../src/domain/hold.js"
 import { doc, key } from "./access.js"
 import { body, IdPath, pageOf } from "./common.js"
-import { HoldExpiredProblem, OutsideAvailabilityProblem, SlotUnavailableProblem } from "./problems.js"
+import { HoldExpiredProblem, HoldLimitReachedProblem, OutsideAvailabilityProblem, SlotUnavailableProblem } from "./problems.js"
 import { queryOf, strictQuery } from "./query.js"
 import { Authentication } from "./security.js"
 
@@ -40,7 +40,11 @@ export const AvailabilityGroup = HttpApiGroup.make("availability")
     HttpApiEndpoint.post("createHold", "/v1/availability/holds")
       .setPayload(body(HoldCreate))
       .addSuccess(Hold, { status: 201 })
-      .annotateContext(doc("Hold a slot for up to 10 minutes (default 5)", key("bookings:write", { publishable: true })))
+      .addError(HoldLimitReachedProblem)
+      .annotateContext(doc(
+        "Hold a slot for up to 10 minutes (default 5); with a publishable key up to 3 minutes, a few per client address",
+        key("bookings:write", { publishable: true })
+      ))
   )
   .add(
     HttpApiEndpoint.get("getHold", "/v1/availability/holds/:id")

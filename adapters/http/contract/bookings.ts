@@ -1,8 +1,8 @@
 /** Bookings: CRUD, the status actions and payments (docs/api.md §3). */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { BookingListParams } from "../../../src/Bookings.js"
-import { Booking, BookingCancel, BookingCreate, BookingReschedule, BookingUpdate } from "../../../src/domain/booking.js"
+import { Booking, BookingCancel, BookingCreate, BookingReschedule, BookingUpdate, PublicBooking } from "../../../src/domain/booking.js"
 import { Payment, PaymentCreate } from "../../../src/domain/payment.js"
 import { doc, key } from "./access.js"
 import { body, IdPath, NoFields, pageOf } from "./common.js"
@@ -20,6 +20,9 @@ export const PaymentRecorded = Schema.Struct({ payment: Payment, booking: Bookin
 })
 
 export const BookingListQuery = queryOf(BookingListParams)
+
+/** A `201` body; each member of a union carries the status (the document lists them one by one). */
+const created = <A, I>(member: Schema.Schema<A, I>) => member.annotations(HttpApiSchema.annotations<A>({ status: 201 }))
 
 const read = key("bookings:read")
 const write = key("bookings:write")
@@ -44,7 +47,14 @@ export const BookingsGroup = HttpApiGroup.make("bookings")
   .add(
     HttpApiEndpoint.post("create", "/v1/bookings")
       .setPayload(body(BookingCreate))
-      .addSuccess(Booking, { status: 201 })
+      // A publishable key gets its public view.
+      // The response's description is its last member's: it names both.
+      .addSuccess(Schema.Union(
+        created(Booking),
+        created(PublicBooking).annotations({
+          description: "The booking; a publishable key gets its public view, without the client, notes, metadata or payments"
+        })
+      ))
       .annotateContext(doc("Book a slot (atomic check and write)", key("bookings:write", { publishable: true })))
   )
   .add(

@@ -14,6 +14,7 @@ import {
   FieldError,
   Forbidden,
   HoldExpired,
+  HoldLimitReached,
   IdempotencyConflict,
   IdempotencyMismatch,
   InvalidReference,
@@ -126,6 +127,7 @@ export const OutsideAvailabilityProblem = core(OutsideAvailability, "OutsideAvai
 export const InvalidTransitionProblem = core(InvalidTransition, "InvalidTransition")
 export const ResourceInUseProblem = core(ResourceInUse, "ResourceInUse")
 export const HoldExpiredProblem = core(HoldExpired, "HoldExpired")
+export const HoldLimitReachedProblem = core(HoldLimitReached, "HoldLimitReached")
 export const UnauthorizedProblem = core(Unauthorized, "Unauthorized")
 export const ForbiddenProblem = core(Forbidden, "Forbidden")
 export const RateLimitedProblem = core(RateLimited, "RateLimited")

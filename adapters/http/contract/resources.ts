@@ -4,8 +4,8 @@ import { Schema } from "effect"
 import { ClientListParams } from "../../../src/Clients.js"
 import { Client, ClientCreate, ClientUpdate } from "../../../src/domain/client.js"
 import type { Scope } from "../../../src/domain/apiKey.js"
-import { Service, ServiceCreate, ServiceUpdate } from "../../../src/domain/service.js"
-import { Staff, StaffCreate, StaffUpdate } from "../../../src/domain/staff.js"
+import { PublicService, Service, ServiceCreate, ServiceUpdate } from "../../../src/domain/service.js"
+import { PublicStaff, Staff, StaffCreate, StaffUpdate } from "../../../src/domain/staff.js"
 import { ServiceListParams } from "../../../src/Services.js"
 import { StaffListParams } from "../../../src/Staff.js"
 import { doc, key } from "./access.js"
@@ -14,13 +14,19 @@ import { ResourceInUseProblem } from "./problems.js"
 import { queryOf } from "./query.js"
 import { Authentication } from "./security.js"
 
+/** What the reads of services answer: a secret key the service, a publishable key its public view. */
+export const ShownService = Schema.Union(Service, PublicService)
+/** What the reads of staff answer: a secret key the staff member, a publishable key their public view. */
+export const ShownStaff = Schema.Union(Staff, PublicStaff)
+
 /** The five CRUD endpoints of one resource, from its core schemas. */
 const crud = <
   const Name extends string,
   R extends Schema.Schema.AnyNoContext,
   C extends Schema.Schema.AnyNoContext,
   U extends Schema.Schema.AnyNoContext,
-  L extends Schema.Struct.Fields
+  L extends Schema.Struct.Fields,
+  S extends Schema.Schema.AnyNoContext = R
 >(options: {
   readonly name: Name
   readonly path: `/${string}`
@@ -31,17 +37,19 @@ const crud = <
   readonly list: Schema.Struct<L>
   readonly read: Scope
   readonly write: Scope
-  readonly publishableReads: boolean
+  /** What the reads answer when publishable keys may read too: `resource` or their view of it. */
+  readonly shown?: S
 }) => {
   const { label, path } = options
-  const read = key(options.read, { publishable: options.publishableReads })
+  const shown = options.shown ?? options.resource
+  const read = key(options.read, { publishable: options.shown !== undefined })
   const write = key(options.write)
   const id = `${path}/:id` as const
   return HttpApiGroup.make(options.name)
     .add(
       HttpApiEndpoint.get("list", path)
         .setUrlParams(queryOf(options.list))
-        .addSuccess(pageOf(options.resource, `${label}List`))
+        .addSuccess(pageOf(shown, `${label}List`))
         .annotateContext(doc(`List ${options.name}`, read))
     )
     .add(
@@ -53,7 +61,7 @@ const crud = <
     .add(
       HttpApiEndpoint.get("get", id)
         .setPath(IdPath)
-        .addSuccess(options.resource)
+        .addSuccess(shown)
         .annotateContext(doc(`Read a ${label.toLowerCase()}`, read))
     )
     .add(
@@ -83,7 +91,7 @@ export const ServicesGroup = crud({
   list: ServiceListParams,
   read: "services:read",
   write: "services:write",
-  publishableReads: true
+  shown: ShownService
 }).annotate(OpenApi.Title, "Services")
   .annotate(OpenApi.Description, "What can be booked: duration, buffers, capacity, notice, price and the staff who provide it.")
 
@@ -97,7 +105,7 @@ export const StaffGroup = crud({
   list: StaffListParams,
   read: "staff:read",
   write: "staff:write",
-  publishableReads: true
+  shown: ShownStaff
 }).annotate(OpenApi.Title, "Staff")
   .annotate(OpenApi.Description, "The people who provide services, each with a time zone for their working hours.")
 
@@ -110,7 +118,6 @@ export const ClientsGroup = crud({
   update: ClientUpdate,
   list: ClientListParams,
   read: "clients:read",
-  write: "clients:write",
-  publishableReads: false
+  write: "clients:write"
 }).annotate(OpenApi.Title, "Clients")
   .annotate(OpenApi.Description, "The people who book, with their contact details.")

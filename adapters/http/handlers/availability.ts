@@ -2,7 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Availability } from "../../../src/Availability.js"
 import { SlotwiseApi } from "../api.js"
-import { asTenant } from "./security.js"
+import { asAudience, asTenant } from "./security.js"
 
 const write = { uninterruptible: true } as const
 
@@ -12,7 +12,7 @@ export const AvailabilityLive = HttpApiBuilder.group(SlotwiseApi, "availability"
     return handlers
       .handle("slots", ({ urlParams }) => asTenant(availability.slots(urlParams)))
       .handle("explain", ({ urlParams }) => asTenant(availability.explain(urlParams)))
-      .handle("createHold", ({ payload }) => asTenant(availability.hold(payload)), write)
+      .handle("createHold", ({ payload }) => asAudience(availability.hold(payload), (visitor) => availability.hold(payload, visitor)), write)
       .handle("getHold", ({ path }) => asTenant(availability.getHold(path.id)))
       .handle("releaseHold", ({ path }) => asTenant(availability.releaseHold(path.id)), write)
       .handle("list", ({ urlParams }) => asTenant(availability.list(urlParams)))

@@ -2,7 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Bookings } from "../../../src/Bookings.js"
 import { SlotwiseApi } from "../api.js"
-import { asTenant } from "./security.js"
+import { asAudience, asTenant } from "./security.js"
 
 const write = { uninterruptible: true } as const
 
@@ -11,7 +11,7 @@ export const BookingsLive = HttpApiBuilder.group(SlotwiseApi, "bookings", (handl
     const bookings = yield* Bookings
     return handlers
       .handle("list", ({ urlParams }) => asTenant(bookings.list(urlParams)))
-      .handle("create", ({ payload }) => asTenant(bookings.create(payload)), write)
+      .handle("create", ({ payload }) => asAudience(bookings.create(payload), () => bookings.createForVisitor(payload)), write)
       .handle("get", ({ path }) => asTenant(bookings.get(path.id)))
       .handle("update", ({ path, payload }) => asTenant(bookings.update(path.id, payload)), write)
       .handle("delete", ({ path }) => asTenant(bookings.delete(path.id)), write)

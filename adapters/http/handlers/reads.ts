@@ -9,11 +9,10 @@ import { Clients } from "../../../src/Clients.js"
 import { AvailabilityRule } from "../../../src/domain/availability.js"
 import { Booking } from "../../../src/domain/booking.js"
 import { Client } from "../../../src/domain/client.js"
-import { Service } from "../../../src/domain/service.js"
-import { Staff as StaffMember } from "../../../src/domain/staff.js"
 import { Services } from "../../../src/Services.js"
 import { Staff } from "../../../src/Staff.js"
 import { SlotwiseApi } from "../api.js"
+import { ShownService, ShownStaff } from "../contract/resources.js"
 import { directRead, makeDirectReadLane } from "../directReads.js"
 
 export const directReads = Effect.gen(function*() {
@@ -25,8 +24,9 @@ export const directReads = Effect.gen(function*() {
   return [
     directRead("bookings", "get", Booking, bookings.get),
     directRead("clients", "get", Client, clients.get),
-    directRead("services", "get", Service, services.get),
-    directRead("staff", "get", StaffMember, staff.get),
+    // The lane serves secret keys only, so these encode the first member: the whole resource.
+    directRead("services", "get", ShownService, services.get),
+    directRead("staff", "get", ShownStaff, staff.get),
     directRead("availability", "get", AvailabilityRule, availability.get)
   ]
 })

@@ -9,6 +9,7 @@ import { Effect } from "effect"
 import type { Principal } from "../../../src/ApiKeys.js"
 import { IdempotencySecretWithheld } from "../../../src/domain/errors.js"
 import { type Idempotency, parseIdempotencyKey, type StoredResponse } from "../../../src/Idempotency.js"
+import { type Visitor, visitorIdempotencyKey } from "../../../src/domain/visitor.js"
 import { Tenant } from "../../../src/ports/tenant.js"
 import { responseOfCause } from "./problem.js"
 
@@ -68,6 +69,8 @@ export interface IdempotentRequest {
   readonly path: string
   readonly body: unknown
   readonly principal: Principal
+  /** The visitor a publishable key acts for: its keys are kept apart from the account's. */
+  readonly visitor?: Visitor | undefined
 }
 
 /** Runs `run` at most once per key and request; repeats get its kept response. */
@@ -76,7 +79,8 @@ export const makeIdempotent = (idempotency: Idempotency) =>
     const tenant = request.principal.tenant
     const asTenant = <A, E2>(effect: Effect.Effect<A, E2, Tenant>) => Effect.provideService(effect, Tenant, tenant)
     return Effect.gen(function*() {
-      const key = yield* parseIdempotencyKey(request.header)
+      const parsed = yield* parseIdempotencyKey(request.header)
+      const key = request.visitor === undefined ? parsed : visitorIdempotencyKey(request.visitor, parsed)
       const fingerprint = yield* idempotency.fingerprint(request.method, request.path, request.body)
       const claim = yield* asTenant(idempotency.begin(key, fingerprint))
       if (claim._tag === "Replay") return yield* replay(claim.response)

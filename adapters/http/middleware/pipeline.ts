@@ -6,7 +6,8 @@
  *  1. strip the mount prefix; answer CORS preflights (cors.ts);
  *  2. find the route (routes.ts; 404 / 405 come after counting the request);
  *  3. authenticate: the bearer becomes a `Caller` (authenticate.ts);
- *  4. count the request against its credential, else its client address (ratelimit.ts);
+ *  4. count the request against its credential (a publishable key's per client address), else
+ *     its client address (ratelimit.ts);
  *  5. decide access: 401, 403 scope, publishable key, origin (the core's `decideAccess`);
  *  6. read and check the body: 415, 413, 400 (body.ts);
  *  7. replay or claim an `Idempotency-Key` on POSTs (idempotency.ts);
@@ -15,7 +16,7 @@
 import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, FiberRef, Option } from "effect"
 import { Accounts } from "../../../src/Accounts.js"
-import { type Caller, corsOrigin, decideAccess } from "../../../src/auth/access.js"
+import { type Caller, corsOrigin, decideAccess, visitorOf } from "../../../src/auth/access.js"
 import { Authenticator } from "../../../src/auth/Authenticator.js"
 import { NotFound } from "../../../src/domain/errors.js"
 import { Domains } from "../../../src/Domains.js"
@@ -110,9 +111,11 @@ export const makePipeline = (options: PipelineOptions = {}) =>
 
           // 3. Who is calling.
           caller = yield* authenticate(headers.authorization, rule)
+          const principal = caller._tag === "Authenticated" ? caller.principal : undefined
+          const visitor = principal === undefined ? undefined : visitorOf(principal, address)
 
           // 4. Count the request; every response from here on carries the figures.
-          const counted = yield* countRequest(limiter, policyOf(caller, address))
+          const counted = yield* countRequest(limiter, policyOf(caller, address, visitor))
           const from = yield* browserOrigin(caller, headers)
           const allowedOrigin = corsOrigin(caller, from.origin, from.domainOwner)
           if (allowedOrigin !== undefined) addCorsHeaders(counted.headers, allowedOrigin)
@@ -129,19 +132,18 @@ export const makePipeline = (options: PipelineOptions = {}) =>
 
           // 6. The body.
           const body = yield* readBody(request, method, path)
-          const principal = caller._tag === "Authenticated" ? caller.principal : undefined
           // Each request runs in a fiber of its own, so setting the FiberRef (rather than
           // `Effect.locally`, a release step per request) cannot leak into another request;
           // the request is provided again only when the body step replaced it.
           const run = Effect.zipRight(
-            FiberRef.set(currentAuth, { principal, operator: caller._tag === "Operator" }),
+            FiberRef.set(currentAuth, { principal, operator: caller._tag === "Operator", visitor }),
             body.request === original ? app : Effect.provideService(app, HttpServerRequest.HttpServerRequest, body.request)
           )
 
           // 7. Idempotency, 8. the route.
           const idempotencyKey = headers["idempotency-key"]
           if (method === "POST" && principal !== undefined && idempotencyKey !== undefined) {
-            return yield* idempotent({ header: idempotencyKey, method, path, body: body.value, principal }, run)
+            return yield* idempotent({ header: idempotencyKey, method, path, body: body.value, principal, visitor }, run)
           }
           return yield* run
         })

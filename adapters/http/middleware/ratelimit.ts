@@ -1,20 +1,23 @@
 /**
  * Rate-limit step: count the request against its credential (the key's id, the operator's
- * own counter) or, without one, its client address; every response from here on carries
- * the figures, and an exhausted quota is a 429.
+ * own counter; a publishable key's per client address) or, without one, its client address;
+ * every response from here on carries the figures, and an exhausted quota is a 429.
  */
 import { Effect } from "effect"
 import type { Caller } from "../../../src/auth/access.js"
 import { RateLimited } from "../../../src/domain/errors.js"
-import { headersOf, type Policy, policyForAddress, policyForKey } from "../../../src/ratelimit/policy.js"
+import type { Visitor } from "../../../src/domain/visitor.js"
+import { headersOf, type Policy, policyForAddress, policyForKey, policyForVisitor } from "../../../src/ratelimit/policy.js"
 import type { RateLimiter } from "../../../src/ratelimit/RateLimiter.js"
 
 /** The operator's requests are counted too, generously. */
 const OPERATOR_POLICY: Policy = { key: "operator", name: "operator", limit: 100_000 }
 
-export const policyOf = (caller: Caller | undefined, address: () => string): Policy =>
+export const policyOf = (caller: Caller | undefined, address: () => string, visitor?: Visitor): Policy =>
   caller?._tag === "Authenticated"
-    ? policyForKey(caller.principal.account, caller.principal.key.id)
+    ? visitor === undefined
+      ? policyForKey(caller.principal.account, caller.principal.key.id)
+      : policyForVisitor(caller.principal.account, visitor)
     : caller?._tag === "Operator"
     ? OPERATOR_POLICY
     : policyForAddress(address())

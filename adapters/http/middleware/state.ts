@@ -2,10 +2,13 @@
 import { FiberRef } from "effect"
 import { globalValue } from "effect/GlobalValue"
 import type { Principal } from "../../../src/ApiKeys.js"
+import type { Visitor } from "../../../src/domain/visitor.js"
 
 export interface RequestAuth {
   readonly principal: Principal | undefined
   readonly operator: boolean
+  /** The visitor a publishable key acts for (its client address); undefined for other credentials. */
+  readonly visitor?: Visitor | undefined
 }
 
 export const currentAuth = globalValue(
