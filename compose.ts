@@ -15,6 +15,7 @@ import { Effect, Layer } from "effect"
 import { AccessLive } from "./adapters/http/app.js"
 import { makeHttpHandler, type MountOptions, type SlotwiseHttpHandler } from "./adapters/http/mount.js"
 import { makeServerLayer, type ServeOptions } from "./adapters/http/server.js"
+import { NodeManageLinkMacLive } from "./adapters/crypto/manageLinkMac.js"
 import { MemoryRateLimitStoreLive } from "./adapters/memory/ratelimit.js"
 import { MemoryStorageLive } from "./adapters/memory/storage.js"
 import { makeOAuthHandler } from "./adapters/oauth/server.js"
@@ -29,6 +30,7 @@ import { oauthAccessTokenCredentials } from "./src/OAuthGrants.js"
 import type { StorageFailure } from "./src/domain/errors.js"
 import type { Events } from "./src/Events.js"
 import { CoreLive } from "./src/layers.js"
+import { DEFAULT_PUBLIC_URL, fixedPublicUrl, PublicUrl, type PublicUrlService } from "./src/ports/manageLinks.js"
 import type { Storage } from "./src/ports/storage.js"
 import type { RateLimitStore } from "./src/ratelimit/store.js"
 import type { WebhookOutbox } from "./src/webhooks/Outbox.js"
@@ -102,8 +104,30 @@ export const dispatcherLayer = (
     ? Layer.empty
     : WebhookDispatcherLive(isInProcess(storage) ? { pollIntervalMs: IN_PROCESS_POLL_MS, ...options } : options)
 
-/** The core use cases with their webhook policy; still needs `Storage`. */
-export const coreLayer = (policy: WebhookPolicyOptions = {}) => CoreLive.pipe(Layer.provide(webhookPolicyLayer(policy)))
+/**
+ * Where manage links point: a fixed base URL, or one known only once the server listens
+ * (read on each link, so links made after start-up carry the listening address).
+ */
+export type PublicUrlChoice = string | PublicUrlService
+
+const publicUrlLayer = (choice: PublicUrlChoice | undefined) =>
+  Layer.succeed(PublicUrl, typeof choice === "object" ? choice : fixedPublicUrl(choice ?? DEFAULT_PUBLIC_URL))
+
+/**
+ * The core use cases with their webhook policy, manage-link MACs on Node's crypto and the
+ * public URL links point at; still needs `Storage`.
+ */
+export const coreLayer = (policy: WebhookPolicyOptions = {}, publicUrl?: PublicUrlChoice) =>
+  CoreLive.pipe(Layer.provide(Layer.mergeAll(webhookPolicyLayer(policy), NodeManageLinkMacLive, publicUrlLayer(publicUrl))))
+
+/** A public URL set once the server listens, unless `--public-url` fixed it. */
+const listeningPublicUrl = (configured: string | undefined) => {
+  let listening: string | undefined
+  const service: PublicUrlService = {
+    baseFor: () => Effect.sync(() => (configured ?? listening ?? DEFAULT_PUBLIC_URL).replace(/\/+$/, ""))
+  }
+  return { service, listen: (url: string) => void (listening = url) }
+}
 
 /**
  * The bearer credentials the API accepts: API keys, then OAuth access tokens (any other
@@ -125,6 +149,8 @@ export interface HttpServicesOptions {
   readonly rateLimitStore?: Layer.Layer<RateLimitStore, unknown> | undefined
   /** Keep rate-limit counters in the Redis at this URL (`redis://…`), shared by every process using it. */
   readonly redis?: string | undefined
+  /** The base of manage links (`{publicUrl}/manage/{token}`). */
+  readonly publicUrl?: PublicUrlChoice | undefined
 }
 
 const rateLimitStoreLayer = (options: HttpServicesOptions): Layer.Layer<RateLimitStore, unknown> =>
@@ -133,7 +159,7 @@ const rateLimitStoreLayer = (options: HttpServicesOptions): Layer.Layer<RateLimi
 
 /** Everything the HTTP handlers and the request pipeline use: the core and the access services, over storage. */
 export const httpServicesLayer = (options: HttpServicesOptions = {}) =>
-  Layer.mergeAll(coreLayer({ allowPrivate: options.allowPrivateWebhooks }), CredentialsLive.pipe(Layer.provideMerge(AccessServicesLive))).pipe(
+  Layer.mergeAll(coreLayer({ allowPrivate: options.allowPrivateWebhooks }, options.publicUrl), CredentialsLive.pipe(Layer.provideMerge(AccessServicesLive))).pipe(
     Layer.provide(rateLimitStoreLayer(options)),
     Layer.provideMerge(storageLayer(options.storage))
   )
@@ -158,18 +184,24 @@ const servingDispatcher = (options: WebhookServingOptions, storage: StorageChoic
     storage
   )
 
-export interface ServerOptions extends ServeOptions, WebhookServingOptions, HttpServicesOptions {
+export interface ServerOptions extends ServeOptions, WebhookServingOptions, Omit<HttpServicesOptions, "publicUrl"> {
   readonly storage: StorageChoice
 }
 
-/** `slotwise serve` as a layer: launch it with `Layer.launch`. */
-export const serverLayer = (options: ServerOptions) =>
-  makeServerLayer(options, {
-    services: httpServicesLayer(options),
+/** `slotwise serve` as a layer: launch it with `Layer.launch`. Manage links use `publicUrl`, else the listening address. */
+export const serverLayer = (options: ServerOptions) => {
+  const publicUrl = listeningPublicUrl(options.publicUrl)
+  const onListening = (url: string) => {
+    publicUrl.listen(url)
+    options.onListening?.(url)
+  }
+  return makeServerLayer({ ...options, onListening }, {
+    services: httpServicesLayer({ ...options, publicUrl: publicUrl.service }),
     dispatcher: servingDispatcher(options, options.storage),
     // The OAuth authorization server answers /.well-known/oauth-authorization-server and /oauth/*.
     beside: (issuer) => makeOAuthHandler({ issuer, trustProxy: options.trustProxy })
   })
+}
 
 /**
  * `webhooks` (default `true`): the handlers run the webhook dispatcher in this process, so
@@ -189,7 +221,8 @@ export interface HttpHandlerOptions extends MountOptions, WebhookServingOptions,
  */
 export const createHttpHandler = (options: HttpHandlerOptions = {}): Promise<SlotwiseHttpHandler> =>
   makeHttpHandler(options, {
-    services: httpServicesLayer(options),
+    // Manage links: `publicUrl`, else the OAuth issuer (the URL the handler is reached at).
+    services: httpServicesLayer({ ...options, publicUrl: options.publicUrl ?? options.oauth?.issuer }),
     dispatcher: servingDispatcher(options, options.storage ?? "memory"),
     beside: (issuer) => makeOAuthHandler({ issuer, trustProxy: options.trustProxy })
   })

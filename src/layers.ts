@@ -4,6 +4,7 @@ import { Availability } from "./Availability.js"
 import { Bookings } from "./Bookings.js"
 import { Clients } from "./Clients.js"
 import { Events } from "./Events.js"
+import { Manage } from "./Manage.js"
 import { Payments } from "./Payments.js"
 import { Sandbox } from "./Sandbox.js"
 import { Services } from "./Services.js"
@@ -11,7 +12,7 @@ import { Staff } from "./Staff.js"
 import { Webhooks } from "./Webhooks.js"
 import { WebhookOutbox } from "./webhooks/Outbox.js"
 
-export type CoreServices = Services | Staff | Clients | Availability | Bookings | Payments | Events | Webhooks | WebhookOutbox | Sandbox
+export type CoreServices = Services | Staff | Clients | Availability | Bookings | Payments | Events | Webhooks | WebhookOutbox | Sandbox | Manage
 
 /**
  * Every core use case over one shared event log; needs `Storage`. Webhook URLs are checked
@@ -20,8 +21,10 @@ export type CoreServices = Services | Staff | Clients | Availability | Bookings 
 export const CoreLive = Layer.mergeAll(
   Services.Default,
   Staff.Default,
-  Availability.Default,
-  Bookings.Default.pipe(Layer.provideMerge(Layer.merge(Clients.Default, Payments.Default))),
+  Manage.Default.pipe(Layer.provideMerge(Layer.merge(
+    Availability.Default,
+    Bookings.Default.pipe(Layer.provideMerge(Layer.merge(Clients.Default, Payments.Default)))
+  ))),
   Webhooks.Default.pipe(Layer.provideMerge(WebhookOutbox.Default)),
   Sandbox.Default
 ).pipe(Layer.provideMerge(Events.Default))

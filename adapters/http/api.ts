@@ -14,6 +14,7 @@ import { AdminUsersGroup } from "./contract/adminUsers.js"
 import { AvailabilityGroup } from "./contract/availability.js"
 import { BookingsGroup } from "./contract/bookings.js"
 import { EventsGroup } from "./contract/events.js"
+import { ManageGroup, ManageLinksGroup } from "./contract/manage.js"
 import { OAuthClientsGroup, OAuthGrantsGroup } from "./contract/oauth.js"
 import {
   BadRequestProblem,
@@ -48,6 +49,8 @@ export class SlotwiseApi extends HttpApi.make("slotwise")
   .add(ClientsGroup)
   .add(AvailabilityGroup)
   .add(BookingsGroup)
+  .add(ManageLinksGroup)
+  .add(ManageGroup)
   .add(EventsGroup)
   .add(WebhooksGroup)
   .add(SandboxGroup)

@@ -24,6 +24,8 @@ export class SlotUnavailable extends Schema.TaggedError<SlotUnavailable>()("Slot
 export class OutsideAvailability extends Schema.TaggedError<OutsideAvailability>()("OutsideAvailability", unbookable) {}
 export class InvalidTransition extends Schema.TaggedError<InvalidTransition>()("InvalidTransition", detail) {}
 export class ResourceInUse extends Schema.TaggedError<ResourceInUse>()("ResourceInUse", detail) {}
+/** A client acting through a manage link too close to the start (the service's cancellation notice). */
+export class NoticePeriodPassed extends Schema.TaggedError<NoticePeriodPassed>()("NoticePeriodPassed", detail) {}
 export class HoldExpired extends Schema.TaggedError<HoldExpired>()("HoldExpired", detail) {}
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", detail) {}
 export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", detail) {}
@@ -52,6 +54,7 @@ export type SlotwiseFailure =
   | InvalidTransition
   | ResourceInUse
   | HoldExpired
+  | NoticePeriodPassed
   | Unauthorized
   | Forbidden
   | RateLimited
@@ -77,6 +80,7 @@ export const ErrorCatalog: { readonly [K in SlotwiseFailure["_tag"]]: ErrorInfo 
   InvalidTransition: { code: "invalid_transition", status: 409, title: "Invalid status transition" },
   ResourceInUse: { code: "resource_in_use", status: 409, title: "Resource in use" },
   HoldExpired: { code: "hold_expired", status: 409, title: "Hold expired" },
+  NoticePeriodPassed: { code: "notice_period_passed", status: 409, title: "Notice period passed" },
   Unauthorized: { code: "unauthorized", status: 401, title: "Unauthorized" },
   Forbidden: { code: "forbidden", status: 403, title: "Forbidden" },
   RateLimited: { code: "rate_limited", status: 429, title: "Too many requests" },

@@ -18,6 +18,7 @@ import {
   InvalidReference,
   InvalidTransition,
   NotFound,
+  NoticePeriodPassed,
   OutsideAvailability,
   PROBLEM_TYPE_BASE,
   type Problem,
@@ -123,6 +124,7 @@ export const OutsideAvailabilityProblem = core(OutsideAvailability, "OutsideAvai
 export const InvalidTransitionProblem = core(InvalidTransition, "InvalidTransition")
 export const ResourceInUseProblem = core(ResourceInUse, "ResourceInUse")
 export const HoldExpiredProblem = core(HoldExpired, "HoldExpired")
+export const NoticePeriodPassedProblem = core(NoticePeriodPassed, "NoticePeriodPassed")
 export const UnauthorizedProblem = core(Unauthorized, "Unauthorized")
 export const ForbiddenProblem = core(Forbidden, "Forbidden")
 export const RateLimitedProblem = core(RateLimited, "RateLimited")

@@ -6,6 +6,7 @@ import { AdminUsersLive } from "./adminUsers.js"
 import { AvailabilityLive } from "./availability.js"
 import { BookingsLive } from "./bookings.js"
 import { EventsLive } from "./events.js"
+import { ManageLinksLive, ManageLive } from "./manage.js"
 import { OAuthClientsLive, OAuthGrantsLive } from "./oauth.js"
 import { ClientsLive, ServicesLive, StaffLive } from "./resources.js"
 import { SandboxLive } from "./sandbox.js"
@@ -23,6 +24,8 @@ export const HandlersLive = Layer.mergeAll(
   ClientsLive,
   AvailabilityLive,
   BookingsLive,
+  ManageLinksLive,
+  ManageLive,
   EventsLive,
   WebhooksLive,
   SandboxLive,

@@ -11,6 +11,7 @@ import { Booking } from "../../../src/domain/booking.js"
 import { Client } from "../../../src/domain/client.js"
 import { Service } from "../../../src/domain/service.js"
 import { Staff as StaffMember } from "../../../src/domain/staff.js"
+import { Manage } from "../../../src/Manage.js"
 import { Services } from "../../../src/Services.js"
 import { Staff } from "../../../src/Staff.js"
 import { SlotwiseApi } from "../api.js"
@@ -22,8 +23,10 @@ export const directReads = Effect.gen(function*() {
   const services = yield* Services
   const staff = yield* Staff
   const availability = yield* Availability
+  const manage = yield* Manage
   return [
-    directRead("bookings", "get", Booking, bookings.get),
+    // Only secret keys and OAuth tokens take the lane (bookings:read): the read carries the manage link.
+    directRead("bookings", "get", Booking, (id) => Effect.flatMap(bookings.get(id), manage.withManageUrl)),
     directRead("clients", "get", Client, clients.get),
     directRead("services", "get", Service, services.get),
     directRead("staff", "get", StaffMember, staff.get),

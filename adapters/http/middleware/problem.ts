@@ -100,6 +100,7 @@ export const responseOfCause = (
     const error: unknown = Option.isSome(failure) ? failure.value : Cause.squash(cause)
     if (isSlotwiseFailure(error) && error._tag !== "StorageFailure") {
       const headers: Record<string, string> = {}
+      if (error._tag === "RateLimited") headers["retry-after"] = String(error.retry_after_seconds)
       if (error._tag === "Unauthorized") {
         headers["www-authenticate"] = presentedCredential
           ? 'Bearer realm="slotwise", error="invalid_token"'

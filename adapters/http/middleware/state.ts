@@ -6,9 +6,11 @@ import type { Principal } from "../../../src/ApiKeys.js"
 export interface RequestAuth {
   readonly principal: Principal | undefined
   readonly operator: boolean
+  /** The client address the request is counted under (X-Forwarded-For only behind a trusted proxy). */
+  readonly address: () => string
 }
 
 export const currentAuth = globalValue(
   Symbol.for("slotwise/http/currentAuth"),
-  () => FiberRef.unsafeMake<RequestAuth>({ principal: undefined, operator: false })
+  () => FiberRef.unsafeMake<RequestAuth>({ principal: undefined, operator: false, address: () => "unknown" })
 )

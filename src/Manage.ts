@@ -1,0 +1,241 @@
+/**
+ * Manage links (docs/api.md §10): the account's side (a booking's link, rotating it, links on
+ * booking reads) and the client's side (the booking as the client sees it, free slots, cancel,
+ * reschedule), where the token is the only credential. The client's actions follow the same
+ * rules and atomic checks as the account's (they run Bookings' own), plus the service's
+ * cancellation notice, checked in the same transaction.
+ */
+import { Effect, Option } from "effect"
+import { Availability } from "./Availability.js"
+import { SYSTEM_TENANT } from "./auth/collections.js"
+import { Bookings } from "./Bookings.js"
+import type { Booking } from "./domain/booking.js"
+import { InvalidTransition, NotFound, NoticePeriodPassed, type StorageFailure } from "./domain/errors.js"
+import {
+  clientRefusal,
+  type DeploymentSecret,
+  formatToken,
+  MAC_BYTES,
+  MANAGE_LINK_SECRET_ID,
+  ManageCancel,
+  type ManagedBooking,
+  type ManageLink,
+  ManageReschedule,
+  ManageSlotQuery,
+  macMessage,
+  manageVersionOf,
+  parseToken,
+  SECRET_BYTES
+} from "./domain/manageLink.js"
+import type { Service } from "./domain/service.js"
+import { Events } from "./Events.js"
+import { currentStamp, findOr404 } from "./internal/resources.js"
+import { decodeInput } from "./internal/validation.js"
+import { BookingsCollection, ClientsCollection, DeploymentSecretsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
+import { base64url, fromBase64url, ManageLinkMac, PublicUrl } from "./ports/manageLinks.js"
+import { Storage } from "./ports/storage.js"
+import { Tenant, type TenantId } from "./ports/tenant.js"
+
+/** One answer for every token that does not open a booking: unknown, rotated, malformed, foreign. */
+const unknownLink = () => new NotFound({ detail: "no booking for this manage link" })
+
+
+/** The booking a verified token opened, and its tenant. */
+export interface OpenedLink {
+  readonly tenant: TenantId
+  readonly booking: Booking
+}
+
+export class Manage extends Effect.Service<Manage>()("slotwise/Manage", {
+  effect: Effect.gen(function*() {
+    const storage = yield* Storage
+    const events = yield* Events
+    const bookingUseCases = yield* Bookings
+    const availability = yield* Availability
+    // Read once, when the layer is built: the composition root provides them to the layer.
+    const mac = yield* ManageLinkMac
+    const publicUrl = yield* PublicUrl
+    const bookings = storage.collection(BookingsCollection)
+    const services = storage.collection(ServicesCollection)
+    const staff = storage.collection(StaffCollection)
+    const clients = storage.collection(ClientsCollection)
+    const secrets = storage.collection(DeploymentSecretsCollection)
+    const findBooking = findOr404(bookings, "booking")
+    const decodeSlots = decodeInput(ManageSlotQuery)
+    const decodeCancel = decodeInput(ManageCancel)
+    const decodeReschedule = decodeInput(ManageReschedule)
+    const system = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, Tenant, SYSTEM_TENANT)
+
+    let cachedKey: Uint8Array | undefined
+    /**
+     * The deployment's MAC key: created once for every instance sharing the storage. An insert
+     * that loses the race to another instance fails; both then read back the one that won. Its
+     * value never leaves this closure (no log, response or event carries it).
+     */
+    const deploymentKey: Effect.Effect<Uint8Array, StorageFailure> = Effect.suspend(() => {
+      if (cachedKey !== undefined) return Effect.succeed(cachedKey)
+      const readBack = Effect.map(system(secrets.get(MANAGE_LINK_SECRET_ID)), Option.map((s) => s.secret))
+      return Effect.gen(function*() {
+        let secret = Option.getOrUndefined(yield* readBack)
+        if (secret === undefined) {
+          const bytes = new Uint8Array(SECRET_BYTES)
+          globalThis.crypto.getRandomValues(bytes)
+          const record: DeploymentSecret = {
+            id: MANAGE_LINK_SECRET_ID,
+            secret: base64url(bytes),
+            created_at: (yield* currentStamp).iso
+          }
+          const inserted = yield* Effect.either(system(secrets.insert(record)))
+          const stored = Option.getOrUndefined(yield* readBack)
+          if (stored === undefined) return yield* (inserted._tag === "Left" ? Effect.fail(inserted.left) : Effect.die("secret vanished"))
+          secret = stored
+        }
+        cachedKey = fromBase64url(secret)
+        return cachedKey
+      })
+    })
+
+    const macFor = (tenant: TenantId, booking: Booking) =>
+      Effect.flatMap(deploymentKey, (key) => mac.sign(key, macMessage(tenant, booking.id, manageVersionOf(booking)), MAC_BYTES))
+
+    /** The link of a booking as it is now (its current `manage_version`). */
+    const linkOf = (booking: Booking): Effect.Effect<ManageLink, StorageFailure, Tenant> =>
+      Effect.gen(function*() {
+        const tenant = yield* Tenant
+        const token = formatToken(tenant, booking.id, yield* macFor(tenant, booking))
+        const base = yield* publicUrl.baseFor(tenant)
+        return { url: `${base}/manage/${token}`, token }
+      })
+
+    /** The booking with its `manage_url` and `manage_version`: for reads by the account only. */
+    const withManageUrl = (booking: Booking): Effect.Effect<Booking, StorageFailure, Tenant> =>
+      Effect.map(linkOf(booking), (link) => ({ ...booking, manage_version: manageVersionOf(booking), manage_url: link.url }))
+
+    const withManageUrls = <P extends { readonly data: ReadonlyArray<Booking> }>(page: P) =>
+      Effect.map(Effect.forEach(page.data, withManageUrl), (data) => ({ ...page, data }))
+
+    /** `bookings.manageLink(id)`: the booking's current link. */
+    const manageLink = (id: string) => Effect.flatMap(findBooking(id), linkOf)
+
+    /**
+     * Bumps the booking's `manage_version`: every earlier link stops working at once, on every
+     * instance (each check reads the version). Records `booking.updated`.
+     */
+    const rotate = (id: string) =>
+      Effect.flatMap(
+        events.mutate(Effect.gen(function*() {
+          const current = yield* findBooking(id)
+          const next: Booking = { ...current, manage_version: manageVersionOf(current) + 1, updated_at: (yield* currentStamp).iso }
+          yield* bookings.update(next)
+          yield* events.record("booking.updated", next, { previous: current })
+          return next
+        })),
+        withManageUrl
+      )
+
+    /**
+     * The booking a token opens: its shape, then the booking it names in the tenant it names,
+     * then the MAC over the booking's current version. Each failure is the same `not_found`.
+     */
+    const open = (token: string): Effect.Effect<OpenedLink, NotFound | StorageFailure> => {
+      const claim = parseToken(token)
+      if (claim === undefined) return Effect.fail(unknownLink())
+      return Effect.gen(function*() {
+        const booking = Option.getOrUndefined(yield* bookings.get(claim.booking_id))
+        if (booking === undefined) return yield* unknownLink()
+        const key = yield* deploymentKey
+        const valid = yield* mac.verify(key, macMessage(claim.tenant, booking.id, manageVersionOf(booking)), claim.mac, MAC_BYTES)
+        if (!valid) return yield* unknownLink()
+        return { tenant: claim.tenant, booking }
+      }).pipe(Effect.provideService(Tenant, claim.tenant))
+    }
+
+    /** Runs `effect` as the tenant of the booking `token` opens (read in the same transaction when writing). */
+    const asOpened = <A, E, R>(token: string, effect: (opened: OpenedLink) => Effect.Effect<A, E, R>) =>
+      Effect.flatMap(open(token), (opened) => Effect.provideService(effect(opened), Tenant, opened.tenant))
+
+    const serviceOf = (booking: Booking) => Effect.flatMap(services.get(booking.service_id), (found) =>
+      Option.match(found, { onNone: () => Effect.fail(unknownLink()), onSome: Effect.succeed<Service> }))
+
+    const viewOf = (booking: Booking) =>
+      Effect.gen(function*() {
+        const service = yield* serviceOf(booking)
+        const member = Option.getOrUndefined(yield* staff.get(booking.staff_id))
+        const client = Option.getOrUndefined(yield* clients.get(booking.client_id))
+        const now = (yield* currentStamp).ms
+        const cancelRefusal = clientRefusal("cancel", booking, service, now) ?? null
+        const rescheduleRefusal = clientRefusal("reschedule", booking, service, now) ?? null
+        const answers = (booking as { readonly answers?: ManagedBooking["answers"] }).answers
+        const view: ManagedBooking = {
+          object: "managed_booking",
+          id: booking.id,
+          status: booking.status,
+          start: booking.start,
+          end: booking.end,
+          time_zone: client?.time_zone ?? member?.time_zone ?? "UTC",
+          service: {
+            name: service.name,
+            duration_minutes: service.duration_minutes,
+            cancellation_notice_minutes: service.cancellation_notice_minutes ?? 0
+          },
+          staff: { name: member?.name ?? "" },
+          client: { name: client?.name ?? "" },
+          ...(answers !== undefined ? { answers } : {}),
+          cancellation_reason: booking.cancellation_reason,
+          can_cancel: cancelRefusal === null,
+          can_reschedule: rescheduleRefusal === null,
+          cancel_refusal: cancelRefusal,
+          reschedule_refusal: rescheduleRefusal
+        }
+        return view
+      })
+
+    /** Refuses the client's action when the status rules or the cancellation notice forbid it. */
+    const ensureClientMay = (action: "cancel" | "reschedule", booking: Booking) =>
+      Effect.gen(function*() {
+        const service = yield* serviceOf(booking)
+        const refusal = clientRefusal(action, booking, service, (yield* currentStamp).ms)
+        if (refusal === undefined) return
+        return yield* (refusal.code === "notice_period_passed"
+          ? new NoticePeriodPassed({ detail: refusal.detail })
+          : new InvalidTransition({ detail: refusal.detail }))
+      })
+
+    const get = (token: string) => asOpened(token, ({ booking }) => viewOf(booking))
+
+    /** Free starts of the booking's own service and staff member. */
+    const slots = (token: string, query: ManageSlotQuery) =>
+      Effect.flatMap(decodeSlots(query), (range) =>
+        asOpened(token, ({ booking }) =>
+          availability.slots({
+            service_id: booking.service_id,
+            staff_id: booking.staff_id,
+            start: range.start,
+            end: range.end
+          })))
+
+    /**
+     * A client's write: the key is read first, outside the transaction (its first read may
+     * insert it), then the token is checked inside, with the booking it acts on.
+     */
+    const clientWrite = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.zipRight(deploymentKey, events.mutate(effect))
+
+    const cancel = (token: string, input: ManageCancel = {}) =>
+      Effect.flatMap(decodeCancel(input), ({ reason }) =>
+        clientWrite(asOpened(token, ({ booking }) =>
+          Effect.zipRight(
+            ensureClientMay("cancel", booking),
+            Effect.flatMap(bookingUseCases.cancel(booking.id, { reason: reason ?? null }, "client"), viewOf)
+          ))))
+
+    const reschedule = (token: string, input: ManageReschedule) =>
+      Effect.flatMap(decodeReschedule(input), ({ start }) =>
+        clientWrite(asOpened(token, ({ booking }) =>
+          Effect.zipRight(
+            ensureClientMay("reschedule", booking),
+            Effect.flatMap(bookingUseCases.reschedule(booking.id, { start }, "client"), viewOf)
+          ))))
+
+    return { manageLink, rotate, withManageUrl, withManageUrls, open, get, slots, cancel, reschedule } as const
+  })
+}) {}
