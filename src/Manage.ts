@@ -25,7 +25,8 @@ import {
   macMessage,
   manageVersionOf,
   parseToken,
-  SECRET_BYTES
+  SECRET_BYTES,
+  UNKNOWN_LINK_DETAIL
 } from "./domain/manageLink.js"
 import type { Service } from "./domain/service.js"
 import { Events } from "./Events.js"
@@ -37,7 +38,7 @@ import { Storage } from "./ports/storage.js"
 import { Tenant, type TenantId } from "./ports/tenant.js"
 
 /** One answer for every token that does not open a booking: unknown, rotated, malformed, foreign. */
-const unknownLink = () => new NotFound({ detail: "no booking for this manage link" })
+const unknownLink = () => new NotFound({ detail: UNKNOWN_LINK_DETAIL })
 
 
 /** The booking a verified token opened, and its tenant. */

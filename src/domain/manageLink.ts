@@ -24,6 +24,10 @@ const MAC_CHARS = 32
 const TOKEN = new RegExp(`^(${ULID})\\.(${ULID})\\.([tl])([A-Za-z0-9_-]{${MAC_CHARS}})$`)
 export const MAX_TOKEN_LENGTH = 26 + 1 + 26 + 1 + 1 + MAC_CHARS
 
+/** The one answer for every token that opens no booking: unknown, rotated, malformed, foreign. */
+export const UNKNOWN_LINK_DETAIL = "no booking for this manage link"
+export const MANAGE_PATH = "/v1/manage/"
+
 /** The booking a token names, and the MAC it claims; the MAC is still to be checked. */
 export interface TokenClaim {
   readonly booking_id: string
