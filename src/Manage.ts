@@ -7,40 +7,31 @@
  */
 import { Effect, Option } from "effect"
 import { Availability } from "./Availability.js"
-import { SYSTEM_TENANT } from "./auth/collections.js"
 import { Bookings } from "./Bookings.js"
 import type { Booking } from "./domain/booking.js"
 import { InvalidTransition, NotFound, NoticePeriodPassed, type StorageFailure } from "./domain/errors.js"
 import {
   clientRefusal,
-  type DeploymentSecret,
-  formatToken,
-  MAC_BYTES,
-  MANAGE_LINK_SECRET_ID,
   ManageCancel,
   type ManagedBooking,
   type ManageLink,
   ManageReschedule,
   ManageSlotQuery,
-  macMessage,
   manageVersionOf,
   parseToken,
-  SECRET_BYTES,
   UNKNOWN_LINK_DETAIL
 } from "./domain/manageLink.js"
 import type { Service } from "./domain/service.js"
 import { Events } from "./Events.js"
 import { currentStamp, findOr404 } from "./internal/resources.js"
 import { decodeInput } from "./internal/validation.js"
-import { BookingsCollection, ClientsCollection, DeploymentSecretsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
-import { base64url, fromBase64url, ManageLinkMac, PublicUrl } from "./ports/manageLinks.js"
+import { makeManageLinks } from "./ManageLinks.js"
+import { BookingsCollection, ClientsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
 import { Storage } from "./ports/storage.js"
 import { Tenant, type TenantId } from "./ports/tenant.js"
 
 /** One answer for every token that does not open a booking: unknown, rotated, malformed, foreign. */
 const unknownLink = () => new NotFound({ detail: UNKNOWN_LINK_DETAIL })
-
-
 /** The booking a verified token opened, and its tenant. */
 export interface OpenedLink {
   readonly tenant: TenantId
@@ -53,64 +44,23 @@ export class Manage extends Effect.Service<Manage>()("slotwise/Manage", {
     const events = yield* Events
     const bookingUseCases = yield* Bookings
     const availability = yield* Availability
-    // Read once, when the layer is built: the composition root provides them to the layer.
-    const mac = yield* ManageLinkMac
-    const publicUrl = yield* PublicUrl
+    const links = yield* makeManageLinks
     const bookings = storage.collection(BookingsCollection)
     const services = storage.collection(ServicesCollection)
     const staff = storage.collection(StaffCollection)
     const clients = storage.collection(ClientsCollection)
-    const secrets = storage.collection(DeploymentSecretsCollection)
     const findBooking = findOr404(bookings, "booking")
     const decodeSlots = decodeInput(ManageSlotQuery)
     const decodeCancel = decodeInput(ManageCancel)
     const decodeReschedule = decodeInput(ManageReschedule)
-    const system = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, Tenant, SYSTEM_TENANT)
 
-    let cachedKey: Uint8Array | undefined
-    /**
-     * The deployment's MAC key: created once for every instance sharing the storage. An insert
-     * that loses the race to another instance fails; both then read back the one that won. Its
-     * value never leaves this closure (no log, response or event carries it).
-     */
-    const deploymentKey: Effect.Effect<Uint8Array, StorageFailure> = Effect.suspend(() => {
-      if (cachedKey !== undefined) return Effect.succeed(cachedKey)
-      const readBack = Effect.map(system(secrets.get(MANAGE_LINK_SECRET_ID)), Option.map((s) => s.secret))
-      return Effect.gen(function*() {
-        let secret = Option.getOrUndefined(yield* readBack)
-        if (secret === undefined) {
-          const bytes = new Uint8Array(SECRET_BYTES)
-          globalThis.crypto.getRandomValues(bytes)
-          const record: DeploymentSecret = {
-            id: MANAGE_LINK_SECRET_ID,
-            secret: base64url(bytes),
-            created_at: (yield* currentStamp).iso
-          }
-          const inserted = yield* Effect.either(system(secrets.insert(record)))
-          const stored = Option.getOrUndefined(yield* readBack)
-          if (stored === undefined) return yield* (inserted._tag === "Left" ? Effect.fail(inserted.left) : Effect.die("secret vanished"))
-          secret = stored
-        }
-        cachedKey = fromBase64url(secret)
-        return cachedKey
-      })
-    })
-
-    const macFor = (tenant: TenantId, booking: Booking) =>
-      Effect.flatMap(deploymentKey, (key) => mac.sign(key, macMessage(tenant, booking.id, manageVersionOf(booking)), MAC_BYTES))
-
-    /** The link of a booking as it is now (its current `manage_version`). */
+    /** The booking's link as it is now (its current `manage_version`). */
     const linkOf = (booking: Booking): Effect.Effect<ManageLink, StorageFailure, Tenant> =>
-      Effect.gen(function*() {
-        const tenant = yield* Tenant
-        const token = formatToken(tenant, booking.id, yield* macFor(tenant, booking))
-        const base = yield* publicUrl.baseFor(tenant)
-        return { url: `${base}/manage/${token}`, token }
-      })
+      Effect.flatMap(Tenant, (tenant) => links.linkIn(tenant, booking))
 
     /** The booking with its `manage_url` and `manage_version`: for reads by the account only. */
     const withManageUrl = (booking: Booking): Effect.Effect<Booking, StorageFailure, Tenant> =>
-      Effect.map(linkOf(booking), (link) => ({ ...booking, manage_version: manageVersionOf(booking), manage_url: link.url }))
+      Effect.flatMap(Tenant, (tenant) => links.withManageUrl(tenant, booking))
 
     const withManageUrls = <P extends { readonly data: ReadonlyArray<Booking> }>(page: P) =>
       Effect.map(Effect.forEach(page.data, withManageUrl), (data) => ({ ...page, data }))
@@ -144,8 +94,7 @@ export class Manage extends Effect.Service<Manage>()("slotwise/Manage", {
       return Effect.gen(function*() {
         const booking = Option.getOrUndefined(yield* bookings.get(claim.booking_id))
         if (booking === undefined) return yield* unknownLink()
-        const key = yield* deploymentKey
-        const valid = yield* mac.verify(key, macMessage(claim.tenant, booking.id, manageVersionOf(booking)), claim.mac, MAC_BYTES)
+        const valid = yield* links.verify(claim.tenant, booking, claim.mac)
         if (!valid) return yield* unknownLink()
         return { tenant: claim.tenant, booking }
       }).pipe(Effect.provideService(Tenant, claim.tenant))
@@ -219,7 +168,7 @@ export class Manage extends Effect.Service<Manage>()("slotwise/Manage", {
      * A client's write: the key is read first, outside the transaction (its first read may
      * insert it), then the token is checked inside, with the booking it acts on.
      */
-    const clientWrite = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.zipRight(deploymentKey, events.mutate(effect))
+    const clientWrite = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.zipRight(links.deploymentKey, events.mutate(effect))
 
     const cancel = (token: string, input: ManageCancel = {}) =>
       Effect.flatMap(decodeCancel(input), ({ reason }) =>
