@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Metadata, Minutes, Money, Name, ObjectType, PositiveMinutes, Text, Timestamps , optionalFields } from "./common.js"
+import { Metadata, Minutes, Money, Name, ObjectType, optional, PositiveMinutes, Text, Timestamps , optionalFields } from "./common.js"
 import { Id } from "./ids.js"
 
 /** The longest a service (and so a booking) can last. */
@@ -41,6 +41,8 @@ export const Service = Schema.Struct({
   id: Id("service"),
   object: ObjectType("service"),
   ...ServiceFields,
+  // Services stored before the field existed lack it: read as 0.
+  cancellation_notice_minutes: optional(ServiceFields.cancellation_notice_minutes),
   ...Timestamps
 }).annotations({ identifier: "Service" })
 export type Service = typeof Service.Type
