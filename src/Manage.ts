@@ -9,7 +9,7 @@ import { Effect, Option } from "effect"
 import { Availability } from "./Availability.js"
 import { Bookings } from "./Bookings.js"
 import type { Booking } from "./domain/booking.js"
-import { InvalidTransition, NotFound, NoticePeriodPassed, type StorageFailure } from "./domain/errors.js"
+import { BadRequest, InvalidTransition, NotFound, NoticePeriodPassed, type StorageFailure } from "./domain/errors.js"
 import {
   clientRefusal,
   ManageCancel,
@@ -153,7 +153,7 @@ export class Manage extends Effect.Service<Manage>()("slotwise/Manage", {
 
     const get = (token: string) => asOpened(token, ({ booking }) => viewOf(booking))
 
-    /** Free starts of the booking's own service and staff member. */
+    /** Free starts of the booking's own service and staff member. A bad range is a bad query (400). */
     const slots = (token: string, query: ManageSlotQuery) =>
       Effect.flatMap(decodeSlots(query), (range) =>
         asOpened(token, ({ booking }) =>
@@ -162,7 +162,7 @@ export class Manage extends Effect.Service<Manage>()("slotwise/Manage", {
             staff_id: booking.staff_id,
             start: range.start,
             end: range.end
-          })))
+          }))).pipe(Effect.catchTag("ValidationFailed", (e) => Effect.fail(new BadRequest({ detail: e.detail, errors: e.errors }))))
 
     /**
      * A client's write: the key is read first, outside the transaction (its first read may

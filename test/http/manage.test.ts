@@ -101,6 +101,8 @@ describe("the client's endpoints", () => {
     const slots = expectStatus(await anonymous.get(`/v1/manage/${token}/slots?start=${at(60)}&end=${at(180)}`), 200)
     expect(slots.data.map((s: any) => s.start)).toEqual([at(90), at(120), at(150)])
     expectProblem(await anonymous.get(`/v1/manage/${token}/slots?start=${at(60)}`), 400, "bad_request")
+    const tooLong = expectProblem(await anonymous.get(`/v1/manage/${token}/slots?start=${at(60)}&end=${at(63 * 24 * 60)}`), 400, "bad_request")
+    expect(tooLong.errors).toEqual([{ path: "end", message: "must be at most 62 days after start" }])
 
     const moved = expectStatus(record(await anonymous.post(`/v1/manage/${token}/reschedule`, { start: at(120) })), 200)
     expect(moved).toMatchObject({ start: at(120), status: "confirmed" })
