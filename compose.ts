@@ -20,6 +20,7 @@ import { DnsResolverLive } from "./adapters/dns/resolver.js"
 import { AccessLive } from "./adapters/http/app.js"
 import { makeHttpHandler, type MountOptions, type SlotwiseHttpHandler } from "./adapters/http/mount.js"
 import { makeServerLayer, type ServeOptions } from "./adapters/http/server.js"
+import { NodeManageLinkMacLive } from "./adapters/crypto/manageLinkMac.js"
 import { makeMemoryRateLimitStore, MemoryRateLimitStoreLive } from "./adapters/memory/ratelimit.js"
 import { MemoryStorageLive } from "./adapters/memory/storage.js"
 import { isSignInKey, makeOAuthHandler } from "./adapters/oauth/server.js"
@@ -35,6 +36,7 @@ import type { StorageFailure } from "./src/domain/errors.js"
 import { DomainSettings } from "./src/Domains.js"
 import type { Events } from "./src/Events.js"
 import { CoreLive } from "./src/layers.js"
+import { DEFAULT_PUBLIC_URL, fixedPublicUrl, PublicUrl, type PublicUrlService } from "./src/ports/manageLinks.js"
 import type { Storage } from "./src/ports/storage.js"
 import type { RateLimitStore } from "./src/ratelimit/store.js"
 import type { WebhookOutbox } from "./src/webhooks/Outbox.js"
@@ -129,9 +131,32 @@ export const domainsLayer = (options: DomainOptions = {}) =>
     })
   )
 
-/** The core use cases with their webhook policy and DNS resolver; still needs `Storage`. */
-export const coreLayer = (policy: WebhookPolicyOptions = {}, domains: DomainOptions = {}) =>
-  CoreLive.pipe(Layer.provide(Layer.merge(webhookPolicyLayer(policy), domainsLayer(domains))))
+/**
+ * Where manage links point: a fixed base URL, or one known only once the server listens
+ * (read on each link, so links made after start-up carry the listening address).
+ */
+export type PublicUrlChoice = string | PublicUrlService
+
+const publicUrlLayer = (choice: PublicUrlChoice | undefined) =>
+  Layer.succeed(PublicUrl, typeof choice === "object" ? choice : fixedPublicUrl(choice ?? DEFAULT_PUBLIC_URL))
+
+/**
+ * The core use cases with their webhook policy, DNS resolver, manage-link MACs on Node's
+ * crypto and the public URL links point at; still needs `Storage`.
+ */
+export const coreLayer = (policy: WebhookPolicyOptions = {}, domains: DomainOptions = {}, publicUrl?: PublicUrlChoice) =>
+  CoreLive.pipe(
+    Layer.provide(Layer.mergeAll(webhookPolicyLayer(policy), domainsLayer(domains), NodeManageLinkMacLive, publicUrlLayer(publicUrl)))
+  )
+
+/** A public URL set once the server listens, unless `--public-url` fixed it. */
+const listeningPublicUrl = (configured: string | undefined) => {
+  let listening: string | undefined
+  const service: PublicUrlService = {
+    baseFor: () => Effect.sync(() => (configured ?? listening ?? DEFAULT_PUBLIC_URL).replace(/\/+$/, ""))
+  }
+  return { service, listen: (url: string) => void (listening = url) }
+}
 
 /**
  * The bearer credentials the API accepts: API keys, then OAuth access tokens (any other
@@ -142,7 +167,7 @@ export const CredentialsLive = authenticatorLayer(oauthAccessTokenCredentials)
 /** Accounts, keys, idempotency, the rate limiter, and OAuth's users, clients and grants. */
 export const AccessServicesLive = Layer.mergeAll(AccessLive, OAuthServicesLive)
 
-export interface HttpServicesOptions extends DomainOptions {
+export interface HttpServicesOptions extends Omit<DomainOptions, "publicUrl"> {
   readonly storage?: StorageChoice | undefined
   /** See `WebhookPolicyOptions.allowPrivate`: applies to the URL check and to delivery. */
   readonly allowPrivateWebhooks?: boolean | undefined
@@ -153,6 +178,10 @@ export interface HttpServicesOptions extends DomainOptions {
   readonly rateLimitStore?: Layer.Layer<RateLimitStore, unknown> | undefined
   /** Keep rate-limit counters in the Redis at this URL (`redis://…`), shared by every process using it. */
   readonly redis?: string | undefined
+  /** The base of manage links (`{publicUrl}/manage/{token}`). */
+  readonly publicUrl?: PublicUrlChoice | undefined
+  /** The server's own fixed public URL, whose host no account may claim (default: `publicUrl` when a string). */
+  readonly serverPublicUrl?: string | undefined
 }
 
 const rateLimitStoreLayer = (options: HttpServicesOptions): Layer.Layer<RateLimitStore, unknown> =>
@@ -163,7 +192,11 @@ const rateLimitStoreLayer = (options: HttpServicesOptions): Layer.Layer<RateLimi
 
 /** Everything the HTTP handlers and the request pipeline use: the core and the access services, over storage. */
 export const httpServicesLayer = (options: HttpServicesOptions = {}) =>
-  Layer.mergeAll(coreLayer({ allowPrivate: options.allowPrivateWebhooks }, options), CredentialsLive.pipe(Layer.provideMerge(AccessServicesLive))).pipe(
+  Layer.mergeAll(coreLayer(
+    { allowPrivate: options.allowPrivateWebhooks },
+    { ...options, publicUrl: options.serverPublicUrl ?? (typeof options.publicUrl === "string" ? options.publicUrl : undefined) },
+    options.publicUrl
+  ), CredentialsLive.pipe(Layer.provideMerge(AccessServicesLive))).pipe(
     Layer.provide(rateLimitStoreLayer(options)),
     Layer.provideMerge(storageLayer(options.storage))
   )
@@ -188,18 +221,24 @@ const servingDispatcher = (options: WebhookServingOptions, storage: StorageChoic
     storage
   )
 
-export interface ServerOptions extends ServeOptions, WebhookServingOptions, HttpServicesOptions {
+export interface ServerOptions extends ServeOptions, WebhookServingOptions, Omit<HttpServicesOptions, "publicUrl"> {
   readonly storage: StorageChoice
 }
 
-/** `slotwise serve` as a layer: launch it with `Layer.launch`. */
-export const serverLayer = (options: ServerOptions) =>
-  makeServerLayer(options, {
-    services: httpServicesLayer(options),
+/** `slotwise serve` as a layer: launch it with `Layer.launch`. Manage links use `publicUrl`, else the listening address. */
+export const serverLayer = (options: ServerOptions) => {
+  const publicUrl = listeningPublicUrl(options.publicUrl)
+  const onListening = (url: string) => {
+    publicUrl.listen(url)
+    options.onListening?.(url)
+  }
+  return makeServerLayer({ ...options, onListening }, {
+    services: httpServicesLayer({ ...options, publicUrl: publicUrl.service, serverPublicUrl: options.publicUrl }),
     dispatcher: servingDispatcher(options, options.storage),
     // The OAuth authorization server answers /.well-known/oauth-authorization-server and /oauth/*.
     beside: (issuer) => makeOAuthHandler({ issuer, trustProxy: options.trustProxy })
   })
+}
 
 /**
  * `webhooks` (default `true`): the handlers run the webhook dispatcher in this process, so
@@ -219,7 +258,8 @@ export interface HttpHandlerOptions extends MountOptions, WebhookServingOptions,
  */
 export const createHttpHandler = (options: HttpHandlerOptions = {}): Promise<SlotwiseHttpHandler> =>
   makeHttpHandler(options, {
-    services: httpServicesLayer(options),
+    // Manage links: `publicUrl`, else the OAuth issuer (the URL the handler is reached at).
+    services: httpServicesLayer({ ...options, publicUrl: options.publicUrl ?? options.oauth?.issuer }),
     dispatcher: servingDispatcher(options, options.storage ?? "memory"),
     beside: (issuer) => makeOAuthHandler({ issuer, trustProxy: options.trustProxy })
   })

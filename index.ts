@@ -36,19 +36,24 @@ export interface SchedulingOptions {
   readonly webhooks?: boolean | WebhookDispatcherOptions
   /** The DNS resolver (`host:port`) that verifies custom domains' TXT records; default: the system's. */
   readonly dnsServer?: string
+  /**
+   * The base URL of the page that serves manage links (`{publicUrl}/manage/{token}`): the
+   * Slotwise server's `--public-url`, or your app's own page. Default `http://127.0.0.1:8080`.
+   */
+  readonly publicUrl?: string
 }
 
 /** The core with its webhook policy, plus the dispatcher when asked for; still needs `Storage`. */
 const coreWithWebhooks = (
   webhooks: SchedulingOptions["webhooks"],
-  context: { readonly storage: StorageChoice; readonly resolveHosts: boolean; readonly dnsServer?: string | undefined }
+  context: { readonly storage: StorageChoice; readonly resolveHosts: boolean; readonly dnsServer?: string | undefined; readonly publicUrl: string | undefined }
 ) => {
   const dispatch = webhooks === undefined || webhooks === false ? false : webhooks === true ? {} : webhooks
   const core = coreLayer({
     allowPrivate: dispatch !== false && dispatch.allowPrivate === true,
     resolveHosts: context.resolveHosts,
     resolver: dispatch === false ? undefined : dispatch.resolver
-  }, { dnsServer: context.dnsServer })
+  }, { dnsServer: context.dnsServer }, context.publicUrl)
   return dispatcherLayer(dispatch, context.storage).pipe(Layer.provideMerge(core))
 }
 
@@ -56,7 +61,7 @@ const coreWithWebhooks = (
 export const createScheduling = async (options: SchedulingOptions = {}): Promise<SchedulingClient> => {
   const storage = options.storage ?? "memory"
   const runtime = ManagedRuntime.make(
-    coreWithWebhooks(options.webhooks, { storage, resolveHosts: true, dnsServer: options.dnsServer }).pipe(Layer.provide(storageLayer(storage)))
+    coreWithWebhooks(options.webhooks, { storage, resolveHosts: true, dnsServer: options.dnsServer, publicUrl: options.publicUrl }).pipe(Layer.provide(storageLayer(storage)))
   )
   return makeFacade(await startCore(runtime), DEFAULT_TENANT)
 }
@@ -87,14 +92,18 @@ export interface TestScheduling extends SchedulingClient {
  * only when told, for tests that book, advance time and observe without sleeping.
  */
 export const createTestScheduling = async (
-  options: { readonly now?: string; readonly webhooks?: SchedulingOptions["webhooks"] } = {}
+  options: {
+    readonly now?: string
+    readonly webhooks?: SchedulingOptions["webhooks"]
+    readonly publicUrl?: SchedulingOptions["publicUrl"]
+  } = {}
 ): Promise<TestScheduling> => {
   const start = options.now === undefined ? Date.now() : parseInstant(options.now)
   if (start === undefined) throw new TypeError(`now must be an RFC 3339 instant, got ${options.now}`)
   // The dispatcher, when asked for, runs on the test clock: advancing it fires retries.
   const runtime = ManagedRuntime.make(
     // No DNS at create time in a test sandbox (names are still checked when delivering).
-    coreWithWebhooks(options.webhooks, { storage: "memory", resolveHosts: false }).pipe(
+    coreWithWebhooks(options.webhooks, { storage: "memory", resolveHosts: false, publicUrl: options.publicUrl }).pipe(
       Layer.provide(storageLayer("memory")),
       Layer.provideMerge(TestClockAt(start))
     )

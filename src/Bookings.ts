@@ -24,6 +24,7 @@ import { type AnswerInput, checkAnswers } from "./domain/question.js"
 import type { Service } from "./domain/service.js"
 import { Clients } from "./Clients.js"
 import { Events } from "./Events.js"
+import type { Actor } from "./events/catalogue.js"
 import { changes, currentStamp, findOr404, listPage, PageParams, resourceAt } from "./internal/resources.js"
 import { decodeInput, validationFailed } from "./internal/validation.js"
 import { Payments } from "./Payments.js"
@@ -230,7 +231,8 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
     const transition = (
       id: string,
       action: StatusAction,
-      extra: Partial<Pick<Booking, "notes" | "cancellation_reason" | "metadata" | "answers">> = {}
+      extra: Partial<Pick<Booking, "notes" | "cancellation_reason" | "metadata" | "answers">> = {},
+      actor: Actor = "account"
     ) =>
       events.mutate(Effect.gen(function*() {
         const current = yield* find(id)
@@ -239,7 +241,8 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
         if (refusal !== undefined) return yield* new InvalidTransition({ detail: refusal })
         const next: Booking = { ...current, ...extra, status: TRANSITIONS[action].to, updated_at: now.iso }
         yield* bookings.update(next)
-        yield* events.record(EVENT_OF_ACTION[action], next, { previous: current })
+        const type = EVENT_OF_ACTION[action]
+        yield* events.record(type, next, type === "booking.cancelled" ? { previous: current, actor } : { previous: current })
         return next
       }))
 
@@ -247,7 +250,8 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
     const moveTo = (
       id: string,
       target: { readonly start?: string; readonly staff_id?: string },
-      extra: Partial<Pick<Booking, "notes" | "cancellation_reason" | "metadata" | "answers">> = {}
+      extra: Partial<Pick<Booking, "notes" | "cancellation_reason" | "metadata" | "answers">> = {},
+      actor: Actor = "account"
     ) =>
       events.mutate(Effect.gen(function*() {
         const current = yield* find(id)
@@ -274,15 +278,16 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
           updated_at: now.iso
         }
         yield* bookings.update(next)
-        yield* events.record(moved ? "booking.rescheduled" : "booking.updated", next, { previous: current })
+        yield* events.record(moved ? "booking.rescheduled" : "booking.updated", next, moved ? { previous: current, actor } : { previous: current })
         return next
       }))
 
-    const reschedule = (id: string, input: typeof BookingReschedule.Encoded) =>
-      Effect.flatMap(decodeReschedule(input), (target) => moveTo(id, target))
+    /** `actor`: who moves it, recorded in the event (`client` through a manage link). */
+    const reschedule = (id: string, input: typeof BookingReschedule.Encoded, actor: Actor = "account") =>
+      Effect.flatMap(decodeReschedule(input), (target) => moveTo(id, target, {}, actor))
 
-    const cancel = (id: string, input: typeof BookingCancel.Encoded = {}) =>
-      Effect.flatMap(decodeCancel(input), ({ reason }) => transition(id, "cancel", { cancellation_reason: reason ?? null }))
+    const cancel = (id: string, input: typeof BookingCancel.Encoded = {}, actor: Actor = "account") =>
+      Effect.flatMap(decodeCancel(input), ({ reason }) => transition(id, "cancel", { cancellation_reason: reason ?? null }, actor))
 
     /** DELETE: cancels; cancelling an already cancelled booking returns it unchanged. */
     const remove = (id: string) =>

@@ -10,7 +10,10 @@ import { Domains } from "./Domains.js"
 import { Environment } from "./domain/common.js"
 import { type FieldError, isSlotwiseFailure, type Problem, type SlotwiseFailure, toProblem } from "./domain/errors.js"
 import type { Reason, Slot } from "./domain/slot.js"
+import type { Booking } from "./domain/booking.js"
+import type { ManageLink } from "./domain/manageLink.js"
 import { Events } from "./Events.js"
+import { Manage } from "./Manage.js"
 import type { Event } from "./events/catalogue.js"
 import type { CoreServices } from "./layers.js"
 import { Tenant, type TenantId } from "./ports/tenant.js"
@@ -67,6 +70,7 @@ const ERROR_CLASSES: { readonly [K in SlotwiseFailure["_tag"]]: typeof SlotwiseE
   ResourceInUse: ResourceInUseError,
   HoldExpired: ConflictError,
   HoldLimitReached: RateLimitError,
+  NoticePeriodPassed: ConflictError,
   IdempotencyConflict: ConflictError,
   IdempotencySecretWithheld: ConflictError,
   Unauthorized: AuthenticationError,
@@ -120,7 +124,17 @@ export interface SchedulingClient {
     | "noShow"
     | "recordPayment"
     | "listPayments"
-  >
+  > & {
+    /** The booking's manage link (`{publicUrl}/manage/{token}`) and its bare token, for the client. */
+    readonly manageLink: (id: string) => Promise<ManageLink>
+    /** Bumps the booking's `manage_version`: every earlier link is dead; the booking with its new `manage_url`. */
+    readonly rotateManageLink: (id: string) => Promise<Booking>
+  }
+  /**
+   * The client's side of a manage link: the token is the credential and names its tenant,
+   * so these act on the token's booking whatever tenant this client is for.
+   */
+  readonly manage: Promisified<Manage, "get" | "slots" | "cancel" | "reschedule">
   readonly events: Promisified<Events, "list" | "get"> & {
     /** Calls `listener` after each committed change of this tenant; returns the unsubscribe. */
     readonly subscribe: (listener: (event: Event) => void) => () => void
@@ -172,7 +186,8 @@ export interface CoreInstance {
     readonly events: Events
     readonly webhooks: Webhooks
     readonly sandbox: Sandbox
-    readonly domains: Domains
+    readonly domains: Domains,
+    readonly manage: Manage
   }
 }
 
@@ -201,16 +216,21 @@ export const makeFacade = (core: CoreInstance, tenant: TenantId): SchedulingClie
     staff: promisify(services.staff, crud),
     clients: promisify(services.clients, crud),
     availability: promisify(services.availability, [...crud, "slots", "explain", "hold", "getHold", "releaseHold"]),
-    bookings: promisify(services.bookings, [
-      ...crud,
-      "confirm",
-      "cancel",
-      "reschedule",
-      "complete",
-      "noShow",
-      "recordPayment",
-      "listPayments"
-    ]),
+    bookings: {
+      ...promisify(services.bookings, [
+        ...crud,
+        "confirm",
+        "cancel",
+        "reschedule",
+        "complete",
+        "noShow",
+        "recordPayment",
+        "listPayments"
+      ]),
+      manageLink: (id) => run(services.manage.manageLink(id)),
+      rotateManageLink: (id) => run(services.manage.rotate(id))
+    },
+    manage: promisify(services.manage, ["get", "slots", "cancel", "reschedule"]),
     events: {
       ...promisify(services.events, ["list", "get"]),
       subscribe: (listener) =>
@@ -246,7 +266,8 @@ export const startCore = async (managed: ManagedRuntime.ManagedRuntime<CoreServi
       events: yield* Events,
       webhooks: yield* Webhooks,
       sandbox: yield* Sandbox,
-      domains: yield* Domains
+      domains: yield* Domains,
+      manage: yield* Manage
     }
   }))
   return { managed, runtime, services }

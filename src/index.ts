@@ -24,6 +24,17 @@ export { DnsLookupFailed, DnsResolver, type DnsResolverService } from "./ports/d
 export * from "./domain/common.js"
 export * from "./domain/errors.js"
 export * from "./domain/hold.js"
+export {
+  ClientRefusal,
+  ManageCancel,
+  ManagedBooking,
+  ManageLink,
+  ManageReschedule,
+  ManageSlotQuery,
+  MANAGE_LIMITS
+} from "./domain/manageLink.js"
+export { Manage, type OpenedLink } from "./Manage.js"
+export * from "./ports/manageLinks.js"
 export * from "./domain/ids.js"
 export * from "./domain/payment.js"
 export * from "./domain/question.js"

@@ -5,6 +5,7 @@ import { Bookings } from "./Bookings.js"
 import { Clients } from "./Clients.js"
 import { Domains } from "./Domains.js"
 import { Events } from "./Events.js"
+import { Manage } from "./Manage.js"
 import { Payments } from "./Payments.js"
 import { Sandbox } from "./Sandbox.js"
 import { Services } from "./Services.js"
@@ -24,6 +25,7 @@ export type CoreServices =
   | WebhookOutbox
   | Sandbox
   | Domains
+  | Manage
 
 /**
  * Every core use case over one shared event log; needs `Storage`. Webhook URLs are checked
@@ -33,8 +35,10 @@ export type CoreServices =
 export const CoreLive = Layer.mergeAll(
   Services.Default,
   Staff.Default,
-  Availability.Default,
-  Bookings.Default.pipe(Layer.provideMerge(Layer.merge(Clients.Default, Payments.Default))),
+  Manage.Default.pipe(Layer.provideMerge(Layer.merge(
+    Availability.Default,
+    Bookings.Default.pipe(Layer.provideMerge(Layer.merge(Clients.Default, Payments.Default)))
+  ))),
   Webhooks.Default.pipe(Layer.provideMerge(WebhookOutbox.Default)),
   Sandbox.Default,
   Domains.Default

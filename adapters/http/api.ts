@@ -15,6 +15,7 @@ import { AvailabilityGroup } from "./contract/availability.js"
 import { BookingsGroup } from "./contract/bookings.js"
 import { DomainsGroup, TlsGroup } from "./contract/domains.js"
 import { EventsGroup } from "./contract/events.js"
+import { ManageGroup, ManageLinksGroup } from "./contract/manage.js"
 import { OAuthClientsGroup, OAuthGrantsGroup } from "./contract/oauth.js"
 import {
   BadRequestProblem,
@@ -49,6 +50,8 @@ export class SlotwiseApi extends HttpApi.make("slotwise")
   .add(ClientsGroup)
   .add(AvailabilityGroup)
   .add(BookingsGroup)
+  .add(ManageLinksGroup)
+  .add(ManageGroup)
   .add(EventsGroup)
   .add(WebhooksGroup)
   .add(SandboxGroup)

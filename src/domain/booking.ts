@@ -41,6 +41,13 @@ export const Booking = Schema.Struct({
     description: "the client's answers to the service's questions, with each question's label and type as asked"
   }),
   metadata: Metadata,
+  manage_version: optional(Schema.Int.annotations({
+    description: "the generation of the booking's manage link: rotating it bumps this and kills every earlier link"
+  })),
+  manage_url: optional(Schema.String.annotations({
+    description: "`{public_url}/manage/{token}`: where the client sees, cancels or moves the booking; " +
+      "only in reads with a secret key or an OAuth token"
+  })),
   ...Timestamps
 }).annotations({ identifier: "Booking" })
 export type Booking = typeof Booking.Type

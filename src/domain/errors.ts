@@ -24,6 +24,8 @@ export class SlotUnavailable extends Schema.TaggedError<SlotUnavailable>()("Slot
 export class OutsideAvailability extends Schema.TaggedError<OutsideAvailability>()("OutsideAvailability", unbookable) {}
 export class InvalidTransition extends Schema.TaggedError<InvalidTransition>()("InvalidTransition", detail) {}
 export class ResourceInUse extends Schema.TaggedError<ResourceInUse>()("ResourceInUse", detail) {}
+/** A client acting through a manage link too close to the start (the service's cancellation notice). */
+export class NoticePeriodPassed extends Schema.TaggedError<NoticePeriodPassed>()("NoticePeriodPassed", detail) {}
 export class HoldExpired extends Schema.TaggedError<HoldExpired>()("HoldExpired", detail) {}
 /** A visitor (publishable key) already holds as many slots as it may at once. */
 export class HoldLimitReached extends Schema.TaggedError<HoldLimitReached>()("HoldLimitReached", detail) {}
@@ -66,6 +68,7 @@ export type SlotwiseFailure =
   | ResourceInUse
   | HoldExpired
   | HoldLimitReached
+  | NoticePeriodPassed
   | Unauthorized
   | Forbidden
   | RateLimited
@@ -95,6 +98,7 @@ export const ErrorCatalog: { readonly [K in SlotwiseFailure["_tag"]]: ErrorInfo 
   ResourceInUse: { code: "resource_in_use", status: 409, title: "Resource in use" },
   HoldExpired: { code: "hold_expired", status: 409, title: "Hold expired" },
   HoldLimitReached: { code: "hold_limit_reached", status: 429, title: "Hold limit reached" },
+  NoticePeriodPassed: { code: "notice_period_passed", status: 409, title: "Notice period passed" },
   Unauthorized: { code: "unauthorized", status: 401, title: "Unauthorized" },
   Forbidden: { code: "forbidden", status: 403, title: "Forbidden" },
   RateLimited: { code: "rate_limited", status: 429, title: "Too many requests" },

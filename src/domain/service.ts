@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Metadata, Minutes, Money, Name, ObjectType, PositiveMinutes, Text, Timestamps , optionalFields } from "./common.js"
+import { Metadata, Minutes, Money, Name, ObjectType, optional, PositiveMinutes, Text, Timestamps , optionalFields } from "./common.js"
 import { Id } from "./ids.js"
 import { Questions } from "./question.js"
 
@@ -28,6 +28,9 @@ export const ServiceFields = {
   max_advance_days: Schema.Int.pipe(Schema.between(1, 1830, { message: () => "must be a whole number from 1 to 1830" })).annotations({
     description: "how many days ahead it can be booked, 1 to 1830"
   }),
+  cancellation_notice_minutes: Minutes(525_600).annotations({
+    description: "how long before a start a client may still cancel or move it through the manage link, in minutes (default 0)"
+  }),
   requires_confirmation: Schema.Boolean.annotations({ description: "new bookings start `pending` until confirmed" }),
   price: Schema.NullOr(Money).annotations({ description: "what an appointment costs; null when free" }),
   staff_ids: Schema.Array(Id("staff")).pipe(Schema.maxItems(500)).annotations({ description: "the staff members who provide it (up to 500)" }),
@@ -40,6 +43,8 @@ export const Service = Schema.Struct({
   id: Id("service"),
   object: ObjectType("service"),
   ...ServiceFields,
+  // Services stored before the field existed lack it: read as 0.
+  cancellation_notice_minutes: optional(ServiceFields.cancellation_notice_minutes),
   ...Timestamps
 }).annotations({ identifier: "Service" })
 export type Service = typeof Service.Type
@@ -71,6 +76,7 @@ export const serviceDefaults = (input: ServiceCreate) => ({
   slot_interval_minutes: input.duration_minutes,
   capacity: 1,
   min_notice_minutes: 0,
+  cancellation_notice_minutes: 0,
   max_advance_days: 365,
   requires_confirmation: false,
   price: null,

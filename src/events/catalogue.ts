@@ -30,10 +30,17 @@ export const EVENT_TYPES = [
 export const EventType = Schema.Literal(...EVENT_TYPES)
 export type EventType = typeof EventType.Type
 
+/** Who made a change: the account (its keys, tokens, code) or the booking's client through a manage link. */
+export const Actor = Schema.Literal("account", "client")
+export type Actor = typeof Actor.Type
+
 export const EventData = Schema.Struct({
   object: Schema.Unknown.annotations({ description: "the full resource after the change" }),
   previous: optional(Schema.Unknown.annotations({ description: "the resource before an update" })),
-  booking: optional(Schema.Unknown.annotations({ description: "payment.received: the booking paid for" }))
+  booking: optional(Schema.Unknown.annotations({ description: "payment.received: the booking paid for" })),
+  actor: optional(Actor.annotations({
+    description: "booking.cancelled and booking.rescheduled: `client` when the client acted through the manage link, else `account`"
+  }))
 })
 export type EventData = typeof EventData.Type
 

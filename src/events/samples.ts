@@ -43,6 +43,7 @@ export const sampleService = (now: number, staffId = makeId("staff", now)): Serv
   duration_minutes: 45,
   buffer_before_minutes: 0,
   buffer_after_minutes: 15,
+  cancellation_notice_minutes: 0,
   slot_interval_minutes: 15,
   capacity: 1,
   min_notice_minutes: 60,

@@ -4,6 +4,7 @@ import type { Booking } from "../domain/booking.js"
 import type { Client } from "../domain/client.js"
 import { toMillis } from "../domain/common.js"
 import type { StoredHold } from "../domain/hold.js"
+import type { DeploymentSecret } from "../domain/manageLink.js"
 import type { Payment } from "../domain/payment.js"
 import type { Service } from "../domain/service.js"
 import type { Staff } from "../domain/staff.js"
@@ -94,6 +95,13 @@ export const PaymentsCollection: CollectionSpec<Payment> = {
   order: []
 }
 
+/** Secrets of the deployment, shared by every instance; only in the system tenant. */
+export const DeploymentSecretsCollection: CollectionSpec<DeploymentSecret> = {
+  name: "deployment_secrets",
+  indexes: {},
+  order: []
+}
+
 /** Every collection of the core, for adapters that prepare tables up front. */
 export const CoreCollections: ReadonlyArray<CollectionSpec<any>> = [
   ServicesCollection,
@@ -102,5 +110,6 @@ export const CoreCollections: ReadonlyArray<CollectionSpec<any>> = [
   AvailabilityCollection,
   BookingsCollection,
   HoldsCollection,
-  PaymentsCollection
+  PaymentsCollection,
+  DeploymentSecretsCollection
 ]

@@ -20,6 +20,8 @@ export interface Policy {
   /** Reported in `RateLimit-Policy` / `RateLimit`: the plan, `custom`, or `anonymous`. */
   readonly name: string
   readonly limit: number
+  /** The window's length (default 60 s: the per-minute limits of docs/api.md §1). */
+  readonly window_seconds?: number
 }
 
 /** The policy of a request made with a key of `account` (key id: rotation keeps the counter). */

@@ -158,6 +158,9 @@ describe("scopes", () => {
         } else if (scoped) {
           expectProblem(reply, 403, "forbidden")
           checked++
+        } else if (path.startsWith("/v1/manage/")) {
+          // The token is the credential there: "x" opens nothing (input without its fields is refused first).
+          expectProblem(reply, path.endsWith("/reschedule") ? 422 : path.endsWith("/slots") ? 400 : 404)
         } else if (path !== "/health" && path !== "/tls/allowed") {
           // (/tls/allowed needs its ?domain=; it answers without a credential in domains.test.ts.)
           expect(`${method} ${path} ${reply.status}`).toBe(`${method} ${path} 200`)

@@ -8,9 +8,14 @@ import { Context, Deferred, Effect, Either, Layer, Option } from "effect"
 import { DOMAIN_OWNERS_TENANT, DomainOwnersCollection, Domains } from "../../src/Domains.js"
 import type { Booking } from "../../src/domain/booking.js"
 import type { Service } from "../../src/domain/service.js"
+import { SYSTEM_TENANT } from "../../src/auth/collections.js"
+import { MANAGE_LINK_SECRET_ID } from "../../src/domain/manageLink.js"
+import { CoreLive } from "../../src/layers.js"
+import { Manage } from "../../src/Manage.js"
+import { WebhookPolicy } from "../../src/webhooks/policy.js"
 import type { Event } from "../../src/events/catalogue.js"
 import { sampleBooking, sampleService } from "../../src/events/samples.js"
-import { BookingsCollection, ServicesCollection } from "../../src/ports/collections.js"
+import { BookingsCollection, DeploymentSecretsCollection, ServicesCollection } from "../../src/ports/collections.js"
 import type { CollectionSpec, ColumnValues, IndexValue, ListQuery } from "../../src/ports/storage.js"
 import { DnsResolver } from "../../src/ports/dns.js"
 import { Storage } from "../../src/ports/storage.js"
@@ -671,6 +676,47 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
             expect([first.writer, first.n, second.n]).toEqual([second.writer, 0, 1])
           }
         }).pipe(as(tenantA))
+      )
+    })
+
+    describe("manage links", () => {
+      const tenant: TenantId = { account_id: `acc_${"2".repeat(26)}`, environment: "production" }
+      /** A core over this store, as another instance sharing the database would build it. */
+      const instance = (storage: Context.Tag.Service<Storage>) =>
+        Effect.map(
+          Layer.build(CoreLive.pipe(
+            Layer.provide(Layer.succeed(WebhookPolicy, { allowPrivate: false })),
+            Layer.provide(Layer.succeed(Storage, storage))
+          )),
+          (context) => Context.get(context, Manage)
+        )
+
+      test(
+        "instances starting together create one deployment secret; a link works on each; a rotation kills it on each",
+        Effect.scoped(Effect.gen(function*() {
+          const storage = yield* Storage
+          const booking = sampleBooking(Date.parse("2027-03-26T08:00:00Z"))
+          yield* storage.collection(BookingsCollection).insert(booking).pipe(as(tenant))
+          const [one, two] = [yield* instance(storage), yield* instance(storage)]
+
+          // Both make the booking's link at once: each finds no secret and races to insert one.
+          const [fromOne, fromTwo] = yield* Effect.all([one.manageLink(booking.id), two.manageLink(booking.id)], { concurrency: 2 })
+            .pipe(as(tenant))
+          expect(fromTwo.token).toBe(fromOne.token)
+          const secrets = yield* storage.collection(DeploymentSecretsCollection).list({}).pipe(as(SYSTEM_TENANT))
+          expect(secrets.map((s) => s.id)).toEqual([MANAGE_LINK_SECRET_ID])
+          expect((yield* two.open(fromOne.token)).booking.id).toBe(booking.id)
+
+          const rotated = yield* one.rotate(booking.id).pipe(as(tenant))
+          expect(rotated.manage_version).toBe(2)
+          const stored = yield* storage.collection(BookingsCollection).get(booking.id).pipe(as(tenant))
+          expect(Option.map(stored, (b) => b.manage_version)).toEqual(Option.some(2))
+          for (const manage of [one, two]) {
+            expect((yield* Effect.either(manage.open(fromOne.token))).pipe(Either.getLeft, Option.map((e) => e._tag))).toEqual(Option.some("NotFound"))
+          }
+          const fresh = yield* two.manageLink(booking.id).pipe(as(tenant))
+          expect((yield* one.open(fresh.token)).booking.manage_version).toBe(2)
+        }))
       )
     })
 

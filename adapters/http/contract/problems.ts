@@ -20,6 +20,7 @@ import {
   InvalidReference,
   InvalidTransition,
   NotFound,
+  NoticePeriodPassed,
   OutsideAvailability,
   PlanRequired,
   PROBLEM_TYPE_BASE,
@@ -128,6 +129,7 @@ export const InvalidTransitionProblem = core(InvalidTransition, "InvalidTransiti
 export const ResourceInUseProblem = core(ResourceInUse, "ResourceInUse")
 export const HoldExpiredProblem = core(HoldExpired, "HoldExpired")
 export const HoldLimitReachedProblem = core(HoldLimitReached, "HoldLimitReached")
+export const NoticePeriodPassedProblem = core(NoticePeriodPassed, "NoticePeriodPassed")
 export const UnauthorizedProblem = core(Unauthorized, "Unauthorized")
 export const ForbiddenProblem = core(Forbidden, "Forbidden")
 export const RateLimitedProblem = core(RateLimited, "RateLimited")

@@ -1,7 +1,11 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Bookings } from "../../../src/Bookings.js"
+import type { Booking } from "../../../src/domain/booking.js"
+import { Manage } from "../../../src/Manage.js"
+import { Tenant } from "../../../src/ports/tenant.js"
 import { SlotwiseApi } from "../api.js"
+import { CurrentPrincipal } from "../contract/security.js"
 import { asAudience, asTenant } from "./security.js"
 
 const write = { uninterruptible: true } as const
@@ -9,17 +13,29 @@ const write = { uninterruptible: true } as const
 export const BookingsLive = HttpApiBuilder.group(SlotwiseApi, "bookings", (handlers) =>
   Effect.gen(function*() {
     const bookings = yield* Bookings
+    const manage = yield* Manage
+    /** The account's reads carry the manage link; a publishable key (the widget, a browser) never sees it. */
+    const linked = <A, E, E2>(effect: Effect.Effect<A, E, Tenant>, add: (a: A) => Effect.Effect<A, E2, Tenant>) =>
+      Effect.flatMap(CurrentPrincipal, (p) =>
+        Effect.provideService(p.key.type === "secret" ? Effect.flatMap(effect, add) : effect, Tenant, p.tenant))
+    const one = <E>(effect: Effect.Effect<Booking, E, Tenant>) => linked(effect, manage.withManageUrl)
     return handlers
-      .handle("list", ({ urlParams }) => asTenant(bookings.list(urlParams)))
-      .handle("create", ({ payload }) => asAudience(bookings.create(payload), () => bookings.createForVisitor(payload)), write)
-      .handle("get", ({ path }) => asTenant(bookings.get(path.id)))
-      .handle("update", ({ path, payload }) => asTenant(bookings.update(path.id, payload)), write)
-      .handle("delete", ({ path }) => asTenant(bookings.delete(path.id)), write)
-      .handle("confirm", ({ path }) => asTenant(bookings.confirm(path.id)), write)
-      .handle("cancel", ({ path, payload }) => asTenant(bookings.cancel(path.id, payload)), write)
-      .handle("reschedule", ({ path, payload }) => asTenant(bookings.reschedule(path.id, payload)), write)
-      .handle("complete", ({ path }) => asTenant(bookings.complete(path.id)), write)
-      .handle("noShow", ({ path }) => asTenant(bookings.noShow(path.id)), write)
-      .handle("recordPayment", ({ path, payload }) => asTenant(bookings.recordPayment(path.id, payload)), write)
+      .handle("list", ({ urlParams }) => linked(bookings.list(urlParams), manage.withManageUrls))
+      .handle("create", ({ payload }) =>
+        asAudience(Effect.flatMap(bookings.create(payload), manage.withManageUrl), () => bookings.createForVisitor(payload)), write)
+      .handle("get", ({ path }) => one(bookings.get(path.id)))
+      .handle("update", ({ path, payload }) => one(bookings.update(path.id, payload)), write)
+      .handle("delete", ({ path }) => one(bookings.delete(path.id)), write)
+      .handle("confirm", ({ path }) => one(bookings.confirm(path.id)), write)
+      .handle("cancel", ({ path, payload }) => one(bookings.cancel(path.id, payload)), write)
+      .handle("reschedule", ({ path, payload }) => one(bookings.reschedule(path.id, payload)), write)
+      .handle("complete", ({ path }) => one(bookings.complete(path.id)), write)
+      .handle("noShow", ({ path }) => one(bookings.noShow(path.id)), write)
+      .handle(
+        "recordPayment",
+        ({ path, payload }) =>
+          linked(bookings.recordPayment(path.id, payload), (r) => Effect.map(manage.withManageUrl(r.booking), (booking) => ({ ...r, booking }))),
+        write
+      )
       .handle("listPayments", ({ path }) => asTenant(bookings.listPayments(path.id)))
   }))

@@ -7,6 +7,7 @@ import { AvailabilityLive } from "./availability.js"
 import { BookingsLive } from "./bookings.js"
 import { DomainsLive, TlsLive } from "./domains.js"
 import { EventsLive } from "./events.js"
+import { ManageLinksLive, ManageLive } from "./manage.js"
 import { OAuthClientsLive, OAuthGrantsLive } from "./oauth.js"
 import { ClientsLive, ServicesLive, StaffLive } from "./resources.js"
 import { SandboxLive } from "./sandbox.js"
@@ -24,6 +25,8 @@ export const HandlersLive = Layer.mergeAll(
   ClientsLive,
   AvailabilityLive,
   BookingsLive,
+  ManageLinksLive,
+  ManageLive,
   EventsLive,
   WebhooksLive,
   SandboxLive,

@@ -9,6 +9,7 @@ import { Clients } from "../../../src/Clients.js"
 import { AvailabilityRule } from "../../../src/domain/availability.js"
 import { Booking } from "../../../src/domain/booking.js"
 import { Client } from "../../../src/domain/client.js"
+import { Manage } from "../../../src/Manage.js"
 import { Services } from "../../../src/Services.js"
 import { Staff } from "../../../src/Staff.js"
 import { SlotwiseApi } from "../api.js"
@@ -21,8 +22,10 @@ export const directReads = Effect.gen(function*() {
   const services = yield* Services
   const staff = yield* Staff
   const availability = yield* Availability
+  const manage = yield* Manage
   return [
-    directRead("bookings", "get", Booking, bookings.get),
+    // Only secret keys and OAuth tokens take the lane (bookings:read): the read carries the manage link.
+    directRead("bookings", "get", Booking, (id) => Effect.flatMap(bookings.get(id), manage.withManageUrl)),
     directRead("clients", "get", Client, clients.get),
     // The lane serves secret keys only, so these encode the first member: the whole resource.
     directRead("services", "get", ShownService, services.get),

@@ -136,7 +136,7 @@ export const makePipeline = (options: PipelineOptions = {}) =>
           // `Effect.locally`, a release step per request) cannot leak into another request;
           // the request is provided again only when the body step replaced it.
           const run = Effect.zipRight(
-            FiberRef.set(currentAuth, { principal, operator: caller._tag === "Operator", visitor }),
+            FiberRef.set(currentAuth, { principal, operator: caller._tag === "Operator", visitor, address }),
             body.request === original ? app : Effect.provideService(app, HttpServerRequest.HttpServerRequest, body.request)
           )
 

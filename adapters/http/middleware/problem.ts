@@ -19,6 +19,7 @@ import {
   toProblem,
   ValidationFailed
 } from "../../../src/domain/errors.js"
+import { MANAGE_PATH, UNKNOWN_LINK_DETAIL } from "../../../src/domain/manageLink.js"
 import { fieldErrorsDetail, fieldErrorsOf } from "../../../src/internal/validation.js"
 import { PROBLEM_CONTENT_TYPE, type TransportFailure, transportProblem } from "../contract/problems.js"
 
@@ -84,6 +85,8 @@ const clipped = (problem: Problem): Problem => {
  */
 const notFoundDetail = (method: string, url: string): string => {
   const path = url.split("?")[0]!
+  // A manage token too long to route is a token that opens no booking: the same answer as any other.
+  if (path.startsWith(MANAGE_PATH)) return UNKNOWN_LINK_DETAIL
   const segments = path.split("/")
   const long = segments.findIndex((segment) => segment.length > ECHO_LIMIT)
   return long > 0
@@ -109,6 +112,7 @@ export const responseOfCause = (
     }
     if (isSlotwiseFailure(error) && error._tag !== "StorageFailure") {
       const headers: Record<string, string> = {}
+      if (error._tag === "RateLimited") headers["retry-after"] = String(error.retry_after_seconds)
       if (error._tag === "Unauthorized") {
         headers["www-authenticate"] = presentedCredential
           ? 'Bearer realm="slotwise", error="invalid_token"'

@@ -9,9 +9,11 @@ export interface RequestAuth {
   readonly operator: boolean
   /** The visitor a publishable key acts for (its client address); undefined for other credentials. */
   readonly visitor?: Visitor | undefined
+  /** The client address the request is counted under (X-Forwarded-For only behind a trusted proxy). */
+  readonly address: () => string
 }
 
 export const currentAuth = globalValue(
   Symbol.for("slotwise/http/currentAuth"),
-  () => FiberRef.unsafeMake<RequestAuth>({ principal: undefined, operator: false })
+  () => FiberRef.unsafeMake<RequestAuth>({ principal: undefined, operator: false, address: () => "unknown" })
 )

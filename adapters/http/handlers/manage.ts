@@ -1,0 +1,55 @@
+/**
+ * Manage links over HTTP. The client's endpoints are counted by client address before the
+ * token is looked at, and writes by booking once it is: both through the shared rate-limit
+ * store, so the limits hold across instances.
+ */
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect, FiberRef } from "effect"
+import { RateLimited } from "../../../src/domain/errors.js"
+import { manageAddressPolicy, manageWritePolicy } from "../../../src/domain/manageLink.js"
+import { Manage } from "../../../src/Manage.js"
+import type { Policy } from "../../../src/ratelimit/policy.js"
+import { RateLimiter } from "../../../src/ratelimit/RateLimiter.js"
+import { SlotwiseApi } from "../api.js"
+import { currentAuth } from "../middleware/state.js"
+import { asTenant } from "./security.js"
+
+const write = { uninterruptible: true } as const
+
+export const ManageLinksLive = HttpApiBuilder.group(SlotwiseApi, "manageLinks", (handlers) =>
+  Effect.map(Manage, (manage) => handlers.handle("rotate", ({ path }) => asTenant(manage.rotate(path.id)), write)))
+
+export const ManageLive = HttpApiBuilder.group(SlotwiseApi, "manage", (handlers) =>
+  Effect.gen(function*() {
+    const manage = yield* Manage
+    const limiter = yield* RateLimiter
+
+    const limit = (policy: Policy) =>
+      Effect.flatMap(limiter.check(policy), (decision) =>
+        decision.allowed ? Effect.void : Effect.fail(
+          new RateLimited({
+            detail: `at most ${decision.limit} such requests per ${policy.window_seconds === undefined ? "minute" : "hour"}; ` +
+              `retry in ${decision.reset_seconds} s`,
+            retry_after_seconds: decision.reset_seconds
+          })
+        ))
+    const perAddress = Effect.flatMap(FiberRef.get(currentAuth), (auth) => limit(manageAddressPolicy(auth.address())))
+    /** Counts a write against the booking the token opens (a token that opens none is the usual 404). */
+    const perBooking = (token: string) =>
+      Effect.flatMap(manage.open(token), (opened) => limit(manageWritePolicy(opened.tenant, opened.booking.id)))
+
+    return handlers
+      .handle("get", ({ path }) => Effect.zipRight(perAddress, manage.get(path.token)))
+      .handle("slots", ({ path, urlParams }) => Effect.zipRight(perAddress, manage.slots(path.token, urlParams)))
+      .handle(
+        "cancel",
+        ({ path, payload }) => perAddress.pipe(Effect.zipRight(perBooking(path.token)), Effect.zipRight(manage.cancel(path.token, payload))),
+        write
+      )
+      .handle(
+        "reschedule",
+        ({ path, payload }) =>
+          perAddress.pipe(Effect.zipRight(perBooking(path.token)), Effect.zipRight(manage.reschedule(path.token, payload))),
+        write
+      )
+  }))

@@ -1,0 +1,79 @@
+/**
+ * Making and checking manage links: the deployment's MAC key (created once in storage for
+ * every instance), the MAC port and the public base URL.
+ */
+import { Effect, Option } from "effect"
+import { SYSTEM_TENANT } from "./auth/collections.js"
+import type { Booking } from "./domain/booking.js"
+import type { StorageFailure } from "./domain/errors.js"
+import {
+  type DeploymentSecret,
+  formatToken,
+  MAC_BYTES,
+  MANAGE_LINK_SECRET_ID,
+  type ManageLink,
+  macMessage,
+  manageVersionOf,
+  SECRET_BYTES
+} from "./domain/manageLink.js"
+import { currentStamp } from "./internal/resources.js"
+import { DeploymentSecretsCollection } from "./ports/collections.js"
+import { base64url, fromBase64url, ManageLinkMac, PublicUrl } from "./ports/manageLinks.js"
+import { Storage } from "./ports/storage.js"
+import { Tenant, type TenantId } from "./ports/tenant.js"
+
+export const makeManageLinks = Effect.gen(function*() {
+  const storage = yield* Storage
+  // Read once, when the layer is built: the composition root provides them to the layer.
+  const mac = yield* ManageLinkMac
+  const publicUrl = yield* PublicUrl
+  const secrets = storage.collection(DeploymentSecretsCollection)
+  const system = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, Tenant, SYSTEM_TENANT)
+
+  let cachedKey: Uint8Array | undefined
+  /**
+   * The deployment's MAC key: created once for every instance sharing the storage. An insert
+   * that loses the race to another instance fails; both then read back the one that won. Its
+   * value never leaves this closure (no log, response or event carries it). Call it outside a
+   * transaction the first time (a failed insert would abort a PostgreSQL transaction).
+   */
+  const deploymentKey: Effect.Effect<Uint8Array, StorageFailure> = Effect.suspend(() => {
+    if (cachedKey !== undefined) return Effect.succeed(cachedKey)
+    const readBack = Effect.map(system(secrets.get(MANAGE_LINK_SECRET_ID)), Option.map((s) => s.secret))
+    return Effect.gen(function*() {
+      let secret = Option.getOrUndefined(yield* readBack)
+      if (secret === undefined) {
+        const bytes = new Uint8Array(SECRET_BYTES)
+        globalThis.crypto.getRandomValues(bytes)
+        const record: DeploymentSecret = { id: MANAGE_LINK_SECRET_ID, secret: base64url(bytes), created_at: (yield* currentStamp).iso }
+        const inserted = yield* Effect.either(system(secrets.insert(record)))
+        const stored = Option.getOrUndefined(yield* readBack)
+        if (stored === undefined) return yield* (inserted._tag === "Left" ? Effect.fail(inserted.left) : Effect.die("secret vanished"))
+        secret = stored
+      }
+      cachedKey = fromBase64url(secret)
+      return cachedKey
+    })
+  })
+
+  /** The link of `booking` (at its `manage_version`) in `tenant`. */
+  const linkIn = (tenant: TenantId, booking: Booking): Effect.Effect<ManageLink, StorageFailure> =>
+    Effect.gen(function*() {
+      const key = yield* deploymentKey
+      const token = formatToken(tenant, booking.id, yield* mac.sign(key, macMessage(tenant, booking.id, manageVersionOf(booking)), MAC_BYTES))
+      const base = yield* publicUrl.baseFor(tenant)
+      return { url: `${base}/manage/${token}`, token }
+    })
+
+  /** Whether `claimedMac` is the MAC of `booking`'s current link in `tenant` (constant-time). */
+  const verify = (tenant: TenantId, booking: Booking, claimedMac: string): Effect.Effect<boolean, StorageFailure> =>
+    Effect.flatMap(deploymentKey, (key) => mac.verify(key, macMessage(tenant, booking.id, manageVersionOf(booking)), claimedMac, MAC_BYTES))
+
+  /** The booking with its `manage_url` and `manage_version`: for the account's eyes only. */
+  const withManageUrl = (tenant: TenantId, booking: Booking): Effect.Effect<Booking, StorageFailure> =>
+    Effect.map(linkIn(tenant, booking), (link) => ({ ...booking, manage_version: manageVersionOf(booking), manage_url: link.url }))
+
+  return { deploymentKey, linkIn, verify, withManageUrl } as const
+})
+
+export type ManageLinks = Effect.Effect.Success<typeof makeManageLinks>
