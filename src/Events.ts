@@ -3,12 +3,13 @@
  * reading the feed by cursor, and delivering committed events to in-process subscribers.
  * Subscribers hear of an event only after its transaction committed, in commit order.
  */
-import { Chunk, Clock, Effect, Option, PubSub, Schema, Stream } from "effect"
+import { Chunk, Clock, Effect, PubSub, Schema, Stream } from "effect"
 import { formatInstant } from "./domain/common.js"
-import { BadRequest, NotFound, type StorageFailure } from "./domain/errors.js"
+import { BadRequest, type StorageFailure } from "./domain/errors.js"
 import { makeId } from "./domain/ids.js"
 import { type Event, type EventData, EventType } from "./events/catalogue.js"
 import { decodeCursor, encodeCursor, Limit, type Page } from "./internal/pagination.js"
+import { findById } from "./internal/resources.js"
 import { decodeInput } from "./internal/validation.js"
 import { Storage } from "./ports/storage.js"
 import { Tenant, type TenantId } from "./ports/tenant.js"
@@ -121,12 +122,7 @@ export class Events extends Effect.Service<Events>()("slotwise/Events", {
         } satisfies Page<Event>
       })
 
-    const get = (id: string) =>
-      Effect.flatMap(storage.events.get(id), (found) =>
-        Option.match(found, {
-          onNone: () => Effect.fail(new NotFound({ detail: `no event ${id}` })),
-          onSome: Effect.succeed
-        }))
+    const get = findById("event", storage.events.get)
 
     /**
      * A live stream of the tenant's events from now on (or after a feed cursor), read from

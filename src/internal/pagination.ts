@@ -6,6 +6,7 @@
 import { Effect, Schema } from "effect"
 import { BadRequest } from "../domain/errors.js"
 import type { IndexValue } from "../ports/storage.js"
+import { containsNul } from "./validation.js"
 
 export const DEFAULT_LIMIT = 20
 const MAX_LIMIT = 100
@@ -38,11 +39,14 @@ const fingerprint = (filters: unknown): string => {
   return hash.toString(36)
 }
 
+/** A sort key's text: never with a NUL, which no stored value holds (a forged cursor may). */
+const KeyText = Schema.String.pipe(Schema.filter((s) => !containsNul(s)))
+
 /** What a cursor carries: the last row's sort key (`k`) and the filters' fingerprint (`f`). */
 const Cursor = Schema.compose(
   Schema.StringFromBase64Url,
   Schema.parseJson(Schema.Struct({
-    k: Schema.Array(Schema.Union(Schema.Null, Schema.String, Schema.Number)),
+    k: Schema.Array(Schema.Union(Schema.Null, KeyText, Schema.Number)),
     f: Schema.String
   }))
 )
