@@ -24,7 +24,10 @@ export type AccessRequirement =
 export type Caller =
   /** No `Authorization` header. */
   | { readonly _tag: "Anonymous" }
-  /** `Authorization` names another scheme (`Basic …`), or a bearer with no token. */
+  /**
+   * `Authorization` names another scheme (`Basic …`), or a bearer with no token; `scheme` is
+   * "" when the header names no scheme at all (a credential without `Bearer `).
+   */
   | { readonly _tag: "Malformed"; readonly scheme: string }
   /** A bearer that names no valid credential (unknown, revoked, expired, not a key). */
   | { readonly _tag: "Rejected"; readonly error: Unauthorized }
@@ -65,6 +68,8 @@ export const unauthenticated = (caller: Exclude<Caller, { _tag: "Authenticated" 
       return new Unauthorized({
         detail: caller.scheme.toLowerCase() === "bearer"
           ? "empty bearer credential: send Authorization: Bearer <API key>"
+          : caller.scheme === ""
+          ? "the Authorization header names no scheme: send Authorization: Bearer <API key>"
           : `the ${caller.scheme} authorization scheme is not accepted: send Authorization: Bearer <API key>`
       })
     case "Anonymous":

@@ -111,6 +111,18 @@ const isShallow = (issue: ParseResult.ParseIssue): boolean => {
 const isInt = (ast: AST.AST): boolean =>
   ast._tag === "Refinement" && AST.getJSONSchemaAnnotation(ast).pipe((o) => o._tag === "Some" && (o.value as any).type === "integer")
 
+/** How a field name is written: what an unknown field's name is repeated in full only when it looks like. */
+const FIELD_NAME = /^[a-z][a-zA-Z0-9_]{0,31}$/
+const CREDENTIAL_PREFIX = /^(sk|pk)_(test|live)_|^whsec_/
+
+/**
+ * An unknown field's name as an error repeats it: whole when it looks like a field name
+ * (`nickname`, `staffId`), else its first four characters: a name can be anything a client
+ * put there, a pasted secret too, and errors never repeat secrets.
+ */
+export const shownFieldName = (name: PropertyKey): PropertyKey =>
+  typeof name !== "string" || (FIELD_NAME.test(name) && !CREDENTIAL_PREFIX.test(name)) ? name : `${name.slice(0, 4)}…`
+
 const collect = (
   issue: ParseResult.ParseIssue,
   path: ReadonlyArray<PropertyKey>,
@@ -124,7 +136,7 @@ const collect = (
       out.push({ path, message: "is required" })
       return
     case "Unexpected":
-      out.push({ path, message: "is not a known field" })
+      out.push({ path: path.length === 0 ? path : [...path.slice(0, -1), shownFieldName(path[path.length - 1]!)], message: "is not a known field" })
       return
     case "Forbidden":
       out.push({ path, message: "could not be checked" })
