@@ -99,7 +99,9 @@ export const decideAccess = (rule: AccessRequirement, caller: Caller, origin: st
           return {
             _tag: "Denied",
             error: new Forbidden({
-              detail: `publishable keys work only from the account's allowed origins; ${origin ?? "no Origin"} is not one`
+              detail: origin === undefined
+                ? "publishable keys work only from the account's allowed origins, and this request has no Origin header"
+                : `publishable keys work only from the account's allowed origins, and ${origin} is not one of them`
             })
           }
         }
