@@ -14,6 +14,9 @@ import { decodeInput } from "./internal/validation.js"
 import { Storage } from "./ports/storage.js"
 import { Tenant, type TenantId } from "./ports/tenant.js"
 
+/** A feed cursor's key: the sequence number of the last event seen. */
+const FEED_KEY = ["integer"] as const
+
 export interface CommittedEvent {
   readonly tenant: TenantId
   readonly event: Event
@@ -98,7 +101,7 @@ export class Events extends Effect.Service<Events>()("slotwise/Events", {
         const { after, limit = 20, types } = yield* decodeParams(params)
         const filters = { types: types ?? null }
         // The feed's cursor parameter is `after`: name it so in the error.
-        const key = yield* decodeCursor(after, filters).pipe(
+        const key = yield* decodeCursor(after, filters, FEED_KEY).pipe(
           Effect.mapError((e) =>
             new BadRequest({
               detail: e.detail.replace(/^cursor/, "after"),
@@ -132,7 +135,7 @@ export class Events extends Effect.Service<Events>()("slotwise/Events", {
       Stream.unwrapScoped(Effect.gen(function*() {
         const wake = yield* PubSub.subscribe(committed)
         const filters = { types: options.types ?? null }
-        const key = yield* decodeCursor(options.after, filters)
+        const key = yield* decodeCursor(options.after, filters, FEED_KEY)
         let cursor = typeof key?.[0] === "number" ? key[0] : yield* storage.events.lastSeq
         const next = Effect.gen(function*() {
           for (;;) {

@@ -66,13 +66,14 @@ export const listPage = <A extends { readonly id: string }>(
 ) =>
   Effect.gen(function*() {
     const limit = options.limit ?? DEFAULT_LIMIT
-    const after = yield* decodeCursor(options.cursor, options.filters)
+    const spec = collection.spec
+    const shape = [...spec.order.map((column) => spec.indexes[column]!.type), "text" as const]
+    const after = yield* decodeCursor(options.cursor, options.filters, shape)
     const rows = yield* collection.list({
       where: options.where,
       limit: limit + 1,
       ...(after !== undefined ? { after } : {})
     })
-    const spec = collection.spec
     return pageOf(rows, limit, (row) => [...spec.order.map((column) => spec.indexes[column]!.get(row)), row.id], options.filters)
   })
 

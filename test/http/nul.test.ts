@@ -64,13 +64,15 @@ const eventCount = async (api: Client): Promise<number> => {
   }
 }
 
-/** A cursor this server issued for `path`, with its sort key's first value swapped for `value`. */
-const forgedCursor = async (api: Client, listPath: string, value: string): Promise<string> => {
+/** A cursor this server issued for `path`, with its sort key rewritten by `forge` (undefined if that changes nothing). */
+const forgedCursor = async (api: Client, listPath: string, forge: (key: Array<unknown>) => Array<unknown>): Promise<string | undefined> => {
   const page = expectStatus(await api.get(`${listPath}?limit=1`), 200)
   expect(page.next_cursor).toEqual(expect.any(String))
   const parsed = JSON.parse(Buffer.from(page.next_cursor, "base64url").toString("utf8"))
-  parsed.k[0] = value
-  return Buffer.from(JSON.stringify(parsed)).toString("base64url")
+  const forged = forge(parsed.k)
+  return JSON.stringify(forged) === JSON.stringify(parsed.k)
+    ? undefined
+    : Buffer.from(JSON.stringify({ ...parsed, k: forged })).toString("base64url")
 }
 
 const expectNulField = (reply: Reply, status: 400 | 422, field: string, message = NUL_MESSAGE) => {
@@ -140,12 +142,25 @@ describe.each(storages)("NUL characters on $name storage", (storage) => {
     expectNulField(await api.send("GET", "/v1/bookings", { body: { staff_id: `${ids.staff.id}\u0000` } }), 400, "staff_id")
   })
 
-  it("a cursor whose sort key was forged to hold a NUL is 400 on cursor", async () => {
+  it("a cursor whose sort key was forged (a NUL, text where a number sorts, a fraction, a value too many) is 400 on cursor", async () => {
+    const forgeries: Array<(key: Array<unknown>) => Array<unknown>> = [
+      (key) => key.map((v) => typeof v === "string" ? "a\u0000b" : v),
+      (key) => key.map((v) => typeof v === "number" ? "abc" : 42),
+      (key) => key.map((v) => typeof v === "number" ? 1.5 : 1e300),
+      (key) => [...key, "extra"],
+      () => []
+    ]
+    let forged = 0
     for (const [list, parameter] of [["/v1/bookings", "cursor"], ["/v1/staff", "cursor"], ["/v1/events", "after"]] as const) {
-      const cursor = await forgedCursor(api, list, "a\u0000b")
-      const problem = expectProblem(await api.get(`${list}?limit=1&${parameter}=${cursor}`), 400, "bad_request")
-      expect(problem.errors).toEqual([{ path: parameter, message: "is not a cursor this API issued" }])
+      for (const forge of forgeries) {
+        const cursor = await forgedCursor(api, list, forge)
+        if (cursor === undefined) continue
+        forged++
+        const problem = expectProblem(await api.get(`${list}?limit=1&${parameter}=${cursor}`), 400, "bad_request")
+        expect(problem.errors).toEqual([{ path: parameter, message: "is not a cursor this API issued" }])
+      }
     }
+    expect(forged).toBeGreaterThanOrEqual(12)
   })
 
   it("a body string, metadata key or metadata value holding a NUL is 422 naming the field, and writes nothing", async () => {
