@@ -3,7 +3,8 @@
  * (secret and publishable keys of both environments, the operator's token, a webhook signing
  * secret, an OAuth access token, an account user's password) sent in every malformed way and
  * every wrong place, against the bundled binary, with every reply's status line, headers and
- * body and the process's stdout and stderr searched for the secret or any 8 characters of it.
+ * body, the event feed and the process's stdout and stderr searched for the secret or any
+ * 8 characters of it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { obtainTokens, registerClient } from "../oauth/agent.js"
@@ -41,6 +42,7 @@ const nextAddress = () => `10.${(++addresses >> 16) & 255}.${(addresses >> 8) & 
 let server: ServerProcess
 let stderr = ""
 let carrier: Client
+let production: Client
 let secrets: Array<Secret> = []
 
 beforeAll(async () => {
@@ -51,7 +53,7 @@ beforeAll(async () => {
   const account = expectStatus(await admin.post("/admin/v1/accounts", { name: "Leaks", plan: "business", allowed_origins: ["https://shop.example.com"] }), 201)
   const keys = account.keys
   carrier = client(server.url, keys.sandbox.secret)
-  const production = client(server.url, keys.production.secret)
+  production = client(server.url, keys.production.secret)
   const webhook = expectStatus(await carrier.post("/v1/webhooks", { url: "https://hooks.example.com/in", events: ["*"] }), 201)
   expectStatus(await admin.post(`/admin/v1/accounts/${account.account.id}/users`, { email: "owner@example.com", name: "Olive", password: PASSWORD, role: "owner" }), 201)
   const site = { url: server.url, sandbox: carrier, production, user: { email: "owner@example.com" } }
@@ -138,6 +140,16 @@ describe("secrets never repeated", { timeout: 180_000 }, () => {
       }
     }
     expect(sent).toBeGreaterThan(250)
+    // Nor any event of the feed (which webhooks deliver), in either environment.
+    for (const feed of [carrier, production]) {
+      let after = ""
+      for (;;) {
+        const page = expectStatus(await feed.get(`/v1/events?limit=100${after === "" ? "" : `&after=${after}`}`, { headers: { "x-forwarded-for": nextAddress() } }), 200)
+        if (page.data.length === 0) break
+        expect(leaksIn(JSON.stringify(page.data), secrets)).toEqual([])
+        after = page.next_cursor
+      }
+    }
     // (The first start prints the first account's own keys, by design; these are another account's.)
     const printed = server.lines.join("\n")
     expect(leaksIn(`${printed}\n${stderr}`, secrets), `${printed}\n${stderr}`).toEqual([])
