@@ -35,6 +35,15 @@ describe("error wording", () => {
     expect(problem.errors).toEqual([{ path: "staff_id", message: "does not name an existing staff member" }])
   })
 
+  it("an inline client beside client_id reads as a sentence", async () => {
+    const problem = expectProblem(
+      await api.post("/v1/bookings", { service_id: ids.service.id, staff_id: ids.staff.id, client_id: ids.client.id, client: { name: "Zoe" }, start: MONDAY_9 }),
+      422,
+      "validation_failed"
+    )
+    expect(problem.detail).toBe("client cannot be given with client_id: send one or the other")
+  })
+
   it("a start in the past is called the past, not a notice of 0 minutes", async () => {
     const problem = expectProblem(
       await api.post("/v1/bookings", { service_id: ids.service.id, staff_id: ids.staff.id, client_id: ids.client.id, start: "2027-03-25T09:00:00Z" }),
