@@ -128,10 +128,10 @@ export class Availability extends Effect.Service<Availability>()("slotwise/Avail
     /** A referenced staff member of this tenant, or `invalid_reference` on `path`. */
     const referencedStaff = (id: string, path = "staff_id") =>
       Effect.catchTag(findStaff(id), "NotFound", () =>
-        Effect.fail(new InvalidReference({ detail: `no staff member with id ${id}`, errors: [{ path, message: `no staff member ${id}` }] })))
+        Effect.fail(new InvalidReference({ detail: `no staff member with id ${id}`, errors: [{ path, message: "does not name an existing staff member" }] })))
     const referencedService = (id: string) =>
       Effect.catchTag(findService(id), "NotFound", () =>
-        Effect.fail(new InvalidReference({ detail: `no service with id ${id}`, errors: [{ path: "service_id", message: `no service ${id}` }] })))
+        Effect.fail(new InvalidReference({ detail: `no service with id ${id}`, errors: [{ path: "service_id", message: "does not name an existing service" }] })))
 
     const create = (input: typeof AvailabilityCreate.Encoded) =>
       Effect.gen(function*() {

@@ -83,7 +83,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
       Effect.flatMap(get(id), (found) =>
         Option.match(found, {
           onNone: () =>
-            Effect.fail(new InvalidReference({ detail: `no ${label} with id ${id}`, errors: [{ path, message: `no ${label} ${id}` }] })),
+            Effect.fail(new InvalidReference({ detail: `no ${label} with id ${id}`, errors: [{ path, message: `does not name an existing ${label}` }] })),
           onSome: Effect.succeed
         }))
     const referencedService = reference(services.get, "service", "service_id")
@@ -145,7 +145,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
             ) {
               return yield* new ValidationFailed({
                 detail: `hold ${held.id} is for another slot`,
-                errors: [{ path: "hold_id", message: `holds ${held.service_id} with ${held.staff_id} at ${held.start}` }]
+                errors: [{ path: "hold_id", message: `reserves service ${held.service_id} with staff member ${held.staff_id} at ${held.start}, not this slot` }]
               })
             }
             Object.assign(exclude, { holdId: held.id })

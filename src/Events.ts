@@ -3,15 +3,19 @@
  * reading the feed by cursor, and delivering committed events to in-process subscribers.
  * Subscribers hear of an event only after its transaction committed, in commit order.
  */
-import { Chunk, Clock, Effect, Option, PubSub, Schema, Stream } from "effect"
+import { Chunk, Clock, Effect, PubSub, Schema, Stream } from "effect"
 import { formatInstant } from "./domain/common.js"
-import { BadRequest, NotFound, type StorageFailure } from "./domain/errors.js"
+import { BadRequest, type StorageFailure } from "./domain/errors.js"
 import { makeId } from "./domain/ids.js"
 import { type Event, type EventData, EventType } from "./events/catalogue.js"
 import { decodeCursor, encodeCursor, Limit, type Page } from "./internal/pagination.js"
+import { findById } from "./internal/resources.js"
 import { decodeInput } from "./internal/validation.js"
 import { Storage } from "./ports/storage.js"
 import { Tenant, type TenantId } from "./ports/tenant.js"
+
+/** A feed cursor's key: the sequence number of the last event seen. */
+const FEED_KEY = ["integer"] as const
 
 export interface CommittedEvent {
   readonly tenant: TenantId
@@ -97,7 +101,7 @@ export class Events extends Effect.Service<Events>()("slotwise/Events", {
         const { after, limit = 20, types } = yield* decodeParams(params)
         const filters = { types: types ?? null }
         // The feed's cursor parameter is `after`: name it so in the error.
-        const key = yield* decodeCursor(after, filters).pipe(
+        const key = yield* decodeCursor(after, filters, FEED_KEY).pipe(
           Effect.mapError((e) =>
             new BadRequest({
               detail: e.detail.replace(/^cursor/, "after"),
@@ -121,12 +125,7 @@ export class Events extends Effect.Service<Events>()("slotwise/Events", {
         } satisfies Page<Event>
       })
 
-    const get = (id: string) =>
-      Effect.flatMap(storage.events.get(id), (found) =>
-        Option.match(found, {
-          onNone: () => Effect.fail(new NotFound({ detail: `no event ${id}` })),
-          onSome: Effect.succeed
-        }))
+    const get = findById("event", storage.events.get)
 
     /**
      * A live stream of the tenant's events from now on (or after a feed cursor), read from
@@ -136,7 +135,7 @@ export class Events extends Effect.Service<Events>()("slotwise/Events", {
       Stream.unwrapScoped(Effect.gen(function*() {
         const wake = yield* PubSub.subscribe(committed)
         const filters = { types: options.types ?? null }
-        const key = yield* decodeCursor(options.after, filters)
+        const key = yield* decodeCursor(options.after, filters, FEED_KEY)
         let cursor = typeof key?.[0] === "number" ? key[0] : yield* storage.events.lastSeq
         const next = Effect.gen(function*() {
           for (;;) {

@@ -7,6 +7,7 @@ import { Effect, Option, Schema } from "effect"
 import { SYSTEM_TENANT } from "./auth/collections.js"
 import { constantTimeEqual, randomBase62, sha256Hex } from "./auth/crypto.js"
 import { SCOPES } from "./domain/apiKey.js"
+import { isWellFormedId } from "./domain/ids.js"
 import { ValidationFailed } from "./domain/errors.js"
 import {
   type OAuthClient,
@@ -133,6 +134,8 @@ export class OAuthClients extends Effect.Service<OAuthClients>()("slotwise/OAuth
     /** A client by its client_id whatever its tenant (the authorization server's lookup). */
     const resolve = (clientId: string) =>
       Effect.gen(function*() {
+        // A client_id from the outside that is no id names no client: never looked up.
+        if (!isWellFormedId(clientId)) return undefined
         const entry = Option.getOrUndefined(yield* system(directory.get(clientId)))
         if (entry === undefined) return undefined
         const tenant: TenantId = { account_id: entry.account_id, environment: entry.environment }

@@ -5,12 +5,12 @@
  */
 import { Effect, Option, Schema } from "effect"
 import { ApiKeysCollection } from "./auth/collections.js"
-import { Forbidden, NotFound } from "./domain/errors.js"
+import { Forbidden } from "./domain/errors.js"
 import { IdPrefixes } from "./domain/ids.js"
 import { Events } from "./Events.js"
 import { type EventData, EventType } from "./events/catalogue.js"
 import { kindOfEventType, type SampleKind, sampleEventData } from "./events/samples.js"
-import { currentStamp } from "./internal/resources.js"
+import { currentStamp, findOr404 } from "./internal/resources.js"
 import { decodeInput, validationFailed } from "./internal/validation.js"
 import {
   AvailabilityCollection,
@@ -61,11 +61,9 @@ export class Sandbox extends Effect.Service<Sandbox>()("slotwise/Sandbox", {
       Effect.gen(function*() {
         const prefix = `${IdPrefixes[kind]}_`
         if (!objectId.startsWith(prefix)) {
-          return yield* validationFailed([{ path: "object_id", message: `must be a ${prefix} id for ${type}` }])
+          return yield* validationFailed([{ path: "object_id", message: `must be an id starting with ${prefix} for ${type}` }])
         }
-        const found = yield* collections[kind].get(objectId)
-        if (Option.isNone(found)) return yield* new NotFound({ detail: `no ${kind} with id ${objectId}` })
-        const object = found.value
+        const object = yield* findOr404(collections[kind], kind)(objectId)
         if (kind === "payment") {
           const booking = yield* bookings.get(object.booking_id)
           return { object, ...(Option.isSome(booking) ? { booking: booking.value } : {}) } satisfies EventData

@@ -39,7 +39,7 @@ export class Services extends Effect.Service<Services>()("slotwise/Services", {
         if (missing.length > 0) {
           return yield* new InvalidReference({
             detail: `no staff member with id ${missing.join(", ")}`,
-            errors: missing.map((id) => ({ path: `staff_ids.${ids.indexOf(id)}`, message: `no staff member ${id}` }))
+            errors: missing.map((id) => ({ path: `staff_ids.${ids.indexOf(id)}`, message: "does not name an existing staff member" }))
           })
         }
         return unique

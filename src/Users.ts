@@ -4,10 +4,11 @@
  */
 import { Effect, Option, Schema } from "effect"
 import { AccountsCollection, SYSTEM_TENANT } from "./auth/collections.js"
-import { NotFound, ValidationFailed } from "./domain/errors.js"
+import { ValidationFailed } from "./domain/errors.js"
+import { isWellFormedId } from "./domain/ids.js"
 import { emailKey, type User, UserCreate } from "./domain/user.js"
-import { listPage, newResource, PageParams } from "./internal/resources.js"
-import { decodeInput } from "./internal/validation.js"
+import { findById, listPage, newResource, PageParams } from "./internal/resources.js"
+import { containsNul, decodeInput } from "./internal/validation.js"
 import { type StoredUser, UsersCollection } from "./oauth/collections.js"
 import { PasswordHasher } from "./oauth/password.js"
 import { OAuthGrants } from "./OAuthGrants.js"
@@ -39,12 +40,11 @@ export class Users extends Effect.Service<Users>()("slotwise/Users", {
     const decodeCreate = decodeInput(UserCreate)
     const decodeList = decodeInput(UserListParams)
 
-    const requireAccount = (accountId: string) =>
-      Effect.flatMap(system(accounts.get(accountId)), (found) =>
-        Option.isNone(found) ? Effect.fail(new NotFound({ detail: `no account with id ${accountId}` })) : Effect.void)
+    const requireAccount = (accountId: string) => Effect.asVoid(findById("account", (id) => system(accounts.get(id)))(accountId))
 
     const byEmail = (accountId: string, email: string) =>
-      Effect.map(
+      // No stored email holds a NUL (inputs refuse it); a sign-in form may send one.
+      containsNul(email) ? Effect.succeed(undefined) : Effect.map(
         system(users.list({ where: [{ column: "email_key", op: "eq", value: keyOf(accountId, email) }], limit: 1 })),
         (rows) => rows[0]
       )
@@ -77,10 +77,8 @@ export class Users extends Effect.Service<Users>()("slotwise/Users", {
       })
 
     const find = (accountId: string, userId: string) =>
-      Effect.flatMap(system(users.get(userId)), (found) =>
-        Option.isSome(found) && found.value.account_id === accountId
-          ? Effect.succeed(found.value)
-          : Effect.fail(new NotFound({ detail: `no user with id ${userId} in ${accountId}` })))
+      findById("user of this account", (id) =>
+        Effect.map(system(users.get(id)), Option.filter((user) => user.account_id === accountId)))(userId)
 
     const get = (accountId: string, userId: string) => Effect.map(find(accountId, userId), publicUser)
 
@@ -119,7 +117,8 @@ export class Users extends Effect.Service<Users>()("slotwise/Users", {
       })
 
     /** The user by id whatever the account (the authorization server's `findAccount`). */
-    const lookup = (userId: string) => Effect.map(system(users.get(userId)), Option.map(publicUser))
+    const lookup = (userId: string) =>
+      isWellFormedId(userId) ? Effect.map(system(users.get(userId)), Option.map(publicUser)) : Effect.succeed(Option.none())
 
     return { create, get, list, remove, verify, lookup } as const
   })

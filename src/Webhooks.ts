@@ -7,7 +7,7 @@
  */
 import { Effect, Option, Schema } from "effect"
 import { formatInstant, toMillis } from "./domain/common.js"
-import { InvalidTransition, NotFound } from "./domain/errors.js"
+import { InvalidTransition } from "./domain/errors.js"
 import { Id, idFloor, makeId } from "./domain/ids.js"
 import {
   DEFAULT_GRACE_PERIOD_SECONDS,
@@ -24,7 +24,7 @@ import {
   WebhookRotateSecret,
   WebhookUpdate
 } from "./domain/webhook.js"
-import { changes, currentStamp, findOr404, listPage, newResource, PageParams } from "./internal/resources.js"
+import { changes, currentStamp, findById, findOr404, listPage, newResource, PageParams } from "./internal/resources.js"
 import { decodeInput, validationFailed } from "./internal/validation.js"
 import { type Condition, Storage } from "./ports/storage.js"
 import { addressBlockReason, hostOf, isIpLiteral, literalHostBlockReason } from "./webhooks/address.js"
@@ -98,10 +98,8 @@ export class Webhooks extends Effect.Service<Webhooks>()("slotwise/Webhooks", {
       })
 
     const findDelivery = (webhookId: string, deliveryId: string) =>
-      Effect.flatMap(deliveries.get(deliveryId), (found) =>
-        Option.isSome(found) && found.value.webhook_id === webhookId
-          ? Effect.succeed(found.value)
-          : Effect.fail(new NotFound({ detail: `no delivery ${deliveryId} of webhook endpoint ${webhookId}` })))
+      findById("delivery of this webhook endpoint", (id) =>
+        Effect.map(deliveries.get(id), Option.filter((delivery) => delivery.webhook_id === webhookId)))(deliveryId)
 
     const requireActive = (endpoint: StoredWebhookEndpoint) =>
       endpoint.active

@@ -85,14 +85,41 @@ export const isTimeZone = (zone: string): boolean => {
 
 // ---- .ics (RFC 5545) ----
 
-const icsText = (value: string): string => value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/([,;])/g, "\\$1")
+/**
+ * A TEXT value (RFC 5545 §3.3.11): backslash, semicolon and comma escaped, every line break
+ * (CRLF, CR or LF) as `\n`, and the other control characters, which TEXT cannot hold, dropped.
+ */
+export const icsText = (value: string): string =>
+  value
+    .replace(/[\\;,]/g, "\\$&")
+    .replace(/\r\n?|\n/g, "\\n")
+    .replace(/[\u0000-\u0008\u000a-\u001f\u007f]/g, "")
 const icsInstant = (iso: string): string => iso.replace(/[-:]/g, "").replace(/\.\d+/, "")
 
-/** Lines over 75 octets are folded (RFC 5545 §3.1); counted in characters, which is stricter for ASCII. */
-const fold = (line: string): string => {
-  const out: Array<string> = []
-  for (let i = 0; i < line.length; i += 73) out.push((i === 0 ? "" : " ") + line.slice(i, i + 73))
-  return out.join("\r\n")
+const encoder = new TextEncoder()
+/** Octets per content line, the CRLF not counted (RFC 5545 §3.1). */
+const LINE_OCTETS = 75
+
+/**
+ * A content line folded into lines of at most 75 octets of UTF-8, each continuation starting
+ * with a space; a character is never split across lines.
+ */
+export const fold = (line: string): string => {
+  const lines: Array<string> = []
+  let current = ""
+  let octets = 0
+  for (const char of line) {
+    const size = encoder.encode(char).length
+    if (octets + size > LINE_OCTETS) {
+      lines.push(current)
+      current = " "
+      octets = 1
+    }
+    current += char
+    octets += size
+  }
+  lines.push(current)
+  return lines.join("\r\n")
 }
 
 export interface IcsEvent {

@@ -26,7 +26,10 @@ export type AccessRequirement =
 export type Caller =
   /** No `Authorization` header. */
   | { readonly _tag: "Anonymous" }
-  /** `Authorization` names another scheme (`Basic …`), or a bearer with no token. */
+  /**
+   * `Authorization` names another scheme (`Basic …`), or a bearer with no token; `scheme` is
+   * "" when the header names no scheme at all (a credential without `Bearer `).
+   */
   | { readonly _tag: "Malformed"; readonly scheme: string }
   /** A bearer that names no valid credential (unknown, revoked, expired, not a key). */
   | { readonly _tag: "Rejected"; readonly error: Unauthorized }
@@ -71,6 +74,8 @@ export const unauthenticated = (caller: Exclude<Caller, { _tag: "Authenticated" 
       return new Unauthorized({
         detail: caller.scheme.toLowerCase() === "bearer"
           ? "empty bearer credential: send Authorization: Bearer <API key>"
+          : caller.scheme === ""
+          ? "the Authorization header names no scheme: send Authorization: Bearer <API key>"
           : `the ${caller.scheme} authorization scheme is not accepted: send Authorization: Bearer <API key>`
       })
     case "Anonymous":
@@ -112,7 +117,9 @@ export const decideAccess = (
           return {
             _tag: "Denied",
             error: new Forbidden({
-              detail: `publishable keys work only from the account's allowed origins; ${origin ?? "no Origin"} is not one`
+              detail: origin === undefined
+                ? "publishable keys work only from the account's allowed origins, and this request has no Origin header"
+                : `publishable keys work only from the account's allowed origins, and ${origin} is not one of them`
             })
           }
         }

@@ -90,7 +90,7 @@ export const BookingCreate = Schema.Struct({
 }).pipe(
   Schema.filter((input) => {
     if (input.client_id !== undefined && input.client !== undefined) {
-      return { path: ["client"], message: "give client_id or client, not both" }
+      return { path: ["client"], message: "cannot be given with client_id: send one or the other" }
     }
     if (input.client_id === undefined && input.client === undefined) {
       return { path: ["client_id"], message: "is required (or an inline client object)" }

@@ -88,11 +88,49 @@ export const makeId = (kind: IdKind, now: number): string => {
 /** The smallest id of `kind` made at or after `ms`: a lower bound for "created since" scans. */
 export const idFloor = (kind: IdKind, ms: number): string => `${IdPrefixes[kind]}_${timePart(ms)}${"0".repeat(RANDOM_CHARS)}`
 
+/** Each kind as a sentence names it. */
+const IdLabels: Record<IdKind, string> = {
+  booking: "booking",
+  client: "client",
+  service: "service",
+  staff: "staff member",
+  availability: "availability rule",
+  hold: "hold",
+  event: "event",
+  webhook: "webhook endpoint",
+  delivery: "webhook delivery",
+  key: "API key",
+  payment: "payment",
+  account: "account",
+  oauthClient: "OAuth client",
+  user: "user",
+  grant: "OAuth grant",
+  domain: "custom domain"
+}
+
+const article = (noun: string) => (/^[aeiouAEIO]/.test(noun) ? "an" : "a")
+
+/** Characters after the prefix and its `_`: 10 of time, 16 random. */
+const ID_BODY = "[0-9A-HJKMNP-TV-Z]{26}"
+const ANY_ID = new RegExp(`^[a-z]{3}_${ID_BODY}$`)
+
+/**
+ * Whether `text` has the form of an id of some kind. One that has not names nothing: it is
+ * not looked up (so a NUL or a 5,000-character path segment never reaches storage) and not
+ * echoed (a path segment may hold anything, a pasted secret too).
+ */
+export const isWellFormedId = (text: string): boolean => ANY_ID.test(text)
+
+/** "must be a service id: svc_ followed by 26 letters and digits, such as svc_01JQ4Z8X9V3K7M2N5P6R8T0W1Y". */
+const idMessage = (kind: IdKind): string => {
+  const prefix = `${IdPrefixes[kind]}_`
+  const label = IdLabels[kind]
+  return `must be ${article(label)} ${label} id: ${prefix} followed by 26 letters and digits, such as ${prefix}01JQ4Z8X9V3K7M2N5P6R8T0W1Y`
+}
+
 /** Schema of an id of one kind: its prefix and 26 base32 characters. */
 export const Id = (kind: IdKind) =>
   Schema.String.pipe(
-    Schema.pattern(new RegExp(`^${IdPrefixes[kind]}_[0-9A-HJKMNP-TV-Z]{26}$`), {
-      message: () => `must be a ${IdPrefixes[kind]}_ id`
-    }),
-    Schema.annotations({ description: `${kind} id (\`${IdPrefixes[kind]}_…\`)` })
+    Schema.pattern(new RegExp(`^${IdPrefixes[kind]}_${ID_BODY}$`), { message: () => idMessage(kind) }),
+    Schema.annotations({ description: `${IdLabels[kind]} id (\`${IdPrefixes[kind]}_…\`)` })
   )

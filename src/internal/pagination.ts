@@ -6,6 +6,7 @@
 import { Effect, Schema } from "effect"
 import { BadRequest } from "../domain/errors.js"
 import type { IndexValue } from "../ports/storage.js"
+import { containsNul } from "./validation.js"
 
 export const DEFAULT_LIMIT = 20
 const MAX_LIMIT = 100
@@ -54,14 +55,30 @@ export const encodeCursor = (key: ReadonlyArray<IndexValue>, filters: unknown): 
 
 const invalidCursor = (message: string) =>
   new BadRequest({ detail: `cursor ${message}`, errors: [{ path: "cursor", message }] })
+const notIssued = () => invalidCursor("is not a cursor this API issued")
 
-/** The sort key a cursor resumes after (none without a cursor), or `bad_request` on `cursor`. */
+/** The type of each value of a sort key, in order: what a cursor's key must match. */
+export type KeyShape = ReadonlyArray<"text" | "integer">
+
+const fitsShape = (key: ReadonlyArray<IndexValue>, shape: KeyShape | undefined): boolean =>
+  shape === undefined ||
+  key.length === shape.length &&
+  key.every((value, i) => value === null || (shape[i] === "integer" ? Number.isSafeInteger(value) : typeof value === "string"))
+
+/**
+ * The sort key a cursor resumes after (none without a cursor), or `bad_request` on `cursor`.
+ * With `shape`, a key that does not fit it (a forged cursor: text where a number sorts, a
+ * value too many) is refused here rather than handed to storage.
+ */
 export const decodeCursor = (
   cursor: string | undefined,
-  filters: unknown
+  filters: unknown,
+  shape?: KeyShape
 ): Effect.Effect<ReadonlyArray<IndexValue> | undefined, BadRequest> =>
   cursor === undefined ? Effect.succeed(undefined) : decodeCursorText(cursor).pipe(
-    Effect.mapError(() => invalidCursor("is not a cursor this API issued")),
+    Effect.mapError(() => notIssued()),
+    // No stored value holds a NUL; a forged cursor may.
+    Effect.filterOrFail((parsed) => fitsShape(parsed.k, shape) && !parsed.k.some((v) => typeof v === "string" && containsNul(v)), notIssued),
     Effect.filterOrFail(
       (parsed) => parsed.f === fingerprint(filters),
       () => invalidCursor("was issued for other filters; start again without a cursor")

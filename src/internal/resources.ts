@@ -4,17 +4,27 @@ import { formatInstant } from "../domain/common.js"
 import { NotFound, type StorageFailure, type ValidationFailed } from "../domain/errors.js"
 import type { EventData, EventType } from "../events/catalogue.js"
 import type { Tenant } from "../ports/tenant.js"
-import { type IdKind, makeId } from "../domain/ids.js"
+import { type IdKind, isWellFormedId, makeId } from "../domain/ids.js"
 import type { Collection, Condition } from "../ports/storage.js"
 import { decodeCursor, DEFAULT_LIMIT, Limit, type Page, pageOf } from "./pagination.js"
 
+/** `not_found` for `id`, which is named only when it has an id's form (see `isWellFormedId`). */
+export const noSuch = (label: string, id: string): NotFound =>
+  new NotFound({ detail: isWellFormedId(id) ? `no ${label} with id ${id}` : `there is no ${label} with that id` })
+
+/**
+ * What `get` finds for `id`, or `not_found`. An id without an id's form names nothing, so it is
+ * never looked up.
+ */
+export const findById = <A, E, R>(label: string, get: (id: string) => Effect.Effect<Option.Option<A>, E, R>) =>
+(id: string): Effect.Effect<A, E | NotFound, R> =>
+  isWellFormedId(id)
+    ? Effect.flatMap(get(id), Option.match({ onNone: () => Effect.fail(noSuch(label, id)), onSome: Effect.succeed }))
+    : Effect.fail(noSuch(label, id))
+
 /** The resource or `not_found`; another tenant's id is indistinguishable from a missing one. */
-export const findOr404 = <A extends { readonly id: string }>(collection: Collection<A>, label: string) => (id: string) =>
-  Effect.flatMap(collection.get(id), (found) =>
-    Option.match(found, {
-      onNone: () => Effect.fail(new NotFound({ detail: `no ${label} with id ${id}` })),
-      onSome: Effect.succeed
-    }))
+export const findOr404 = <A extends { readonly id: string }>(collection: Collection<A>, label: string) =>
+  findById(label, collection.get)
 
 /**
  * The reads visitors (publishable keys) get of a resource with an `active` flag: active ones
@@ -84,13 +94,14 @@ export const listPage = <A extends { readonly id: string }>(
 ) =>
   Effect.gen(function*() {
     const limit = options.limit ?? DEFAULT_LIMIT
-    const after = yield* decodeCursor(options.cursor, options.filters)
+    const spec = collection.spec
+    const shape = [...spec.order.map((column) => spec.indexes[column]!.type), "text" as const]
+    const after = yield* decodeCursor(options.cursor, options.filters, shape)
     const rows = yield* collection.list({
       where: options.where,
       limit: limit + 1,
       ...(after !== undefined ? { after } : {})
     })
-    const spec = collection.spec
     return pageOf(rows, limit, (row) => [...spec.order.map((column) => spec.indexes[column]!.get(row)), row.id], options.filters)
   })
 

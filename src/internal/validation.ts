@@ -6,7 +6,7 @@
  * message; they never quote schema text and never echo the offending value, so an error
  * body stays small whatever was sent.
  */
-import { type Effect, Either, ParseResult, Schema, SchemaAST as AST } from "effect"
+import { type Effect, Either, ParseResult, type Schema, SchemaAST as AST } from "effect"
 import { type FieldError, ValidationFailed } from "../domain/errors.js"
 
 /** One invalid field: its path as keys, and what is wrong with it. */
@@ -111,6 +111,18 @@ const isShallow = (issue: ParseResult.ParseIssue): boolean => {
 const isInt = (ast: AST.AST): boolean =>
   ast._tag === "Refinement" && AST.getJSONSchemaAnnotation(ast).pipe((o) => o._tag === "Some" && (o.value as any).type === "integer")
 
+/** How a field name is written: what an unknown field's name is repeated in full only when it looks like. */
+const FIELD_NAME = /^[a-z][a-zA-Z0-9_]{0,31}$/
+const CREDENTIAL_PREFIX = /^(sk|pk)_(test|live)_|^whsec_/
+
+/**
+ * An unknown field's name as an error repeats it: whole when it looks like a field name
+ * (`nickname`, `staffId`), else its first four characters: a name can be anything a client
+ * put there, a pasted secret too, and errors never repeat secrets.
+ */
+export const shownFieldName = (name: PropertyKey): PropertyKey =>
+  typeof name !== "string" || (FIELD_NAME.test(name) && !CREDENTIAL_PREFIX.test(name)) ? name : `${name.slice(0, 4)}…`
+
 const collect = (
   issue: ParseResult.ParseIssue,
   path: ReadonlyArray<PropertyKey>,
@@ -124,7 +136,7 @@ const collect = (
       out.push({ path, message: "is required" })
       return
     case "Unexpected":
-      out.push({ path, message: "is not a known field" })
+      out.push({ path: path.length === 0 ? path : [...path.slice(0, -1), shownFieldName(path[path.length - 1]!)], message: "is not a known field" })
       return
     case "Forbidden":
       out.push({ path, message: "could not be checked" })
@@ -194,8 +206,10 @@ export const fieldIssuesOf = (issue: ParseResult.ParseIssue): Array<FieldIssue> 
 
 export const pathText = (path: ReadonlyArray<PropertyKey>): string => path.map(String).join(".")
 
-export const fieldErrorsOf = (error: ParseResult.ParseError): Array<FieldError> =>
-  fieldIssuesOf(error.issue).map((e) => ({ path: pathText(e.path), message: e.message }))
+const asFieldErrors = (issues: ReadonlyArray<FieldIssue>): Array<FieldError> =>
+  issues.map((e) => ({ path: pathText(e.path), message: e.message }))
+
+export const fieldErrorsOf = (error: ParseResult.ParseError): Array<FieldError> => asFieldErrors(fieldIssuesOf(error.issue))
 
 /** The one-line summary of a list of field errors ("the body" for the input as a whole). */
 export const fieldErrorsDetail = (errors: ReadonlyArray<FieldError>): string => {
@@ -212,13 +226,71 @@ export const validationFailed = (errors: ReadonlyArray<FieldError>): ValidationF
 
 export const decodeOptions = { errors: "all", onExcessProperty: "error" } as const
 
+export const NUL_MESSAGE = "must not contain a NUL character"
+const NUL_KEY_MESSAGE = "must not have a key that contains a NUL character"
+/** Inputs are walked no deeper than the body step lets a JSON body nest. */
+const MAX_WALK_DEPTH = 64
+
+/** Whether `text` holds U+0000, which no text field accepts. */
+export const containsNul = (text: string): boolean => text.includes("\u0000")
+
+/**
+ * Every string of an input holding a NUL (U+0000), as field issues: the value's own path, or
+ * for a key, the object holding it (a path never repeats the key). No text field accepts one:
+ * PostgreSQL can store it in neither text nor jsonb, and no person types it, so the rule is
+ * one for every input, every field and every storage, checked here once.
+ */
+export const nulIssues = (input: unknown): Array<FieldIssue> => {
+  const issues: Array<FieldIssue> = []
+  const walk = (value: unknown, path: ReadonlyArray<PropertyKey>, depth: number): void => {
+    if (typeof value === "string") {
+      if (containsNul(value)) issues.push({ path, message: NUL_MESSAGE })
+      return
+    }
+    if (value === null || typeof value !== "object" || depth > MAX_WALK_DEPTH) return
+    if (Array.isArray(value)) {
+      value.forEach((item, index) => walk(item, [...path, index], depth + 1))
+      return
+    }
+    let badKey = false
+    for (const [key, item] of Object.entries(value)) {
+      if (containsNul(key)) badKey = true
+      else walk(item, [...path, key], depth + 1)
+    }
+    if (badKey) issues.push({ path, message: NUL_KEY_MESSAGE })
+  }
+  walk(input, [], 0)
+  return issues
+}
+
+/**
+ * A decoder of `schema` under the input rules (unknown fields refused, every error reported,
+ * no NUL in any string), failing with one issue per invalid field, each in the core's words.
+ * A field holding a NUL is reported as such, whatever else its schema says of it.
+ */
+export const inputDecoder = <A, I>(schema: Schema.Schema<A, I, never>) => {
+  const decode = ParseResult.decodeUnknownEither(schema, decodeOptions)
+  return (input: unknown): Either.Either<A, ReadonlyArray<FieldIssue>> => {
+    const decoded = decode(input)
+    const nul = nulIssues(input)
+    if (nul.length === 0) return Either.mapLeft(decoded, fieldIssuesOf)
+    const nulPaths = new Set(nul.map((issue) => pathText(issue.path)))
+    const others = Either.isLeft(decoded)
+      ? fieldIssuesOf(decoded.left).filter((issue) =>
+        !nulPaths.has(pathText(issue.path)) && !issue.path.some((key) => typeof key === "string" && containsNul(key))
+      )
+      : []
+    return Either.left([...nul, ...others])
+  }
+}
+
 /**
  * Decodes `input` with `schema`, or fails with `validation_failed` naming every bad field.
  * The result is an `Either`, itself an Effect: decoding is synchronous, and running it as an
  * Effect program would cost more than the decoding.
  */
 export const decodeInput = <A, I>(schema: Schema.Schema<A, I, never>) => {
-  const decode = Schema.decodeUnknownEither(schema, decodeOptions)
+  const decode = inputDecoder(schema)
   return (input: unknown): Effect.Effect<A, ValidationFailed> =>
-    Either.mapLeft(decode(input ?? {}), (error) => validationFailed(fieldErrorsOf(error)))
+    Either.mapLeft(decode(input ?? {}), (issues) => validationFailed(asFieldErrors(issues)))
 }

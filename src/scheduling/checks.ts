@@ -175,10 +175,12 @@ export const checkStart = (input: {
   }
 
   if (start < now + policy.min_notice) {
+    const earliest = `the earliest start now is ${formatLocal(zone, now + policy.min_notice)} (${zone}).`
     reasons.push({
       code: "min_notice",
-      detail: `Bookings need ${minutesText(policy.min_notice)} notice: the earliest start now is ` +
-        `${formatLocal(zone, now + policy.min_notice)} (${zone}).`
+      detail: start < now
+        ? `${formatLocal(zone, start)} (${zone}) is in the past: ${earliest}`
+        : `Bookings need ${minutesText(policy.min_notice)} notice: ${earliest}`
     })
   }
   if (start > now + policy.max_advance) {

@@ -143,7 +143,7 @@ describe("bad input", () => {
     expect(long.text.length).toBeLessThan(400)
     const id = "b".repeat(10_000)
     const missing = await api.get(`/v1/bookings/${id}`)
-    expect(expectProblem(missing, 404, "not_found").detail).toBe(`no resource with id ${"b".repeat(100)}… under /v1/bookings`)
+    expect(expectProblem(missing, 404, "not_found").detail).toBe("no resource with id bbbb… under /v1/bookings")
     expect(missing.text.length).toBeLessThan(400)
     const key = await api.post("/v1/clients", { name: "x", metadata: { ["k".repeat(5000)]: "v" } })
     expect(key.text.length).toBeLessThan(600)

@@ -7,6 +7,9 @@ const decode = (cursor: string | undefined, filters: unknown) => Effect.runSync(
 const base64url = (text: string) => Buffer.from(text, "utf8").toString("base64url")
 const filters = { status: ["confirmed"], staff_id: "stf_01HZX5J3K4M5N6P7Q8R9S0T1V2" }
 
+/** The fingerprint a cursor for `f` carries, read from one the module issued. */
+const fingerprintOf = (f: unknown): string => JSON.parse(Buffer.from(encodeCursor([], f), "base64url").toString("utf8")).f
+
 describe("cursors", () => {
   it("round-trip every kind of sort key, including non-ASCII text and null", () => {
     for (const key of [["2027-03-29T07:00:00Z", "bkg_1"], [1, 2.5, -3], [null, "ä€😀", 0], []]) {
@@ -60,6 +63,16 @@ describe("cursors", () => {
       expect(Either.isLeft(result), cursor).toBe(true)
       expect(Either.isLeft(result) && result.left).toMatchObject({ _tag: "BadRequest", errors: [{ path: "cursor" }] })
     }
+  })
+  it("with the sort key's shape, refuse a key of other types or length, and keep one that fits (nulls too)", () => {
+    const shape = ["integer", "text"] as const
+    const shaped = (key: ReadonlyArray<string | number | null>) =>
+      Effect.runSync(Effect.either(decodeCursor(base64url(JSON.stringify({ k: key, f: fingerprintOf(filters) })), filters, shape)))
+    for (const key of [["1806310800000", "bkg_1"], [1.5, "bkg_1"], [1e300, "bkg_1"], [1, 2], [1], [1, "bkg_1", "x"], [], [1, "a\u0000b"]]) {
+      expect(shaped(key), JSON.stringify(key)).toMatchObject(Either.left({ _tag: "BadRequest", errors: [{ path: "cursor", message: "is not a cursor this API issued" }] }))
+    }
+    expect(shaped([1806310800000, "bkg_1"])).toEqual(Either.right([1806310800000, "bkg_1"]))
+    expect(shaped([null, "bkg_1"])).toEqual(Either.right([null, "bkg_1"]))
   })
 })
 

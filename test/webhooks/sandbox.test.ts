@@ -72,7 +72,7 @@ describe("sandbox emit", () => {
     expect(replay.data).toEqual({ object: payment, booking: paid })
     expect((await s.sandbox.emit({ type: "booking.cancelled", object_id: booking.id })).data.object).toEqual(paid)
 
-    expect(await failure(s.sandbox.emit({ type: "booking.created", object_id: clientId }))).toMatchObject({ status: 422, errors: [{ path: "object_id", message: "must be a bkg_ id for booking.created" }] })
+    expect(await failure(s.sandbox.emit({ type: "booking.created", object_id: clientId }))).toMatchObject({ status: 422, errors: [{ path: "object_id", message: "must be an id starting with bkg_ for booking.created" }] })
     expect(await failure(s.sandbox.emit({ type: "client.updated", object_id: "cli_01ARZ3NDEKTSV4RRFFQ69G5FAV" }))).toMatchObject({ status: 404, code: "not_found" })
     expect(await failure(s.sandbox.emit({ type: "booking.exploded" as never }))).toMatchObject({ status: 422, errors: [{ path: "type", message: "must be an event type of the catalogue" }] })
     // Another tenant's resource is unknown here.

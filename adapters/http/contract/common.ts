@@ -1,7 +1,7 @@
 /** Pieces every group shares: path ids, strict bodies and their messages, list pages. */
 import { Either, ParseResult, Schema, SchemaAST as AST } from "effect"
 import { PageSchema } from "../../../src/internal/pagination.js"
-import { decodeOptions, type FieldIssue, fieldIssuesOf } from "../../../src/internal/validation.js"
+import { type FieldIssue, inputDecoder } from "../../../src/internal/validation.js"
 
 /** `{id}` in a path: any text; an id that names nothing (or another tenant's) is a 404. */
 export const IdPath = Schema.Struct({ id: Schema.String })
@@ -18,11 +18,11 @@ export const decodedAs = <A, I>(
   prepare: (input: unknown) => unknown = (input) => input,
   reword: (input: unknown, fields: ReadonlyArray<FieldIssue>) => ReadonlyArray<FieldIssue> = (_, fields) => fields
 ): Schema.Schema<A, I> => {
-  const decode = ParseResult.decodeUnknownEither(schema, decodeOptions)
+  const decode = inputDecoder(schema)
   const encode = ParseResult.encodeUnknownEither(schema)
   return Schema.declare([], {
     decode: () => (input, _, ast) =>
-      Either.mapLeft(decode(prepare(input)), (issue) => reported(ast, input, reword(input, fieldIssuesOf(issue)))),
+      Either.mapLeft(decode(prepare(input)), (issues) => reported(ast, input, reword(input, issues))),
     encode: () => (value) => encode(value)
   }, { [AST.SurrogateAnnotationId]: schema.ast })
 }

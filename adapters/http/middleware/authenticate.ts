@@ -21,6 +21,22 @@ export const parseAuthorization = (header: string): { readonly scheme: string; r
   return m === null ? { scheme: "", token: "" } : { scheme: m[1]!, token: m[2] ?? "" }
 }
 
+/**
+ * The HTTP authentication schemes a 401 may name back (IANA's registry and a few in wide
+ * use). Anything else in the scheme's place is most likely a credential sent without
+ * `Bearer `, and a response never repeats a credential.
+ */
+const KNOWN_SCHEMES = new Set([
+  "basic", "bearer", "concealed", "digest", "dpop", "gnap", "hoba", "mutual", "negotiate", "ntlm", "oauth",
+  "privatetoken", "scram-sha-1", "scram-sha-256", "token", "vapid", "aws4-hmac-sha256"
+])
+
+/** The scheme of a header that is not a usable bearer, as a 401 may name it: "" when it is not a scheme. */
+const nameableScheme = (header: string): string => {
+  const { scheme } = parseAuthorization(header)
+  return KNOWN_SCHEMES.has(scheme.toLowerCase()) ? scheme : ""
+}
+
 /** The bearer token of a header, when it is one and not empty. */
 const bearerOf = (header: string): string | undefined => {
   const { scheme, token } = parseAuthorization(header)
@@ -34,7 +50,7 @@ export const makeAuthenticate = (authenticator: AuthenticatorService, adminToken
     if (rule?.auth === "admin") {
       return Effect.succeed(adminToken !== undefined && token !== undefined && constantTimeEqual(token, adminToken) ? OPERATOR : NOT_OPERATOR)
     }
-    if (token === undefined) return Effect.succeed({ _tag: "Malformed", scheme: parseAuthorization(authorization).scheme })
+    if (token === undefined) return Effect.succeed({ _tag: "Malformed", scheme: nameableScheme(authorization) })
     return authenticator.authenticate(token).pipe(
       Effect.map((principal): Caller => ({ _tag: "Authenticated", principal })),
       Effect.catchTag("Unauthorized", (error) => Effect.succeed<Caller>({ _tag: "Rejected", error }))

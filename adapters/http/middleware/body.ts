@@ -6,6 +6,7 @@
  */
 import { type HttpServerRequest, HttpIncomingMessage } from "@effect/platform"
 import { Effect, Option } from "effect"
+import * as http from "node:http"
 import { BadRequest } from "../../../src/domain/errors.js"
 import { PayloadTooLarge, UnsupportedMediaType } from "../contract/problems.js"
 
@@ -78,6 +79,76 @@ const ownBytes = (buffer: ArrayBuffer | Uint8Array): ArrayBuffer =>
     ? buffer.buffer as ArrayBuffer
     : buffer.slice().buffer
 
+const tooLarge = () => new PayloadTooLarge({ detail: `the body exceeds ${MAX_BODY_BYTES} bytes (1 MiB)` })
+const unreadable = () => badRequest("the request body could not be read")
+
+/**
+ * How much of an oversized body is still read, and thrown away, after the 413 is decided:
+ * a client sending without `Content-Length` (chunked) reads its answer only once it has sent
+ * everything, and a connection closed under it would lose the answer to a reset. A client
+ * still sending past this is cut off.
+ */
+export const MAX_DISCARDED_BYTES = 16 * MAX_BODY_BYTES
+
+/** Keeps reading `source` to its end, discarding it, up to {@link MAX_DISCARDED_BYTES}. */
+const discardRest = (source: http.IncomingMessage): void => {
+  let discarded = 0
+  source.on("data", (chunk: Buffer) => {
+    discarded += chunk.length
+    if (discarded > MAX_DISCARDED_BYTES) source.destroy()
+  })
+  source.on("error", () => {})
+  source.resume()
+}
+
+/**
+ * A node:http body, at most {@link MAX_BODY_BYTES}. Past the limit it fails at once with
+ * 413 and discards the rest (see {@link MAX_DISCARDED_BYTES}): the platform's own reader
+ * destroys the socket there, so a chunked upload got a reset instead of its 413.
+ */
+const readNodeBody = (source: http.IncomingMessage): Effect.Effect<Buffer, BadRequest | PayloadTooLarge> =>
+  Effect.async((resume) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    const stop = () => {
+      source.off("data", onData)
+      source.off("end", onEnd)
+      source.off("error", onError)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= MAX_BODY_BYTES) {
+        chunks.push(chunk)
+        return
+      }
+      stop()
+      chunks.length = 0
+      discardRest(source)
+      resume(Effect.fail(tooLarge()))
+    }
+    const onEnd = () => {
+      stop()
+      resume(Effect.succeed(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)))
+    }
+    const onError = () => {
+      stop()
+      resume(Effect.fail(unreadable()))
+    }
+    source.on("data", onData)
+    source.once("end", onEnd)
+    source.once("error", onError)
+    return Effect.sync(stop)
+  })
+
+/** The body's bytes, from node:http or a Fetch `Request`, at most {@link MAX_BODY_BYTES}. */
+const readBytes = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<ArrayBuffer | Uint8Array, BadRequest | PayloadTooLarge> =>
+  request.source instanceof http.IncomingMessage
+    ? readNodeBody(request.source)
+    : request.arrayBuffer.pipe(
+      HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES + 1)),
+      Effect.mapError((error) => String((error as any).cause?.message ?? "").includes("maxBytes") ? tooLarge() : unreadable())
+    )
+
 /** Reads and parses a JSON body; an absent body reads as `{}`. */
 export const readJsonBody = (
   request: HttpServerRequest.HttpServerRequest
@@ -96,18 +167,8 @@ export const readJsonBody = (
     }
     const charset = foreignCharset(headers["content-type"])
     if (charset !== undefined) return yield* charset
-    // Typed as an ArrayBuffer; node:http hands over a Buffer, a Fetch request an ArrayBuffer.
-    const buffer: ArrayBuffer | Uint8Array = yield* request.arrayBuffer.pipe(
-      HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES + 1)),
-      Effect.mapError((error) =>
-        String((error as any).cause?.message ?? "").includes("maxBytes")
-          ? new PayloadTooLarge({ detail: `the body exceeds ${MAX_BODY_BYTES} bytes (1 MiB)` })
-          : badRequest("the request body could not be read")
-      )
-    )
-    if (buffer.byteLength > MAX_BODY_BYTES) {
-      return yield* new PayloadTooLarge({ detail: `the body exceeds ${MAX_BODY_BYTES} bytes (1 MiB)` })
-    }
+    const buffer = yield* readBytes(request)
+    if (buffer.byteLength > MAX_BODY_BYTES) return yield* tooLarge()
     if (buffer.byteLength === 0) return EMPTY
     let text: string
     try {

@@ -51,5 +51,9 @@ export const preflight = (
             vary: "Origin"
           }
         }))
-        : Effect.fail(new Forbidden({ detail: `origin ${origin ?? "(none)"} is not allowed` }))
+        : Effect.fail(new Forbidden({
+          detail: origin === undefined
+            ? "a preflight request needs an Origin header"
+            : `${origin} is not an allowed origin of any account`
+        }))
   )

@@ -18,7 +18,6 @@ import { Effect, FiberRef, Option } from "effect"
 import { Accounts } from "../../../src/Accounts.js"
 import { type Caller, corsOrigin, decideAccess, visitorOf } from "../../../src/auth/access.js"
 import { Authenticator } from "../../../src/auth/Authenticator.js"
-import { NotFound } from "../../../src/domain/errors.js"
 import { Domains } from "../../../src/Domains.js"
 import { Idempotency } from "../../../src/Idempotency.js"
 import { RateLimiter } from "../../../src/ratelimit/RateLimiter.js"
@@ -31,7 +30,7 @@ import { makeAuthenticate, presentedCredential } from "./authenticate.js"
 import { readBody } from "./body.js"
 import { addCorsHeaders, isPreflight, preflight } from "./cors.js"
 import { makeIdempotent } from "./idempotency.js"
-import { responseOfCause } from "./problem.js"
+import { noRoute, responseOfCause, shownPath } from "./problem.js"
 import { countRequest, policyOf } from "./ratelimit.js"
 import { makeRouteTable } from "./routes.js"
 import { currentAuth } from "./state.js"
@@ -124,10 +123,10 @@ export const makePipeline = (options: PipelineOptions = {}) =>
 
           // 5. What the caller may do here.
           if (route._tag === "MethodNotAllowed") {
-            return yield* new MethodNotAllowed({ detail: `${method} is not allowed on ${path}`, allow: route.allow })
+            return yield* new MethodNotAllowed({ detail: `${method} is not allowed on ${shownPath(path)}`, allow: route.allow })
           }
           const decision = route._tag === "NotFound" ? { _tag: "Hidden" as const } : decideAccess(route.access, caller, from.origin, from.domainOwner)
-          if (decision._tag === "Hidden") return yield* new NotFound({ detail: `no route for ${method} ${path}` })
+          if (decision._tag === "Hidden") return yield* noRoute(method, path)
           if (decision._tag === "Denied") return yield* decision.error
 
           // 6. The body.

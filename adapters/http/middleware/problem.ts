@@ -20,6 +20,7 @@ import {
   ValidationFailed
 } from "../../../src/domain/errors.js"
 import { MANAGE_PATH, UNKNOWN_LINK_DETAIL } from "../../../src/domain/manageLink.js"
+import { isWellFormedId } from "../../../src/domain/ids.js"
 import { fieldErrorsDetail, fieldErrorsOf } from "../../../src/internal/validation.js"
 import { PROBLEM_CONTENT_TYPE, type TransportFailure, transportProblem } from "../contract/problems.js"
 
@@ -79,19 +80,35 @@ const clipped = (problem: Problem): Problem => {
   }
 }
 
+/** How the API's own path words and ids are written. */
+const PATH_WORD = /^[a-z][a-z0-9-]{0,31}$/
+
+/** A path segment as a problem repeats it: whole when it is a path word or an id, else its first four characters. */
+const shownSegment = (segment: string): string =>
+  segment === "" || PATH_WORD.test(segment) || isWellFormedId(segment) ? segment : `${segment.slice(0, 4)}…`
+
+/**
+ * A request path as a problem repeats it: a segment can hold anything a client put there, a
+ * pasted secret too, so only what looks like the API's own words and ids is repeated whole.
+ */
+export const shownPath = (path: string): string => path.split("/").map(shownSegment).join("/")
+
+/** The 404 of a path no route takes, or one the caller may not know of. */
+export const noRoute = (method: string, path: string): NotFound => new NotFound({ detail: `no route for ${method} ${shownPath(path)}` })
+
 /**
  * The router gives up on a path segment longer than 100 characters (the length of any of our
  * ids) before the route is matched; such a segment names no resource.
  */
-const notFoundDetail = (method: string, url: string): string => {
+const notFoundError = (method: string, url: string): NotFound => {
   const path = url.split("?")[0]!
   // A manage token too long to route is a token that opens no booking: the same answer as any other.
-  if (path.startsWith(MANAGE_PATH)) return UNKNOWN_LINK_DETAIL
+  if (path.startsWith(MANAGE_PATH)) return new NotFound({ detail: UNKNOWN_LINK_DETAIL })
   const segments = path.split("/")
   const long = segments.findIndex((segment) => segment.length > ECHO_LIMIT)
   return long > 0
-    ? `no resource with id ${segments[long]} under ${segments.slice(0, long).join("/")}`
-    : `no route for ${method} ${path}`
+    ? new NotFound({ detail: `no resource with id ${shownSegment(segments[long]!)} under ${shownPath(segments.slice(0, long).join("/"))}` })
+    : noRoute(method, path)
 }
 
 /** The problem response of a failure, or `undefined` for an interruption (the client left). */
@@ -126,7 +143,7 @@ export const responseOfCause = (
     }
     if (error instanceof HttpApiError.HttpApiDecodeError) return Effect.succeed(problemResponse(decodeProblem(error, method)))
     if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
-      return Effect.succeed(problemResponse(toProblem(new NotFound({ detail: notFoundDetail(method, error.request.url) }))))
+      return Effect.succeed(problemResponse(toProblem(notFoundError(method, error.request.url))))
     }
     return Effect.as(
       Effect.logError("slotwise http: internal error", cause),
