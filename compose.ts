@@ -11,10 +11,12 @@
  * - rate limits: the counters' store, in this process unless Redis (`redis: url`) or another
  *   shared store layer is given;
  * - custom domains: TXT lookups on node:dns (the `dnsServer` given, else the system's
- *   resolvers), and the server's own public host, which no account may claim.
+ *   resolvers), and the server's own public host, which no account may claim;
+ * - calendar feeds: written by ical-generator, their URLs under the public URL.
  */
 import { Effect, Layer } from "effect"
 import { DnsResolverLive } from "./adapters/dns/resolver.js"
+import { CalendarRendererLive } from "./adapters/ical/renderer.js"
 import { AccessLive } from "./adapters/http/app.js"
 import { makeHttpHandler, type MountOptions, type SlotwiseHttpHandler } from "./adapters/http/mount.js"
 import { makeServerLayer, type ServeOptions } from "./adapters/http/server.js"
@@ -30,6 +32,7 @@ import { type Resolver, WebhookPolicyLive } from "./adapters/webhooks/guard.js"
 import { authenticatorLayer } from "./src/auth/Authenticator.js"
 import { oauthAccessTokenCredentials } from "./src/OAuthGrants.js"
 import type { StorageFailure } from "./src/domain/errors.js"
+import { CalendarFeedSettings } from "./src/CalendarFeeds.js"
 import { DomainSettings } from "./src/Domains.js"
 import type { Events } from "./src/Events.js"
 import { CoreLive } from "./src/layers.js"
@@ -127,9 +130,13 @@ export const domainsLayer = (options: DomainOptions = {}) =>
     })
   )
 
-/** The core use cases with their webhook policy and DNS resolver; still needs `Storage`. */
+/** Calendar feeds written with ical-generator; their URLs and event UIDs name the public URL's host. */
+export const calendarFeedsLayer = (publicUrl: string | undefined) =>
+  Layer.merge(CalendarRendererLive, Layer.succeed(CalendarFeedSettings, { publicUrl }))
+
+/** The core use cases with their webhook policy, DNS resolver and calendar renderer; still needs `Storage`. */
 export const coreLayer = (policy: WebhookPolicyOptions = {}, domains: DomainOptions = {}) =>
-  CoreLive.pipe(Layer.provide(Layer.merge(webhookPolicyLayer(policy), domainsLayer(domains))))
+  CoreLive.pipe(Layer.provide(Layer.mergeAll(webhookPolicyLayer(policy), domainsLayer(domains), calendarFeedsLayer(domains.publicUrl))))
 
 /**
  * The bearer credentials the API accepts: API keys, then OAuth access tokens (any other

@@ -36,19 +36,26 @@ export interface SchedulingOptions {
   readonly webhooks?: boolean | WebhookDispatcherOptions
   /** The DNS resolver (`host:port`) that verifies custom domains' TXT records; default: the system's. */
   readonly dnsServer?: string
+  /** Where the app serves Slotwise's HTTP API (`https://book.example.com`): calendar feed URLs start with it. */
+  readonly publicUrl?: string
 }
 
 /** The core with its webhook policy, plus the dispatcher when asked for; still needs `Storage`. */
 const coreWithWebhooks = (
   webhooks: SchedulingOptions["webhooks"],
-  context: { readonly storage: StorageChoice; readonly resolveHosts: boolean; readonly dnsServer?: string | undefined }
+  context: {
+    readonly storage: StorageChoice
+    readonly resolveHosts: boolean
+    readonly dnsServer?: string | undefined
+    readonly publicUrl?: string | undefined
+  }
 ) => {
   const dispatch = webhooks === undefined || webhooks === false ? false : webhooks === true ? {} : webhooks
   const core = coreLayer({
     allowPrivate: dispatch !== false && dispatch.allowPrivate === true,
     resolveHosts: context.resolveHosts,
     resolver: dispatch === false ? undefined : dispatch.resolver
-  }, { dnsServer: context.dnsServer })
+  }, { dnsServer: context.dnsServer, publicUrl: context.publicUrl })
   return dispatcherLayer(dispatch, context.storage).pipe(Layer.provideMerge(core))
 }
 
@@ -56,7 +63,7 @@ const coreWithWebhooks = (
 export const createScheduling = async (options: SchedulingOptions = {}): Promise<SchedulingClient> => {
   const storage = options.storage ?? "memory"
   const runtime = ManagedRuntime.make(
-    coreWithWebhooks(options.webhooks, { storage, resolveHosts: true, dnsServer: options.dnsServer }).pipe(Layer.provide(storageLayer(storage)))
+    coreWithWebhooks(options.webhooks, { storage, resolveHosts: true, dnsServer: options.dnsServer, publicUrl: options.publicUrl }).pipe(Layer.provide(storageLayer(storage)))
   )
   return makeFacade(await startCore(runtime), DEFAULT_TENANT)
 }

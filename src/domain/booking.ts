@@ -37,9 +37,20 @@ export const Booking = Schema.Struct({
   buffer_before_minutes: Schema.Int.annotations({ description: "the service's buffer when booked" }),
   buffer_after_minutes: Schema.Int.annotations({ description: "the service's buffer when booked" }),
   metadata: Metadata,
+  revision: optional(Schema.Int.annotations({
+    description: "how many times the booking was changed since it was made (absent: never); calendar feeds' `SEQUENCE`"
+  })),
   ...Timestamps
 }).annotations({ identifier: "Booking" })
 export type Booking = typeof Booking.Type
+
+/** `current` with `changes` applied at `at`: every change of a booking goes through here, so its revision rises. */
+export const revised = (current: Booking, changes: Partial<Booking>, at: string): Booking => ({
+  ...current,
+  ...changes,
+  revision: (current.revision ?? 0) + 1,
+  updated_at: at
+})
 
 export const BookingCreate = Schema.Struct({
   service_id: Id("service").annotations({ description: "the service to book" }),
