@@ -4,7 +4,13 @@
  * does, so an adapter that passes behaves the same to the core.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Deferred, Effect, Either, Layer, Option } from "effect"
+import { Clock, Context, Deferred, Effect, Either, Layer, Option } from "effect"
+import { CALENDAR_FEED_TOKENS_TENANT, CalendarFeeds, CalendarFeedTokensCollection } from "../../src/CalendarFeeds.js"
+import type { Booking } from "../../src/domain/booking.js"
+import { formatInstant } from "../../src/domain/common.js"
+import type { Staff } from "../../src/domain/staff.js"
+import { CalendarRenderer } from "../../src/ports/calendar.js"
+import { BookingsCollection, StaffCollection } from "../../src/ports/collections.js"
 import { DOMAIN_OWNERS_TENANT, DomainOwnersCollection, Domains } from "../../src/Domains.js"
 import type { Event } from "../../src/events/catalogue.js"
 import type { CollectionSpec, ColumnValues, IndexValue, ListQuery } from "../../src/ports/storage.js"
@@ -735,6 +741,94 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           yield* map.insert({ id: "book.key.example", ...tenantB, domain_id: "dom_B" })
           expect((yield* map.list({})).map((e) => e.account_id)).toEqual([tenantB.account_id])
         }).pipe(as(DOMAIN_OWNERS_TENANT))
+      )
+    })
+    describe("calendar feeds' token map", () => {
+      /** The core's feeds over this store, rendering each feed as its name and its events' UIDs. */
+      const feedsOver = Effect.map(
+        Layer.build(CalendarFeeds.Default.pipe(Layer.provide(Layer.succeed(CalendarRenderer, {
+          render: (calendar) => [calendar.name, ...calendar.events.map((e) => e.uid)].join("\n")
+        })))),
+        (context) => Context.get(context, CalendarFeeds)
+      )
+      const tokenOf = (url: string) => /([A-Za-z0-9_-]{43})\.ics$/.exec(url)![1]!
+
+      /** A staff member with one confirmed booking tomorrow, written straight into the tenant's collections. */
+      const staffWithBooking = (tenant: TenantId, suffix: string) =>
+        Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          const stamp = formatInstant(now)
+          const member = { id: `stf_${suffix}`, object: "staff", name: `Staff ${suffix}`, email: null, time_zone: "UTC", active: true, metadata: {}, created_at: stamp, updated_at: stamp } as Staff
+          const booking = {
+            id: `bkg_${suffix}`,
+            object: "booking",
+            service_id: "svc_none",
+            staff_id: member.id,
+            client_id: "cli_none",
+            start: formatInstant(now + 86_400_000),
+            end: formatInstant(now + 86_400_000 + 1_800_000),
+            status: "confirmed",
+            notes: null,
+            cancellation_reason: null,
+            price: null,
+            amount_paid: null,
+            payment_status: "unpaid",
+            rescheduled_from: null,
+            buffer_before_minutes: 0,
+            buffer_after_minutes: 0,
+            metadata: {},
+            created_at: stamp,
+            updated_at: stamp
+          } as Booking
+          yield* (yield* storageOf(StaffCollection)).insert(member)
+          yield* (yield* storageOf(BookingsCollection)).insert(booking)
+          return member.id
+        }).pipe(as(tenant))
+
+      const entries = Effect.flatMap(storageOf(CalendarFeedTokensCollection), (map) => map.list({})).pipe(as(CALENDAR_FEED_TOKENS_TENANT))
+
+      test(
+        "maps each token's hash to its tenant; a rotation or deletion replaces or removes the entry, and a token opens only its tenant's bookings",
+        Effect.scoped(Effect.gen(function*() {
+          const feeds = yield* feedsOver
+          const staffA = yield* staffWithBooking(tenantA, "A")
+          const staffB = yield* staffWithBooking(tenantB, "B")
+          const a1 = yield* feeds.create(staffA).pipe(as(tenantA))
+          const b = yield* feeds.create(staffB).pipe(as(tenantB))
+          expect((yield* entries).map((e) => [e.account_id, e.environment, e.feed_id]).sort()).toEqual([
+            ["acct_a", "sandbox", "stf_A"],
+            ["acct_b", "sandbox", "stf_B"]
+          ])
+          // Only hashes are stored, never the token.
+          for (const entry of yield* entries) expect(entry.id).toMatch(/^[0-9a-f]{64}$/)
+          expect((yield* feeds.render(tokenOf(a1.url))).body.split("\n").slice(1)).toEqual(["bkg_A@slotwise"])
+          expect((yield* feeds.render(tokenOf(b.url))).body.split("\n").slice(1)).toEqual(["bkg_B@slotwise"])
+
+          const a2 = yield* feeds.create(staffA).pipe(as(tenantA))
+          expect(yield* entries).toHaveLength(2)
+          expect((yield* Effect.flip(feeds.render(tokenOf(a1.url))))._tag).toBe("NotFound")
+          expect((yield* feeds.render(tokenOf(a2.url))).body).toContain("bkg_A@slotwise")
+
+          yield* feeds.delete(staffB).pipe(as(tenantB))
+          expect((yield* entries).map((e) => e.account_id)).toEqual(["acct_a"])
+          expect((yield* Effect.flip(feeds.render(tokenOf(b.url))))._tag).toBe("NotFound")
+        }))
+      )
+
+      test(
+        "a feed made in a transaction that fails leaves no entry; an erased tenant's entry opens nothing",
+        Effect.scoped(Effect.gen(function*() {
+          const storage = yield* Storage
+          const feeds = yield* feedsOver
+          const staffA = yield* staffWithBooking(tenantA, "A")
+          yield* Effect.either(storage.transaction(Effect.zipRight(feeds.create(staffA), Effect.fail("no")))).pipe(as(tenantA))
+          expect(yield* entries).toEqual([])
+          expect((yield* Effect.flip(feeds.get(staffA).pipe(as(tenantA))))._tag).toBe("NotFound")
+
+          const made = yield* feeds.create(staffA).pipe(as(tenantA))
+          yield* storage.eraseTenant.pipe(as(tenantA))
+          expect((yield* Effect.flip(feeds.render(tokenOf(made.url))))._tag).toBe("NotFound")
+        }))
       )
     })
   })
