@@ -3,7 +3,9 @@
  * `GET /calendar/<token>.ics` as a calendar app sees it (iCalendar text, ETag and 304, caching,
  * no CORS, one 404 for every URL that opens no feed, a limit per client address).
  */
+import * as http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createHttpHandler } from "../../index.js"
 import { parseFeed } from "../support/ical.js"
 import { client, type Client, expectProblem, expectStatus, newAccount, request, scopedKey, seed, startServer, type TestServer } from "./harness.js"
 
@@ -164,6 +166,28 @@ describe("the feed URL's rate limit", () => {
       expect((await request(own.url, "GET", path)).status).toBe(200)
     } finally {
       await own.close()
+    }
+  })
+})
+
+describe("under a mount prefix without a public URL", () => {
+  it("makes URLs under the prefix of the address the request reached, and serves them there", async () => {
+    const slotwise = await createHttpHandler({ prefix: "/scheduling", webhooks: false })
+    const host = http.createServer((req, res) => slotwise.node(req, res))
+    try {
+      await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", resolve))
+      const base = `http://127.0.0.1:${(host.address() as { port: number }).port}`
+      const key = (await slotwise.createAccount({ name: "Host", plan: "pro" })).keys.sandbox.secret
+      const api = client(`${base}/scheduling`, key)
+      const staff = expectStatus(await api.post("/v1/staff", { name: "Mounted" }), 201)
+      const created = expectStatus(await api.post(`/v1/staff/${staff.id}/calendar-feed`), 201)
+      expect(created.url).toMatch(new RegExp(`^${base}/scheduling/calendar/[A-Za-z0-9_-]{43}\\.ics$`))
+      const feed = await request(base, "GET", created.url.slice(base.length))
+      expect(feed.status).toBe(200)
+      expect(parseFeed(feed.text)).toMatchObject({ name: "Mounted", events: [] })
+    } finally {
+      await new Promise((resolve) => host.close(resolve))
+      await slotwise.close()
     }
   })
 })

@@ -6,11 +6,18 @@ import { asTenant } from "./security.js"
 
 const write = { uninterruptible: true } as const
 
-/** Where this request reached the server, for feed URLs when no public URL is configured. */
+/** The mount prefix the pipeline stripped from this request's path (`/scheduling`), or "". */
+const mountPrefixOf = (request: HttpServerRequest.HttpServerRequest): string => {
+  const original = new URL(request.originalUrl, "http://localhost").pathname
+  const current = request.url.split("?", 1)[0]!
+  return original.length > current.length && original.endsWith(current) ? original.slice(0, -current.length) : ""
+}
+
+/** Where this request reached the server (with its mount prefix), for feed URLs when no public URL is configured. */
 const baseUrlOf = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
   const host = request.headers.host
   if (host === undefined || !/^[A-Za-z0-9.:[\]-]{1,261}$/.test(host)) return undefined
-  return `${request.headers["x-forwarded-proto"] === "https" ? "https" : "http"}://${host}`
+  return `${request.headers["x-forwarded-proto"] === "https" ? "https" : "http"}://${host}${mountPrefixOf(request)}`
 }
 
 const requestBase = Effect.map(HttpServerRequest.HttpServerRequest, baseUrlOf)
