@@ -67,6 +67,8 @@ export class CalendarFeedSettings extends Context.Tag("slotwise/CalendarFeedSett
 
 /** The most events one feed holds (the earliest first). */
 export const MAX_FEED_EVENTS = 5000
+/** Clients read per query when naming a feed's bookings. */
+const CLIENTS_PER_QUERY = 500
 /** The UID host when no public URL is configured and the caller names none. */
 const FALLBACK_UID_HOST = "slotwise"
 
@@ -203,14 +205,16 @@ export class CalendarFeeds extends Effect.Service<CalendarFeeds>()("slotwise/Cal
         const shown = (yield* bookings.list({ where, limit: MAX_FEED_EVENTS })).filter((b) => inFeed(b, now))
         const serviceNames = new Map(allServices.map((s) => [s.id, s.name]))
         const clientNames = new Map<string, string>()
-        for (const clientId of new Set(shown.map((b) => b.client_id))) {
-          clientNames.set(clientId, Option.match(yield* clients.get(clientId), { onNone: () => "client", onSome: (c) => c.name }))
+        const clientIds = [...new Set(shown.map((b) => b.client_id))]
+        for (let i = 0; i < clientIds.length; i += CLIENTS_PER_QUERY) {
+          const batch = clientIds.slice(i, i + CLIENTS_PER_QUERY)
+          for (const c of yield* clients.list({ where: [{ column: "id", op: "in", value: batch }] })) clientNames.set(c.id, c.name)
         }
         return {
           name: name.value,
           refreshMinutes: FEED_REFRESH_MINUTES,
           events: shown.map((b) =>
-            feedEventOf(b, { service: serviceNames.get(b.service_id) ?? "Booking", client: clientNames.get(b.client_id)! }, uidHost)
+            feedEventOf(b, { service: serviceNames.get(b.service_id) ?? "Booking", client: clientNames.get(b.client_id) ?? "client" }, uidHost)
           )
         }
       })

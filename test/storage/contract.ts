@@ -7,10 +7,11 @@ import { describe, expect, it } from "@effect/vitest"
 import { Clock, Context, Deferred, Effect, Either, Layer, Option } from "effect"
 import { CALENDAR_FEED_TOKENS_TENANT, CalendarFeeds, CalendarFeedTokensCollection } from "../../src/CalendarFeeds.js"
 import type { Booking } from "../../src/domain/booking.js"
+import type { Client } from "../../src/domain/client.js"
 import { formatInstant } from "../../src/domain/common.js"
 import type { Staff } from "../../src/domain/staff.js"
 import { CalendarRenderer } from "../../src/ports/calendar.js"
-import { BookingsCollection, StaffCollection } from "../../src/ports/collections.js"
+import { BookingsCollection, ClientsCollection, StaffCollection } from "../../src/ports/collections.js"
 import { DOMAIN_OWNERS_TENANT, DomainOwnersCollection, Domains } from "../../src/Domains.js"
 import type { Event } from "../../src/events/catalogue.js"
 import type { CollectionSpec, ColumnValues, IndexValue, ListQuery } from "../../src/ports/storage.js"
@@ -747,13 +748,13 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
       /** The core's feeds over this store, rendering each feed as its name and its events' UIDs. */
       const feedsOver = Effect.map(
         Layer.build(CalendarFeeds.Default.pipe(Layer.provide(Layer.succeed(CalendarRenderer, {
-          render: (calendar) => [calendar.name, ...calendar.events.map((e) => e.uid)].join("\n")
+          render: (calendar) => [calendar.name, ...calendar.events.map((e) => `${e.uid} ${e.summary}`)].join("\n")
         })))),
         (context) => Context.get(context, CalendarFeeds)
       )
       const tokenOf = (url: string) => /([A-Za-z0-9_-]{43})\.ics$/.exec(url)![1]!
 
-      /** A staff member with one confirmed booking tomorrow, written straight into the tenant's collections. */
+      /** A staff member with one confirmed booking tomorrow of a client, written straight into the tenant's collections. */
       const staffWithBooking = (tenant: TenantId, suffix: string) =>
         Effect.gen(function*() {
           const now = yield* Clock.currentTimeMillis
@@ -764,7 +765,7 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
             object: "booking",
             service_id: "svc_none",
             staff_id: member.id,
-            client_id: "cli_none",
+            client_id: `cli_${suffix}`,
             start: formatInstant(now + 86_400_000),
             end: formatInstant(now + 86_400_000 + 1_800_000),
             status: "confirmed",
@@ -781,6 +782,7 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
             updated_at: stamp
           } as Booking
           yield* (yield* storageOf(StaffCollection)).insert(member)
+          yield* (yield* storageOf(ClientsCollection)).insert({ ...member, id: `cli_${suffix}`, object: "client", name: `Client ${suffix}`, phone: null, time_zone: null, notes: null } as Client)
           yield* (yield* storageOf(BookingsCollection)).insert(booking)
           return member.id
         }).pipe(as(tenant))
@@ -801,8 +803,8 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           ])
           // Only hashes are stored, never the token.
           for (const entry of yield* entries) expect(entry.id).toMatch(/^[0-9a-f]{64}$/)
-          expect((yield* feeds.render(tokenOf(a1.url))).body.split("\n").slice(1)).toEqual(["bkg_A@slotwise"])
-          expect((yield* feeds.render(tokenOf(b.url))).body.split("\n").slice(1)).toEqual(["bkg_B@slotwise"])
+          expect((yield* feeds.render(tokenOf(a1.url))).body.split("\n").slice(1)).toEqual(["bkg_A@slotwise Booking: Client A"])
+          expect((yield* feeds.render(tokenOf(b.url))).body.split("\n").slice(1)).toEqual(["bkg_B@slotwise Booking: Client B"])
 
           const a2 = yield* feeds.create(staffA).pipe(as(tenantA))
           expect(yield* entries).toHaveLength(2)
