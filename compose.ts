@@ -13,10 +13,12 @@
  *   unmetered, but sign-in attempts are counted in this process: throttling against
  *   password guessing never fails open;
  * - custom domains: TXT lookups on node:dns (the `dnsServer` given, else the system's
- *   resolvers), and the server's own public host, which no account may claim.
+ *   resolvers), and the server's own public host, which no account may claim;
+ * - calendar feeds: written by ical-generator, their URLs under the public URL.
  */
 import { Effect, Layer } from "effect"
 import { DnsResolverLive } from "./adapters/dns/resolver.js"
+import { CalendarRendererLive } from "./adapters/ical/renderer.js"
 import { AccessLive } from "./adapters/http/app.js"
 import { makeHttpHandler, type MountOptions, type SlotwiseHttpHandler } from "./adapters/http/mount.js"
 import { makeServerLayer, type ServeOptions } from "./adapters/http/server.js"
@@ -33,6 +35,7 @@ import { type Resolver, WebhookPolicyLive } from "./adapters/webhooks/guard.js"
 import { authenticatorLayer } from "./src/auth/Authenticator.js"
 import { oauthAccessTokenCredentials } from "./src/OAuthGrants.js"
 import type { StorageFailure } from "./src/domain/errors.js"
+import { CalendarFeedSettings } from "./src/CalendarFeeds.js"
 import { DomainSettings } from "./src/Domains.js"
 import type { Events } from "./src/Events.js"
 import { CoreLive } from "./src/layers.js"
@@ -131,6 +134,10 @@ export const domainsLayer = (options: DomainOptions = {}) =>
     })
   )
 
+/** Calendar feeds written with ical-generator; their URLs and event UIDs name the public URL's host. */
+export const calendarFeedsLayer = (publicUrl: string | undefined) =>
+  Layer.merge(CalendarRendererLive, Layer.succeed(CalendarFeedSettings, { publicUrl }))
+
 /**
  * Where manage links point: a fixed base URL, or one known only once the server listens
  * (read on each link, so links made after start-up carry the listening address).
@@ -141,12 +148,18 @@ const publicUrlLayer = (choice: PublicUrlChoice | undefined) =>
   Layer.succeed(PublicUrl, typeof choice === "object" ? choice : fixedPublicUrl(choice ?? DEFAULT_PUBLIC_URL))
 
 /**
- * The core use cases with their webhook policy, DNS resolver, manage-link MACs on Node's
- * crypto and the public URL links point at; still needs `Storage`.
+ * The core use cases with their webhook policy, DNS resolver, calendar renderer, manage-link
+ * MACs on Node's crypto and the public URL links point at; still needs `Storage`.
  */
 export const coreLayer = (policy: WebhookPolicyOptions = {}, domains: DomainOptions = {}, publicUrl?: PublicUrlChoice) =>
   CoreLive.pipe(
-    Layer.provide(Layer.mergeAll(webhookPolicyLayer(policy), domainsLayer(domains), NodeManageLinkMacLive, publicUrlLayer(publicUrl)))
+    Layer.provide(Layer.mergeAll(
+      webhookPolicyLayer(policy),
+      domainsLayer(domains),
+      calendarFeedsLayer(domains.publicUrl),
+      NodeManageLinkMacLive,
+      publicUrlLayer(publicUrl)
+    ))
   )
 
 /** A public URL set once the server listens, unless `--public-url` fixed it. */

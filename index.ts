@@ -37,8 +37,9 @@ export interface SchedulingOptions {
   /** The DNS resolver (`host:port`) that verifies custom domains' TXT records; default: the system's. */
   readonly dnsServer?: string
   /**
-   * The base URL of the page that serves manage links (`{publicUrl}/manage/{token}`): the
-   * Slotwise server's `--public-url`, or your app's own page. Default `http://127.0.0.1:8080`.
+   * Where your app serves Slotwise (`https://book.example.com`): manage links
+   * (`{publicUrl}/manage/{token}`) and calendar feed URLs start with it. Default for manage
+   * links `http://127.0.0.1:8080`; calendar feed URLs are paths without it.
    */
   readonly publicUrl?: string
 }
@@ -46,14 +47,19 @@ export interface SchedulingOptions {
 /** The core with its webhook policy, plus the dispatcher when asked for; still needs `Storage`. */
 const coreWithWebhooks = (
   webhooks: SchedulingOptions["webhooks"],
-  context: { readonly storage: StorageChoice; readonly resolveHosts: boolean; readonly dnsServer?: string | undefined; readonly publicUrl: string | undefined }
+  context: {
+    readonly storage: StorageChoice
+    readonly resolveHosts: boolean
+    readonly dnsServer?: string | undefined
+    readonly publicUrl?: string | undefined
+  }
 ) => {
   const dispatch = webhooks === undefined || webhooks === false ? false : webhooks === true ? {} : webhooks
   const core = coreLayer({
     allowPrivate: dispatch !== false && dispatch.allowPrivate === true,
     resolveHosts: context.resolveHosts,
     resolver: dispatch === false ? undefined : dispatch.resolver
-  }, { dnsServer: context.dnsServer }, context.publicUrl)
+  }, { dnsServer: context.dnsServer, publicUrl: context.publicUrl }, context.publicUrl)
   return dispatcherLayer(dispatch, context.storage).pipe(Layer.provideMerge(core))
 }
 

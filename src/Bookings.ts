@@ -13,6 +13,7 @@ import {
   BookingStatus,
   BookingUpdate,
   publicBooking,
+  revised,
   type StatusAction,
   TRANSITIONS,
   transitionRefusal
@@ -239,7 +240,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
         const now = yield* currentStamp
         const refusal = transitionRefusal(action, current.status, toMillis(current.start), now.ms)
         if (refusal !== undefined) return yield* new InvalidTransition({ detail: refusal })
-        const next: Booking = { ...current, ...extra, status: TRANSITIONS[action].to, updated_at: now.iso }
+        const next = revised(current, { ...extra, status: TRANSITIONS[action].to }, now.iso)
         yield* bookings.update(next)
         const type = EVENT_OF_ACTION[action]
         yield* events.record(type, next, type === "booking.cancelled" ? { previous: current, actor } : { previous: current })
@@ -266,17 +267,15 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
         const start = toMillis(startText)
         yield* schedule.ensureBookable(service, member, start, now.ms, { bookingId: current.id })
         const moved = startText !== current.start || staffId !== current.staff_id
-        const next: Booking = {
-          ...current,
+        const next = revised(current, {
           ...extra,
           staff_id: member.id,
           start: startText,
           end: formatInstant(start + service.duration_minutes * MINUTE),
           rescheduled_from: startText !== current.start ? current.start : current.rescheduled_from,
           buffer_before_minutes: service.buffer_before_minutes,
-          buffer_after_minutes: service.buffer_after_minutes,
-          updated_at: now.iso
-        }
+          buffer_after_minutes: service.buffer_after_minutes
+        }, now.iso)
         yield* bookings.update(next)
         yield* events.record(moved ? "booking.rescheduled" : "booking.updated", next, moved ? { previous: current, actor } : { previous: current })
         return next
@@ -328,7 +327,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
         return yield* events.mutate(Effect.gen(function*() {
           const current = yield* find(id)
           if (!changes(current, extra)) return current
-          const next: Booking = { ...current, ...extra, updated_at: (yield* currentStamp).iso }
+          const next = revised(current, extra, (yield* currentStamp).iso)
           yield* bookings.update(next)
           yield* events.record("booking.updated", next, { previous: current })
           return next

@@ -5,6 +5,7 @@
 import { Cause, Effect, Exit, type ManagedRuntime, Option, Runtime } from "effect"
 import { Availability } from "./Availability.js"
 import { Bookings } from "./Bookings.js"
+import { CalendarFeeds } from "./CalendarFeeds.js"
 import { Clients } from "./Clients.js"
 import { Domains } from "./Domains.js"
 import { Environment } from "./domain/common.js"
@@ -146,6 +147,13 @@ export interface SchedulingClient {
    * publish, `verify` looks it up (a ValidationError, 422 `verification_failed`, says what it found).
    */
   readonly domains: Promisified<Domains, "create" | "list" | "get" | "verify" | "delete">
+  /**
+   * Secret iCalendar feeds: `create(staffId)` answers the URL (once; calling it again makes a
+   * new one and ends the old), `get` says whether one exists, `delete` ends it; the
+   * `…ForAccount` methods do the same for every staff member's bookings. `render(token)`
+   * answers a feed's `{ body, etag }` for an app that serves `/calendar/<token>.ics` itself.
+   */
+  readonly calendarFeeds: Promisified<CalendarFeeds, (typeof CALENDAR_FEED_METHODS)[number]>
   /** The sandbox's triggers; both reject with a PermissionError (403) for a production tenant. */
   readonly sandbox: Promisified<Sandbox, "emit" | "reset">
   /** The tenant this client acts for. */
@@ -157,6 +165,8 @@ export interface SchedulingClient {
 }
 
 const ACCOUNT_ID = /^acc_[0-9A-HJKMNP-TV-Z]{26}$/
+
+const CALENDAR_FEED_METHODS = ["create", "get", "delete", "createForAccount", "getForAccount", "deleteForAccount", "render"] as const
 
 const WEBHOOK_METHODS = [
   "create",
@@ -186,8 +196,9 @@ export interface CoreInstance {
     readonly events: Events
     readonly webhooks: Webhooks
     readonly sandbox: Sandbox
-    readonly domains: Domains,
+    readonly domains: Domains
     readonly manage: Manage
+    readonly calendarFeeds: CalendarFeeds
   }
 }
 
@@ -241,6 +252,7 @@ export const makeFacade = (core: CoreInstance, tenant: TenantId): SchedulingClie
     webhooks: promisify(services.webhooks, WEBHOOK_METHODS),
     sandbox: promisify(services.sandbox, ["emit", "reset"]),
     domains: promisify(services.domains, ["create", "list", "get", "verify", "delete"]),
+    calendarFeeds: promisify(services.calendarFeeds, CALENDAR_FEED_METHODS),
     currentTenant: tenant,
     tenant: (next) => {
       if (!ACCOUNT_ID.test(next.account_id)) throw new TypeError(`account_id must be an acc_ id, got ${next.account_id}`)
@@ -267,7 +279,8 @@ export const startCore = async (managed: ManagedRuntime.ManagedRuntime<CoreServi
       webhooks: yield* Webhooks,
       sandbox: yield* Sandbox,
       domains: yield* Domains,
-      manage: yield* Manage
+      manage: yield* Manage,
+      calendarFeeds: yield* CalendarFeeds
     }
   }))
   return { managed, runtime, services }

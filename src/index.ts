@@ -4,6 +4,19 @@
  */
 export { Availability, ExplainQuery, Explanation, SlotList, SlotQuery } from "./Availability.js"
 export { BookingListParams, Bookings } from "./Bookings.js"
+export {
+  CALENDAR_FEED_TOKENS_TENANT,
+  type CalendarFeedToken,
+  CalendarFeedTokensCollection,
+  CalendarFeeds,
+  CalendarFeedsCollection,
+  CalendarFeedSettings,
+  type CalendarFeedSettingsService,
+  MAX_FEED_EVENTS,
+  type RenderedFeed
+} from "./CalendarFeeds.js"
+export * from "./domain/calendarFeed.js"
+export { CalendarRenderer, type CalendarRendererService } from "./ports/calendar.js"
 export { ClientListParams, Clients } from "./Clients.js"
 export * from "./domain/availability.js"
 export * from "./domain/booking.js"

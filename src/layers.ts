@@ -2,6 +2,7 @@
 import { Layer } from "effect"
 import { Availability } from "./Availability.js"
 import { Bookings } from "./Bookings.js"
+import { CalendarFeeds } from "./CalendarFeeds.js"
 import { Clients } from "./Clients.js"
 import { Domains } from "./Domains.js"
 import { Events } from "./Events.js"
@@ -26,11 +27,13 @@ export type CoreServices =
   | Sandbox
   | Domains
   | Manage
+  | CalendarFeeds
 
 /**
  * Every core use case over one shared event log; needs `Storage`. Webhook URLs are checked
  * with the `WebhookPolicy` in context (default: private addresses refused, no resolver);
- * custom domains are verified with the `DnsResolver` in context (none: `verify` says so).
+ * custom domains are verified with the `DnsResolver` in context (none: `verify` says so);
+ * calendar feeds are written by the `CalendarRenderer` in context.
  */
 export const CoreLive = Layer.mergeAll(
   Services.Default,
@@ -41,5 +44,6 @@ export const CoreLive = Layer.mergeAll(
   ))),
   Webhooks.Default.pipe(Layer.provideMerge(WebhookOutbox.Default)),
   Sandbox.Default,
-  Domains.Default
+  Domains.Default,
+  CalendarFeeds.Default
 ).pipe(Layer.provideMerge(Events.Default))

@@ -13,6 +13,7 @@ import { AdminGroup } from "./contract/admin.js"
 import { AdminUsersGroup } from "./contract/adminUsers.js"
 import { AvailabilityGroup } from "./contract/availability.js"
 import { BookingsGroup } from "./contract/bookings.js"
+import { CalendarFeedsGroup, CalendarGroup } from "./contract/calendarFeeds.js"
 import { DomainsGroup, TlsGroup } from "./contract/domains.js"
 import { EventsGroup } from "./contract/events.js"
 import { ManageGroup, ManageLinksGroup } from "./contract/manage.js"
@@ -60,6 +61,8 @@ export class SlotwiseApi extends HttpApi.make("slotwise")
   .add(WidgetGroup)
   .add(DomainsGroup)
   .add(TlsGroup)
+  .add(CalendarFeedsGroup)
+  .add(CalendarGroup)
   .add(AdminGroup)
   .add(AdminUsersGroup)
   .addError(BadRequestProblem)

@@ -48,6 +48,9 @@ export const Booking = Schema.Struct({
     description: "`{public_url}/manage/{token}`: where the client sees, cancels or moves the booking; " +
       "only in reads with a secret key or an OAuth token"
   })),
+  revision: optional(Schema.Int.annotations({
+    description: "how many times the booking was changed since it was made (absent: never); calendar feeds' `SEQUENCE`"
+  })),
   ...Timestamps
 }).annotations({ identifier: "Booking" })
 export type Booking = typeof Booking.Type
@@ -73,6 +76,14 @@ export const publicBooking = (b: Booking): PublicBooking => ({
   price: b.price,
   created_at: b.created_at,
   updated_at: b.updated_at
+})
+
+/** `current` with `changes` applied at `at`: every change of a booking goes through here, so its revision rises. */
+export const revised = (current: Booking, changes: Partial<Booking>, at: string): Booking => ({
+  ...current,
+  ...changes,
+  revision: (current.revision ?? 0) + 1,
+  updated_at: at
 })
 
 export const BookingCreate = Schema.Struct({

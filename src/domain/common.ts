@@ -158,8 +158,12 @@ export const Metadata = Schema.Record({
 )
 export type Metadata = typeof Metadata.Type
 
+/** NUL has no place in text people read, and PostgreSQL cannot store it in a document. */
+const withoutNul = (s: string) => !s.includes("\u0000") || "must not contain NUL characters"
+
 export const Name = Schema.String.pipe(
   Schema.filter((s) => s.trim().length > 0 || "must not be empty"),
+  Schema.filter(withoutNul),
   Schema.maxLength(200),
   Schema.annotations({ description: "name as people see it, 1 to 200 characters" })
 )
@@ -177,7 +181,7 @@ export const Phone = Schema.String.pipe(
   Schema.annotations({ description: "phone number: digits, spaces, `()-.`, optionally a leading `+`" })
 )
 export const Text = (max: number) =>
-  Schema.String.pipe(Schema.maxLength(max), Schema.annotations({ description: `free text, at most ${max} characters` }))
+  Schema.String.pipe(Schema.maxLength(max), Schema.filter(withoutNul), Schema.annotations({ description: `free text, at most ${max} characters` }))
 
 export const Minutes = (max: number) =>
   Schema.Int.pipe(

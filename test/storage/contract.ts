@@ -4,9 +4,14 @@
  * does, so an adapter that passes behaves the same to the core.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Deferred, Effect, Either, Layer, Option } from "effect"
-import { DOMAIN_OWNERS_TENANT, DomainOwnersCollection, Domains } from "../../src/Domains.js"
+import { Clock, Context, Deferred, Effect, Either, Layer, Option } from "effect"
+import { CALENDAR_FEED_TOKENS_TENANT, CalendarFeeds, CalendarFeedTokensCollection } from "../../src/CalendarFeeds.js"
 import type { Booking } from "../../src/domain/booking.js"
+import type { Client } from "../../src/domain/client.js"
+import { formatInstant } from "../../src/domain/common.js"
+import type { Staff } from "../../src/domain/staff.js"
+import { CalendarRenderer } from "../../src/ports/calendar.js"
+import { DOMAIN_OWNERS_TENANT, DomainOwnersCollection, Domains } from "../../src/Domains.js"
 import type { Service } from "../../src/domain/service.js"
 import { SYSTEM_TENANT } from "../../src/auth/collections.js"
 import { MANAGE_LINK_SECRET_ID } from "../../src/domain/manageLink.js"
@@ -15,7 +20,13 @@ import { Manage } from "../../src/Manage.js"
 import { WebhookPolicy } from "../../src/webhooks/policy.js"
 import type { Event } from "../../src/events/catalogue.js"
 import { sampleBooking, sampleService } from "../../src/events/samples.js"
-import { BookingsCollection, DeploymentSecretsCollection, ServicesCollection } from "../../src/ports/collections.js"
+import {
+  BookingsCollection,
+  ClientsCollection,
+  DeploymentSecretsCollection,
+  ServicesCollection,
+  StaffCollection
+} from "../../src/ports/collections.js"
 import type { CollectionSpec, ColumnValues, IndexValue, ListQuery } from "../../src/ports/storage.js"
 import { DnsResolver } from "../../src/ports/dns.js"
 import { Storage } from "../../src/ports/storage.js"
@@ -816,6 +827,95 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           yield* map.insert({ id: "book.key.example", ...tenantB, domain_id: "dom_B" })
           expect((yield* map.list({})).map((e) => e.account_id)).toEqual([tenantB.account_id])
         }).pipe(as(DOMAIN_OWNERS_TENANT))
+      )
+    })
+    describe("calendar feeds' token map", () => {
+      /** The core's feeds over this store, rendering each feed as its name and its events' UIDs. */
+      const feedsOver = Effect.map(
+        Layer.build(CalendarFeeds.Default.pipe(Layer.provide(Layer.succeed(CalendarRenderer, {
+          render: (calendar) => [calendar.name, ...calendar.events.map((e) => `${e.uid} ${e.summary}`)].join("\n")
+        })))),
+        (context) => Context.get(context, CalendarFeeds)
+      )
+      const tokenOf = (url: string) => /([A-Za-z0-9_-]{43})\.ics$/.exec(url)![1]!
+
+      /** A staff member with one confirmed booking tomorrow of a client, written straight into the tenant's collections. */
+      const staffWithBooking = (tenant: TenantId, suffix: string) =>
+        Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          const stamp = formatInstant(now)
+          const member = { id: `stf_${suffix}`, object: "staff", name: `Staff ${suffix}`, email: null, time_zone: "UTC", active: true, metadata: {}, created_at: stamp, updated_at: stamp } as Staff
+          const booking = {
+            id: `bkg_${suffix}`,
+            object: "booking",
+            service_id: "svc_none",
+            staff_id: member.id,
+            client_id: `cli_${suffix}`,
+            start: formatInstant(now + 86_400_000),
+            end: formatInstant(now + 86_400_000 + 1_800_000),
+            status: "confirmed",
+            notes: null,
+            cancellation_reason: null,
+            price: null,
+            amount_paid: null,
+            payment_status: "unpaid",
+            rescheduled_from: null,
+            buffer_before_minutes: 0,
+            buffer_after_minutes: 0,
+            metadata: {},
+            created_at: stamp,
+            updated_at: stamp
+          } as Booking
+          yield* (yield* storageOf(StaffCollection)).insert(member)
+          yield* (yield* storageOf(ClientsCollection)).insert({ ...member, id: `cli_${suffix}`, object: "client", name: `Client ${suffix}`, phone: null, time_zone: null, notes: null } as Client)
+          yield* (yield* storageOf(BookingsCollection)).insert(booking)
+          return member.id
+        }).pipe(as(tenant))
+
+      const entries = Effect.flatMap(storageOf(CalendarFeedTokensCollection), (map) => map.list({})).pipe(as(CALENDAR_FEED_TOKENS_TENANT))
+
+      test(
+        "maps each token's hash to its tenant; a rotation or deletion replaces or removes the entry, and a token opens only its tenant's bookings",
+        Effect.scoped(Effect.gen(function*() {
+          const feeds = yield* feedsOver
+          const staffA = yield* staffWithBooking(tenantA, "A")
+          const staffB = yield* staffWithBooking(tenantB, "B")
+          const a1 = yield* feeds.create(staffA).pipe(as(tenantA))
+          const b = yield* feeds.create(staffB).pipe(as(tenantB))
+          expect((yield* entries).map((e) => [e.account_id, e.environment, e.feed_id]).sort()).toEqual([
+            ["acct_a", "sandbox", "stf_A"],
+            ["acct_b", "sandbox", "stf_B"]
+          ])
+          // Only hashes are stored, never the token.
+          for (const entry of yield* entries) expect(entry.id).toMatch(/^[0-9a-f]{64}$/)
+          expect((yield* feeds.render(tokenOf(a1.url))).body.split("\n").slice(1)).toEqual(["bkg_A@slotwise Booking: Client A"])
+          expect((yield* feeds.render(tokenOf(b.url))).body.split("\n").slice(1)).toEqual(["bkg_B@slotwise Booking: Client B"])
+
+          const a2 = yield* feeds.create(staffA).pipe(as(tenantA))
+          expect(yield* entries).toHaveLength(2)
+          expect((yield* Effect.flip(feeds.render(tokenOf(a1.url))))._tag).toBe("NotFound")
+          expect((yield* feeds.render(tokenOf(a2.url))).body).toContain("bkg_A@slotwise")
+
+          yield* feeds.delete(staffB).pipe(as(tenantB))
+          expect((yield* entries).map((e) => e.account_id)).toEqual(["acct_a"])
+          expect((yield* Effect.flip(feeds.render(tokenOf(b.url))))._tag).toBe("NotFound")
+        }))
+      )
+
+      test(
+        "a feed made in a transaction that fails leaves no entry; an erased tenant's entry opens nothing",
+        Effect.scoped(Effect.gen(function*() {
+          const storage = yield* Storage
+          const feeds = yield* feedsOver
+          const staffA = yield* staffWithBooking(tenantA, "A")
+          yield* Effect.either(storage.transaction(Effect.zipRight(feeds.create(staffA), Effect.fail("no")))).pipe(as(tenantA))
+          expect(yield* entries).toEqual([])
+          expect((yield* Effect.flip(feeds.get(staffA).pipe(as(tenantA))))._tag).toBe("NotFound")
+
+          const made = yield* feeds.create(staffA).pipe(as(tenantA))
+          yield* storage.eraseTenant.pipe(as(tenantA))
+          expect((yield* Effect.flip(feeds.render(tokenOf(made.url))))._tag).toBe("NotFound")
+        }))
       )
     })
   })

@@ -5,6 +5,7 @@ import { AdminLive } from "./admin.js"
 import { AdminUsersLive } from "./adminUsers.js"
 import { AvailabilityLive } from "./availability.js"
 import { BookingsLive } from "./bookings.js"
+import { CalendarFeedsLive, CalendarLive } from "./calendarFeeds.js"
 import { DomainsLive, TlsLive } from "./domains.js"
 import { EventsLive } from "./events.js"
 import { ManageLinksLive, ManageLive } from "./manage.js"
@@ -35,6 +36,8 @@ export const HandlersLive = Layer.mergeAll(
   WidgetLive,
   DomainsLive,
   TlsLive,
+  CalendarFeedsLive,
+  CalendarLive,
   AdminLive,
   AdminUsersLive
 ).pipe(Layer.provide([AuthenticationLive, OperatorAuthenticationLive]))
