@@ -844,13 +844,13 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
         Effect.gen(function*() {
           const now = yield* Clock.currentTimeMillis
           const stamp = formatInstant(now)
-          const member = { id: `stf_${suffix}`, object: "staff", name: `Staff ${suffix}`, email: null, time_zone: "UTC", active: true, metadata: {}, created_at: stamp, updated_at: stamp } as Staff
+          const member = { id: `stf_${suffix.repeat(26)}`, object: "staff", name: `Staff ${suffix}`, email: null, time_zone: "UTC", active: true, metadata: {}, created_at: stamp, updated_at: stamp } as Staff
           const booking = {
-            id: `bkg_${suffix}`,
+            id: `bkg_${suffix.repeat(26)}`,
             object: "booking",
             service_id: "svc_none",
             staff_id: member.id,
-            client_id: `cli_${suffix}`,
+            client_id: `cli_${suffix.repeat(26)}`,
             start: formatInstant(now + 86_400_000),
             end: formatInstant(now + 86_400_000 + 1_800_000),
             status: "confirmed",
@@ -867,7 +867,7 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
             updated_at: stamp
           } as Booking
           yield* (yield* storageOf(StaffCollection)).insert(member)
-          yield* (yield* storageOf(ClientsCollection)).insert({ ...member, id: `cli_${suffix}`, object: "client", name: `Client ${suffix}`, phone: null, time_zone: null, notes: null } as Client)
+          yield* (yield* storageOf(ClientsCollection)).insert({ ...member, id: `cli_${suffix.repeat(26)}`, object: "client", name: `Client ${suffix}`, phone: null, time_zone: null, notes: null } as Client)
           yield* (yield* storageOf(BookingsCollection)).insert(booking)
           return member.id
         }).pipe(as(tenant))
