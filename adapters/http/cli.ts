@@ -407,8 +407,9 @@ const serve = (flags: ServeFlags, layers: CliLayers, env: NodeJS.ProcessEnv) => 
       }
     },
     onListening: (url) => {
-      log(`listening on ${url}`)
+      // Before "listening on": whoever waits for that line reads everything said at start.
       log(`public URL (the OAuth issuer): ${flags.publicUrl ?? url}; API reference: ${flags.publicUrl ?? url}/docs`)
+      log(`listening on ${url}`)
     }
   })
   NodeRuntime.runMain(Layer.launch(layer).pipe(

@@ -113,8 +113,10 @@ describe.each(storages)("NUL characters on $name storage", (storage) => {
         const url = route.path.replace(/:\w+/g, id)
         const caller = url.startsWith("/admin/") ? admin : api
         const reply = await caller.send(route.method, url, route.method === "GET" || route.method === "DELETE" ? {} : { body: {} })
-        // A body the action needs may be refused first (422); the id is never looked up in storage.
-        expect(`${route.method} ${url} → ${reply.status}`).toMatch(route.method === "GET" || route.method === "DELETE" ? / 404$/ : / (404|422)$/)
+        // A body the action needs may be refused first (422), and so may the query a manage
+        // token's slots need (400); the id is never looked up in storage.
+        const refusedFirst = route.method === "GET" || route.method === "DELETE" ? (url.endsWith("/slots") ? "400" : "") : "422"
+        expect(`${route.method} ${url} → ${reply.status}`).toMatch(new RegExp(` (404${refusedFirst === "" ? "" : `|${refusedFirst}`})$`))
         expectProblem(reply, reply.status)
         expect(reply.text).not.toContain("\\u0000")
       }
