@@ -65,12 +65,13 @@ export const Handle = Schema.String.pipe(
 
 /**
  * The slug a name suggests (`Default account` → `default-account`), cut to leave room for a
- * `-N` suffix, or `undefined` when the name has too few usable letters or is a reserved word.
+ * `-N` suffix, or `undefined` when the name has too few usable letters.
  */
 export const handleBaseOf = (name: string): string | undefined => {
   const slug = name.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase()
     .replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, HANDLE_MAX_LENGTH - 4).replace(/-+$/, "")
-  return handleProblem(slug) === undefined ? slug : undefined
+  // A reserved slug still serves as a base: its `-2` is free to use.
+  return slug.length >= HANDLE_MIN_LENGTH && HANDLE_PATTERN.test(slug) ? slug : undefined
 }
 
 /** `base`, then `base-2`, `base-3` …: the `attempt`-th candidate (attempt 1 is the base). */

@@ -116,3 +116,62 @@ describe("the first start's account", () => {
     expectStatus(widget, 200)
   })
 })
+
+describe("branding", () => {
+  const config = async (publishable: string) =>
+    expectStatus(await client(server.url, publishable).get("/v1/widget/config", { headers: { origin: SHOP } }), 200)
+
+  it("merges partial changes, null clears a field, and GET /v1/account and the widget config show it", async () => {
+    const created = await newAccount(server, { plan: "pro", allowed_origins: [SHOP] })
+    const api = client(server.url, created.keys.sandbox.secret)
+    expect(created.account.branding).toEqual({ display_name: null, logo_url: null, primary_color: null, hide_powered_by: false })
+    expectStatus(await api.patch("/v1/account", { branding: { display_name: "Studio Nord", primary_color: "#0a0" } }), 200)
+    const merged = expectStatus(await api.patch("/v1/account", { branding: { logo_url: "https://cdn.example.com/logo.svg", hide_powered_by: true } }), 200)
+    expect(merged.branding).toEqual({ display_name: "Studio Nord", logo_url: "https://cdn.example.com/logo.svg", primary_color: "#0a0", hide_powered_by: true })
+    const cleared = expectStatus(await api.patch("/v1/account", { branding: { primary_color: null, hide_powered_by: null } }), 200)
+    expect(cleared.branding).toEqual({ display_name: "Studio Nord", logo_url: "https://cdn.example.com/logo.svg", primary_color: null, hide_powered_by: false })
+    expect(expectStatus(await api.get("/v1/account"), 200).branding).toEqual(cleared.branding)
+    expect(await config(created.keys.sandbox.publishable)).toMatchObject({
+      display_name: "Studio Nord", logo_url: "https://cdn.example.com/logo.svg", primary_color: null, powered_by: true
+    })
+  })
+
+  it("refuses bad values, naming each field under branding", async () => {
+    const api = client(server.url, (await newAccount(server, { plan: "pro" })).keys.sandbox.secret)
+    const problem = expectProblem(await api.patch("/v1/account", {
+      branding: { display_name: "x".repeat(81), logo_url: "http://cdn.example.com/logo.png", primary_color: "blue", hide_powered_by: "yes" }
+    }), 422, "validation_failed")
+    expect(problem.errors.map((e: { path: string }) => e.path).sort()).toEqual(
+      ["branding.display_name", "branding.hide_powered_by", "branding.logo_url", "branding.primary_color"]
+    )
+    for (const logo_url of ["https://user:pw@cdn.example.com/logo.png", `https://cdn.example.com/${"a".repeat(2000)}`, "javascript:alert(1)", "/logo.png"]) {
+      const bad = expectProblem(await api.patch("/v1/account", { branding: { logo_url } }), 422, "validation_failed")
+      expect(bad.errors.map((e: { path: string }) => e.path)).toEqual(["branding.logo_url"])
+    }
+    expect(expectProblem(await api.patch("/v1/account", { branding: { display_name: "" } }), 422, "validation_failed").errors[0].path).toBe("branding.display_name")
+  })
+
+  it("free accounts set the display name, logo and colour but not hide_powered_by; a downgrade keeps the choice without effect", async () => {
+    const free = await newAccount(server, { plan: "free" })
+    const api = client(server.url, free.keys.sandbox.secret)
+    expect(expectStatus(await api.patch("/v1/account", { branding: { display_name: "Free Shop", primary_color: "#123456" } }), 200).branding)
+      .toMatchObject({ display_name: "Free Shop", primary_color: "#123456", hide_powered_by: false })
+    const refused = expectProblem(await api.patch("/v1/account", { branding: { display_name: "Not Stored", hide_powered_by: true } }), 403, "plan_required")
+    expect(refused.detail).toContain("pro or business")
+    expect(expectStatus(await api.get("/v1/account"), 200).branding).toMatchObject({ display_name: "Free Shop", hide_powered_by: false })
+
+    const paid = await newAccount(server, { plan: "business", allowed_origins: [SHOP] })
+    const paidApi = client(server.url, paid.keys.sandbox.secret)
+    expectStatus(await paidApi.patch("/v1/account", { branding: { hide_powered_by: true } }), 200)
+    expect((await config(paid.keys.sandbox.publishable)).powered_by).toBe(false)
+    const admin = client(server.url, ADMIN_TOKEN)
+    expect(expectStatus(await admin.patch(`/admin/v1/accounts/${paid.account.id}`, { plan: "free" }), 200).branding.hide_powered_by).toBe(true)
+    expect(await config(paid.keys.sandbox.publishable)).toMatchObject({ powered_by: true, branding_required: true })
+    // Back on a paid plan the kept choice applies again.
+    expectStatus(await admin.patch(`/admin/v1/accounts/${paid.account.id}`, { plan: "pro" }), 200)
+    expect((await config(paid.keys.sandbox.publishable)).powered_by).toBe(false)
+    // The operator may set the plan and the choice in one change.
+    const upgraded = expectStatus(await admin.patch(`/admin/v1/accounts/${free.account.id}`, { plan: "pro", branding: { hide_powered_by: true } }), 200)
+    expect(upgraded).toMatchObject({ plan: "pro", branding: { display_name: "Free Shop", hide_powered_by: true } })
+  })
+})
