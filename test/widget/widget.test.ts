@@ -444,6 +444,7 @@ describe("booking widget", () => {
     await poll(() => primaryOf(page)).toBe("#7c3aed")
     expect(await page.locator("#w .footer").isVisible()).toBe(false)
     expect(await violations(page)).toEqual([])
+    expect(await seriousViolations(page)).toEqual([])
     await page.close()
 
     // The page's own options win: its colour, and showing "Powered by Slotwise".
