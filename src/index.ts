@@ -2,6 +2,20 @@
  * The core's public surface for Effect users: the use-case services, their layer, the
  * ports an adapter implements, the domain schemas and the typed errors.
  */
+export { Accounts, HANDLE_OWNERS_TENANT, type HandleOwner, HandleOwnersCollection } from "./Accounts.js"
+export {
+  Account,
+  AccountSettingsUpdate,
+  AccountUpdate,
+  Branding,
+  BrandingUpdate,
+  Handle,
+  handleProblem,
+  NO_BRANDING,
+  Plan,
+  RESERVED_HANDLES,
+  showsPoweredBy
+} from "./domain/account.js"
 export { Availability, ExplainQuery, Explanation, SlotList, SlotQuery } from "./Availability.js"
 export { BookingListParams, Bookings } from "./Bookings.js"
 export {

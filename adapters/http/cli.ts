@@ -144,7 +144,16 @@ const ACCOUNT_FIELDS = {
     value: "<origin>",
     help: "a web origin its publishable keys may be used from (https://shop.example.com); repeat for several"
   },
-  "rate-limit": { type: "string", value: "<n>", help: "requests per minute, overriding the plan's figure" }
+  "rate-limit": { type: "string", value: "<n>", help: "requests per minute, overriding the plan's figure" },
+  handle: { type: "string", value: "<handle>", help: "its hosted page's slug, unique (default: from the name)" }
+} as const satisfies FlagSpecs
+
+/** Branding flags; an empty value clears the field. */
+const BRANDING_FIELDS = {
+  "display-name": { type: "string", value: "<name>", help: "the name hosted pages and the widget show (\"\" clears it)" },
+  "logo-url": { type: "string", value: "<url>", help: "an https:// logo image (\"\" clears it)" },
+  "primary-color": { type: "string", value: "<#rrggbb>", help: "the default primary colour, #rgb or #rrggbb (\"\" clears it)" },
+  "hide-powered-by": { type: "string", value: "<true|false>", help: "hide \"Powered by Slotwise\" (pro and business)" }
 } as const satisfies FlagSpecs
 
 const JSON_FLAG: FlagSpec = { type: "boolean", help: "print JSON instead of text" }
@@ -165,6 +174,7 @@ const UPDATE_FLAGS = {
   "allowed-origin": { ...ACCOUNT_FIELDS["allowed-origin"], help: `${ACCOUNT_FIELDS["allowed-origin"].help}; replaces the list` },
   "no-allowed-origins": { type: "boolean", help: "clear the allowed origins" },
   "rate-limit": { type: "string", value: "<n|plan>", help: "requests per minute; `plan` returns to the plan's figure" },
+  ...BRANDING_FIELDS,
   json: { ...JSON_FLAG, help: "print the account as JSON" }
 } as const satisfies FlagSpecs
 
@@ -460,12 +470,30 @@ const accountFields = (values: {
   readonly plan?: string | undefined
   readonly "allowed-origin"?: Array<string> | undefined
   readonly "rate-limit"?: string | undefined
+  readonly handle?: string | undefined
 }) => ({
   ...(values.name !== undefined ? { name: values.name } : {}),
+  ...(values.handle !== undefined ? { handle: values.handle } : {}),
   ...(values.plan !== undefined ? { plan: values.plan as "free" } : {}),
   ...(values["allowed-origin"] !== undefined ? { allowed_origins: values["allowed-origin"] } : {}),
   ...(values["rate-limit"] !== undefined ? { rate_limit_per_minute: rateLimitOf(values["rate-limit"]) } : {})
 })
+
+const clearable = (text: string | undefined) => (text === undefined ? {} : { value: text === "" ? null : text })
+
+/** The branding the flags change, or nothing when none is given. */
+const brandingFields = (values: { readonly [K in keyof typeof BRANDING_FIELDS]?: string | undefined }) => {
+  const hide = values["hide-powered-by"]
+  if (hide !== undefined && !/^(true|false)$/.test(hide)) throw new UsageError(`--hide-powered-by must be true or false, got ${hide}`)
+  const entries = [
+    ["display_name", clearable(values["display-name"])],
+    ["logo_url", clearable(values["logo-url"])],
+    ["primary_color", clearable(values["primary-color"])],
+    ["hide_powered_by", hide === undefined ? {} : { value: hide === "true" }]
+  ] as const
+  const branding = Object.fromEntries(entries.flatMap(([field, given]) => ("value" in given ? [[field, given.value]] : [])))
+  return Object.keys(branding).length === 0 ? {} : { branding }
+}
 
 const accountLine = (account: Account): string =>
   [
@@ -473,7 +501,8 @@ const accountLine = (account: Account): string =>
     JSON.stringify(account.name),
     `plan ${account.plan}`,
     `${account.limits.requests_per_minute}/min${account.rate_limit_per_minute === null ? "" : " (own figure)"}`,
-    `origins ${account.allowed_origins.length === 0 ? "none" : account.allowed_origins.join(" ")}`
+    `origins ${account.allowed_origins.length === 0 ? "none" : account.allowed_origins.join(" ")}`,
+    `handle ${account.handle}`
   ].join("  ")
 
 const out = (text: string) => process.stdout.write(`${text}\n`)
@@ -511,8 +540,10 @@ const updateAccount = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, laye
   if (values["no-allowed-origins"] && values["allowed-origin"] !== undefined) {
     throw new UsageError("give --allowed-origin or --no-allowed-origins, not both")
   }
-  const patch = { ...accountFields(values), ...(values["no-allowed-origins"] ? { allowed_origins: [] } : {}) }
-  if (Object.keys(patch).length === 0) throw new UsageError("nothing to change: give --name, --plan, --allowed-origin, --no-allowed-origins or --rate-limit")
+  const patch = { ...accountFields(values), ...brandingFields(values), ...(values["no-allowed-origins"] ? { allowed_origins: [] } : {}) }
+  if (Object.keys(patch).length === 0) {
+    throw new UsageError("nothing to change: give --name, --handle, --plan, --allowed-origin, --no-allowed-origins, --rate-limit or a branding option")
+  }
   const storage = storageFlag(values.database, env)
   return withAccounts(storage, layers, (accounts) => accounts.update(id, patch), (account) => {
     if (values.json) return out(JSON.stringify(account, null, 2))

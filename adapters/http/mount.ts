@@ -8,7 +8,7 @@
  */
 import { HttpApiBuilder, HttpApp, type HttpRouter } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Effect, Layer, ManagedRuntime, Option } from "effect"
 import type * as http from "node:http"
 import { Accounts } from "../../src/Accounts.js"
 import type { Account, AccountCreate, AccountUpdate, AccountWithKeys } from "../../src/domain/account.js"
@@ -24,8 +24,15 @@ export interface SlotwiseHttpHandler {
   readonly node: (req: http.IncomingMessage, res: http.ServerResponse) => void
   /** Creates an account with its four keys (the operator's `POST /admin/v1/accounts`). */
   readonly createAccount: (input: typeof AccountCreate.Encoded) => Promise<AccountWithKeys>
-  /** Changes an account's name, plan, allowed origins or rate limit (the operator's `PATCH /admin/v1/accounts/{id}`). */
+  /**
+   * Changes an account's name, handle, plan, branding, allowed origins or rate limit (the
+   * operator's `PATCH /admin/v1/accounts/{id}`).
+   */
   readonly updateAccount: (id: string, input: typeof AccountUpdate.Encoded) => Promise<Account>
+  /** Reads an account (the operator's `GET /admin/v1/accounts/{id}`). */
+  readonly getAccount: (id: string) => Promise<Account>
+  /** The account whose handle this is, or `null`: what a hosted page at `/book/{handle}` looks up. */
+  readonly accountByHandle: (handle: string) => Promise<Account | null>
   /**
    * Stops the webhook dispatcher (attempts in flight finish and are recorded), then closes
    * storage; in-flight requests should be finished first.
@@ -101,6 +108,8 @@ export const makeHttpHandler = async <E>(options: MountOptions, wiring: AppWirin
     node: lane === undefined ? api : (req, res) => lane(req, res, () => api(req, res)),
     createAccount: (input) => withAccounts((accounts) => accounts.create(input)),
     updateAccount: (id, input) => withAccounts((accounts) => accounts.update(id, input)),
+    getAccount: (id) => withAccounts((accounts) => accounts.get(id)),
+    accountByHandle: (handle) => withAccounts((accounts) => Effect.map(accounts.byHandle(handle), Option.getOrNull)),
     close: () => runtime.dispose()
   }
 }

@@ -53,6 +53,11 @@ export interface WidgetConfig {
   readonly account_name: string
   readonly environment: "sandbox" | "production"
   readonly branding_required: boolean
+  /** The account's branding: defaults an explicit widget option overrides (absent from older servers). */
+  readonly display_name?: string | null
+  readonly logo_url?: string | null
+  readonly primary_color?: string | null
+  readonly powered_by?: boolean
 }
 interface Page<A> {
   readonly data: ReadonlyArray<A>

@@ -19,7 +19,8 @@ export const applyAppearance = (w: Widget): void => {
   const theme = w.options.theme === "dark" || (w.options.theme === "auto" && w.media?.matches === true) ? "dark" : "light"
   w.frame.setAttribute("data-theme", theme)
   w.frame.setAttribute("lang", w.intl)
-  const primary = safeColor(w.options.primary_color) ?? DEFAULT_PRIMARY[theme]
+  // The widget's own option wins over the account's branding, which wins over the default.
+  const primary = safeColor(w.options.primary_color) ?? safeColor(w.config?.primary_color ?? undefined) ?? DEFAULT_PRIMARY[theme]
   const base = { primary, font: safeFont(w.options.font_family), radius: safeRadius(w.options.radius) }
   w.instanceSheet.replaceSync(appearanceCss({ ...base, onPrimary: "#fff", primaryLine: primary }))
   // The text on primary-coloured buttons: white or near-black, whichever contrasts more.

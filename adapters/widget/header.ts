@@ -1,4 +1,7 @@
-/** What tops every step: progress ("Step 2 of 4"), the test-mode badge, heading, busy line, alert and back link. */
+/**
+ * What tops every step: the account's logo and display name (its branding), progress
+ * ("Step 2 of 4"), the test-mode badge, heading, busy line, alert and back link.
+ */
 import { h } from "./dom.js"
 import type { Problem, Step, Widget } from "./widget.js"
 
@@ -17,6 +20,19 @@ export const progress = (w: Widget): string | undefined => {
   return index < 0 ? undefined : w.t("step", { n: index + 1, total: steps.length })
 }
 
+/** The account's logo and display name, when its branding sets them; the logo's alt text is the name. */
+const brand = (w: Widget): HTMLElement | null => {
+  const name = w.config?.display_name ?? undefined
+  const logo = w.config?.logo_url ?? undefined
+  if (name === undefined && logo === undefined) return null
+  return h(
+    "div",
+    { class: "brand" },
+    logo === undefined ? null : h("img", { src: logo, alt: name ?? w.config!.account_name, referrerpolicy: "no-referrer", class: "logo" }),
+    name === undefined ? null : h("span", { class: "brand-name" }, name)
+  )
+}
+
 export const header = (w: Widget, title: string, back?: () => void, headingClass?: string): Array<Node> => {
   const top = h(
     "div",
@@ -25,6 +41,8 @@ export const header = (w: Widget, title: string, back?: () => void, headingClass
     w.config?.environment === "sandbox" ? h("span", { class: "badge" }, w.t("test_mode")) : null
   )
   const nodes: Array<Node> = [top, h("h2", { tabindex: "-1", class: headingClass }, title)]
+  const brandRow = brand(w)
+  if (brandRow !== null) nodes.unshift(brandRow)
   if (w.busy !== undefined) nodes.push(h("p", { class: "muted", role: "status" }, w.busy))
   if (w.problem !== undefined && w.step !== "fatal") nodes.push(alert(w, w.problem))
   if (back !== undefined) {

@@ -27,6 +27,8 @@ button{cursor:pointer;border-radius:var(--sw-radius,8px)}
 .choice{display:flex;width:100%;justify-content:space-between;gap:1rem;text-align:start;background:transparent;border:1px solid var(--sw-line);padding:.75rem 1rem}
 .choice:hover{background:var(--sw-soft)}
 .row{display:flex;flex-wrap:wrap;gap:.75rem;align-items:center;justify-content:space-between}
+.brand{display:flex;align-items:center;gap:.5rem;margin-bottom:.5rem;font-weight:600}
+.brand .logo{max-height:2rem;max-width:8rem;object-fit:contain}
 .top{display:flex;justify-content:space-between;align-items:baseline;gap:1rem}
 .badge{font-size:.75rem;border:1px solid var(--sw-line);border-radius:999px;padding:0 .5rem}
 label{display:block;font-weight:600;margin:.75rem 0 .25rem}

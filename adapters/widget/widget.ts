@@ -201,6 +201,8 @@ export class Widget implements WidgetHandle {
       void this.slotsFor(serviceId, staffOption === ANY ? undefined : staffOption, this.month).catch(() => undefined)
     }
     this.config = await config
+    // The account's branding may set the primary colour.
+    applyAppearance(this)
     if (service !== undefined) {
       try {
         this.service = await service
@@ -379,7 +381,10 @@ export class Widget implements WidgetHandle {
     const active = this.root.activeElement as HTMLElement | null
     const activeKey = active?.getAttribute("data-focus") ?? undefined
     this.body.replaceChildren(...view(this))
-    const branding = this.config === undefined ? !this.options.hide_branding : this.config.branding_required || this.options.hide_branding !== true
+    // Free plans always show it; on paid plans the widget's own option wins over the account's choice.
+    const branding = this.config === undefined
+      ? !this.options.hide_branding
+      : this.config.branding_required || (this.options.hide_branding === undefined ? this.config.powered_by !== false : !this.options.hide_branding)
     this.footer.replaceChildren(
       ...(branding ? [h("a", { href: "https://slotwise.dev", target: "_blank", rel: "noopener" }, this.t("branding"))] : [])
     )

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { devOrigins } from "../../adapters/http/server.js"
-import { client, expectProblem, expectStatus, newAccount, scopedKey, startServer, type TestServer } from "./harness.js"
+import { ADMIN_TOKEN, client, expectProblem, expectStatus, newAccount, scopedKey, startServer, type TestServer } from "./harness.js"
 
 let server: TestServer
 beforeAll(async () => {
@@ -60,7 +60,49 @@ describe("PATCH /v1/account", () => {
     const patch = spec.paths["/v1/account"].patch
     expect(patch.description).toContain("keys:write")
     expect(JSON.stringify(patch.requestBody)).toContain("AccountSettingsUpdate")
-    expect(Object.keys(spec.components.schemas.AccountSettingsUpdate.properties).sort()).toEqual(["allowed_origins", "name"])
+    expect(Object.keys(spec.components.schemas.AccountSettingsUpdate.properties).sort()).toEqual(["allowed_origins", "branding", "handle", "name"])
+    expect(Object.keys(patch.responses)).toEqual(expect.arrayContaining(["403", "409"]))
+  })
+})
+
+describe("account handles", () => {
+  it("every account gets one from its name, GET /v1/account shows it, and PATCH changes it", async () => {
+    const first = await newAccount(server, { name: "Handle Test Studio" })
+    const second = await newAccount(server, { name: "Handle Test Studio" })
+    expect(first.account.handle).toBe("handle-test-studio")
+    expect(second.account.handle).toBe("handle-test-studio-2")
+    const api = client(server.url, second.keys.production.secret)
+    expect(expectStatus(await api.get("/v1/account"), 200).handle).toBe("handle-test-studio-2")
+
+    expect(expectStatus(await api.patch("/v1/account", { handle: "handle-test-renamed" }), 200).handle).toBe("handle-test-renamed")
+    expect(expectStatus(await client(server.url, second.keys.sandbox.secret).get("/v1/account"), 200).handle).toBe("handle-test-renamed")
+    // The former handle is free for anyone at once.
+    const third = client(server.url, (await newAccount(server)).keys.sandbox.secret)
+    expect(expectStatus(await third.patch("/v1/account", { handle: "handle-test-studio-2" }), 200).handle).toBe("handle-test-studio-2")
+  })
+
+  it("answers 409 handle_taken for another account's handle and 422 naming handle for a bad or reserved one", async () => {
+    const owner = await newAccount(server, { name: "Taken Handle Owner" })
+    const api = client(server.url, (await newAccount(server)).keys.sandbox.secret)
+    const before = expectStatus(await api.get("/v1/account"), 200).handle
+    expectProblem(await api.patch("/v1/account", { handle: owner.account.handle }), 409, "handle_taken")
+    for (const handle of ["admin", "book", "v1", "ab", "-starts-with-hyphen", "Upper-Case", "a".repeat(41), "under_score"]) {
+      const problem = expectProblem(await api.patch("/v1/account", { handle }), 422, "validation_failed")
+      expect(problem.errors.map((e: { path: string }) => e.path)).toEqual(["handle"])
+    }
+    expect(expectStatus(await api.get("/v1/account"), 200).handle).toBe(before)
+    // Its own handle again is no conflict.
+    expect(expectStatus(await api.patch("/v1/account", { handle: before }), 200).handle).toBe(before)
+  })
+
+  it("the operator sets a handle at creation and by update, with the same uniqueness", async () => {
+    const admin = client(server.url, ADMIN_TOKEN)
+    const created = await newAccount(server, { name: "Whatever", handle: "operator-chosen" })
+    expect(created.account.handle).toBe("operator-chosen")
+    expectProblem(await admin.post("/admin/v1/accounts", { name: "Other", plan: "free", handle: "operator-chosen" }), 409, "handle_taken")
+    const other = await newAccount(server)
+    expectProblem(await admin.patch(`/admin/v1/accounts/${other.account.id}`, { handle: "operator-chosen" }), 409, "handle_taken")
+    expect(expectStatus(await admin.patch(`/admin/v1/accounts/${other.account.id}`, { handle: "operator-moved" }), 200).handle).toBe("operator-moved")
   })
 })
 
@@ -72,5 +114,64 @@ describe("the first start's account", () => {
     expect(account.allowed_origins).toEqual(expect.arrayContaining([`http://localhost:${port}`, `http://127.0.0.1:${port}`, "http://localhost:5173"]))
     const widget = await client(server.url, server.first.keys.sandbox.publishable).get("/v1/services", { headers: { origin: "http://localhost:5173" } })
     expectStatus(widget, 200)
+  })
+})
+
+describe("branding", () => {
+  const config = async (publishable: string) =>
+    expectStatus(await client(server.url, publishable).get("/v1/widget/config", { headers: { origin: SHOP } }), 200)
+
+  it("merges partial changes, null clears a field, and GET /v1/account and the widget config show it", async () => {
+    const created = await newAccount(server, { plan: "pro", allowed_origins: [SHOP] })
+    const api = client(server.url, created.keys.sandbox.secret)
+    expect(created.account.branding).toEqual({ display_name: null, logo_url: null, primary_color: null, hide_powered_by: false })
+    expectStatus(await api.patch("/v1/account", { branding: { display_name: "Studio Nord", primary_color: "#0a0" } }), 200)
+    const merged = expectStatus(await api.patch("/v1/account", { branding: { logo_url: "https://cdn.example.com/logo.svg", hide_powered_by: true } }), 200)
+    expect(merged.branding).toEqual({ display_name: "Studio Nord", logo_url: "https://cdn.example.com/logo.svg", primary_color: "#0a0", hide_powered_by: true })
+    const cleared = expectStatus(await api.patch("/v1/account", { branding: { primary_color: null, hide_powered_by: null } }), 200)
+    expect(cleared.branding).toEqual({ display_name: "Studio Nord", logo_url: "https://cdn.example.com/logo.svg", primary_color: null, hide_powered_by: false })
+    expect(expectStatus(await api.get("/v1/account"), 200).branding).toEqual(cleared.branding)
+    expect(await config(created.keys.sandbox.publishable)).toMatchObject({
+      display_name: "Studio Nord", logo_url: "https://cdn.example.com/logo.svg", primary_color: null, powered_by: true
+    })
+  })
+
+  it("refuses bad values, naming each field under branding", async () => {
+    const api = client(server.url, (await newAccount(server, { plan: "pro" })).keys.sandbox.secret)
+    const problem = expectProblem(await api.patch("/v1/account", {
+      branding: { display_name: "x".repeat(81), logo_url: "http://cdn.example.com/logo.png", primary_color: "blue", hide_powered_by: "yes" }
+    }), 422, "validation_failed")
+    expect(problem.errors.map((e: { path: string }) => e.path).sort()).toEqual(
+      ["branding.display_name", "branding.hide_powered_by", "branding.logo_url", "branding.primary_color"]
+    )
+    for (const logo_url of ["https://user:pw@cdn.example.com/logo.png", `https://cdn.example.com/${"a".repeat(2000)}`, "javascript:alert(1)", "/logo.png"]) {
+      const bad = expectProblem(await api.patch("/v1/account", { branding: { logo_url } }), 422, "validation_failed")
+      expect(bad.errors.map((e: { path: string }) => e.path)).toEqual(["branding.logo_url"])
+    }
+    expect(expectProblem(await api.patch("/v1/account", { branding: { display_name: "" } }), 422, "validation_failed").errors[0].path).toBe("branding.display_name")
+  })
+
+  it("free accounts set the display name, logo and colour but not hide_powered_by; a downgrade keeps the choice without effect", async () => {
+    const free = await newAccount(server, { plan: "free" })
+    const api = client(server.url, free.keys.sandbox.secret)
+    expect(expectStatus(await api.patch("/v1/account", { branding: { display_name: "Free Shop", primary_color: "#123456" } }), 200).branding)
+      .toMatchObject({ display_name: "Free Shop", primary_color: "#123456", hide_powered_by: false })
+    const refused = expectProblem(await api.patch("/v1/account", { branding: { display_name: "Not Stored", hide_powered_by: true } }), 403, "plan_required")
+    expect(refused.detail).toContain("pro or business")
+    expect(expectStatus(await api.get("/v1/account"), 200).branding).toMatchObject({ display_name: "Free Shop", hide_powered_by: false })
+
+    const paid = await newAccount(server, { plan: "business", allowed_origins: [SHOP] })
+    const paidApi = client(server.url, paid.keys.sandbox.secret)
+    expectStatus(await paidApi.patch("/v1/account", { branding: { hide_powered_by: true } }), 200)
+    expect((await config(paid.keys.sandbox.publishable)).powered_by).toBe(false)
+    const admin = client(server.url, ADMIN_TOKEN)
+    expect(expectStatus(await admin.patch(`/admin/v1/accounts/${paid.account.id}`, { plan: "free" }), 200).branding.hide_powered_by).toBe(true)
+    expect(await config(paid.keys.sandbox.publishable)).toMatchObject({ powered_by: true, branding_required: true })
+    // Back on a paid plan the kept choice applies again.
+    expectStatus(await admin.patch(`/admin/v1/accounts/${paid.account.id}`, { plan: "pro" }), 200)
+    expect((await config(paid.keys.sandbox.publishable)).powered_by).toBe(false)
+    // The operator may set the plan and the choice in one change.
+    const upgraded = expectStatus(await admin.patch(`/admin/v1/accounts/${free.account.id}`, { plan: "pro", branding: { hide_powered_by: true } }), 200)
+    expect(upgraded).toMatchObject({ plan: "pro", branding: { display_name: "Free Shop", hide_powered_by: true } })
   })
 })

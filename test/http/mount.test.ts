@@ -25,6 +25,19 @@ afterAll(async () => {
 })
 
 describe("mounted API", () => {
+  it("the operator's account methods: handle and branding by updateAccount, getAccount, accountByHandle", async () => {
+    const { account } = await slotwise.createAccount({ name: "Mounted Handle Shop", plan: "pro" })
+    expect(account.handle).toBe("mounted-handle-shop")
+    const updated = await slotwise.updateAccount(account.id, { handle: "mounted-renamed", branding: { display_name: "Renamed", hide_powered_by: true } })
+    expect(updated).toMatchObject({ handle: "mounted-renamed", branding: { display_name: "Renamed", hide_powered_by: true } })
+    expect((await slotwise.getAccount(account.id)).handle).toBe("mounted-renamed")
+    expect((await slotwise.accountByHandle("mounted-renamed"))?.id).toBe(account.id)
+    expect(await slotwise.accountByHandle("mounted-handle-shop")).toBeNull()
+    const taken = await slotwise.updateAccount(account.id, { handle: "host" }).then(() => undefined, (e: Error) => e)
+    expect(taken?.name).toContain("ConflictError")
+    expect(taken?.message).toBe("the handle host belongs to another account")
+  })
+
   it("serves /v1 under the prefix in a node:http server, next to the host's routes", async () => {
     const api = client(`${base}/scheduling`, key)
     const created = expectStatus(await api.post("/v1/staff", { name: "Ana" }), 201)

@@ -34,15 +34,16 @@ export const axeSource = (): string => readFileSync(createRequire(import.meta.ur
 export interface HostSite {
   readonly origin: string
   /** Serves `body` as a page under a strict CSP (only `api` for scripts and connections); returns its URL. */
-  readonly page: (body: string, options?: { readonly csp?: boolean }) => string
+  readonly page: (body: string, options?: { readonly csp?: boolean; readonly imgSrc?: string }) => string
   readonly close: () => Promise<void>
 }
 
 /** The policy docs/widget.md gives host pages: the API's origin for scripts and connections, nothing else. */
-export const cspFor = (api: string) => `default-src 'none'; script-src ${api}; connect-src ${api}; base-uri 'none'; form-action 'none'`
+export const cspFor = (api: string, imgSrc?: string) =>
+  `default-src 'none'; script-src ${api}; connect-src ${api}; ${imgSrc === undefined ? "" : `img-src ${imgSrc}; `}base-uri 'none'; form-action 'none'`
 
 export const startHost = async (api: string): Promise<HostSite> => {
-  const pages = new Map<string, { body: string; csp: boolean }>()
+  const pages = new Map<string, { body: string; csp: boolean; imgSrc: string | undefined }>()
   const server = http.createServer((req, res) => {
     const page = pages.get(req.url ?? "")
     if (page === undefined) {
@@ -52,7 +53,7 @@ export const startHost = async (api: string): Promise<HostSite> => {
     res.writeHead(200, {
       "content-type": "text/html; charset=utf-8",
       "cache-control": "no-store",
-      ...(page.csp ? { "content-security-policy": cspFor(api) } : {})
+      ...(page.csp ? { "content-security-policy": cspFor(api, page.imgSrc) } : {})
     })
     res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Host page</title></head>` +
       `<body><main><h1>Book an appointment</h1>${page.body}</main>` +
@@ -65,7 +66,7 @@ export const startHost = async (api: string): Promise<HostSite> => {
     origin,
     page: (body, options = {}) => {
       const path = `/p${++n}`
-      pages.set(path, { body, csp: options.csp ?? true })
+      pages.set(path, { body, csp: options.csp ?? true, imgSrc: options.imgSrc })
       return origin + path
     },
     close: () => new Promise((resolve) => {

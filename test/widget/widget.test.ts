@@ -5,7 +5,7 @@ import { join } from "node:path"
 import type { Page } from "playwright-core"
 import { gzipSync } from "node:zlib"
 import { createHttpHandler } from "../../compose.js"
-import { client, expectStatus, newAccount, request } from "../http/harness.js"
+import { ADMIN_TOKEN, client, expectStatus, newAccount, request } from "../http/harness.js"
 import { verifies, waitFor } from "../webhooks/receiver.js"
 import { axeSource, type Bench, COLOUR_QUESTIONS, events, startBench, violations } from "./fixture.js"
 
@@ -389,7 +389,76 @@ describe("booking widget", () => {
     expect(await shown(free.keys.sandbox.publishable)).toBe(true)
     expect(await shown(bench.pk)).toBe(false)
     const config = expectStatus(await client(bench.server.url, free.keys.sandbox.publishable).get("/v1/widget/config", { headers: { origin: bench.host.origin } }), 200)
-    expect(config).toEqual({ object: "widget_config", account_name: "Freebie", environment: "sandbox", branding_required: true })
+    expect(config).toEqual({
+      object: "widget_config",
+      account_name: "Freebie",
+      environment: "sandbox",
+      branding_required: true,
+      display_name: null,
+      logo_url: null,
+      primary_color: null,
+      powered_by: true
+    })
+    await context.close()
+  })
+
+  it("the account's branding: logo and display name in the header, its colour and its Powered-by choice as defaults an option overrides", async () => {
+    const LOGO = "https://logo.example/brand.png"
+    const created = await newAccount(bench.server, { name: "Brand Salon", plan: "pro", allowed_origins: [bench.host.origin] })
+    const api = client(bench.server.url, created.keys.sandbox.secret)
+    expectStatus(await api.patch("/v1/account", {
+      branding: { display_name: "Salon Lumière", logo_url: LOGO, primary_color: "#7c3aed", hide_powered_by: true }
+    }), 200)
+    const stylist = expectStatus(await api.post("/v1/staff", { name: "Lou", time_zone: "Europe/Berlin" }), 201).id
+    expectStatus(await api.post("/v1/services", { name: "Blow-dry", duration_minutes: 30, staff_ids: [stylist] }), 201)
+    const config = expectStatus(await client(bench.server.url, created.keys.sandbox.publishable).get("/v1/widget/config", { headers: { origin: bench.host.origin } }), 200)
+    expect(config).toMatchObject({ display_name: "Salon Lumière", logo_url: LOGO, primary_color: "#7c3aed", powered_by: false, branding_required: false })
+
+    const context = await bench.context()
+    const logoRequests: Array<Record<string, string>> = []
+    // A 1×1 PNG stands in for the account's logo host.
+    await context.route(LOGO, (route) => {
+      logoRequests.push(route.request().headers())
+      return route.fulfill({
+        status: 200,
+        contentType: "image/png",
+        body: Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", "base64")
+      })
+    })
+    const open = async (attrs: Record<string, string>) => {
+      const page = await bench.open(context, bench.host.page(widget({ key: created.keys.sandbox.publishable, ...attrs }), { imgSrc: "https://logo.example" }))
+      await poll(() => heading(page).textContent()).toBe("Choose a service")
+      return page
+    }
+    const primaryOf = (page: Page) => page.locator("#w .sw").evaluate((el) => getComputedStyle(el).getPropertyValue("--sw-primary").trim())
+
+    const page = await open({})
+    const logo = page.locator("#w .brand img")
+    expect(await logo.getAttribute("alt")).toBe("Salon Lumière")
+    expect(await logo.getAttribute("referrerpolicy")).toBe("no-referrer")
+    expect(await logo.getAttribute("src")).toBe(LOGO)
+    await poll(() => logo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1)
+    expect(logoRequests.length).toBeGreaterThan(0)
+    for (const headers of logoRequests) expect(headers.referer).toBeUndefined()
+    expect(await page.locator("#w .brand").textContent()).toBe("Salon Lumière")
+    await poll(() => primaryOf(page)).toBe("#7c3aed")
+    expect(await page.locator("#w .footer").isVisible()).toBe(false)
+    expect(await violations(page)).toEqual([])
+    expect(await seriousViolations(page)).toEqual([])
+    await page.close()
+
+    // The page's own options win: its colour, and showing "Powered by Slotwise".
+    const overridden = await open({ "primary-color": "#0f766e", "hide-branding": "false" })
+    await poll(() => primaryOf(overridden)).toBe("#0f766e")
+    expect(await overridden.locator("#w .footer").textContent()).toBe("Powered by Slotwise")
+    await overridden.close()
+
+    // A downgrade to free keeps the choice but shows "Powered by Slotwise" again.
+    expectStatus(await client(bench.server.url, ADMIN_TOKEN).patch(`/admin/v1/accounts/${created.account.id}`, { plan: "free" }), 200)
+    const downgraded = await open({})
+    await poll(() => downgraded.locator("#w .footer").isVisible()).toBe(true)
+    expect(await downgraded.locator("#w .brand").textContent()).toBe("Salon Lumière")
+    await downgraded.close()
     await context.close()
   })
 

@@ -1,13 +1,21 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { showsPoweredBy } from "../../../src/domain/account.js"
 import { SlotwiseApi } from "../api.js"
 import { CurrentPrincipal } from "../contract/security.js"
 
 export const WidgetLive = HttpApiBuilder.group(SlotwiseApi, "widget", (handlers) =>
   handlers.handle("config", () =>
-    Effect.map(CurrentPrincipal, (p) => ({
-      object: "widget_config" as const,
-      account_name: p.account.name,
-      environment: p.tenant.environment,
-      branding_required: p.account.plan === "free"
-    }))))
+    Effect.map(CurrentPrincipal, ({ account, tenant }) => {
+      const { branding } = account
+      return {
+        object: "widget_config" as const,
+        account_name: account.name,
+        environment: tenant.environment,
+        branding_required: account.plan === "free",
+        display_name: branding.display_name,
+        logo_url: branding.logo_url,
+        primary_color: branding.primary_color,
+        powered_by: showsPoweredBy(account)
+      }
+    })))
