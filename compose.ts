@@ -10,10 +10,14 @@
  *   is also woken by other instances' commits (LISTEN/NOTIFY), polling only as a fallback;
  * - rate limits: the counters' store, in this process unless Redis (`redis: url`) or another
  *   shared store layer is given;
+ * - calendar feeds: read under the webhook address guard (one rule for every outbound
+ *   request), every `calendarSyncMinutes`, by a sync loop in each process that runs one;
  * - custom domains: TXT lookups on node:dns (the `dnsServer` given, else the system's
  *   resolvers), and the server's own public host, which no account may claim.
  */
 import { Effect, Layer } from "effect"
+import { FeedReaderLive } from "./adapters/calendars/reader.js"
+import { CalendarSyncLoopLive, type CalendarSyncLoopOptions } from "./adapters/calendars/syncLoop.js"
 import { DnsResolverLive } from "./adapters/dns/resolver.js"
 import { AccessLive } from "./adapters/http/app.js"
 import { makeHttpHandler, type MountOptions, type SlotwiseHttpHandler } from "./adapters/http/mount.js"
@@ -26,8 +30,9 @@ import type { PostgresStorageOptions } from "./adapters/postgres/layer.js"
 import type { RedisRateLimitStoreOptions } from "./adapters/redis/ratelimit.js"
 import { SqliteStorageLive } from "./adapters/sqlite/layer.js"
 import { WebhookDispatcherLive, type WebhookDispatcherOptions } from "./adapters/webhooks/dispatcher.js"
-import { type Resolver, WebhookPolicyLive } from "./adapters/webhooks/guard.js"
+import { guardedLookup, type Resolver, systemResolver, WebhookPolicyLive } from "./adapters/webhooks/guard.js"
 import { authenticatorLayer } from "./src/auth/Authenticator.js"
+import { CalendarSyncSettings, DEFAULT_SYNC_INTERVAL_MS, DEFAULT_SYNC_LEASE_MS } from "./src/Calendars.js"
 import { oauthAccessTokenCredentials } from "./src/OAuthGrants.js"
 import type { StorageFailure } from "./src/domain/errors.js"
 import { DomainSettings } from "./src/Domains.js"
@@ -127,9 +132,37 @@ export const domainsLayer = (options: DomainOptions = {}) =>
     })
   )
 
-/** The core use cases with their webhook policy and DNS resolver; still needs `Storage`. */
-export const coreLayer = (policy: WebhookPolicyOptions = {}, domains: DomainOptions = {}) =>
-  CoreLive.pipe(Layer.provide(Layer.merge(webhookPolicyLayer(policy), domainsLayer(domains))))
+export interface CalendarOptions {
+  /** Minutes between two reads of each calendar feed (`--calendar-sync-minutes`, default 10). */
+  readonly calendarSyncMinutes?: number | undefined
+}
+
+/**
+ * How calendar feeds are read: under the webhook address guard (private addresses only when
+ * `allowPrivate`), every `calendarSyncMinutes`.
+ */
+export const calendarsLayer = (options: CalendarOptions & { readonly allowPrivate?: boolean | undefined } = {}) => {
+  const allowPrivate = options.allowPrivate ?? false
+  return Layer.merge(
+    FeedReaderLive({ allowPrivate, lookup: guardedLookup(systemResolver, allowPrivate) }),
+    Layer.succeed(CalendarSyncSettings, {
+      intervalMs: options.calendarSyncMinutes !== undefined ? options.calendarSyncMinutes * 60_000 : DEFAULT_SYNC_INTERVAL_MS,
+      leaseMs: DEFAULT_SYNC_LEASE_MS
+    })
+  )
+}
+
+/** The calendar sync loop (nothing for `false`); needs the core's `Calendars`. */
+export const calendarSyncLayer = (options: false | CalendarSyncLoopOptions = {}) =>
+  options === false ? Layer.empty : CalendarSyncLoopLive(options)
+
+/** The core use cases with their webhook policy, DNS resolver and feed reader; still needs `Storage`. */
+export const coreLayer = (policy: WebhookPolicyOptions = {}, domains: DomainOptions = {}, calendars: CalendarOptions = {}) =>
+  CoreLive.pipe(Layer.provide(Layer.mergeAll(
+    webhookPolicyLayer(policy),
+    domainsLayer(domains),
+    calendarsLayer({ ...calendars, allowPrivate: policy.allowPrivate })
+  )))
 
 /**
  * The bearer credentials the API accepts: API keys, then OAuth access tokens (any other
@@ -140,9 +173,9 @@ export const CredentialsLive = authenticatorLayer(oauthAccessTokenCredentials)
 /** Accounts, keys, idempotency, the rate limiter, and OAuth's users, clients and grants. */
 export const AccessServicesLive = Layer.mergeAll(AccessLive, OAuthServicesLive)
 
-export interface HttpServicesOptions extends DomainOptions {
+export interface HttpServicesOptions extends DomainOptions, CalendarOptions {
   readonly storage?: StorageChoice | undefined
-  /** See `WebhookPolicyOptions.allowPrivate`: applies to the URL check and to delivery. */
+  /** See `WebhookPolicyOptions.allowPrivate`: applies to the URL check and to delivery, and to calendar feeds. */
   readonly allowPrivateWebhooks?: boolean | undefined
   /**
    * Where rate-limit counters live (default: this process). A shared store (Redis) makes the
@@ -159,7 +192,7 @@ const rateLimitStoreLayer = (options: HttpServicesOptions): Layer.Layer<RateLimi
 
 /** Everything the HTTP handlers and the request pipeline use: the core and the access services, over storage. */
 export const httpServicesLayer = (options: HttpServicesOptions = {}) =>
-  Layer.mergeAll(coreLayer({ allowPrivate: options.allowPrivateWebhooks }, options), CredentialsLive.pipe(Layer.provideMerge(AccessServicesLive))).pipe(
+  Layer.mergeAll(coreLayer({ allowPrivate: options.allowPrivateWebhooks }, options, options), CredentialsLive.pipe(Layer.provideMerge(AccessServicesLive))).pipe(
     Layer.provide(rateLimitStoreLayer(options)),
     Layer.provideMerge(storageLayer(options.storage))
   )
@@ -174,14 +207,23 @@ export interface WebhookServingOptions {
    * on the same database dispatches, or its options (timeouts, lease, concurrency).
    */
   readonly webhooks?: boolean | DispatchOptions | undefined
+  /**
+   * Run the calendar sync loop with the API (default `true`): `false` when other processes
+   * on the same database sync feeds, or its options (poll interval).
+   */
+  readonly calendarSync?: boolean | CalendarSyncLoopOptions | undefined
 }
 
+/** The background work beside the API: the webhook dispatcher and the calendar sync loop. */
 const servingDispatcher = (options: WebhookServingOptions, storage: StorageChoice) =>
-  dispatcherLayer(
-    options.webhooks === false
-      ? false
-      : { ...(typeof options.webhooks === "object" ? options.webhooks : {}), allowPrivate: options.allowPrivateWebhooks ?? false },
-    storage
+  Layer.merge(
+    dispatcherLayer(
+      options.webhooks === false
+        ? false
+        : { ...(typeof options.webhooks === "object" ? options.webhooks : {}), allowPrivate: options.allowPrivateWebhooks ?? false },
+      storage
+    ),
+    calendarSyncLayer(options.calendarSync === true || options.calendarSync === undefined ? {} : options.calendarSync)
   )
 
 export interface ServerOptions extends ServeOptions, WebhookServingOptions, HttpServicesOptions {

@@ -2,6 +2,7 @@
 import { Layer } from "effect"
 import { Availability } from "./Availability.js"
 import { Bookings } from "./Bookings.js"
+import { Calendars } from "./Calendars.js"
 import { Clients } from "./Clients.js"
 import { Domains } from "./Domains.js"
 import { Events } from "./Events.js"
@@ -24,11 +25,13 @@ export type CoreServices =
   | WebhookOutbox
   | Sandbox
   | Domains
+  | Calendars
 
 /**
  * Every core use case over one shared event log; needs `Storage`. Webhook URLs are checked
  * with the `WebhookPolicy` in context (default: private addresses refused, no resolver);
- * custom domains are verified with the `DnsResolver` in context (none: `verify` says so).
+ * custom domains are verified with the `DnsResolver` in context (none: `verify` says so);
+ * calendar feeds are read with the `FeedReader` in context (none: a sync records that).
  */
 export const CoreLive = Layer.mergeAll(
   Services.Default,
@@ -37,5 +40,6 @@ export const CoreLive = Layer.mergeAll(
   Bookings.Default.pipe(Layer.provideMerge(Layer.merge(Clients.Default, Payments.Default))),
   Webhooks.Default.pipe(Layer.provideMerge(WebhookOutbox.Default)),
   Sandbox.Default,
-  Domains.Default
+  Domains.Default,
+  Calendars.Default
 ).pipe(Layer.provideMerge(Events.Default))

@@ -22,7 +22,8 @@ export const IdPrefixes = {
   oauthClient: "oac",
   user: "usr",
   grant: "grt",
-  domain: "dom"
+  domain: "dom",
+  calendar: "cal"
 } as const
 export type IdKind = keyof typeof IdPrefixes
 

@@ -11,19 +11,26 @@ import type { AvailabilityRule } from "../domain/availability.js"
 import { MAX_OCCUPIED_MINUTES, type Service } from "../domain/service.js"
 import type { Reason, Slot } from "../domain/slot.js"
 import type { Staff } from "../domain/staff.js"
+import { BusyRangesCollection } from "../calendars/collections.js"
 import { AvailabilityCollection, BookingsCollection, HoldsCollection } from "../ports/collections.js"
 import type { StorageFailure } from "../domain/errors.js"
 import type { ColumnValues, IndexedRow, StorageService } from "../ports/storage.js"
 import type { Tenant } from "../ports/tenant.js"
 import { checkStart, nearestSlots } from "./checks.js"
 import type { SlotMaker } from "./slots.js"
-import type { Interval, Occupancy, SlotPolicy, StaffSchedule } from "./types.js"
+import type { BusyInterval, Interval, Occupancy, SlotPolicy, StaffSchedule } from "./types.js"
 
 const MINUTE = 60_000
 const DAY = 86_400_000
 const MAX_OCCUPIED = MAX_OCCUPIED_MINUTES * MINUTE
 /** How far from a refused start alternatives are looked for. */
 const ALTERNATIVES_RANGE = 31 * DAY
+/**
+ * How far beyond the candidates' range busy time is read: slots step from the start of the
+ * window they are in, so busy time earlier in that window (the same working day) moves them.
+ */
+const BUSY_PAD = 2 * DAY
+const BUSY_COLUMNS = ["start_ms", "end_ms", "calendar_id"]
 const SLOT_CONFLICTS: ReadonlySet<Reason["code"]> = new Set(["booking_overlap", "buffer_overlap", "capacity_full", "held"])
 
 export const policyOf = (service: Service): SlotPolicy => ({
@@ -107,6 +114,18 @@ export const readTogether = (storage: StorageService) => {
   }
 }
 
+const NO_BUSY: ReadonlyArray<BusyInterval> = []
+
+const busyOf = (columns: ColumnValues | undefined): ReadonlyArray<BusyInterval> => {
+  if (columns === undefined) return NO_BUSY
+  const [starts = [], ends = [], calendars = []] = columns
+  const out = new Array<BusyInterval>(starts.length)
+  for (let i = 0; i < starts.length; i++) {
+    out[i] = { start: starts[i] as number, end: ends[i] as number, calendar_id: calendars[i] as string }
+  }
+  return out
+}
+
 export interface Exclusions {
   /** A booking being rescheduled does not conflict with itself. */
   readonly bookingId?: string
@@ -118,6 +137,7 @@ export const makeScheduleLoader = (storage: StorageService) => {
   const rules = storage.collection(AvailabilityCollection)
   const bookings = storage.collection(BookingsCollection)
   const holds = storage.collection(HoldsCollection)
+  const busyRanges = storage.collection(BusyRangesCollection)
   const together = readTogether(storage)
 
   /**
@@ -148,13 +168,27 @@ export const makeScheduleLoader = (storage: StorageService) => {
     const lean = purpose === "list" && policy.capacity === 1 && exclude.bookingId === undefined && exclude.holdId === undefined
     const many = staffIds.length > 1
     const ruleDocs = rules.list({ where: [{ column: "staff_id", op: "in", value: staffIds }] })
-    const assemble = (docs: ReadonlyArray<AvailabilityRule>, byStaff: Map<string, Array<Occupancy>>) => {
+    const busyColumns = busyRanges.listColumns({
+      where: [
+        { column: "staff_id", op: "in", value: staffIds },
+        { column: "end_ms", op: "gt", value: from - BUSY_PAD },
+        { column: "start_ms", op: "lt", value: to + BUSY_PAD }
+      ],
+      groupBy: "staff_id",
+      columns: BUSY_COLUMNS
+    })
+    const assemble = (
+      docs: ReadonlyArray<AvailabilityRule>,
+      byStaff: Map<string, Array<Occupancy>>,
+      busyByStaff: ReadonlyMap<unknown, ColumnValues>
+    ) => {
       const rulesOf = new Map(staffIds.map((id) => [id, [] as Array<AvailabilityRule>]))
       for (const rule of docs) rulesOf.get(rule.staff_id)?.push(rule)
       return staffIds.map((staff_id): StaffSchedule => ({
         staff_id,
         rules: rulesOf.get(staff_id)!,
-        occupancy: byStaff.get(staff_id)!
+        occupancy: byStaff.get(staff_id)!,
+        busy: busyOf(busyByStaff.get(staff_id))
       }))
     }
     // Chained, not a generator: this runs inside every booking check.
@@ -163,9 +197,10 @@ export const makeScheduleLoader = (storage: StorageService) => {
         together([
           ruleDocs,
           bookings.listColumns({ where: activeBookings, groupBy: "staff_id", columns: LEAN_COLUMNS }),
-          holds.listColumns({ where: liveHolds, groupBy: "staff_id", columns: LEAN_COLUMNS })
+          holds.listColumns({ where: liveHolds, groupBy: "staff_id", columns: LEAN_COLUMNS }),
+          busyColumns
         ], many),
-        ([docs, booked, held]) =>
+        ([docs, booked, held, busy]) =>
           assemble(
             docs,
             new Map(staffIds.map((id) => {
@@ -173,7 +208,8 @@ export const makeScheduleLoader = (storage: StorageService) => {
               leanOccupancies("booking", booked.get(id), into)
               leanOccupancies("hold", held.get(id), into)
               return [id, into]
-            }))
+            })),
+            busy
           )
       )
     }
@@ -181,9 +217,10 @@ export const makeScheduleLoader = (storage: StorageService) => {
       together([
         ruleDocs,
         bookings.listIndexes({ where: activeBookings, columns: OCCUPANCY_COLUMNS, ordered: false }),
-        holds.listIndexes({ where: liveHolds, columns: OCCUPANCY_COLUMNS, ordered: false })
+        holds.listIndexes({ where: liveHolds, columns: OCCUPANCY_COLUMNS, ordered: false }),
+        busyColumns
       ], many),
-      ([docs, bookingRows, holdRows]) => {
+      ([docs, bookingRows, holdRows, busy]) => {
         const byStaff = new Map(staffIds.map((id) => [id, [] as Array<Occupancy>]))
         for (const row of bookingRows) {
           if (row.id !== exclude.bookingId) byStaff.get(row.staff_id as string)?.push(occupancyOf("booking", row))
@@ -191,7 +228,7 @@ export const makeScheduleLoader = (storage: StorageService) => {
         for (const row of holdRows) {
           if (row.id !== exclude.holdId) byStaff.get(row.staff_id as string)?.push(occupancyOf("hold", row))
         }
-        return assemble(docs, byStaff)
+        return assemble(docs, byStaff, busy)
       }
     )
   }
