@@ -6,6 +6,7 @@ import { Cause, Effect, Exit, type ManagedRuntime, Option, Runtime } from "effec
 import { Availability } from "./Availability.js"
 import { Bookings } from "./Bookings.js"
 import { Clients } from "./Clients.js"
+import { Calendars } from "./Calendars.js"
 import { Domains } from "./Domains.js"
 import { Environment } from "./domain/common.js"
 import { type FieldError, isSlotwiseFailure, type Problem, type SlotwiseFailure, toProblem } from "./domain/errors.js"
@@ -131,6 +132,11 @@ export interface SchedulingClient {
    * publish, `verify` looks it up (a ValidationError, 422 `verification_failed`, says what it found).
    */
   readonly domains: Promisified<Domains, "create" | "list" | "get" | "verify" | "delete">
+  /**
+   * Staff members' external calendars (iCalendar feeds whose busy time blocks slots): each
+   * method takes the staff id first; `sync` reads the feed now and resolves with the result.
+   */
+  readonly calendars: Promisified<Calendars, "create" | "list" | "get" | "delete" | "sync">
   /** The sandbox's triggers; both reject with a PermissionError (403) for a production tenant. */
   readonly sandbox: Promisified<Sandbox, "emit" | "reset">
   /** The tenant this client acts for. */
@@ -172,6 +178,7 @@ export interface CoreInstance {
     readonly webhooks: Webhooks
     readonly sandbox: Sandbox
     readonly domains: Domains
+    readonly calendars: Calendars
   }
 }
 
@@ -220,6 +227,7 @@ export const makeFacade = (core: CoreInstance, tenant: TenantId): SchedulingClie
     webhooks: promisify(services.webhooks, WEBHOOK_METHODS),
     sandbox: promisify(services.sandbox, ["emit", "reset"]),
     domains: promisify(services.domains, ["create", "list", "get", "verify", "delete"]),
+    calendars: promisify(services.calendars, ["create", "list", "get", "delete", "sync"]),
     currentTenant: tenant,
     tenant: (next) => {
       if (!ACCOUNT_ID.test(next.account_id)) throw new TypeError(`account_id must be an acc_ id, got ${next.account_id}`)
@@ -245,7 +253,8 @@ export const startCore = async (managed: ManagedRuntime.ManagedRuntime<CoreServi
       events: yield* Events,
       webhooks: yield* Webhooks,
       sandbox: yield* Sandbox,
-      domains: yield* Domains
+      domains: yield* Domains,
+      calendars: yield* Calendars
     }
   }))
   return { managed, runtime, services }

@@ -13,6 +13,7 @@ import { AdminGroup } from "./contract/admin.js"
 import { AdminUsersGroup } from "./contract/adminUsers.js"
 import { AvailabilityGroup } from "./contract/availability.js"
 import { BookingsGroup } from "./contract/bookings.js"
+import { CalendarsGroup } from "./contract/calendars.js"
 import { DomainsGroup, TlsGroup } from "./contract/domains.js"
 import { EventsGroup } from "./contract/events.js"
 import { OAuthClientsGroup, OAuthGrantsGroup } from "./contract/oauth.js"
@@ -56,6 +57,7 @@ export class SlotwiseApi extends HttpApi.make("slotwise")
   .add(OAuthGrantsGroup)
   .add(WidgetGroup)
   .add(DomainsGroup)
+  .add(CalendarsGroup)
   .add(TlsGroup)
   .add(AdminGroup)
   .add(AdminUsersGroup)

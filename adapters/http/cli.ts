@@ -27,6 +27,7 @@ export interface CliLayers {
     readonly redis: string | undefined
     readonly webhooks: { readonly timeoutMs?: number; readonly leaseMs?: number }
     readonly dnsServer: string | undefined
+    readonly calendarSyncMinutes: number | undefined
   }) => Layer.Layer<never, unknown>
   readonly accounts: (storage: StorageFlag) => Layer.Layer<Accounts, unknown>
   /** `users create`: the account users OAuth signs in (args after the two words; exit code). */
@@ -58,6 +59,9 @@ serve options:
   --allow-private-webhooks   let webhook URLs resolve to private, loopback or link-local
                              addresses, and deliver to them (development only)
   --webhook-timeout-ms <n>   a delivery attempt that takes longer fails (default 10000)
+  --calendar-sync-minutes <n>  read each external calendar feed every n minutes (default
+                             $SLOTWISE_CALENDAR_SYNC_MINUTES, else 10); feeds on private
+                             addresses need --allow-private-webhooks too
   --webhook-lease-ms <n>     how long an attempt holds its delivery before another process,
                              or this one after a crash, may send it again (default timeout
                              + 20000; must exceed the timeout)
@@ -95,6 +99,7 @@ export interface ServeFlags {
   readonly trustProxy: boolean
   readonly publicUrl: string | undefined
   readonly dnsServer: string | undefined
+  readonly calendarSyncMinutes: number | undefined
 }
 
 class UsageError extends Error {}
@@ -124,6 +129,15 @@ const millisOf = (flag: string, text: string | undefined): number | undefined =>
   return ms
 }
 
+const minutesOf = (flag: string, text: string | undefined): number | undefined => {
+  if (text === undefined) return undefined
+  const minutes = Number(text)
+  if (!/^\d+(\.\d+)?$/.test(text) || !(minutes > 0) || minutes > 1440) {
+    throw new UsageError(`${flag} must be a number of minutes above 0, at most 1440, got ${text}`)
+  }
+  return minutes
+}
+
 const publicUrlOf = (text: string | undefined): string | undefined => {
   if (text === undefined) return undefined
   if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) {
@@ -149,6 +163,7 @@ export const parseServe = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv):
       "trust-proxy": { type: "boolean" },
       "public-url": { type: "string" },
       "dns-server": { type: "string" },
+      "calendar-sync-minutes": { type: "string" },
       help: { type: "boolean", short: "h" }
     }
   })
@@ -171,7 +186,11 @@ export const parseServe = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv):
     webhookLeaseMs,
     trustProxy: values["trust-proxy"] ?? false,
     publicUrl: publicUrlOf(values["public-url"] ?? (env.SLOTWISE_PUBLIC_URL || undefined)),
-    dnsServer: dnsServerOf(values["dns-server"] ?? (env.SLOTWISE_DNS_SERVER || undefined))
+    dnsServer: dnsServerOf(values["dns-server"] ?? (env.SLOTWISE_DNS_SERVER || undefined)),
+    calendarSyncMinutes: minutesOf(
+      "--calendar-sync-minutes",
+      values["calendar-sync-minutes"] ?? (env.SLOTWISE_CALENDAR_SYNC_MINUTES || undefined)
+    )
   }
 }
 
@@ -191,6 +210,7 @@ const serve = (flags: ServeFlags, layers: CliLayers) => {
     trustProxy: flags.trustProxy,
     publicUrl: flags.publicUrl,
     dnsServer: flags.dnsServer,
+    calendarSyncMinutes: flags.calendarSyncMinutes,
     allowPrivateWebhooks: flags.allowPrivateWebhooks,
     redis: flags.redis,
     webhooks: {

@@ -5,6 +5,7 @@ import { AdminLive } from "./admin.js"
 import { AdminUsersLive } from "./adminUsers.js"
 import { AvailabilityLive } from "./availability.js"
 import { BookingsLive } from "./bookings.js"
+import { CalendarsLive } from "./calendars.js"
 import { DomainsLive, TlsLive } from "./domains.js"
 import { EventsLive } from "./events.js"
 import { OAuthClientsLive, OAuthGrantsLive } from "./oauth.js"
@@ -31,6 +32,7 @@ export const HandlersLive = Layer.mergeAll(
   OAuthGrantsLive,
   WidgetLive,
   DomainsLive,
+  CalendarsLive,
   TlsLive,
   AdminLive,
   AdminUsersLive
