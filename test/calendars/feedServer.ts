@@ -7,7 +7,7 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 
 export type FeedAnswer =
-  | { readonly kind: "ics"; readonly body: string; readonly etag?: string; readonly gzip?: boolean }
+  | { readonly kind: "ics"; readonly body: string; readonly etag?: string; readonly delayMs?: number }
   | { readonly kind: "status"; readonly status: number; readonly body?: string }
   | { readonly kind: "silent" }
   | { readonly kind: "stream"; readonly bytes: number }
@@ -18,26 +18,37 @@ export interface FeedServer {
   readonly set: (path: string, answer: FeedAnswer) => void
   /** Requests per path, with the conditional headers they carried. */
   readonly requests: (path: string) => ReadonlyArray<{ readonly ifNoneMatch: string | undefined }>
+  /** The most requests of a path that were being answered at one time. */
+  readonly mostAtOnce: (path: string) => number
   readonly close: () => Promise<void>
 }
 
 export const startFeedServer = async (): Promise<FeedServer> => {
   const answers = new Map<string, FeedAnswer>()
   const seen = new Map<string, Array<{ ifNoneMatch: string | undefined }>>()
+  const open = new Map<string, number>()
+  const most = new Map<string, number>()
   const server = http.createServer((req, res) => {
     const path = (req.url ?? "/").split("?", 1)[0]!
     const log = seen.get(path) ?? []
     log.push({ ifNoneMatch: req.headers["if-none-match"] })
     seen.set(path, log)
     const answer = answers.get(path) ?? { kind: "status", status: 404 }
+    open.set(path, (open.get(path) ?? 0) + 1)
+    most.set(path, Math.max(most.get(path) ?? 0, open.get(path)!))
+    res.on("close", () => open.set(path, open.get(path)! - 1))
     switch (answer.kind) {
       case "ics": {
-        if (answer.etag !== undefined && req.headers["if-none-match"] === answer.etag) {
-          res.writeHead(304, { etag: answer.etag }).end()
-          return
+        const reply = () => {
+          if (answer.etag !== undefined && req.headers["if-none-match"] === answer.etag) {
+            res.writeHead(304, { etag: answer.etag }).end()
+            return
+          }
+          res.writeHead(200, { "content-type": "text/calendar; charset=utf-8", ...(answer.etag ? { etag: answer.etag } : {}) })
+          res.end(answer.body)
         }
-        res.writeHead(200, { "content-type": "text/calendar; charset=utf-8", ...(answer.etag ? { etag: answer.etag } : {}) })
-        res.end(answer.body)
+        if (answer.delayMs === undefined) reply()
+        else setTimeout(reply, answer.delayMs)
         return
       }
       case "status":
@@ -72,6 +83,7 @@ export const startFeedServer = async (): Promise<FeedServer> => {
     url: (path) => `http://127.0.0.1:${port}${path}`,
     set: (path, answer) => void answers.set(path, answer),
     requests: (path) => seen.get(path) ?? [],
+    mostAtOnce: (path) => most.get(path) ?? 0,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()
