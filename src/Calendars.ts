@@ -13,14 +13,14 @@
 import { Context, Effect, Option, Schema } from "effect"
 import {
   backoffMs,
-  type BusyRange,
-  busyRangeId,
+  busyChunks,
   CalendarCreate,
   fetchableUrl,
   HORIZON_BEFORE_MS,
   MAX_CALENDARS_PER_STAFF,
   MAX_HORIZON_DAYS,
   redactedUrl,
+  type BusyChunk,
   type StoredCalendar,
   toCalendar
 } from "./domain/calendar.js"
@@ -149,27 +149,25 @@ export class Calendars extends Effect.Service<Calendars>()("slotwise/Calendars",
 
     const get = (staffId: string, id: string) => Effect.map(findStored(staffId, id), toCalendar)
 
-    /** Removes the calendar's busy ranges, keeping those in `keep` (ids); inside a transaction. */
-    const removeRanges = (calendarId: string, keep: ReadonlySet<string> = new Set()) =>
+    /** Replaces the calendar's busy ranges with `chunks`, writing only those that changed; inside a transaction. */
+    const replaceRanges = (calendarId: string, chunks: ReadonlyArray<BusyChunk> = []) =>
       Effect.gen(function*() {
-        const rows = yield* busy.listIndexes({
-          where: [{ column: "calendar_id", op: "eq", value: calendarId }],
-          columns: [],
-          ordered: false
-        })
-        const existing = new Set<string>()
-        for (const row of rows) {
-          existing.add(row.id)
-          if (!keep.has(row.id)) yield* busy.remove(row.id)
+        const stored = yield* busy.list({ where: [{ column: "calendar_id", op: "eq", value: calendarId }] })
+        const wanted = new Map(chunks.map((c) => [c.id, c]))
+        for (const old of stored) {
+          const next = wanted.get(old.id)
+          wanted.delete(old.id)
+          if (next === undefined) yield* busy.remove(old.id)
+          else if (JSON.stringify(next) !== JSON.stringify(old)) yield* busy.update(next)
         }
-        return existing
+        for (const chunk of wanted.values()) yield* busy.insert(chunk)
       })
 
     const remove = (staffId: string, id: string) =>
       storage.transaction(Effect.gen(function*() {
         const calendar = yield* findStored(staffId, id)
         yield* calendars.remove(id)
-        yield* removeRanges(id)
+        yield* replaceRanges(id)
         return toCalendar(calendar)
       }))
 
@@ -233,19 +231,7 @@ export class Calendars extends Effect.Service<Calendars>()("slotwise/Calendars",
           next = { ...current, ...due(now.ms + intervalMs), status: "synced", last_error: null, failures: 0, last_synced_at: now.iso }
           if (outcome._tag === "Fetched") {
             const ranges = mergeIntervals([...outcome.busy].sort((a, b) => a.start - b.start || a.end - b.end))
-            const ids = ranges.map((r) => busyRangeId(current.id, r.start, r.end))
-            const existing = yield* removeRanges(current.id, new Set(ids))
-            for (let i = 0; i < ranges.length; i++) {
-              if (existing.has(ids[i]!)) continue
-              const range: BusyRange = {
-                id: ids[i]!,
-                calendar_id: current.id,
-                staff_id: current.staff_id,
-                start_ms: ranges[i]!.start,
-                end_ms: ranges[i]!.end
-              }
-              yield* busy.insert(range)
-            }
+            yield* replaceRanges(current.id, busyChunks(current, ranges))
             next = { ...next, event_count: outcome.busy.length, etag: outcome.etag, last_modified: outcome.last_modified }
           }
         }
@@ -259,7 +245,7 @@ export class Calendars extends Effect.Service<Calendars>()("slotwise/Calendars",
         const { calendar } = claim
         const member = yield* inTenant(claim.tenant)(staff.get(calendar.staff_id))
         if (Option.isNone(member)) {
-          yield* inTenant(claim.tenant)(storage.transaction(Effect.zipRight(calendars.remove(calendar.id), removeRanges(calendar.id))))
+          yield* inTenant(claim.tenant)(storage.transaction(Effect.zipRight(calendars.remove(calendar.id), replaceRanges(calendar.id))))
           return Option.none<StoredCalendar>()
         }
         const now = yield* currentStamp

@@ -37,11 +37,20 @@ export interface ParseOptions {
 
 type Component = InstanceType<typeof ICAL.Component>
 type Time = InstanceType<typeof ICAL.Time>
-type Converter = (time: Time) => number
+/** A wall-clock time: what ical.js's `Time` and a raw jCal value both give. */
+interface Wall {
+  readonly year: number
+  readonly month: number
+  readonly day: number
+  readonly hour: number
+  readonly minute: number
+  readonly second: number
+}
+type Converter = (time: Wall) => number
 
 const IANA_SUFFIX = /([A-Za-z_]+(?:\/[A-Za-z0-9_+-]+){1,2})$/
 
-const wallClockMs = (t: Time): number => daysFromCivil(t.year, t.month, t.day) * DAY + (t.hour * 60 + t.minute) * MINUTE + t.second * 1000
+const wallClockMs = (t: Wall): number => daysFromCivil(t.year, t.month, t.day) * DAY + (t.hour * 60 + t.minute) * MINUTE + t.second * 1000
 
 /** Wall-clock time in an IANA zone → instant (a time in a spring-forward gap moves past it). */
 const inZone = (zone: string): Converter => (t) =>
@@ -79,19 +88,66 @@ const makeZones = (calendar: Component, staffZone: string) => {
       else {
         // Registered by hand: only a zone neither IANA nor Windows names gets ical.js's rules.
         const zone = new ICAL.Timezone({ component: definition, tzid })
-        found = (t) => wallClockMs(t) - zone.utcOffset(t) * 1000
+        found = (t) => wallClockMs(t) - zone.utcOffset(ICAL.Time.fromData({ ...t, isDate: false })) * 1000
       }
     }
     converters.set(tzid, found)
     return found
   }
   /** The converter for a property's times: by its `TZID`, UTC for `Z`, else the staff member's zone. */
-  return (property: InstanceType<typeof ICAL.Property> | null, sample: Time | undefined): Converter => {
-    if (sample !== undefined && isUtc(sample)) return (t) => (isUtc(t) ? Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute, t.second) : staff(t))
+  const converterFor = (property: InstanceType<typeof ICAL.Property> | null, sample: Time | undefined): Converter => {
+    if (sample !== undefined && isUtc(sample)) return utc
     const tzid = property?.getParameter("tzid")
     return typeof tzid === "string" ? byTzid(tzid) : staff
   }
+  /** A raw value's instant, by its `TZID` parameter. */
+  const instantOf = (wall: RawWall, tzid: unknown): number =>
+    wall.utc ? utc(wall) : typeof tzid === "string" ? byTzid(tzid)(wall) : staff(wall)
+  return { converterFor, instantOf }
 }
+
+/** The wall-clock fields of `ms` read as if UTC (the inverse of `wallClockMs`). */
+const wallAt = (ms: number): Wall => {
+  const d = new Date(ms)
+  return {
+    year: d.getUTCFullYear(),
+    month: d.getUTCMonth() + 1,
+    day: d.getUTCDate(),
+    hour: d.getUTCHours(),
+    minute: d.getUTCMinutes(),
+    second: d.getUTCSeconds()
+  }
+}
+
+const utc = (t: Wall): number => Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute, t.second)
+
+interface RawWall extends Wall {
+  readonly isDate: boolean
+  readonly utc: boolean
+}
+
+const RAW_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(Z)?)?$/
+
+/** A jCal `date` or `date-time` value, read without ical.js's `Time` (hot for feeds of thousands of events). */
+const rawWall = (value: unknown): RawWall | undefined => {
+  const m = typeof value === "string" ? RAW_TIME.exec(value) : null
+  if (m === null) return undefined
+  return {
+    year: Number(m[1]),
+    month: Number(m[2]),
+    day: Number(m[3]),
+    hour: Number(m[4] ?? 0),
+    minute: Number(m[5] ?? 0),
+    second: Number(m[6] ?? 0),
+    isDate: m[4] === undefined,
+    utc: m[7] === "Z"
+  }
+}
+
+/** A jCal property: name, parameters, type, value(s). */
+type RawProperty = readonly [string, Readonly<Record<string, unknown>>, string, ...Array<unknown>]
+
+const rawProperties = (component: Component): ReadonlyArray<RawProperty> => (component.jCal as any)[1]
 
 /**
  * Expansion runs in the series' wall clock, so a `Z` time among its `UNTIL` and `EXDATE`s
@@ -156,7 +212,39 @@ export const parseBusy = (text: string, options: ParseOptions): Array<Interval> 
   }
 
   for (const calendar of rootsOf(text)) {
-    const converterFor = makeZones(calendar, options.zone)
+    const { converterFor, instantOf } = makeZones(calendar, options.zone)
+    const staffDate = (w: Wall) => localToUtcDay(options.zone, daysFromCivil(w.year, w.month, w.day), 0)
+    /** One event that does not repeat, from its raw properties. */
+    const single = (vevent: Component) => {
+      let start: RawProperty | undefined
+      let end: RawProperty | undefined
+      let duration: unknown
+      let opaque = true
+      for (const property of rawProperties(vevent)) {
+        const [name, , , value] = property
+        if (name === "dtstart") start = property
+        else if (name === "dtend") end = property
+        else if (name === "duration") duration = value
+        else if (name === "transp" && String(value).toUpperCase() === "TRANSPARENT") opaque = false
+        else if (name === "status" && String(value).toUpperCase() === "CANCELLED") opaque = false
+      }
+      const from = start === undefined ? undefined : rawWall(start[3])
+      if (!opaque || from === undefined || start === undefined) return
+      const to = end === undefined ? undefined : rawWall(end[3])
+      const seconds = typeof duration === "string" ? ICAL.Duration.fromString(duration).toSeconds() : undefined
+      if (from.isDate) {
+        const first = staffDate(from)
+        const days = to !== undefined ? daysFromCivil(to.year, to.month, to.day) - daysFromCivil(from.year, from.month, from.day)
+          : seconds !== undefined ? Math.ceil(seconds / 86_400) : 1
+        add(first, localToUtcDay(options.zone, daysFromCivil(from.year, from.month, from.day) + Math.max(days, 1), 0))
+        return
+      }
+      const startMs = instantOf(from, start[1].tzid)
+      const endMs = to !== undefined && end !== undefined
+        ? instantOf(to, end[1].tzid ?? start[1].tzid)
+        : startMs + (seconds ?? 0) * 1000
+      add(startMs, endMs)
+    }
     /** The instants of one occurrence of `item` (its own start and end properties say the zones). */
     const occurrence = (item: Component, start: Time, end: Time) => {
       if (start.isDate) {
@@ -171,30 +259,46 @@ export const parseBusy = (text: string, options: ParseOptions): Array<Interval> 
     }
 
     const series = new Map<string, { master?: Component; overrides: Array<Component> }>()
+    const singles: Array<Component> = []
     for (const vevent of calendar.getAllSubcomponents("vevent")) {
-      const uid = String(vevent.getFirstPropertyValue("uid") ?? `anonymous-${series.size}`)
-      const entry = series.get(uid) ?? { overrides: [] }
-      if (vevent.hasProperty("recurrence-id")) entry.overrides.push(vevent)
+      let uid: unknown
+      let override = false
+      let repeats = false
+      for (const [name, , , value] of rawProperties(vevent)) {
+        if (name === "uid") uid = value
+        else if (name === "recurrence-id") override = true
+        else if (name === "rrule" || name === "rdate") repeats = true
+      }
+      if (!override && !repeats && uid === undefined) {
+        singles.push(vevent)
+        continue
+      }
+      const key = String(uid ?? `anonymous-${series.size}`)
+      const entry = series.get(key) ?? { overrides: [] }
+      if (override) entry.overrides.push(vevent)
       else entry.master ??= vevent
-      series.set(uid, entry)
+      series.set(key, entry)
     }
+    for (const vevent of singles) single(vevent)
 
     for (const { master, overrides } of series.values()) {
       if (master === undefined || !(master.hasProperty("rrule") || master.hasProperty("rdate"))) {
         // A single event; an override without its series stands alone.
-        for (const vevent of master === undefined ? overrides : [master]) {
-          if (!isOpaque(vevent) || !vevent.hasProperty("dtstart")) continue
-          const event = new ICAL.Event(vevent)
-          occurrence(vevent, event.startDate, event.endDate)
-        }
+        for (const vevent of master === undefined ? overrides : [master]) single(vevent)
         continue
       }
-      localizeSeries(master)
-      const event = new ICAL.Event(master)
-      for (const override of overrides) event.relateException(override)
-      const toInstant = converterFor(master.getFirstProperty("dtstart"), event.startDate)
+      // Detached from the calendar: ical.js would otherwise scan every event of the feed for
+      // overrides and every VTIMEZONE for zones on each event (times stay floating here anyway).
+      const detach = (component: Component) => new ICAL.Component(component.jCal)
+      const detached = detach(master)
+      localizeSeries(detached)
+      const event = new ICAL.Event(detached, { exceptions: overrides.map(detach) })
+      const toInstant = converterFor(detached.getFirstProperty("dtstart"), event.startDate)
       const length = Math.max(0, event.endDate.toUnixTime() - event.startDate.toUnixTime()) * 1000
       const hasOverrides = overrides.length > 0
+      const opaqueSeries = isOpaque(detached)
+      const wallLength = wallClockMs(event.endDate) - wallClockMs(event.startDate)
+      const toEnd = converterFor(detached.getFirstProperty("dtend") ?? detached.getFirstProperty("dtstart"), event.endDate)
       const iterator = event.iterator()
       for (let i = 0; i < MAX_ITERATIONS_PER_EVENT; i++) {
         const next = iterator.next()
@@ -205,7 +309,17 @@ export const parseBusy = (text: string, options: ParseOptions): Array<Interval> 
         if (at > window.end + DAY) break
         // Long before the window (further than the event lasts, plus a day) an occurrence
         // can matter only through an override that moves it.
-        if (at + length + DAY < window.start && (!hasOverrides || !(next.toString() in event.exceptions))) continue
+        const overridden = hasOverrides && next.toString() in event.exceptions
+        if (at + length + DAY < window.start && !overridden) continue
+        if (!overridden) {
+          // The series' own occurrence: its start, and its end as far on the wall clock.
+          if (!opaqueSeries) continue
+          if (next.isDate) {
+            const days = Math.max(1, Math.round(wallLength / DAY))
+            add(at, localToUtcDay(options.zone, daysFromCivil(next.year, next.month, next.day) + days, 0))
+          } else add(at, toEnd(wallAt(wallClockMs(next) + wallLength)))
+          continue
+        }
         const details = event.getOccurrenceDetails(next)
         const item = details.item.component
         if (isOpaque(item)) occurrence(item, details.startDate, details.endDate)

@@ -114,16 +114,49 @@ export const toCalendar = (stored: StoredCalendar): Calendar => {
   return calendar
 }
 
-/** One merged busy range of a calendar, as stored (the id names the calendar and the range). */
-export interface BusyRange {
+/**
+ * A calendar's merged busy ranges that start in one week (epoch-aligned), as stored: a few
+ * documents per staff member and month, where a row per range would be hundreds to read.
+ */
+export interface BusyChunk {
   readonly id: string
   readonly calendar_id: string
   readonly staff_id: string
-  readonly start_ms: number
-  readonly end_ms: number
+  /** The week's first instant: every range here starts at or after it. */
+  readonly from_ms: number
+  /** The latest end of the ranges here. */
+  readonly to_ms: number
+  /** The ranges' starts and ends, in start order. */
+  readonly starts: ReadonlyArray<number>
+  readonly ends: ReadonlyArray<number>
 }
 
-export const busyRangeId = (calendarId: string, start: number, end: number): string => `${calendarId}:${start}:${end}`
+export const BUSY_CHUNK_MS = 7 * 86_400_000
+
+/** `ranges` (sorted, merged) as chunks of `calendar_id`. */
+export const busyChunks = (
+  calendar: { readonly id: string; readonly staff_id: string },
+  ranges: ReadonlyArray<{ readonly start: number; readonly end: number }>
+): Array<BusyChunk> => {
+  const chunks = new Map<number, { starts: Array<number>; ends: Array<number>; to: number }>()
+  for (const { start, end } of ranges) {
+    const from = Math.floor(start / BUSY_CHUNK_MS) * BUSY_CHUNK_MS
+    let chunk = chunks.get(from)
+    if (chunk === undefined) chunks.set(from, chunk = { starts: [], ends: [], to: end })
+    chunk.starts.push(start)
+    chunk.ends.push(end)
+    if (end > chunk.to) chunk.to = end
+  }
+  return Array.from(chunks, ([from, c]) => ({
+    id: `${calendar.id}:${from}`,
+    calendar_id: calendar.id,
+    staff_id: calendar.staff_id,
+    from_ms: from,
+    to_ms: c.to,
+    starts: c.starts,
+    ends: c.ends
+  }))
+}
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE

@@ -12,6 +12,7 @@ import { MAX_OCCUPIED_MINUTES, type Service } from "../domain/service.js"
 import type { Reason, Slot } from "../domain/slot.js"
 import type { Staff } from "../domain/staff.js"
 import { BusyRangesCollection } from "../calendars/collections.js"
+import type { BusyChunk } from "../domain/calendar.js"
 import { AvailabilityCollection, BookingsCollection, HoldsCollection } from "../ports/collections.js"
 import type { StorageFailure } from "../domain/errors.js"
 import type { ColumnValues, IndexedRow, StorageService } from "../ports/storage.js"
@@ -30,7 +31,6 @@ const ALTERNATIVES_RANGE = 31 * DAY
  * window they are in, so busy time earlier in that window (the same working day) moves them.
  */
 const BUSY_PAD = 2 * DAY
-const BUSY_COLUMNS = ["start_ms", "end_ms", "calendar_id"]
 const SLOT_CONFLICTS: ReadonlySet<Reason["code"]> = new Set(["booking_overlap", "buffer_overlap", "capacity_full", "held"])
 
 export const policyOf = (service: Service): SlotPolicy => ({
@@ -116,14 +116,17 @@ export const readTogether = (storage: StorageService) => {
 
 const NO_BUSY: ReadonlyArray<BusyInterval> = []
 
-const busyOf = (columns: ColumnValues | undefined): ReadonlyArray<BusyInterval> => {
-  if (columns === undefined) return NO_BUSY
-  const [starts = [], ends = [], calendars = []] = columns
-  const out = new Array<BusyInterval>(starts.length)
-  for (let i = 0; i < starts.length; i++) {
-    out[i] = { start: starts[i] as number, end: ends[i] as number, calendar_id: calendars[i] as string }
+/** Each staff member's busy ranges, from their calendars' chunks. */
+const busyOf = (chunks: ReadonlyArray<BusyChunk>): Map<string, Array<BusyInterval>> => {
+  const byStaff = new Map<string, Array<BusyInterval>>()
+  for (const chunk of chunks) {
+    let into = byStaff.get(chunk.staff_id)
+    if (into === undefined) byStaff.set(chunk.staff_id, into = [])
+    for (let i = 0; i < chunk.starts.length; i++) {
+      into.push({ start: chunk.starts[i]!, end: chunk.ends[i]!, calendar_id: chunk.calendar_id })
+    }
   }
-  return out
+  return byStaff
 }
 
 export interface Exclusions {
@@ -168,27 +171,27 @@ export const makeScheduleLoader = (storage: StorageService) => {
     const lean = purpose === "list" && policy.capacity === 1 && exclude.bookingId === undefined && exclude.holdId === undefined
     const many = staffIds.length > 1
     const ruleDocs = rules.list({ where: [{ column: "staff_id", op: "in", value: staffIds }] })
-    const busyColumns = busyRanges.listColumns({
+    // Chunks hold the ranges that start in their week, ending by `to_ms`.
+    const busyChunks = busyRanges.list({
       where: [
         { column: "staff_id", op: "in", value: staffIds },
-        { column: "end_ms", op: "gt", value: from - BUSY_PAD },
-        { column: "start_ms", op: "lt", value: to + BUSY_PAD }
-      ],
-      groupBy: "staff_id",
-      columns: BUSY_COLUMNS
+        { column: "from_ms", op: "lt", value: to + BUSY_PAD },
+        { column: "to_ms", op: "gt", value: from - BUSY_PAD }
+      ]
     })
     const assemble = (
       docs: ReadonlyArray<AvailabilityRule>,
       byStaff: Map<string, Array<Occupancy>>,
-      busyByStaff: ReadonlyMap<unknown, ColumnValues>
+      chunks: ReadonlyArray<BusyChunk>
     ) => {
+      const busyByStaff = busyOf(chunks)
       const rulesOf = new Map(staffIds.map((id) => [id, [] as Array<AvailabilityRule>]))
       for (const rule of docs) rulesOf.get(rule.staff_id)?.push(rule)
       return staffIds.map((staff_id): StaffSchedule => ({
         staff_id,
         rules: rulesOf.get(staff_id)!,
         occupancy: byStaff.get(staff_id)!,
-        busy: busyOf(busyByStaff.get(staff_id))
+        busy: busyByStaff.get(staff_id) ?? NO_BUSY
       }))
     }
     // Chained, not a generator: this runs inside every booking check.
@@ -198,7 +201,7 @@ export const makeScheduleLoader = (storage: StorageService) => {
           ruleDocs,
           bookings.listColumns({ where: activeBookings, groupBy: "staff_id", columns: LEAN_COLUMNS }),
           holds.listColumns({ where: liveHolds, groupBy: "staff_id", columns: LEAN_COLUMNS }),
-          busyColumns
+          busyChunks
         ], many),
         ([docs, booked, held, busy]) =>
           assemble(
@@ -218,7 +221,7 @@ export const makeScheduleLoader = (storage: StorageService) => {
         ruleDocs,
         bookings.listIndexes({ where: activeBookings, columns: OCCUPANCY_COLUMNS, ordered: false }),
         holds.listIndexes({ where: liveHolds, columns: OCCUPANCY_COLUMNS, ordered: false }),
-        busyColumns
+        busyChunks
       ], many),
       ([docs, bookingRows, holdRows, busy]) => {
         const byStaff = new Map(staffIds.map((id) => [id, [] as Array<Occupancy>]))
