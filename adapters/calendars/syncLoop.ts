@@ -17,6 +17,17 @@ export interface CalendarSyncLoopOptions {
 
 export const DEFAULT_CALENDAR_POLL_MS = 2000
 
+/**
+ * Waits in real time, not on Effect's `Clock`: due times follow the Clock (a controlled
+ * clock in tests decides what is due), but a poll per clock step would make advancing a
+ * test clock by a day run the loop tens of thousands of times.
+ */
+const realSleep = (ms: number) =>
+  Effect.async<void>((resume) => {
+    const timer = setTimeout(() => resume(Effect.void), ms)
+    return Effect.sync(() => clearTimeout(timer))
+  })
+
 export const CalendarSyncLoopLive = (options: CalendarSyncLoopOptions = {}) =>
   Layer.scopedDiscard(Effect.gen(function*() {
     const calendars = yield* Calendars
@@ -28,6 +39,6 @@ export const CalendarSyncLoopLive = (options: CalendarSyncLoopOptions = {}) =>
       )
     )
     // A full batch means more may be due: go again at once; otherwise wait for the next poll.
-    const loop = Effect.forever(Effect.flatMap(pass, (synced) => synced >= batch ? Effect.void : Effect.sleep(pollMs)))
+    const loop = Effect.forever(Effect.flatMap(pass, (synced) => synced >= batch ? Effect.void : realSleep(pollMs)))
     yield* Effect.forkScoped(loop)
   }))
