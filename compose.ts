@@ -12,11 +12,15 @@
  *   shared store layer is given. While Redis is unreachable API requests are admitted
  *   unmetered, but sign-in attempts are counted in this process: throttling against
  *   password guessing never fails open;
+ * - calendar feeds: read under the webhook address guard (one rule for every outbound
+ *   request), every `calendarSyncMinutes`, by a sync loop in each process that runs one;
  * - custom domains: TXT lookups on node:dns (the `dnsServer` given, else the system's
  *   resolvers), and the server's own public host, which no account may claim;
  * - calendar feeds: written by ical-generator, their URLs under the public URL.
  */
 import { Effect, Layer } from "effect"
+import { FeedReaderLive } from "./adapters/calendars/reader.js"
+import { CalendarSyncLoopLive, type CalendarSyncLoopOptions } from "./adapters/calendars/syncLoop.js"
 import { DnsResolverLive } from "./adapters/dns/resolver.js"
 import { CalendarRendererLive } from "./adapters/ical/renderer.js"
 import { AccessLive } from "./adapters/http/app.js"
@@ -31,8 +35,9 @@ import type { PostgresStorageOptions } from "./adapters/postgres/layer.js"
 import type { RedisRateLimitStoreOptions } from "./adapters/redis/ratelimit.js"
 import { SqliteStorageLive } from "./adapters/sqlite/layer.js"
 import { WebhookDispatcherLive, type WebhookDispatcherOptions } from "./adapters/webhooks/dispatcher.js"
-import { type Resolver, WebhookPolicyLive } from "./adapters/webhooks/guard.js"
+import { guardedLookup, type Resolver, systemResolver, WebhookPolicyLive } from "./adapters/webhooks/guard.js"
 import { authenticatorLayer } from "./src/auth/Authenticator.js"
+import { CalendarSyncSettings, DEFAULT_SYNC_INTERVAL_MS, DEFAULT_SYNC_LEASE_MS } from "./src/Calendars.js"
 import { oauthAccessTokenCredentials } from "./src/OAuthGrants.js"
 import type { StorageFailure } from "./src/domain/errors.js"
 import { CalendarFeedSettings } from "./src/CalendarFeeds.js"
@@ -134,6 +139,30 @@ export const domainsLayer = (options: DomainOptions = {}) =>
     })
   )
 
+export interface CalendarOptions {
+  /** Minutes between two reads of each calendar feed (`--calendar-sync-minutes`, default 10). */
+  readonly calendarSyncMinutes?: number | undefined
+}
+
+/**
+ * How calendar feeds are read: under the webhook address guard (private addresses only when
+ * `allowPrivate`), every `calendarSyncMinutes`.
+ */
+export const calendarsLayer = (options: CalendarOptions & { readonly allowPrivate?: boolean | undefined } = {}) => {
+  const allowPrivate = options.allowPrivate ?? false
+  return Layer.merge(
+    FeedReaderLive({ allowPrivate, lookup: guardedLookup(systemResolver, allowPrivate) }),
+    Layer.succeed(CalendarSyncSettings, {
+      intervalMs: options.calendarSyncMinutes !== undefined ? options.calendarSyncMinutes * 60_000 : DEFAULT_SYNC_INTERVAL_MS,
+      leaseMs: DEFAULT_SYNC_LEASE_MS
+    })
+  )
+}
+
+/** The calendar sync loop (nothing for `false`); needs the core's `Calendars`. */
+export const calendarSyncLayer = (options: false | CalendarSyncLoopOptions = {}) =>
+  options === false ? Layer.empty : CalendarSyncLoopLive(options)
+
 /** Calendar feeds written with ical-generator; their URLs and event UIDs name the public URL's host. */
 export const calendarFeedsLayer = (publicUrl: string | undefined) =>
   Layer.merge(CalendarRendererLive, Layer.succeed(CalendarFeedSettings, { publicUrl }))
@@ -148,15 +177,21 @@ const publicUrlLayer = (choice: PublicUrlChoice | undefined) =>
   Layer.succeed(PublicUrl, typeof choice === "object" ? choice : fixedPublicUrl(choice ?? DEFAULT_PUBLIC_URL))
 
 /**
- * The core use cases with their webhook policy, DNS resolver, calendar renderer, manage-link
- * MACs on Node's crypto and the public URL links point at; still needs `Storage`.
+ * The core use cases with their webhook policy, DNS resolver, calendar renderer and feed
+ * reader, manage-link MACs on Node's crypto and the public URL links point at; still needs `Storage`.
  */
-export const coreLayer = (policy: WebhookPolicyOptions = {}, domains: DomainOptions = {}, publicUrl?: PublicUrlChoice) =>
+export const coreLayer = (
+  policy: WebhookPolicyOptions = {},
+  domains: DomainOptions = {},
+  publicUrl?: PublicUrlChoice,
+  calendars: CalendarOptions = {}
+) =>
   CoreLive.pipe(
     Layer.provide(Layer.mergeAll(
       webhookPolicyLayer(policy),
       domainsLayer(domains),
       calendarFeedsLayer(domains.publicUrl),
+      calendarsLayer({ ...calendars, allowPrivate: policy.allowPrivate }),
       NodeManageLinkMacLive,
       publicUrlLayer(publicUrl)
     ))
@@ -180,9 +215,9 @@ export const CredentialsLive = authenticatorLayer(oauthAccessTokenCredentials)
 /** Accounts, keys, idempotency, the rate limiter, and OAuth's users, clients and grants. */
 export const AccessServicesLive = Layer.mergeAll(AccessLive, OAuthServicesLive)
 
-export interface HttpServicesOptions extends Omit<DomainOptions, "publicUrl"> {
+export interface HttpServicesOptions extends Omit<DomainOptions, "publicUrl">, CalendarOptions {
   readonly storage?: StorageChoice | undefined
-  /** See `WebhookPolicyOptions.allowPrivate`: applies to the URL check and to delivery. */
+  /** See `WebhookPolicyOptions.allowPrivate`: applies to the URL check and to delivery, and to calendar feeds. */
   readonly allowPrivateWebhooks?: boolean | undefined
   /**
    * Where rate-limit counters live (default: this process). A shared store (Redis) makes the
@@ -208,7 +243,8 @@ export const httpServicesLayer = (options: HttpServicesOptions = {}) =>
   Layer.mergeAll(coreLayer(
     { allowPrivate: options.allowPrivateWebhooks },
     { ...options, publicUrl: options.serverPublicUrl ?? (typeof options.publicUrl === "string" ? options.publicUrl : undefined) },
-    options.publicUrl
+    options.publicUrl,
+    options
   ), CredentialsLive.pipe(Layer.provideMerge(AccessServicesLive))).pipe(
     Layer.provide(rateLimitStoreLayer(options)),
     Layer.provideMerge(storageLayer(options.storage))
@@ -224,14 +260,23 @@ export interface WebhookServingOptions {
    * on the same database dispatches, or its options (timeouts, lease, concurrency).
    */
   readonly webhooks?: boolean | DispatchOptions | undefined
+  /**
+   * Run the calendar sync loop with the API (default `true`): `false` when other processes
+   * on the same database sync feeds, or its options (poll interval).
+   */
+  readonly calendarSync?: boolean | CalendarSyncLoopOptions | undefined
 }
 
+/** The background work beside the API: the webhook dispatcher and the calendar sync loop. */
 const servingDispatcher = (options: WebhookServingOptions, storage: StorageChoice) =>
-  dispatcherLayer(
-    options.webhooks === false
-      ? false
-      : { ...(typeof options.webhooks === "object" ? options.webhooks : {}), allowPrivate: options.allowPrivateWebhooks ?? false },
-    storage
+  Layer.merge(
+    dispatcherLayer(
+      options.webhooks === false
+        ? false
+        : { ...(typeof options.webhooks === "object" ? options.webhooks : {}), allowPrivate: options.allowPrivateWebhooks ?? false },
+      storage
+    ),
+    calendarSyncLayer(options.calendarSync === true || options.calendarSync === undefined ? {} : options.calendarSync)
   )
 
 export interface ServerOptions extends ServeOptions, WebhookServingOptions, Omit<HttpServicesOptions, "publicUrl"> {

@@ -4,7 +4,8 @@
  */
 import { Duration, Effect, Layer, ManagedRuntime, TestClock } from "effect"
 import type { WebhookDispatcherOptions } from "./adapters/webhooks/dispatcher.js"
-import { coreLayer, dispatcherLayer, type StorageChoice, storageLayer } from "./compose.js"
+import type { CalendarSyncLoopOptions } from "./adapters/calendars/syncLoop.js"
+import { calendarSyncLayer, coreLayer, dispatcherLayer, type StorageChoice, storageLayer } from "./compose.js"
 import { formatInstant, parseInstant } from "./src/domain/common.js"
 import { DEFAULT_TENANT, makeFacade, type SchedulingClient, startCore } from "./src/facade.js"
 import { TestClockAt } from "./src/testing/testClock.js"
@@ -42,6 +43,18 @@ export interface SchedulingOptions {
    * links `http://127.0.0.1:8080`; calendar feed URLs are paths without it.
    */
   readonly publicUrl?: string
+  /**
+   * Read staff members' external calendars in this instance (default `true`): `false` when
+   * another process on the same database does, or the loop's options (`pollMs`).
+   */
+  readonly calendarSync?: boolean | CalendarSyncLoopOptions
+  /** Minutes between two reads of each calendar feed (default 10). */
+  readonly calendarSyncMinutes?: number
+  /**
+   * Let webhook URLs and calendar feeds name private, loopback and link-local addresses
+   * (development, tests); the dispatcher's own `allowPrivate` does the same.
+   */
+  readonly allowPrivateAddresses?: boolean
 }
 
 /** The core with its webhook policy, plus the dispatcher when asked for; still needs `Storage`. */
@@ -52,14 +65,16 @@ const coreWithWebhooks = (
     readonly resolveHosts: boolean
     readonly dnsServer?: string | undefined
     readonly publicUrl?: string | undefined
+    readonly calendarSyncMinutes?: number | undefined
+    readonly allowPrivate?: boolean | undefined
   }
 ) => {
   const dispatch = webhooks === undefined || webhooks === false ? false : webhooks === true ? {} : webhooks
   const core = coreLayer({
-    allowPrivate: dispatch !== false && dispatch.allowPrivate === true,
+    allowPrivate: context.allowPrivate === true || (dispatch !== false && dispatch.allowPrivate === true),
     resolveHosts: context.resolveHosts,
     resolver: dispatch === false ? undefined : dispatch.resolver
-  }, { dnsServer: context.dnsServer, publicUrl: context.publicUrl }, context.publicUrl)
+  }, { dnsServer: context.dnsServer, publicUrl: context.publicUrl }, context.publicUrl, { calendarSyncMinutes: context.calendarSyncMinutes })
   return dispatcherLayer(dispatch, context.storage).pipe(Layer.provideMerge(core))
 }
 
@@ -67,7 +82,17 @@ const coreWithWebhooks = (
 export const createScheduling = async (options: SchedulingOptions = {}): Promise<SchedulingClient> => {
   const storage = options.storage ?? "memory"
   const runtime = ManagedRuntime.make(
-    coreWithWebhooks(options.webhooks, { storage, resolveHosts: true, dnsServer: options.dnsServer, publicUrl: options.publicUrl }).pipe(Layer.provide(storageLayer(storage)))
+    calendarSyncLayer(options.calendarSync === false ? false : options.calendarSync === true ? {} : options.calendarSync).pipe(
+      Layer.provideMerge(coreWithWebhooks(options.webhooks, {
+        storage,
+        resolveHosts: true,
+        dnsServer: options.dnsServer,
+        publicUrl: options.publicUrl,
+        calendarSyncMinutes: options.calendarSyncMinutes,
+        allowPrivate: options.allowPrivateAddresses
+      })),
+      Layer.provide(storageLayer(storage))
+    )
   )
   return makeFacade(await startCore(runtime), DEFAULT_TENANT)
 }

@@ -25,12 +25,11 @@ import {
   WebhookUpdate
 } from "./domain/webhook.js"
 import { changes, currentStamp, findById, findOr404, listPage, newResource, PageParams } from "./internal/resources.js"
-import { decodeInput, validationFailed } from "./internal/validation.js"
+import { decodeInput } from "./internal/validation.js"
 import { type Condition, Storage } from "./ports/storage.js"
-import { addressBlockReason, hostOf, isIpLiteral, literalHostBlockReason } from "./webhooks/address.js"
 import { WebhookDeliveriesCollection, WebhookEndpointsCollection } from "./webhooks/collections.js"
 import { WebhookOutbox } from "./webhooks/Outbox.js"
-import { WebhookPolicy } from "./webhooks/policy.js"
+import { checkOutboundUrl, WebhookPolicy } from "./webhooks/policy.js"
 import { liveSecrets, newWebhookSecret } from "./webhooks/secret.js"
 
 export const WebhookListParams = Schema.Struct({ ...PageParams }).annotations({ identifier: "WebhookListParams" })
@@ -73,29 +72,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("slotwise/Webhooks", {
     const decodeList = decodeInput(WebhookListParams)
     const decodeDeliveryList = decodeInput(DeliveryListParams)
 
-    const invalidUrl = (message: string) => validationFailed([{ path: "url", message }])
-
-    /**
-     * The address rules for a URL (syntax was checked by its schema): a literal non-public
-     * address or `localhost` is refused, and so is a name that resolves to one, when a
-     * resolver is available; all of it unless private addresses are allowed.
-     */
-    const checkUrl = (text: string) =>
-      Effect.gen(function*() {
-        if (policy.allowPrivate) return
-        const url = new URL(text)
-        const literal = literalHostBlockReason(url)
-        if (literal !== undefined) {
-          return yield* invalidUrl(`must not point to a ${literal} address`)
-        }
-        const host = hostOf(url)
-        if (policy.resolve === undefined || isIpLiteral(host)) return
-        const addresses = yield* policy.resolve(host).pipe(Effect.orElseSucceed((): ReadonlyArray<string> => []))
-        for (const address of addresses) {
-          const reason = addressBlockReason(address)
-          if (reason !== undefined) return yield* invalidUrl(`resolves to ${address}, a ${reason} address`)
-        }
-      })
+    const checkUrl = (text: string) => checkOutboundUrl(policy, text)
 
     const findDelivery = (webhookId: string, deliveryId: string) =>
       findById("delivery of this webhook endpoint", (id) =>

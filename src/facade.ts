@@ -7,6 +7,7 @@ import { Availability } from "./Availability.js"
 import { Bookings } from "./Bookings.js"
 import { CalendarFeeds } from "./CalendarFeeds.js"
 import { Clients } from "./Clients.js"
+import { Calendars } from "./Calendars.js"
 import { Domains } from "./Domains.js"
 import { Environment } from "./domain/common.js"
 import { type FieldError, isSlotwiseFailure, type Problem, type SlotwiseFailure, toProblem } from "./domain/errors.js"
@@ -155,6 +156,11 @@ export interface SchedulingClient {
    * answers a feed's `{ body, etag }` for an app that serves `/calendar/<token>.ics` itself.
    */
   readonly calendarFeeds: Promisified<CalendarFeeds, (typeof CALENDAR_FEED_METHODS)[number]>
+  /**
+   * Staff members' external calendars (iCalendar feeds whose busy time blocks slots): each
+   * method takes the staff id first; `sync` reads the feed now and resolves with the result.
+   */
+  readonly calendars: Promisified<Calendars, "create" | "list" | "get" | "delete" | "sync">
   /** The sandbox's triggers; both reject with a PermissionError (403) for a production tenant. */
   readonly sandbox: Promisified<Sandbox, "emit" | "reset">
   /** The tenant this client acts for. */
@@ -200,6 +206,7 @@ export interface CoreInstance {
     readonly domains: Domains
     readonly manage: Manage
     readonly calendarFeeds: CalendarFeeds
+    readonly calendars: Calendars
   }
 }
 
@@ -254,6 +261,7 @@ export const makeFacade = (core: CoreInstance, tenant: TenantId): SchedulingClie
     sandbox: promisify(services.sandbox, ["emit", "reset"]),
     domains: promisify(services.domains, ["create", "list", "get", "verify", "delete"]),
     calendarFeeds: promisify(services.calendarFeeds, CALENDAR_FEED_METHODS),
+    calendars: promisify(services.calendars, ["create", "list", "get", "delete", "sync"]),
     currentTenant: tenant,
     tenant: (next) => {
       if (!ACCOUNT_ID.test(next.account_id)) throw new TypeError(`account_id must be an acc_ id, got ${next.account_id}`)
@@ -281,7 +289,8 @@ export const startCore = async (managed: ManagedRuntime.ManagedRuntime<CoreServi
       sandbox: yield* Sandbox,
       domains: yield* Domains,
       manage: yield* Manage,
-      calendarFeeds: yield* CalendarFeeds
+      calendarFeeds: yield* CalendarFeeds,
+      calendars: yield* Calendars
     }
   }))
   return { managed, runtime, services }

@@ -31,9 +31,13 @@ export {
 } from "./CalendarFeeds.js"
 export * from "./domain/calendarFeed.js"
 export { CalendarRenderer, type CalendarRendererService } from "./ports/calendar.js"
+export { CalendarListParams, Calendars, CalendarSyncSettings, type CalendarSyncSettingsService } from "./Calendars.js"
+export { BusyRangesCollection, CalendarsCollection } from "./calendars/collections.js"
+export { FeedFailed, FeedReader, type FeedReaderService, type FeedRequest, type FeedResult } from "./calendars/feed.js"
 export { ClientListParams, Clients } from "./Clients.js"
 export * from "./domain/availability.js"
 export * from "./domain/booking.js"
+export * from "./domain/calendar.js"
 export * from "./domain/client.js"
 export * from "./domain/domain.js"
 export {

@@ -3,6 +3,7 @@ import { Layer } from "effect"
 import { Availability } from "./Availability.js"
 import { Bookings } from "./Bookings.js"
 import { CalendarFeeds } from "./CalendarFeeds.js"
+import { Calendars } from "./Calendars.js"
 import { Clients } from "./Clients.js"
 import { Domains } from "./Domains.js"
 import { Events } from "./Events.js"
@@ -28,12 +29,14 @@ export type CoreServices =
   | Domains
   | Manage
   | CalendarFeeds
+  | Calendars
 
 /**
  * Every core use case over one shared event log; needs `Storage`. Webhook URLs are checked
  * with the `WebhookPolicy` in context (default: private addresses refused, no resolver);
  * custom domains are verified with the `DnsResolver` in context (none: `verify` says so);
- * calendar feeds are written by the `CalendarRenderer` in context.
+ * calendar feeds are written by the `CalendarRenderer` in context; external
+ * calendars are read with the `FeedReader` in context (none: a sync records that).
  */
 export const CoreLive = Layer.mergeAll(
   Services.Default,
@@ -45,5 +48,6 @@ export const CoreLive = Layer.mergeAll(
   Webhooks.Default.pipe(Layer.provideMerge(WebhookOutbox.Default)),
   Sandbox.Default,
   Domains.Default,
-  CalendarFeeds.Default
+  CalendarFeeds.Default,
+  Calendars.Default
 ).pipe(Layer.provideMerge(Events.Default))

@@ -14,6 +14,7 @@ import { AdminUsersGroup } from "./contract/adminUsers.js"
 import { AvailabilityGroup } from "./contract/availability.js"
 import { BookingsGroup } from "./contract/bookings.js"
 import { CalendarFeedsGroup, CalendarGroup } from "./contract/calendarFeeds.js"
+import { CalendarsGroup } from "./contract/calendars.js"
 import { DomainsGroup, TlsGroup } from "./contract/domains.js"
 import { EventsGroup } from "./contract/events.js"
 import { ManageGroup, ManageLinksGroup } from "./contract/manage.js"
@@ -60,6 +61,7 @@ export class SlotwiseApi extends HttpApi.make("slotwise")
   .add(OAuthGrantsGroup)
   .add(WidgetGroup)
   .add(DomainsGroup)
+  .add(CalendarsGroup)
   .add(TlsGroup)
   .add(CalendarFeedsGroup)
   .add(CalendarGroup)

@@ -5,6 +5,7 @@
  * server (server.ts), the Fetch and Node handlers (mount.ts) and the tests all build on
  * `makeAppLayer`.
  */
+import type { Calendars } from "../../src/Calendars.js"
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import type * as http from "node:http"
@@ -57,7 +58,7 @@ export interface AppWiring<E> {
   /** Handlers beside the API, given the server's public base URL. */
   readonly beside?: ((baseUrl: string) => Effect.Effect<SideHandler, unknown, AppServices | Storage>) | undefined
   /** The core and access services over storage. */
-  readonly services: Layer.Layer<AppServices | Accounts | WebhookOutbox | Events | Storage, E>
-  /** The webhook dispatcher (or `Layer.empty`); it is closed before storage. */
-  readonly dispatcher: Layer.Layer<never, never, WebhookOutbox | Events>
+  readonly services: Layer.Layer<AppServices | Accounts | WebhookOutbox | Events | Calendars | Storage, E>
+  /** The background work: the webhook dispatcher and the calendar sync loop (or `Layer.empty`); closed before storage. */
+  readonly dispatcher: Layer.Layer<never, never, WebhookOutbox | Events | Calendars>
 }

@@ -53,6 +53,7 @@ export interface CliLayers {
     readonly redis: string | undefined
     readonly webhooks: { readonly timeoutMs?: number; readonly leaseMs?: number }
     readonly dnsServer: string | undefined
+    readonly calendarSyncMinutes: number | undefined
   }) => Layer.Layer<never, unknown>
   readonly accounts: (storage: StorageFlag) => Layer.Layer<Accounts, unknown>
   /** `users create`: the account users OAuth signs in (args after the two words; exit code). */
@@ -120,6 +121,12 @@ const SERVE_FLAGS = {
     type: "boolean",
     env: "SLOTWISE_ALLOW_PRIVATE_WEBHOOKS",
     help: "let webhook URLs resolve to private, loopback or link-local addresses, and deliver to them (development)"
+  },
+  "calendar-sync-minutes": {
+    type: "string",
+    env: "SLOTWISE_CALENDAR_SYNC_MINUTES",
+    value: "<n>",
+    help: "read each staff member's external calendar feed every n minutes (default 10); feeds on private addresses need --allow-private-webhooks too"
   },
   "webhook-timeout-ms": {
     type: "string",
@@ -289,6 +296,7 @@ export interface ServeFlags {
   readonly trustProxy: boolean
   readonly publicUrl: string | undefined
   readonly dnsServer: string | undefined
+  readonly calendarSyncMinutes: number | undefined
 }
 
 /** `host:port` of a resolver: an IPv4 address or a bracketed IPv6 one (node:dns takes no names). */
@@ -314,6 +322,15 @@ const millisOf = (flag: string, text: string | undefined): number | undefined =>
     throw new UsageError(`${flag} must be a whole number of milliseconds (1–86400000), got ${text}`)
   }
   return ms
+}
+
+const minutesOf = (flag: string, text: string | undefined): number | undefined => {
+  if (text === undefined) return undefined
+  const minutes = Number(text)
+  if (!/^\d+(\.\d+)?$/.test(text) || !(minutes > 0) || minutes > 1440) {
+    throw new UsageError(`${flag} must be a number of minutes above 0, at most 1440, got ${text}`)
+  }
+  return minutes
 }
 
 const publicUrlOf = (text: string | undefined): string | undefined => {
@@ -349,7 +366,8 @@ export const parseServe = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv):
     webhookLeaseMs,
     trustProxy: values["trust-proxy"] ?? false,
     publicUrl: publicUrlOf(values["public-url"]),
-    dnsServer: dnsServerOf(values["dns-server"])
+    dnsServer: dnsServerOf(values["dns-server"]),
+    calendarSyncMinutes: minutesOf("--calendar-sync-minutes", values["calendar-sync-minutes"])
   }
 }
 
@@ -401,6 +419,7 @@ const serve = (flags: ServeFlags, layers: CliLayers, env: NodeJS.ProcessEnv) => 
     trustProxy: flags.trustProxy,
     publicUrl: flags.publicUrl,
     dnsServer: flags.dnsServer,
+    calendarSyncMinutes: flags.calendarSyncMinutes,
     allowPrivateWebhooks: flags.allowPrivateWebhooks,
     redis: flags.redis,
     webhooks: {

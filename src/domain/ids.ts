@@ -22,7 +22,8 @@ export const IdPrefixes = {
   oauthClient: "oac",
   user: "usr",
   grant: "grt",
-  domain: "dom"
+  domain: "dom",
+  calendar: "cal"
 } as const
 export type IdKind = keyof typeof IdPrefixes
 
@@ -105,7 +106,8 @@ const IdLabels: Record<IdKind, string> = {
   oauthClient: "OAuth client",
   user: "user",
   grant: "OAuth grant",
-  domain: "custom domain"
+  domain: "custom domain",
+  calendar: "calendar"
 }
 
 const article = (noun: string) => (/^[aeiouAEIO]/.test(noun) ? "an" : "a")

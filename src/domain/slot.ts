@@ -23,7 +23,8 @@ export const ReasonCode = Schema.Literal(
   "service_inactive",
   "staff_not_assigned",
   "capacity_full",
-  "held"
+  "held",
+  "external_busy"
 )
 export type ReasonCode = typeof ReasonCode.Type
 
@@ -31,6 +32,9 @@ export const Reason = Schema.Struct({
   code: ReasonCode.annotations({ description: "which check failed" }),
   detail: Schema.String.annotations({ description: "the failed check in words" }),
   booking_id: Schema.optional(Schema.String.annotations({ description: "the booking in the way, if one is" })),
-  hold_id: Schema.optional(Schema.String.annotations({ description: "the hold in the way, if one is" }))
+  hold_id: Schema.optional(Schema.String.annotations({ description: "the hold in the way, if one is" })),
+  calendar_id: Schema.optional(
+    Schema.String.annotations({ description: "the external calendar whose busy time is in the way (`external_busy`)" })
+  )
 }).annotations({ identifier: "UnbookableReason" })
 export type Reason = typeof Reason.Type

@@ -89,6 +89,14 @@ const dstGapReason = (rules: PreparedRules, start: number, end: number): Reason 
 /** Why `[start, end]` is in no window: exactly one reason. */
 const windowReason = (rules: PreparedRules, start: number, end: number, zone: string): Reason => {
   const blocked = rules.blocked.find((b) => b.start < end && start < b.end)
+  if (blocked?.calendar_id !== undefined) {
+    return {
+      code: "external_busy",
+      detail: `Calendar ${blocked.calendar_id} is busy ${span(zone, blocked.start, blocked.end)} (${zone}), which ` +
+        `covers ${span(zone, start, end)}.`,
+      calendar_id: blocked.calendar_id
+    }
+  }
   if (blocked !== undefined) {
     return {
       code: "blocked",
@@ -135,7 +143,7 @@ export const checkStart = (input: {
 }): Array<Reason> => {
   const { policy, schedule, start, now } = input
   const end = start + policy.duration
-  const rules = prepareRules(schedule.rules)
+  const rules = prepareRules(schedule.rules, schedule.busy)
   const zone = displayZone(rules)
   const reasons: Array<Reason> = []
 

@@ -11,19 +11,26 @@ import type { AvailabilityRule } from "../domain/availability.js"
 import { MAX_OCCUPIED_MINUTES, type Service } from "../domain/service.js"
 import type { Reason, Slot } from "../domain/slot.js"
 import type { Staff } from "../domain/staff.js"
+import { BusyRangesCollection } from "../calendars/collections.js"
+import type { BusyChunk } from "../domain/calendar.js"
 import { AvailabilityCollection, BookingsCollection, HoldsCollection } from "../ports/collections.js"
 import type { StorageFailure } from "../domain/errors.js"
 import type { ColumnValues, IndexedRow, StorageService } from "../ports/storage.js"
 import type { Tenant } from "../ports/tenant.js"
 import { checkStart, nearestSlots } from "./checks.js"
 import type { SlotMaker } from "./slots.js"
-import type { Interval, Occupancy, SlotPolicy, StaffSchedule } from "./types.js"
+import type { BusyInterval, Interval, Occupancy, SlotPolicy, StaffSchedule } from "./types.js"
 
 const MINUTE = 60_000
 const DAY = 86_400_000
 const MAX_OCCUPIED = MAX_OCCUPIED_MINUTES * MINUTE
 /** How far from a refused start alternatives are looked for. */
 const ALTERNATIVES_RANGE = 31 * DAY
+/**
+ * How far beyond the candidates' range busy time is read: slots step from the start of the
+ * window they are in, so busy time earlier in that window (the same working day) moves them.
+ */
+const BUSY_PAD = 2 * DAY
 const SLOT_CONFLICTS: ReadonlySet<Reason["code"]> = new Set(["booking_overlap", "buffer_overlap", "capacity_full", "held"])
 
 export const policyOf = (service: Service): SlotPolicy => ({
@@ -107,6 +114,21 @@ export const readTogether = (storage: StorageService) => {
   }
 }
 
+const NO_BUSY: ReadonlyArray<BusyInterval> = []
+
+/** Each staff member's busy ranges, from their calendars' chunks. */
+const busyOf = (chunks: ReadonlyArray<BusyChunk>): Map<string, Array<BusyInterval>> => {
+  const byStaff = new Map<string, Array<BusyInterval>>()
+  for (const chunk of chunks) {
+    let into = byStaff.get(chunk.staff_id)
+    if (into === undefined) byStaff.set(chunk.staff_id, into = [])
+    for (let i = 0; i < chunk.starts.length; i++) {
+      into.push({ start: chunk.starts[i]!, end: chunk.ends[i]!, calendar_id: chunk.calendar_id })
+    }
+  }
+  return byStaff
+}
+
 export interface Exclusions {
   /** A booking being rescheduled does not conflict with itself. */
   readonly bookingId?: string
@@ -118,6 +140,7 @@ export const makeScheduleLoader = (storage: StorageService) => {
   const rules = storage.collection(AvailabilityCollection)
   const bookings = storage.collection(BookingsCollection)
   const holds = storage.collection(HoldsCollection)
+  const busyRanges = storage.collection(BusyRangesCollection)
   const together = readTogether(storage)
 
   /**
@@ -148,13 +171,27 @@ export const makeScheduleLoader = (storage: StorageService) => {
     const lean = purpose === "list" && policy.capacity === 1 && exclude.bookingId === undefined && exclude.holdId === undefined
     const many = staffIds.length > 1
     const ruleDocs = rules.list({ where: [{ column: "staff_id", op: "in", value: staffIds }] })
-    const assemble = (docs: ReadonlyArray<AvailabilityRule>, byStaff: Map<string, Array<Occupancy>>) => {
+    // Chunks hold the ranges that start in their week, ending by `to_ms`.
+    const busyChunks = busyRanges.list({
+      where: [
+        { column: "staff_id", op: "in", value: staffIds },
+        { column: "from_ms", op: "lt", value: to + BUSY_PAD },
+        { column: "to_ms", op: "gt", value: from - BUSY_PAD }
+      ]
+    })
+    const assemble = (
+      docs: ReadonlyArray<AvailabilityRule>,
+      byStaff: Map<string, Array<Occupancy>>,
+      chunks: ReadonlyArray<BusyChunk>
+    ) => {
+      const busyByStaff = busyOf(chunks)
       const rulesOf = new Map(staffIds.map((id) => [id, [] as Array<AvailabilityRule>]))
       for (const rule of docs) rulesOf.get(rule.staff_id)?.push(rule)
       return staffIds.map((staff_id): StaffSchedule => ({
         staff_id,
         rules: rulesOf.get(staff_id)!,
-        occupancy: byStaff.get(staff_id)!
+        occupancy: byStaff.get(staff_id)!,
+        busy: busyByStaff.get(staff_id) ?? NO_BUSY
       }))
     }
     // Chained, not a generator: this runs inside every booking check.
@@ -163,9 +200,10 @@ export const makeScheduleLoader = (storage: StorageService) => {
         together([
           ruleDocs,
           bookings.listColumns({ where: activeBookings, groupBy: "staff_id", columns: LEAN_COLUMNS }),
-          holds.listColumns({ where: liveHolds, groupBy: "staff_id", columns: LEAN_COLUMNS })
+          holds.listColumns({ where: liveHolds, groupBy: "staff_id", columns: LEAN_COLUMNS }),
+          busyChunks
         ], many),
-        ([docs, booked, held]) =>
+        ([docs, booked, held, busy]) =>
           assemble(
             docs,
             new Map(staffIds.map((id) => {
@@ -173,7 +211,8 @@ export const makeScheduleLoader = (storage: StorageService) => {
               leanOccupancies("booking", booked.get(id), into)
               leanOccupancies("hold", held.get(id), into)
               return [id, into]
-            }))
+            })),
+            busy
           )
       )
     }
@@ -181,9 +220,10 @@ export const makeScheduleLoader = (storage: StorageService) => {
       together([
         ruleDocs,
         bookings.listIndexes({ where: activeBookings, columns: OCCUPANCY_COLUMNS, ordered: false }),
-        holds.listIndexes({ where: liveHolds, columns: OCCUPANCY_COLUMNS, ordered: false })
+        holds.listIndexes({ where: liveHolds, columns: OCCUPANCY_COLUMNS, ordered: false }),
+        busyChunks
       ], many),
-      ([docs, bookingRows, holdRows]) => {
+      ([docs, bookingRows, holdRows, busy]) => {
         const byStaff = new Map(staffIds.map((id) => [id, [] as Array<Occupancy>]))
         for (const row of bookingRows) {
           if (row.id !== exclude.bookingId) byStaff.get(row.staff_id as string)?.push(occupancyOf("booking", row))
@@ -191,7 +231,7 @@ export const makeScheduleLoader = (storage: StorageService) => {
         for (const row of holdRows) {
           if (row.id !== exclude.holdId) byStaff.get(row.staff_id as string)?.push(occupancyOf("hold", row))
         }
-        return assemble(docs, byStaff)
+        return assemble(docs, byStaff, busy)
       }
     )
   }

@@ -73,7 +73,7 @@ const runOf = (policy: SlotPolicy, schedule: StaffSchedule, range: Interval, now
   const step = stepOf(policy)
   const earliest = Math.max(range.start, now + policy.min_notice)
   const latest = now + policy.max_advance
-  const windows = windowsOf(prepareRules(schedule.rules), range)
+  const windows = windowsOf(prepareRules(schedule.rules, schedule.busy), range)
   if (windows.length === 0) return run
   const occ = sortedOccupancy(schedule.occupancy)
   const seats = seatsByStart(policy, occ)

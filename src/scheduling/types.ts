@@ -36,10 +36,17 @@ export interface SlotPolicy {
   readonly max_advance: number
 }
 
+/** Busy time from one of the staff member's external calendars: it blocks like time off. */
+export interface BusyInterval extends Interval {
+  readonly calendar_id: string
+}
+
 /** One staff member's rules and commitments. */
 export interface StaffSchedule {
   readonly staff_id: string
   readonly rules: ReadonlyArray<AvailabilityRule>
+  /** Busy ranges of the staff member's external calendars, any order; none when absent. */
+  readonly busy?: ReadonlyArray<BusyInterval>
   /** Any order. */
   readonly occupancy: ReadonlyArray<Occupancy>
 }

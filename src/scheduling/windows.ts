@@ -1,11 +1,11 @@
 /**
  * Available windows of a staff member (docs/api.md §3, "Booking checks" 2): weekly hours,
  * replaced by date rules for their local date, minus `blocked` ranges, as sorted, merged
- * UTC intervals.
+ * UTC intervals. Busy time from external calendars is cut out like `blocked` ranges.
  */
 import type { AvailabilityRule } from "../domain/availability.js"
 import { minutesOfDay, toMillis } from "../domain/common.js"
-import type { Interval } from "./types.js"
+import type { BusyInterval, Interval } from "./types.js"
 import { localDayOf, localToUtcDay, parseDay, weekdayOfDay } from "./zones.js"
 
 const DAY = 86_400_000
@@ -32,7 +32,10 @@ export interface PreparedDate {
 }
 
 export interface PreparedBlocked {
+  /** The time-off rule's id, or the external calendar's. */
   readonly id: string
+  /** Set when the range is an external calendar's busy time. */
+  readonly calendar_id?: string
   readonly start: number
   readonly end: number
 }
@@ -50,7 +53,10 @@ export interface PreparedRules {
 
 const byStart = (a: Interval, b: Interval) => a.start - b.start || a.end - b.end
 
-export const prepareRules = (rules: ReadonlyArray<AvailabilityRule>): PreparedRules => {
+export const prepareRules = (
+  rules: ReadonlyArray<AvailabilityRule>,
+  busy: ReadonlyArray<BusyInterval> = []
+): PreparedRules => {
   const weekly: Array<PreparedWeekly> = []
   const dates: Array<PreparedDate> = []
   const blocked: Array<PreparedBlocked> = []
@@ -88,12 +94,13 @@ export const prepareRules = (rules: ReadonlyArray<AvailabilityRule>): PreparedRu
         break
     }
   }
+  for (const b of busy) blocked.push({ id: b.calendar_id, calendar_id: b.calendar_id, start: b.start, end: b.end })
   blocked.sort(byStart)
-  return { weekly, dates, overridden, blocked, blockedMerged: mergeSorted(blocked) }
+  return { weekly, dates, overridden, blocked, blockedMerged: mergeIntervals(blocked) }
 }
 
 /** Merges intervals sorted by start; touching intervals (`next.start ≤ end`) become one. */
-const mergeSorted = (sorted: ReadonlyArray<Interval>): Array<Interval> => {
+export const mergeIntervals = (sorted: ReadonlyArray<Interval>): Array<Interval> => {
   const out: Array<Interval> = []
   let start = 0
   let end = 0
@@ -156,7 +163,7 @@ const windowsAround = (rules: PreparedRules, lo: number, hi: number): Array<Inte
     if (end > start) raw.push({ start, end })
   }
   raw.sort(byStart)
-  return subtract(mergeSorted(raw), rules.blockedMerged)
+  return subtract(mergeIntervals(raw), rules.blockedMerged)
 }
 
 /**

@@ -227,7 +227,7 @@ const dayInfoOf = (timeZone: string, n: number): DayInfo => {
 }
 
 /** The zone's UTC offset in milliseconds (local − UTC) at an instant. */
-const offsetAt = (timeZone: string, ms: number): number => {
+export const offsetAt = (timeZone: string, ms: number): number => {
   const info = dayInfoOf(timeZone, Math.floor(ms / DAY))
   return ms < info.at ? info.before : info.after
 }

@@ -6,6 +6,7 @@ import { AdminUsersLive } from "./adminUsers.js"
 import { AvailabilityLive } from "./availability.js"
 import { BookingsLive } from "./bookings.js"
 import { CalendarFeedsLive, CalendarLive } from "./calendarFeeds.js"
+import { CalendarsLive } from "./calendars.js"
 import { DomainsLive, TlsLive } from "./domains.js"
 import { EventsLive } from "./events.js"
 import { ManageLinksLive, ManageLive } from "./manage.js"
@@ -35,6 +36,7 @@ export const HandlersLive = Layer.mergeAll(
   OAuthGrantsLive,
   WidgetLive,
   DomainsLive,
+  CalendarsLive,
   TlsLive,
   CalendarFeedsLive,
   CalendarLive,

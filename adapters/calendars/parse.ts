@@ -1,0 +1,330 @@
+/**
+ * Busy time in an iCalendar feed (RFC 5545): every opaque event (`TRANSP` not
+ * `TRANSPARENT`, `STATUS` not `CANCELLED`), expanded with its `RRULE`/`RDATE`, `EXDATE`
+ * and `RECURRENCE-ID` overrides (an override moves, changes or cancels one occurrence),
+ * within a window, as UTC intervals.
+ *
+ * ical.js parses and expands; times are expanded in their own wall clock (every zone left
+ * floating), then turned into instants here: `Z` times are UTC, a `TZID` that is an IANA
+ * zone (or ends in one, as some producers prefix it) is read with the platform's zone data,
+ * a Windows name (Outlook: "W. Europe Standard Time") through the table of common ones,
+ * anything else through the feed's own `VTIMEZONE`, and floating times and all-day dates in
+ * the staff member's zone. Expansion is capped per event and per feed, so a rule that never
+ * ends (or a rule ical.js cannot step through) cannot hold the sync.
+ */
+import ICAL from "ical.js"
+import type { Interval } from "../../src/scheduling/types.js"
+import { canonicalZone, daysFromCivil, localToUtcDay, offsetAt } from "../../src/scheduling/zones.js"
+import { WINDOWS_ZONES } from "./windowsZones.js"
+
+/** Occurrences looked at per recurring event (a daily rule reaches ~55 years). */
+export const MAX_ITERATIONS_PER_EVENT = 20_000
+/** Busy occurrences kept per feed. */
+export const MAX_OCCURRENCES = 100_000
+
+const DAY = 86_400_000
+const MINUTE = 60_000
+
+/** Why a feed's text is not usable, in words. */
+export class FeedParseError extends Error {}
+
+export interface ParseOptions {
+  /** The staff member's IANA zone, for floating times and all-day dates. */
+  readonly zone: string
+  /** Occurrences outside it are left out; those crossing its edges are clipped. */
+  readonly window: Interval
+}
+
+type Component = InstanceType<typeof ICAL.Component>
+type Time = InstanceType<typeof ICAL.Time>
+/** A wall-clock time: what ical.js's `Time` and a raw jCal value both give. */
+interface Wall {
+  readonly year: number
+  readonly month: number
+  readonly day: number
+  readonly hour: number
+  readonly minute: number
+  readonly second: number
+}
+type Converter = (time: Wall) => number
+
+const IANA_SUFFIX = /([A-Za-z_]+(?:\/[A-Za-z0-9_+-]+){1,2})$/
+
+const wallClockMs = (t: Wall): number => daysFromCivil(t.year, t.month, t.day) * DAY + (t.hour * 60 + t.minute) * MINUTE + t.second * 1000
+
+/** Wall-clock time in an IANA zone → instant (a time in a spring-forward gap moves past it). */
+const inZone = (zone: string): Converter => (t) =>
+  localToUtcDay(zone, daysFromCivil(t.year, t.month, t.day), t.hour * 60 + t.minute) + t.second * 1000
+
+const isUtc = (t: Time): boolean => t.zone?.tzid === "UTC"
+
+const ianaOf = (tzid: string): string | undefined => {
+  const name = tzid.replace(/^"|"$/g, "").trim()
+  const direct = canonicalZone(name)
+  if (direct !== undefined) return direct
+  const windows = WINDOWS_ZONES[name]
+  if (windows !== undefined) return canonicalZone(windows)
+  const suffix = IANA_SUFFIX.exec(name)?.[1]
+  return suffix === undefined ? undefined : canonicalZone(suffix)
+}
+
+/** Turns the times of one feed into instants, knowing its `VTIMEZONE`s and the staff member's zone. */
+const makeZones = (calendar: Component, staffZone: string) => {
+  const staff = inZone(staffZone)
+  const definitions = new Map<string, Component>()
+  for (const vtimezone of calendar.getAllSubcomponents("vtimezone")) {
+    const tzid = vtimezone.getFirstPropertyValue("tzid")
+    if (typeof tzid === "string") definitions.set(tzid, vtimezone)
+  }
+  const converters = new Map<string, Converter>()
+  const byTzid = (tzid: string): Converter => {
+    let found = converters.get(tzid)
+    if (found !== undefined) return found
+    const iana = ianaOf(tzid)
+    if (iana !== undefined) found = inZone(iana)
+    else {
+      const definition = definitions.get(tzid)
+      if (definition === undefined) found = staff
+      else {
+        // Registered by hand: only a zone neither IANA nor Windows names gets ical.js's rules.
+        const zone = new ICAL.Timezone({ component: definition, tzid })
+        found = (t) => wallClockMs(t) - zone.utcOffset(ICAL.Time.fromData({ ...t, isDate: false })) * 1000
+      }
+    }
+    converters.set(tzid, found)
+    return found
+  }
+  /** The converter for a property's times: by its `TZID`, UTC for `Z`, else the staff member's zone. */
+  const converterFor = (property: InstanceType<typeof ICAL.Property> | null, sample: Time | undefined): Converter => {
+    if (sample !== undefined && isUtc(sample)) return utc
+    const tzid = property?.getParameter("tzid")
+    return typeof tzid === "string" ? byTzid(tzid) : staff
+  }
+  /** A raw value's instant, by its `TZID` parameter. */
+  const instantOf = (wall: RawWall, tzid: unknown): number =>
+    wall.utc ? utc(wall) : typeof tzid === "string" ? byTzid(tzid)(wall) : staff(wall)
+  return { converterFor, instantOf }
+}
+
+/** The wall-clock fields of `ms` read as if UTC (the inverse of `wallClockMs`). */
+const wallAt = (ms: number): Wall => {
+  const d = new Date(ms)
+  return {
+    year: d.getUTCFullYear(),
+    month: d.getUTCMonth() + 1,
+    day: d.getUTCDate(),
+    hour: d.getUTCHours(),
+    minute: d.getUTCMinutes(),
+    second: d.getUTCSeconds()
+  }
+}
+
+const utc = (t: Wall): number => Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute, t.second)
+
+interface RawWall extends Wall {
+  readonly isDate: boolean
+  readonly utc: boolean
+}
+
+const RAW_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(Z)?)?$/
+
+/** A jCal `date` or `date-time` value, read without ical.js's `Time` (hot for feeds of thousands of events). */
+const rawWall = (value: unknown): RawWall | undefined => {
+  const m = typeof value === "string" ? RAW_TIME.exec(value) : null
+  if (m === null) return undefined
+  return {
+    year: Number(m[1]),
+    month: Number(m[2]),
+    day: Number(m[3]),
+    hour: Number(m[4] ?? 0),
+    minute: Number(m[5] ?? 0),
+    second: Number(m[6] ?? 0),
+    isDate: m[4] === undefined,
+    utc: m[7] === "Z"
+  }
+}
+
+/** A jCal property: name, parameters, type, value(s). */
+type RawProperty = readonly [string, Readonly<Record<string, unknown>>, string, ...Array<unknown>]
+
+const rawProperties = (component: Component): ReadonlyArray<RawProperty> => (component.jCal as any)[1]
+
+/**
+ * Expansion runs in the series' wall clock, so a `Z` time among its `UNTIL` and `EXDATE`s
+ * (Outlook writes `UNTIL` in UTC beside a zoned `DTSTART`) is first read in the series' zone.
+ */
+const localizeSeries = (master: Component) => {
+  const tzid = master.getFirstProperty("dtstart")?.getParameter("tzid")
+  const zone = typeof tzid === "string" ? ianaOf(tzid) : undefined
+  if (zone === undefined) return
+  const toWallClock = (t: Time): Time => {
+    if (!isUtc(t) || t.isDate) return t
+    const ms = Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute, t.second)
+    const wall = new Date(ms + offsetAt(zone, ms))
+    return ICAL.Time.fromData({
+      year: wall.getUTCFullYear(),
+      month: wall.getUTCMonth() + 1,
+      day: wall.getUTCDate(),
+      hour: wall.getUTCHours(),
+      minute: wall.getUTCMinutes(),
+      second: wall.getUTCSeconds(),
+      isDate: false
+    })
+  }
+  for (const rrule of master.getAllProperties("rrule")) {
+    const recur = rrule.getFirstValue() as InstanceType<typeof ICAL.Recur>
+    if (recur.until) recur.until = toWallClock(recur.until)
+  }
+  for (const exdate of master.getAllProperties("exdate")) {
+    exdate.setValues(exdate.getValues().map((value) => toWallClock(value as Time)))
+  }
+}
+
+const isOpaque = (event: Component): boolean => {
+  const transparency = event.getFirstPropertyValue("transp")
+  const status = event.getFirstPropertyValue("status")
+  return String(transparency ?? "").toUpperCase() !== "TRANSPARENT" && String(status ?? "").toUpperCase() !== "CANCELLED"
+}
+
+const rootsOf = (text: string): Array<Component> => {
+  const body = text.replace(/^\uFEFF/, "").trimStart()
+  if (!/^BEGIN:VCALENDAR/i.test(body)) throw new FeedParseError("the feed is not iCalendar (it does not begin with BEGIN:VCALENDAR)")
+  let parsed: unknown
+  try {
+    parsed = ICAL.parse(body)
+  } catch (error) {
+    throw new FeedParseError(`the feed is not valid iCalendar: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  const all = Array.isArray(parsed) && typeof parsed[0] === "string" ? [parsed] : (parsed as Array<unknown>)
+  return all.map((jcal) => new ICAL.Component(jcal as any)).filter((c) => c.name === "vcalendar")
+}
+
+/** Every busy occurrence of the feed within the window, clipped to it, in no particular order. */
+export const parseBusy = (text: string, options: ParseOptions): Array<Interval> => {
+  const { window } = options
+  const staffDay = (t: Time) => localToUtcDay(options.zone, daysFromCivil(t.year, t.month, t.day), 0)
+  const busy: Array<Interval> = []
+  const add = (start: number, end: number) => {
+    if (busy.length >= MAX_OCCURRENCES) return
+    const s = Math.max(start, window.start)
+    const e = Math.min(end, window.end)
+    if (e > s) busy.push({ start: s, end: e })
+  }
+
+  for (const calendar of rootsOf(text)) {
+    const { converterFor, instantOf } = makeZones(calendar, options.zone)
+    const staffDate = (w: Wall) => localToUtcDay(options.zone, daysFromCivil(w.year, w.month, w.day), 0)
+    /** One event that does not repeat, from its raw properties. */
+    const single = (vevent: Component) => {
+      let start: RawProperty | undefined
+      let end: RawProperty | undefined
+      let duration: unknown
+      let opaque = true
+      for (const property of rawProperties(vevent)) {
+        const [name, , , value] = property
+        if (name === "dtstart") start = property
+        else if (name === "dtend") end = property
+        else if (name === "duration") duration = value
+        else if (name === "transp" && String(value).toUpperCase() === "TRANSPARENT") opaque = false
+        else if (name === "status" && String(value).toUpperCase() === "CANCELLED") opaque = false
+      }
+      const from = start === undefined ? undefined : rawWall(start[3])
+      if (!opaque || from === undefined || start === undefined) return
+      const to = end === undefined ? undefined : rawWall(end[3])
+      const seconds = typeof duration === "string" ? ICAL.Duration.fromString(duration).toSeconds() : undefined
+      if (from.isDate) {
+        const first = staffDate(from)
+        const days = to !== undefined ? daysFromCivil(to.year, to.month, to.day) - daysFromCivil(from.year, from.month, from.day)
+          : seconds !== undefined ? Math.ceil(seconds / 86_400) : 1
+        add(first, localToUtcDay(options.zone, daysFromCivil(from.year, from.month, from.day) + Math.max(days, 1), 0))
+        return
+      }
+      const startMs = instantOf(from, start[1].tzid)
+      const endMs = to !== undefined && end !== undefined
+        ? instantOf(to, end[1].tzid ?? start[1].tzid)
+        : startMs + (seconds ?? 0) * 1000
+      add(startMs, endMs)
+    }
+    /** The instants of one occurrence of `item` (its own start and end properties say the zones). */
+    const occurrence = (item: Component, start: Time, end: Time) => {
+      if (start.isDate) {
+        const from = staffDay(start)
+        const to = end.isDate ? staffDay(end) : from
+        add(from, to > from ? to : localToUtcDay(options.zone, daysFromCivil(start.year, start.month, start.day) + 1, 0))
+        return
+      }
+      const startProperty = item.getFirstProperty("dtstart")
+      const endProperty = item.getFirstProperty("dtend") ?? startProperty
+      add(converterFor(startProperty, start)(start), converterFor(endProperty, end)(end))
+    }
+
+    const series = new Map<string, { master?: Component; overrides: Array<Component> }>()
+    const singles: Array<Component> = []
+    for (const vevent of calendar.getAllSubcomponents("vevent")) {
+      let uid: unknown
+      let override = false
+      let repeats = false
+      for (const [name, , , value] of rawProperties(vevent)) {
+        if (name === "uid") uid = value
+        else if (name === "recurrence-id") override = true
+        else if (name === "rrule" || name === "rdate") repeats = true
+      }
+      if (!override && !repeats && uid === undefined) {
+        singles.push(vevent)
+        continue
+      }
+      const key = String(uid ?? `anonymous-${series.size}`)
+      const entry = series.get(key) ?? { overrides: [] }
+      if (override) entry.overrides.push(vevent)
+      else entry.master ??= vevent
+      series.set(key, entry)
+    }
+    for (const vevent of singles) single(vevent)
+
+    for (const { master, overrides } of series.values()) {
+      if (master === undefined || !(master.hasProperty("rrule") || master.hasProperty("rdate"))) {
+        // A single event; an override without its series stands alone.
+        for (const vevent of master === undefined ? overrides : [master]) single(vevent)
+        continue
+      }
+      // Detached from the calendar: ical.js would otherwise scan every event of the feed for
+      // overrides and every VTIMEZONE for zones on each event (times stay floating here anyway).
+      const detach = (component: Component) => new ICAL.Component(component.jCal)
+      const detached = detach(master)
+      localizeSeries(detached)
+      const event = new ICAL.Event(detached, { exceptions: overrides.map(detach) })
+      const toInstant = converterFor(detached.getFirstProperty("dtstart"), event.startDate)
+      const length = Math.max(0, event.endDate.toUnixTime() - event.startDate.toUnixTime()) * 1000
+      const hasOverrides = overrides.length > 0
+      const opaqueSeries = isOpaque(detached)
+      const wallLength = wallClockMs(event.endDate) - wallClockMs(event.startDate)
+      const toEnd = converterFor(detached.getFirstProperty("dtend") ?? detached.getFirstProperty("dtstart"), event.endDate)
+      const iterator = event.iterator()
+      for (let i = 0; i < MAX_ITERATIONS_PER_EVENT; i++) {
+        const next = iterator.next()
+        if (next === undefined || next === null) break
+        // The series' own time: once past the window (plus a day of slack for overrides
+        // that move an occurrence earlier), nothing later can fall in it.
+        const at = next.isDate ? staffDay(next) : toInstant(next)
+        if (at > window.end + DAY) break
+        // Long before the window (further than the event lasts, plus a day) an occurrence
+        // can matter only through an override that moves it.
+        const overridden = hasOverrides && next.toString() in event.exceptions
+        if (at + length + DAY < window.start && !overridden) continue
+        if (!overridden) {
+          // The series' own occurrence: its start, and its end as far on the wall clock.
+          if (!opaqueSeries) continue
+          if (next.isDate) {
+            const days = Math.max(1, Math.round(wallLength / DAY))
+            add(at, localToUtcDay(options.zone, daysFromCivil(next.year, next.month, next.day) + days, 0))
+          } else add(at, toEnd(wallAt(wallClockMs(next) + wallLength)))
+          continue
+        }
+        const details = event.getOccurrenceDetails(next)
+        const item = details.item.component
+        if (isOpaque(item)) occurrence(item, details.startDate, details.endDate)
+      }
+    }
+  }
+  return busy
+}

@@ -1,0 +1,294 @@
+/**
+ * External calendars (docs/api.md §12 "Busy time in"): a staff member subscribes to an
+ * iCalendar feed; its opaque events, read through the `FeedReader` port, are stored as merged
+ * busy ranges that the slot computation reads like time off.
+ *
+ * Syncing. Each calendar is due at `due_ms`. Whoever syncs it (the sync loop of any instance,
+ * or `sync` on request) first takes a lease in storage, moving `due_ms` past the lease's end,
+ * so one instance at a time reads a feed and a lease left by a crashed instance lapses. The
+ * result is written only while the lease is still the syncer's: the busy ranges are replaced
+ * in one transaction (only the ranges that changed are written), a `304` keeps them, and a
+ * failure keeps them too and records why, trying again after a growing backoff.
+ */
+import { Context, Effect, Option, Schema } from "effect"
+import {
+  backoffMs,
+  busyChunks,
+  CalendarCreate,
+  fetchableUrl,
+  HORIZON_BEFORE_MS,
+  MAX_CALENDARS_PER_STAFF,
+  MAX_HORIZON_DAYS,
+  redactedUrl,
+  type BusyChunk,
+  type StoredCalendar,
+  toCalendar
+} from "./domain/calendar.js"
+import { formatInstant } from "./domain/common.js"
+import { InvalidTransition, NotFound, ValidationFailed } from "./domain/errors.js"
+import { BusyRangesCollection, CalendarsCollection } from "./calendars/collections.js"
+import { FeedFailed, FeedReader, type FeedResult } from "./calendars/feed.js"
+import { currentStamp, listPage, newResource, PageParams } from "./internal/resources.js"
+import { decodeInput } from "./internal/validation.js"
+import { ServicesCollection, StaffCollection } from "./ports/collections.js"
+import { Storage } from "./ports/storage.js"
+import { Tenant, type TenantId } from "./ports/tenant.js"
+import { mergeIntervals } from "./scheduling/windows.js"
+import { inTenant } from "./webhooks/claims.js"
+import { checkOutboundUrl, WebhookPolicy } from "./webhooks/policy.js"
+import { newLease } from "./webhooks/secret.js"
+
+const MINUTE = 60_000
+const DAY = 86_400_000
+
+export const DEFAULT_SYNC_INTERVAL_MS = 10 * MINUTE
+/** Longer than a feed read can take (10 s for the whole exchange, redirects included). */
+export const DEFAULT_SYNC_LEASE_MS = 60_000
+
+export interface CalendarSyncSettingsService {
+  /** How often each feed is read (`--calendar-sync-minutes`). */
+  readonly intervalMs: number
+  /** How long a sync's lease holds the feed before another instance may take it. */
+  readonly leaseMs: number
+}
+
+export class CalendarSyncSettings extends Context.Reference<CalendarSyncSettings>()("slotwise/CalendarSyncSettings", {
+  defaultValue: (): CalendarSyncSettingsService => ({ intervalMs: DEFAULT_SYNC_INTERVAL_MS, leaseMs: DEFAULT_SYNC_LEASE_MS })
+}) {}
+
+export const CalendarListParams = Schema.Struct({ ...PageParams }).annotations({ identifier: "CalendarListParams" })
+export type CalendarListParams = typeof CalendarListParams.Encoded
+
+/** A calendar leased for one sync. */
+interface Claim {
+  readonly tenant: TenantId
+  readonly calendar: StoredCalendar
+}
+
+const noReader = { read: () => Effect.fail(new FeedFailed({ message: "this instance does not read calendar feeds" })) }
+
+export class Calendars extends Effect.Service<Calendars>()("slotwise/Calendars", {
+  effect: Effect.gen(function*() {
+    const storage = yield* Storage
+    const policy = yield* WebhookPolicy
+    const reader = Option.getOrElse(yield* Effect.serviceOption(FeedReader), () => noReader)
+    const settings = yield* CalendarSyncSettings
+    const calendars = storage.collection(CalendarsCollection)
+    const busy = storage.collection(BusyRangesCollection)
+    const staff = storage.collection(StaffCollection)
+    const services = storage.collection(ServicesCollection)
+    const decodeCreate = decodeInput(CalendarCreate)
+    const decodeList = decodeInput(CalendarListParams)
+    const leaseTransaction = storage.leaseTransaction ?? storage.transaction
+
+    const requireStaff = (staffId: string) =>
+      Effect.flatMap(staff.get(staffId), (found) =>
+        Option.isSome(found)
+          ? Effect.succeed(found.value)
+          : Effect.fail(new NotFound({ detail: `no staff member with id ${staffId}` })))
+
+    const findStored = (staffId: string, id: string) =>
+      Effect.flatMap(calendars.get(id), (found) =>
+        Option.isSome(found) && found.value.staff_id === staffId
+          ? Effect.succeed(found.value)
+          : Effect.fail(new NotFound({ detail: `no calendar ${id} of staff member ${staffId}` })))
+
+    // ---- the resource ----------------------------------------------------------------------
+
+    const create = (staffId: string, input: typeof CalendarCreate.Encoded) =>
+      Effect.gen(function*() {
+        const fields = yield* decodeCreate(input)
+        const feedUrl = fetchableUrl(fields.url)
+        yield* checkOutboundUrl(policy, feedUrl)
+        const now = yield* currentStamp
+        const stored = yield* storage.transaction(Effect.gen(function*() {
+          yield* requireStaff(staffId)
+          const existing = yield* calendars.listIndexes({ where: [{ column: "staff_id", op: "eq", value: staffId }], columns: [] })
+          if (existing.length >= MAX_CALENDARS_PER_STAFF) {
+            return yield* new ValidationFailed({
+              detail: `a staff member may have at most ${MAX_CALENDARS_PER_STAFF} calendars`,
+              errors: [{ path: "url", message: `staff member ${staffId} already has ${existing.length} calendars` }]
+            })
+          }
+          const calendar: StoredCalendar = {
+            ...(yield* newResource("calendar")),
+            object: "calendar",
+            staff_id: staffId,
+            name: fields.name ?? new URL(feedUrl).host,
+            url: redactedUrl(fields.url),
+            status: "pending",
+            last_synced_at: null,
+            last_error: null,
+            event_count: 0,
+            next_sync_at: now.iso,
+            feed_url: feedUrl,
+            etag: null,
+            last_modified: null,
+            failures: 0,
+            due_ms: now.ms,
+            lease: null
+          }
+          yield* calendars.insert(calendar)
+          return calendar
+        }))
+        return toCalendar(stored)
+      })
+
+    const list = (staffId: string, input: CalendarListParams = {}) =>
+      Effect.gen(function*() {
+        const params = yield* decodeList(input)
+        yield* requireStaff(staffId)
+        const page = yield* listPage(calendars, {
+          where: [{ column: "staff_id", op: "eq", value: staffId }],
+          limit: params.limit,
+          cursor: params.cursor,
+          filters: { staff_id: staffId }
+        })
+        return { ...page, data: page.data.map(toCalendar) }
+      })
+
+    const get = (staffId: string, id: string) => Effect.map(findStored(staffId, id), toCalendar)
+
+    /** Replaces the calendar's busy ranges with `chunks`, writing only those that changed; inside a transaction. */
+    const replaceRanges = (calendarId: string, chunks: ReadonlyArray<BusyChunk> = []) =>
+      Effect.gen(function*() {
+        const stored = yield* busy.list({ where: [{ column: "calendar_id", op: "eq", value: calendarId }] })
+        const wanted = new Map(chunks.map((c) => [c.id, c]))
+        for (const old of stored) {
+          const next = wanted.get(old.id)
+          wanted.delete(old.id)
+          if (next === undefined) yield* busy.remove(old.id)
+          else if (JSON.stringify(next) !== JSON.stringify(old)) yield* busy.update(next)
+        }
+        for (const chunk of wanted.values()) yield* busy.insert(chunk)
+      })
+
+    const remove = (staffId: string, id: string) =>
+      storage.transaction(Effect.gen(function*() {
+        const calendar = yield* findStored(staffId, id)
+        yield* calendars.remove(id)
+        yield* replaceRanges(id)
+        return toCalendar(calendar)
+      }))
+
+    // ---- syncing ---------------------------------------------------------------------------
+
+    /** The busy times worth reading: a day back to the furthest any service books ahead (capped). */
+    const horizon = (nowMs: number) =>
+      Effect.map(services.list({}), (all) => {
+        const days = Math.min(MAX_HORIZON_DAYS, all.reduce((most, s) => Math.max(most, s.max_advance_days), 1))
+        return { start: nowMs - HORIZON_BEFORE_MS, end: nowMs + days * DAY }
+      })
+
+    const leased = (calendar: StoredCalendar, nowMs: number, leaseMs: number) =>
+      Effect.map(newLease, (lease): StoredCalendar => ({ ...calendar, lease, due_ms: nowMs + leaseMs }))
+
+    /** Leases up to `max` due calendars of every tenant; rows another instance holds are skipped. */
+    const claimDue = (max: number, leaseMs: number) =>
+      Effect.flatMap(currentStamp, (now) =>
+        // A read first: an idle poll must not take the write lock.
+        Effect.flatMap(
+          calendars.listAcrossTenants({ where: [{ column: "due_ms", op: "lte", value: now.ms }], limit: 1 }),
+          (due) => due.length === 0 ? Effect.succeed([] as Array<Claim>) : claimDueInTransaction(max, leaseMs)
+        ))
+
+    const claimDueInTransaction = (max: number, leaseMs: number) =>
+      leaseTransaction(Effect.gen(function*() {
+        const now = yield* currentStamp
+        const rows = yield* calendars.listAcrossTenants({
+          where: [{ column: "due_ms", op: "lte", value: now.ms }],
+          limit: max,
+          lock: "skip-locked"
+        })
+        const claims: Array<Claim> = []
+        for (const { doc, tenant } of rows) {
+          const calendar = yield* leased(doc, now.ms, leaseMs)
+          yield* inTenant(tenant)(calendars.update(calendar))
+          claims.push({ tenant, calendar })
+        }
+        return claims
+      }))
+
+    /** Writes the result of a sync, unless the lease was lost meanwhile; the calendar as it now is. */
+    const record = (claim: Claim, outcome: FeedResult | FeedFailed, intervalMs: number) =>
+      inTenant(claim.tenant)(storage.transaction(Effect.gen(function*() {
+        const found = yield* calendars.get(claim.calendar.id)
+        if (Option.isNone(found) || found.value.lease !== claim.calendar.lease) return found
+        const current = found.value
+        const now = yield* currentStamp
+        const due = (ms: number) => ({ due_ms: ms, next_sync_at: formatInstant(ms), lease: null, updated_at: now.iso })
+        let next: StoredCalendar
+        if (outcome._tag === "FeedFailed") {
+          const failures = current.failures + 1
+          next = {
+            ...current,
+            ...due(now.ms + backoffMs(failures, intervalMs)),
+            status: "failing",
+            last_error: outcome.message,
+            failures
+          }
+        } else {
+          next = { ...current, ...due(now.ms + intervalMs), status: "synced", last_error: null, failures: 0, last_synced_at: now.iso }
+          if (outcome._tag === "Fetched") {
+            const ranges = mergeIntervals([...outcome.busy].sort((a, b) => a.start - b.start || a.end - b.end))
+            yield* replaceRanges(current.id, busyChunks(current, ranges))
+            next = { ...next, event_count: outcome.busy.length, etag: outcome.etag, last_modified: outcome.last_modified }
+          }
+        }
+        yield* calendars.update(next)
+        return Option.some(next)
+      })))
+
+    /** Reads a leased calendar's feed and records the outcome; a calendar whose staff member is gone is removed. */
+    const syncClaimed = (claim: Claim, intervalMs: number) =>
+      Effect.gen(function*() {
+        const { calendar } = claim
+        const member = yield* inTenant(claim.tenant)(staff.get(calendar.staff_id))
+        if (Option.isNone(member)) {
+          yield* inTenant(claim.tenant)(storage.transaction(Effect.zipRight(calendars.remove(calendar.id), replaceRanges(calendar.id))))
+          return Option.none<StoredCalendar>()
+        }
+        const now = yield* currentStamp
+        const window = yield* inTenant(claim.tenant)(horizon(now.ms))
+        const outcome = yield* reader.read({
+          url: calendar.feed_url,
+          etag: calendar.status === "synced" || calendar.status === "failing" ? calendar.etag : null,
+          last_modified: calendar.last_modified,
+          zone: member.value.time_zone,
+          window
+        }).pipe(Effect.merge)
+        return yield* record(claim, outcome, intervalMs)
+      })
+
+    /**
+     * Syncs the calendars that are due, across tenants, at most `max` per call; how many were
+     * synced. What the sync loop runs.
+     */
+    const syncDue = (options: { readonly max?: number } = {}) =>
+      Effect.gen(function*() {
+        const claims = yield* claimDue(options.max ?? 10, settings.leaseMs)
+        yield* Effect.forEach(claims, (claim) => syncClaimed(claim, settings.intervalMs), { concurrency: 4, discard: true })
+        return claims.length
+      })
+
+    /** Reads the calendar's feed now and answers with the result; refused while another sync holds it. */
+    const sync = (staffId: string, id: string) =>
+      Effect.gen(function*() {
+        const tenant = yield* Tenant
+        const calendar = yield* storage.transaction(Effect.gen(function*() {
+          const current = yield* findStored(staffId, id)
+          const now = yield* currentStamp
+          if (current.lease !== null && current.due_ms > now.ms) {
+            return yield* new InvalidTransition({ detail: `calendar ${id} is being synced now; read it again in a moment` })
+          }
+          const claimed = yield* leased(current, now.ms, settings.leaseMs)
+          yield* calendars.update(claimed)
+          return claimed
+        }))
+        const result = yield* syncClaimed({ tenant, calendar }, settings.intervalMs)
+        return Option.isSome(result) ? toCalendar(result.value) : yield* get(staffId, id)
+      })
+
+    return { create, list, get, delete: remove, sync, syncDue } as const
+  })
+}) {}
