@@ -2,10 +2,12 @@
  * The `slotwise` package: the core (src/) and its adapters, wired in compose.ts (the one
  * composition root, shared with the server and the mounted handlers).
  */
-import { Duration, Effect, Layer, ManagedRuntime, TestClock } from "effect"
+import { Duration, Effect, Layer, ManagedRuntime, Schema, TestClock } from "effect"
 import type { WebhookDispatcherOptions } from "./adapters/webhooks/dispatcher.js"
-import { coreLayer, dispatcherLayer, type StorageChoice, storageLayer } from "./compose.js"
+import { coreLayer, type StorageChoice, storageLayer, workersLayer } from "./compose.js"
 import { formatInstant, parseInstant } from "./src/domain/common.js"
+import { Reminders } from "./src/domain/reminder.js"
+import { ReminderDefaults } from "./src/Reminders.js"
 import { DEFAULT_TENANT, makeFacade, type SchedulingClient, startCore } from "./src/facade.js"
 import { TestClockAt } from "./src/testing/testClock.js"
 
@@ -42,6 +44,12 @@ export interface SchedulingOptions {
    * links `http://127.0.0.1:8080`; calendar feed URLs are paths without it.
    */
   readonly publicUrl?: string
+  /**
+   * The account-level reminders (`[{ offset_minutes }]`, up to 5, 5 to 43 200 minutes):
+   * every confirmed booking of a service without its own `reminders` emits
+   * `booking.reminder` at start − offset. Default: none.
+   */
+  readonly reminders?: ReadonlyArray<{ readonly offset_minutes: number }>
 }
 
 /** The core with its webhook policy, plus the dispatcher when asked for; still needs `Storage`. */
@@ -52,6 +60,7 @@ const coreWithWebhooks = (
     readonly resolveHosts: boolean
     readonly dnsServer?: string | undefined
     readonly publicUrl?: string | undefined
+    readonly reminders?: SchedulingOptions["reminders"] | undefined
   }
 ) => {
   const dispatch = webhooks === undefined || webhooks === false ? false : webhooks === true ? {} : webhooks
@@ -59,15 +68,23 @@ const coreWithWebhooks = (
     allowPrivate: dispatch !== false && dispatch.allowPrivate === true,
     resolveHosts: context.resolveHosts,
     resolver: dispatch === false ? undefined : dispatch.resolver
-  }, { dnsServer: context.dnsServer, publicUrl: context.publicUrl }, context.publicUrl)
-  return dispatcherLayer(dispatch, context.storage).pipe(Layer.provideMerge(core))
+  }, { dnsServer: context.dnsServer, publicUrl: context.publicUrl }, context.publicUrl).pipe(
+    Layer.provide(Layer.succeed(ReminderDefaults, Schema.decodeUnknownSync(Reminders)(context.reminders ?? [])))
+  )
+  return workersLayer(dispatch, context.storage).pipe(Layer.provideMerge(core))
 }
 
 /** An embedded Slotwise acting for one default account's sandbox (see `tenant(...)`). */
 export const createScheduling = async (options: SchedulingOptions = {}): Promise<SchedulingClient> => {
   const storage = options.storage ?? "memory"
   const runtime = ManagedRuntime.make(
-    coreWithWebhooks(options.webhooks, { storage, resolveHosts: true, dnsServer: options.dnsServer, publicUrl: options.publicUrl }).pipe(Layer.provide(storageLayer(storage)))
+    coreWithWebhooks(options.webhooks, {
+      storage,
+      resolveHosts: true,
+      dnsServer: options.dnsServer,
+      publicUrl: options.publicUrl,
+      reminders: options.reminders
+    }).pipe(Layer.provide(storageLayer(storage)))
   )
   return makeFacade(await startCore(runtime), DEFAULT_TENANT)
 }
@@ -102,6 +119,7 @@ export const createTestScheduling = async (
     readonly now?: string
     readonly webhooks?: SchedulingOptions["webhooks"]
     readonly publicUrl?: SchedulingOptions["publicUrl"]
+    readonly reminders?: SchedulingOptions["reminders"]
   } = {}
 ): Promise<TestScheduling> => {
   const start = options.now === undefined ? Date.now() : parseInstant(options.now)
@@ -109,7 +127,12 @@ export const createTestScheduling = async (
   // The dispatcher, when asked for, runs on the test clock: advancing it fires retries.
   const runtime = ManagedRuntime.make(
     // No DNS at create time in a test sandbox (names are still checked when delivering).
-    coreWithWebhooks(options.webhooks, { storage: "memory", resolveHosts: false, publicUrl: options.publicUrl }).pipe(
+    coreWithWebhooks(options.webhooks, {
+      storage: "memory",
+      resolveHosts: false,
+      publicUrl: options.publicUrl,
+      reminders: options.reminders
+    }).pipe(
       Layer.provide(storageLayer("memory")),
       Layer.provideMerge(TestClockAt(start))
     )

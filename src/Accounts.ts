@@ -10,6 +10,7 @@ import { PUBLISHABLE_SCOPES, SCOPES } from "./domain/apiKey.js"
 import { changes, currentStamp, findOr404, newResource } from "./internal/resources.js"
 import { decodeInput } from "./internal/validation.js"
 import { Storage } from "./ports/storage.js"
+import { copyAccountReminders } from "./Reminders.js"
 import { Tenant, type TenantId } from "./ports/tenant.js"
 import { Account as AccountSchema } from "./domain/account.js"
 
@@ -58,6 +59,7 @@ export class Accounts extends Effect.Service<Accounts>()("slotwise/Accounts", {
             plan: fields.plan,
             allowed_origins: fields.allowed_origins ?? [],
             rate_limit_per_minute: fields.rate_limit_per_minute ?? null,
+            reminders: [],
             metadata: fields.metadata ?? {}
           })
           yield* system(accounts.insert(account))
@@ -69,12 +71,13 @@ export class Accounts extends Effect.Service<Accounts>()("slotwise/Accounts", {
 
     // Accounts have no events: a change is stored, and cached credentials (which carry the
     // account's origins and limits) are dropped.
-    const apply = (id: string, patch: Partial<AccountUpdate>) =>
+    const apply = (id: string, patch: Partial<AccountUpdate & AccountSettingsUpdate>) =>
       storage.transaction(Effect.gen(function*() {
         const current = yield* find(id)
         if (!changes(current, patch)) return current
         const next = yield* validate(withLimits({ ...current, ...patch, updated_at: (yield* currentStamp).iso }))
         yield* system(accounts.update(next))
+        if (patch.reminders !== undefined) yield* copyAccountReminders(storage, id, next.reminders)
         yield* apiKeys.invalidate
         return next
       }))

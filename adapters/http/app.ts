@@ -58,6 +58,6 @@ export interface AppWiring<E> {
   readonly beside?: ((baseUrl: string) => Effect.Effect<SideHandler, unknown, AppServices | Storage>) | undefined
   /** The core and access services over storage. */
   readonly services: Layer.Layer<AppServices | Accounts | WebhookOutbox | Events | Storage, E>
-  /** The webhook dispatcher (or `Layer.empty`); it is closed before storage. */
-  readonly dispatcher: Layer.Layer<never, never, WebhookOutbox | Events>
+  /** The background work (webhook dispatcher, reminder worker); it is closed before storage. */
+  readonly dispatcher: Layer.Layer<never, never, WebhookOutbox | Events | Storage>
 }

@@ -14,7 +14,8 @@ export const SYSTEM_TENANT: TenantId = { account_id: "_system", environment: "pr
 export const AccountsCollection: CollectionSpec<Account> = {
   name: "accounts",
   indexes: {},
-  order: []
+  order: [],
+  addedFields: { reminders: [] }
 }
 
 export const ApiKeysCollection: CollectionSpec<ApiKey> = {

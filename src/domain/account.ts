@@ -6,6 +6,7 @@
 import { Schema } from "effect"
 import { Metadata, Name, ObjectType, optional, Timestamps } from "./common.js"
 import { Id } from "./ids.js"
+import { Reminders } from "./reminder.js"
 
 export const Plan = Schema.Literal("free", "pro", "business").annotations({
   identifier: "Plan",
@@ -46,6 +47,7 @@ export const Account = Schema.Struct({
     description: "the operator's figure for this account; null = the plan's"
   }),
   limits: AccountLimits,
+  reminders: Reminders,
   metadata: Metadata,
   ...Timestamps
 }).annotations({ identifier: "Account" })
@@ -71,11 +73,12 @@ export type AccountUpdate = typeof AccountUpdate.Type
 
 /**
  * What a credential with `keys:write` may change about its own account (PATCH /v1/account):
- * its name and the origins of its publishable keys. The plan and the rate limit are the operator's.
+ * its name, the origins of its publishable keys and its reminders. The plan and the rate limit are the operator's.
  */
 export const AccountSettingsUpdate = Schema.Struct({
   name: optional(Name),
-  allowed_origins: optional(AllowedOrigins)
+  allowed_origins: optional(AllowedOrigins),
+  reminders: optional(Reminders)
 }).annotations({ identifier: "AccountSettingsUpdate" })
 export type AccountSettingsUpdate = typeof AccountSettingsUpdate.Type
 
