@@ -15,15 +15,15 @@ afterAll(() => server.close())
 
 const reminders = async (api: Client) => expectStatus(await api.get("/v1/events?types=booking.reminder&limit=100"), 200).data
 
-const book = async (api: Client, serviceReminders?: ReadonlyArray<{ offset_minutes: number }> | null) => {
+const book = async (api: Client, serviceReminders?: ReadonlyArray<{ offset_minutes: number }> | null, start = MONDAY_9) => {
   const { client: c, service, staff } = await seed(api)
   if (serviceReminders !== undefined) expectStatus(await api.patch(`/v1/services/${service.id}`, { reminders: serviceReminders }), 200)
-  return expectStatus(await api.post("/v1/bookings", { service_id: service.id, staff_id: staff.id, client_id: c.id, start: MONDAY_9 }), 201)
+  return expectStatus(await api.post("/v1/bookings", { service_id: service.id, staff_id: staff.id, client_id: c.id, start }), 201)
 }
 
-/** Moves the server's clock to `minutes` relative to MONDAY_9 (never backwards). */
-const advanceTo = async (minutes: number) => {
-  const target = Date.parse(MONDAY_9) + minutes * 60_000
+/** Moves the server's clock to `minutes` relative to `from` (never backwards). */
+const advanceTo = async (minutes: number, from = MONDAY_9) => {
+  const target = Date.parse(from) + minutes * 60_000
   if (target > server.now()) await server.advance(target - server.now())
 }
 
@@ -84,4 +84,27 @@ describe("reminders", () => {
     const bad = expectProblem(await api.patch(`/v1/services/${service.id}`, { reminders: [{ offset_minutes: 43_200 }, { offset_minutes: 2 }] }), 422, "validation_failed")
     expect(bad.errors.map((e: { path: string }) => e.path)).toEqual(["reminders.1.offset_minutes"])
   })
+
+  it("booking.reminder is in the catalogue: OpenAPI, webhook selectors and the sandbox emitter with a sample or a real booking", async () => {
+    const spec = expectStatus(await client(server.url).get("/v1/openapi.json"), 200)
+    const text = JSON.stringify(spec)
+    expect(text).toContain("booking.reminder")
+    expect(Object.keys(spec.components.schemas.Event.properties.data.properties)).toEqual(expect.arrayContaining(["offset_minutes", "late"]))
+    const api = client(server.url, (await newAccount(server)).keys.sandbox.secret)
+    expectStatus(await api.post("/v1/webhooks", { url: "https://hooks.example.com/in", events: ["booking.reminder"] }), 201)
+    const sample = expectStatus(await api.post("/v1/sandbox/events", { type: "booking.reminder" }), 201)
+    expect(sample).toMatchObject({ type: "booking.reminder", data: { object: { object: "booking" }, offset_minutes: 60, late: false } })
+    // The clock may have passed MONDAY_9 in an earlier test: a week later.
+    const nextMonday = "2027-04-05T09:00:00Z"
+    const booking = await book(api, undefined, nextMonday)
+    const real = expectStatus(await api.post("/v1/sandbox/events", { type: "booking.reminder", object_id: booking.id }), 201)
+    expect(real).toMatchObject({ data: { object: { id: booking.id }, offset_minutes: 60, late: false } })
+    // A sandbox reset keeps the account's reminders for the sandbox's next bookings.
+    expectStatus(await api.patch("/v1/account", { reminders: [{ offset_minutes: 10 }] }), 200)
+    expectStatus(await api.post("/v1/sandbox/reset", {}), 204)
+    const after = await book(api, undefined, nextMonday)
+    await advanceTo(-10, nextMonday)
+    await waitFor(async () => (await reminders(api)).length === 1, 20_000, "the reminder after a reset")
+    expect((await reminders(api))[0].data).toMatchObject({ object: { id: after.id }, offset_minutes: 10 })
+  }, 60_000)
 })
