@@ -23,6 +23,7 @@ export {
   type StorageChoice
 } from "./compose.js"
 export * from "./adapters/webhooks/index.js"
+export { makeReminderWorker, ReminderWorkerLive, type ReminderWorkerOptions } from "./adapters/reminders/worker.js"
 
 export interface SchedulingOptions {
   /**

@@ -6,7 +6,7 @@
  * It wakes on commits in this process (a booking armed a job that may be due sooner), on
  * other processes' commits when storage signals them (PostgreSQL LISTEN/NOTIFY), and
  * otherwise sleeps until the next due time, at most `maxSleepMs`. Time is Effect's `Clock`,
- * so a test clock drives it. A round that fails is logged and retried after `maxSleepMs`.
+ * so a test clock drives it. A round that fails is logged and retried within a minute.
  */
 import { Clock, Duration, Effect, Layer, Option, Queue } from "effect"
 import { Events } from "../../src/Events.js"
@@ -25,6 +25,8 @@ export const makeReminderWorker = (options: ReminderWorkerOptions = {}) =>
     const events = yield* Events
     const storage = yield* Storage
     const maxSleepMs = Math.max(1, options.maxSleepMs ?? 60_000)
+    // A failed round (the database away) is retried within a minute even where nothing else wakes the worker.
+    const retryMs = Math.min(maxSleepMs, 60_000)
 
     const wake = yield* Queue.sliding<void>(1)
     const poke = () => {
@@ -48,7 +50,7 @@ export const makeReminderWorker = (options: ReminderWorkerOptions = {}) =>
       const now = yield* Clock.currentTimeMillis
       return Math.max(1, Math.min(maxSleepMs, next - now))
     }).pipe(
-      Effect.catchAllCause((cause) => Effect.as(Effect.logError("slotwise reminders: firing round failed", cause), maxSleepMs))
+      Effect.catchAllCause((cause) => Effect.as(Effect.logError("slotwise reminders: firing round failed", cause), retryMs))
     )
 
     const loop = Effect.forever(Effect.gen(function*() {
