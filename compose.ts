@@ -16,7 +16,8 @@
  *   request), every `calendarSyncMinutes`, by a sync loop in each process that runs one;
  * - custom domains: TXT lookups on node:dns (the `dnsServer` given, else the system's
  *   resolvers), and the server's own public host, which no account may claim;
- * - calendar feeds: written by ical-generator, their URLs under the public URL.
+ * - calendar feeds: written by ical-generator, their URLs under the public URL;
+ * - reminders: a worker in every instance fires due `booking.reminder` events.
  */
 import { Effect, Layer } from "effect"
 import { FeedReaderLive } from "./adapters/calendars/reader.js"
@@ -34,6 +35,7 @@ import { OAuthServicesLive } from "./adapters/oauth/services.js"
 import type { PostgresStorageOptions } from "./adapters/postgres/layer.js"
 import type { RedisRateLimitStoreOptions } from "./adapters/redis/ratelimit.js"
 import { SqliteStorageLive } from "./adapters/sqlite/layer.js"
+import { ReminderWorkerLive } from "./adapters/reminders/worker.js"
 import { WebhookDispatcherLive, type WebhookDispatcherOptions } from "./adapters/webhooks/dispatcher.js"
 import { guardedLookup, type Resolver, systemResolver, WebhookPolicyLive } from "./adapters/webhooks/guard.js"
 import { authenticatorLayer } from "./src/auth/Authenticator.js"
@@ -117,6 +119,20 @@ export const dispatcherLayer = (
   options === false
     ? Layer.empty
     : WebhookDispatcherLive(isInProcess(storage) ? { pollIntervalMs: IN_PROCESS_POLL_MS, ...options } : options)
+
+/**
+ * The background work of every instance: the delivery dispatcher when asked for, and the
+ * reminder worker always (on in-memory storage every commit wakes it, so it sleeps until
+ * the next due reminder without a cap).
+ */
+export const workersLayer = (
+  dispatch: false | WebhookDispatcherOptions,
+  storage: StorageChoice = "memory"
+): Layer.Layer<never, never, WebhookOutbox | Events | Storage> =>
+  Layer.merge(
+    dispatcherLayer(dispatch, storage),
+    ReminderWorkerLive(isInProcess(storage) ? { maxSleepMs: IN_PROCESS_POLL_MS } : {})
+  )
 
 export interface DomainOptions {
   /** The resolver for domain verification as `host:port` (`--dns-server`); default: the system's. */
@@ -270,7 +286,7 @@ export interface WebhookServingOptions {
 /** The background work beside the API: the webhook dispatcher and the calendar sync loop. */
 const servingDispatcher = (options: WebhookServingOptions, storage: StorageChoice) =>
   Layer.merge(
-    dispatcherLayer(
+    workersLayer(
       options.webhooks === false
         ? false
         : { ...(typeof options.webhooks === "object" ? options.webhooks : {}), allowPrivate: options.allowPrivateWebhooks ?? false },

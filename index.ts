@@ -2,11 +2,13 @@
  * The `slotwise` package: the core (src/) and its adapters, wired in compose.ts (the one
  * composition root, shared with the server and the mounted handlers).
  */
-import { Duration, Effect, Layer, ManagedRuntime, TestClock } from "effect"
+import { Duration, Effect, Layer, ManagedRuntime, Schema, TestClock } from "effect"
 import type { WebhookDispatcherOptions } from "./adapters/webhooks/dispatcher.js"
 import type { CalendarSyncLoopOptions } from "./adapters/calendars/syncLoop.js"
-import { calendarSyncLayer, coreLayer, dispatcherLayer, type StorageChoice, storageLayer } from "./compose.js"
+import { calendarSyncLayer, coreLayer, type StorageChoice, storageLayer, workersLayer } from "./compose.js"
 import { formatInstant, parseInstant } from "./src/domain/common.js"
+import { Reminders } from "./src/domain/reminder.js"
+import { ReminderDefaults } from "./src/Reminders.js"
 import { DEFAULT_TENANT, makeFacade, type SchedulingClient, startCore } from "./src/facade.js"
 import { TestClockAt } from "./src/testing/testClock.js"
 
@@ -22,6 +24,7 @@ export {
   type StorageChoice
 } from "./compose.js"
 export * from "./adapters/webhooks/index.js"
+export { makeReminderWorker, ReminderWorkerLive, type ReminderWorkerOptions } from "./adapters/reminders/worker.js"
 
 export interface SchedulingOptions {
   /**
@@ -55,6 +58,12 @@ export interface SchedulingOptions {
    * (development, tests); the dispatcher's own `allowPrivate` does the same.
    */
   readonly allowPrivateAddresses?: boolean
+  /**
+   * The account-level reminders (`[{ offset_minutes }]`, up to 5, 5 to 43 200 minutes):
+   * every confirmed booking of a service without its own `reminders` emits
+   * `booking.reminder` at start − offset. Default: none.
+   */
+  readonly reminders?: ReadonlyArray<{ readonly offset_minutes: number }>
 }
 
 /** The core with its webhook policy, plus the dispatcher when asked for; still needs `Storage`. */
@@ -67,6 +76,7 @@ const coreWithWebhooks = (
     readonly publicUrl?: string | undefined
     readonly calendarSyncMinutes?: number | undefined
     readonly allowPrivate?: boolean | undefined
+    readonly reminders?: SchedulingOptions["reminders"] | undefined
   }
 ) => {
   const dispatch = webhooks === undefined || webhooks === false ? false : webhooks === true ? {} : webhooks
@@ -74,8 +84,10 @@ const coreWithWebhooks = (
     allowPrivate: context.allowPrivate === true || (dispatch !== false && dispatch.allowPrivate === true),
     resolveHosts: context.resolveHosts,
     resolver: dispatch === false ? undefined : dispatch.resolver
-  }, { dnsServer: context.dnsServer, publicUrl: context.publicUrl }, context.publicUrl, { calendarSyncMinutes: context.calendarSyncMinutes })
-  return dispatcherLayer(dispatch, context.storage).pipe(Layer.provideMerge(core))
+  }, { dnsServer: context.dnsServer, publicUrl: context.publicUrl }, context.publicUrl, { calendarSyncMinutes: context.calendarSyncMinutes }).pipe(
+    Layer.provide(Layer.succeed(ReminderDefaults, Schema.decodeUnknownSync(Reminders)(context.reminders ?? [])))
+  )
+  return workersLayer(dispatch, context.storage).pipe(Layer.provideMerge(core))
 }
 
 /** An embedded Slotwise acting for one default account's sandbox (see `tenant(...)`). */
@@ -89,7 +101,8 @@ export const createScheduling = async (options: SchedulingOptions = {}): Promise
         dnsServer: options.dnsServer,
         publicUrl: options.publicUrl,
         calendarSyncMinutes: options.calendarSyncMinutes,
-        allowPrivate: options.allowPrivateAddresses
+        allowPrivate: options.allowPrivateAddresses,
+        reminders: options.reminders
       })),
       Layer.provide(storageLayer(storage))
     )
@@ -127,6 +140,7 @@ export const createTestScheduling = async (
     readonly now?: string
     readonly webhooks?: SchedulingOptions["webhooks"]
     readonly publicUrl?: SchedulingOptions["publicUrl"]
+    readonly reminders?: SchedulingOptions["reminders"]
   } = {}
 ): Promise<TestScheduling> => {
   const start = options.now === undefined ? Date.now() : parseInstant(options.now)
@@ -134,7 +148,12 @@ export const createTestScheduling = async (
   // The dispatcher, when asked for, runs on the test clock: advancing it fires retries.
   const runtime = ManagedRuntime.make(
     // No DNS at create time in a test sandbox (names are still checked when delivering).
-    coreWithWebhooks(options.webhooks, { storage: "memory", resolveHosts: false, publicUrl: options.publicUrl }).pipe(
+    coreWithWebhooks(options.webhooks, {
+      storage: "memory",
+      resolveHosts: false,
+      publicUrl: options.publicUrl,
+      reminders: options.reminders
+    }).pipe(
       Layer.provide(storageLayer("memory")),
       Layer.provideMerge(TestClockAt(start))
     )

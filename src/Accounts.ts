@@ -34,6 +34,7 @@ import { changes, currentStamp, findOr404, newResource } from "./internal/resour
 import { decodeInput } from "./internal/validation.js"
 import type { CollectionSpec } from "./ports/storage.js"
 import { Storage } from "./ports/storage.js"
+import { copyAccountReminders } from "./Reminders.js"
 import { Tenant, type TenantId } from "./ports/tenant.js"
 import { Account as AccountSchema } from "./domain/account.js"
 
@@ -176,6 +177,7 @@ export class Accounts extends Effect.Service<Accounts>()("slotwise/Accounts", {
             allowed_origins: fields.allowed_origins ?? [],
             branding: NO_BRANDING,
             rate_limit_per_minute: fields.rate_limit_per_minute ?? null,
+            reminders: [],
             metadata: fields.metadata ?? {}
           })
           yield* system(accounts.insert(account))
@@ -189,7 +191,7 @@ export class Accounts extends Effect.Service<Accounts>()("slotwise/Accounts", {
     // account's origins and limits) are dropped.
     // A handle change claims the new handle and frees the old one in the same transaction;
     // hiding "Powered by Slotwise" is checked against the plan the change leaves.
-    const apply = (id: string, { branding: brandingPatch, ...patch }: Partial<AccountUpdate>) =>
+    const apply = (id: string, { branding: brandingPatch, ...patch }: Partial<AccountUpdate & AccountSettingsUpdate>) =>
       storage.transaction(Effect.gen(function*() {
         const current = yield* find(id)
         const plan = patch.plan ?? current.plan
@@ -202,6 +204,7 @@ export class Accounts extends Effect.Service<Accounts>()("slotwise/Accounts", {
         }
         const next = yield* validate(withLimits({ ...current, ...fields, updated_at: (yield* currentStamp).iso }))
         yield* system(accounts.update(next))
+        if (patch.reminders !== undefined) yield* copyAccountReminders(storage, id, next.reminders)
         yield* apiKeys.invalidate
         return next
       }))

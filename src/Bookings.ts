@@ -31,6 +31,7 @@ import { decodeInput, validationFailed } from "./internal/validation.js"
 import { Payments } from "./Payments.js"
 import { BookingsCollection, ClientsCollection, HoldsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
 import { type Condition, Storage } from "./ports/storage.js"
+import { makeReminderArming } from "./Reminders.js"
 import { type Exclusions, makeScheduleLoader } from "./scheduling/loadSchedule.js"
 import { endsAfter } from "./Services.js"
 
@@ -67,6 +68,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
     const clients = storage.collection(ClientsCollection)
     const holds = storage.collection(HoldsCollection)
     const schedule = makeScheduleLoader(storage)
+    const reminders = yield* makeReminderArming(storage)
     const find = findOr404(bookings, "booking")
     const decodeCreate = decodeInput(BookingCreate)
     const decodeUpdate = decodeInput(BookingUpdate)
@@ -186,6 +188,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
           }
           yield* bookings.insert(booking)
           if (exclude.holdId !== undefined) yield* holds.remove(exclude.holdId)
+          yield* reminders.arm(booking, { fresh: true, service })
           yield* events.record("booking.created", booking)
           return booking
         })))
@@ -242,6 +245,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
         if (refusal !== undefined) return yield* new InvalidTransition({ detail: refusal })
         const next = revised(current, { ...extra, status: TRANSITIONS[action].to }, now.iso)
         yield* bookings.update(next)
+        yield* reminders.arm(next)
         const type = EVENT_OF_ACTION[action]
         yield* events.record(type, next, type === "booking.cancelled" ? { previous: current, actor } : { previous: current })
         return next
@@ -277,6 +281,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
           buffer_after_minutes: service.buffer_after_minutes
         }, now.iso)
         yield* bookings.update(next)
+        if (moved) yield* reminders.arm(next, { service })
         yield* events.record(moved ? "booking.rescheduled" : "booking.updated", next, moved ? { previous: current, actor } : { previous: current })
         return next
       }))

@@ -22,6 +22,7 @@ import {
 } from "./ports/collections.js"
 import { type Collection, Storage } from "./ports/storage.js"
 import { Tenant } from "./ports/tenant.js"
+import { ReminderSettingsCollection } from "./Reminders.js"
 
 export const SandboxEmit = Schema.Struct({
   type: EventType.annotations({
@@ -68,6 +69,7 @@ export class Sandbox extends Effect.Service<Sandbox>()("slotwise/Sandbox", {
           const booking = yield* bookings.get(object.booking_id)
           return { object, ...(Option.isSome(booking) ? { booking: booking.value } : {}) } satisfies EventData
         }
+        if (type === "booking.reminder") return { object, offset_minutes: 60, late: false } satisfies EventData
         return { object, ...(WITH_PREVIOUS.test(type) ? { previous: object } : {}) } satisfies EventData
       })
 
@@ -87,10 +89,12 @@ export class Sandbox extends Effect.Service<Sandbox>()("slotwise/Sandbox", {
       })
 
     const apiKeys = storage.collection(ApiKeysCollection)
+    const reminderSettings = storage.collection(ReminderSettingsCollection)
 
     /**
      * Erases every resource, event, webhook endpoint and delivery of this sandbox, in one
-     * transaction. Its API keys stay (they are credentials, not data): the key that asked
+     * transaction. Its API keys and its copy of the account's reminder
+     * settings stay (credentials and account settings, not data): the key that asked
      * for the reset keeps working.
      */
     const reset = () =>
@@ -98,8 +102,10 @@ export class Sandbox extends Effect.Service<Sandbox>()("slotwise/Sandbox", {
         yield* sandboxOnly
         yield* storage.transaction(Effect.gen(function*() {
           const keys = yield* apiKeys.list({})
+          const settings = yield* reminderSettings.list({})
           yield* storage.eraseTenant
           for (const key of keys) yield* apiKeys.insert(key)
+          for (const kept of settings) yield* reminderSettings.insert(kept)
         }))
       })
 

@@ -75,6 +75,14 @@ export * from "./domain/slot.js"
 export { type CommittedEvent, type EventListener, EventListParams, Events } from "./Events.js"
 export * from "./events/catalogue.js"
 export { Payments } from "./Payments.js"
+export * from "./domain/reminder.js"
+export {
+  makeReminderFiring,
+  ReminderDefaults,
+  ReminderJobsCollection,
+  type ReminderSettings,
+  ReminderSettingsCollection
+} from "./Reminders.js"
 export { Sandbox, SandboxEmit } from "./Sandbox.js"
 export * from "./domain/webhook.js"
 export { DeliveryListParams, WebhookListParams, Webhooks } from "./Webhooks.js"

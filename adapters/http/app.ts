@@ -59,6 +59,6 @@ export interface AppWiring<E> {
   readonly beside?: ((baseUrl: string) => Effect.Effect<SideHandler, unknown, AppServices | Storage>) | undefined
   /** The core and access services over storage. */
   readonly services: Layer.Layer<AppServices | Accounts | WebhookOutbox | Events | Calendars | Storage, E>
-  /** The background work: the webhook dispatcher and the calendar sync loop (or `Layer.empty`); closed before storage. */
-  readonly dispatcher: Layer.Layer<never, never, WebhookOutbox | Events | Calendars>
+  /** The background work (webhook dispatcher, reminder worker, calendar sync loop); it is closed before storage. */
+  readonly dispatcher: Layer.Layer<never, never, WebhookOutbox | Events | Calendars | Storage>
 }

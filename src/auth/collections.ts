@@ -16,7 +16,7 @@ export const AccountsCollection: CollectionSpec<Account> = {
   indexes: {},
   order: [],
   // `handle` has no constant default: Accounts gives each earlier account its own on start.
-  addedFields: { branding: NO_BRANDING }
+  addedFields: { branding: NO_BRANDING, reminders: [] }
 }
 
 export const ApiKeysCollection: CollectionSpec<ApiKey> = {

@@ -6,6 +6,7 @@
 import { Schema } from "effect"
 import { Metadata, Name, ObjectType, optional, Timestamps } from "./common.js"
 import { Id } from "./ids.js"
+import { Reminders } from "./reminder.js"
 
 export const Plan = Schema.Literal("free", "pro", "business").annotations({
   identifier: "Plan",
@@ -168,6 +169,7 @@ export const Account = Schema.Struct({
     description: "the operator's figure for this account; null = the plan's"
   }),
   limits: AccountLimits,
+  reminders: Reminders,
   metadata: Metadata,
   ...Timestamps
 }).annotations({ identifier: "Account" })
@@ -196,14 +198,15 @@ export type AccountUpdate = typeof AccountUpdate.Type
 
 /**
  * What a credential with `keys:write` may change about its own account (PATCH /v1/account):
- * its name, handle, branding and the origins of its publishable keys. The plan and the rate
+ * its name, handle, branding, reminders and the origins of its publishable keys. The plan and the rate
  * limit are the operator's.
  */
 export const AccountSettingsUpdate = Schema.Struct({
   name: optional(Name),
   handle: optional(Handle),
   allowed_origins: optional(AllowedOrigins),
-  branding: optional(BrandingUpdate)
+  branding: optional(BrandingUpdate),
+  reminders: optional(Reminders)
 }).annotations({ identifier: "AccountSettingsUpdate" })
 export type AccountSettingsUpdate = typeof AccountSettingsUpdate.Type
 

@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { Metadata, Minutes, Money, Name, ObjectType, optional, PositiveMinutes, Text, Timestamps , optionalFields } from "./common.js"
 import { Id } from "./ids.js"
 import { Questions } from "./question.js"
+import { Reminders } from "./reminder.js"
 
 /** The longest a service (and so a booking) can last. */
 export const MAX_DURATION_MINUTES = 1440
@@ -36,6 +37,9 @@ export const ServiceFields = {
   staff_ids: Schema.Array(Id("staff")).pipe(Schema.maxItems(500)).annotations({ description: "the staff members who provide it (up to 500)" }),
   active: Schema.Boolean.annotations({ description: "inactive services cannot be booked" }),
   questions: Questions,
+  reminders: Schema.NullOr(Reminders).annotations({
+    description: "this service's reminder offsets; null = the account's, [] = none"
+  }),
   metadata: Metadata
 }
 
@@ -83,6 +87,7 @@ export const serviceDefaults = (input: ServiceCreate) => ({
   staff_ids: [],
   active: true,
   questions: [],
+  reminders: null,
   metadata: {}
 })
 

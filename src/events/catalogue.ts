@@ -12,6 +12,7 @@ export const EVENT_TYPES = [
   "booking.updated",
   "booking.cancelled",
   "booking.rescheduled",
+  "booking.reminder",
   "payment.received",
   "client.created",
   "client.updated",
@@ -38,6 +39,12 @@ export const EventData = Schema.Struct({
   object: Schema.Unknown.annotations({ description: "the full resource after the change" }),
   previous: optional(Schema.Unknown.annotations({ description: "the resource before an update" })),
   booking: optional(Schema.Unknown.annotations({ description: "payment.received: the booking paid for" })),
+  offset_minutes: optional(Schema.Int.annotations({
+    description: "booking.reminder: the offset before the start this reminder is for, in minutes"
+  })),
+  late: optional(Schema.Boolean.annotations({
+    description: "booking.reminder: sent more than 5 minutes after its time (no instance was running then)"
+  })),
   actor: optional(Actor.annotations({
     description: "booking.cancelled and booking.rescheduled: `client` when the client acted through the manage link, else `account`"
   }))

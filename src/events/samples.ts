@@ -53,6 +53,7 @@ export const sampleService = (now: number, staffId = makeId("staff", now)): Serv
   staff_ids: [staffId],
   active: true,
   questions: [{ id: "hair_length", label: "How long is your hair?", type: "select", required: true, options: ["Short", "Medium", "Long"] }],
+  reminders: null,
   metadata: {},
   ...stamps(now)
 })
@@ -141,6 +142,8 @@ export const sampleEventData = (type: EventType, now: number): EventData => {
       const earlier = { ...booking, start: formatInstant(Date.parse(booking.start) - DAY), end: formatInstant(Date.parse(booking.end) - DAY) }
       return { object: { ...booking, rescheduled_from: earlier.start }, previous: earlier }
     }
+    case "booking.reminder":
+      return { object: sampleBooking(now), offset_minutes: 60, late: false }
     case "payment.received": {
       const booking = sampleBooking(now)
       const payment = samplePayment(now, booking.id)

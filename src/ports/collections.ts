@@ -17,7 +17,7 @@ export const ServicesCollection: CollectionSpec<Service> = {
   indexes: { active: { type: "integer", get: (s) => (s.active ? 1 : 0) } },
   order: [],
   storageIndexes: [],
-  addedFields: { questions: [] }
+  addedFields: { questions: [], reminders: null }
 }
 
 export const StaffCollection: CollectionSpec<Staff> = {

@@ -60,7 +60,7 @@ describe("PATCH /v1/account", () => {
     const patch = spec.paths["/v1/account"].patch
     expect(patch.description).toContain("keys:write")
     expect(JSON.stringify(patch.requestBody)).toContain("AccountSettingsUpdate")
-    expect(Object.keys(spec.components.schemas.AccountSettingsUpdate.properties).sort()).toEqual(["allowed_origins", "branding", "handle", "name"])
+    expect(Object.keys(spec.components.schemas.AccountSettingsUpdate.properties).sort()).toEqual(["allowed_origins", "branding", "handle", "name", "reminders"])
     expect(Object.keys(patch.responses)).toEqual(expect.arrayContaining(["403", "409"]))
   })
 })

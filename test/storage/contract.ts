@@ -21,6 +21,15 @@ import { SYSTEM_TENANT } from "../../src/auth/collections.js"
 import { MANAGE_LINK_SECRET_ID } from "../../src/domain/manageLink.js"
 import { CoreLive } from "../../src/layers.js"
 import { Manage } from "../../src/Manage.js"
+import { Events } from "../../src/Events.js"
+import { type DueReminder, dueReminderId } from "../../src/domain/reminder.js"
+import {
+  copyAccountReminders,
+  makeReminderFiring,
+  ReminderJobsCollection,
+  ReminderSettingsCollection,
+  tenantKeyOf
+} from "../../src/Reminders.js"
 import { WebhookPolicy } from "../../src/webhooks/policy.js"
 import type { Event } from "../../src/events/catalogue.js"
 import { sampleBooking, sampleService } from "../../src/events/samples.js"
@@ -993,6 +1002,71 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           yield* storage.eraseTenant.pipe(as(tenantA))
           expect((yield* Effect.flip(feeds.render(tokenOf(made.url))))._tag).toBe("NotFound")
         }))
+      )
+    })
+    describe("reminders", () => {
+      /** An instance's firing over this store, as another process sharing the database would build it. */
+      const firingOver = (storage: Context.Tag.Service<Storage>) =>
+        Effect.flatMap(
+          Layer.build(Events.Default.pipe(Layer.provide(Layer.succeed(Storage, storage)))),
+          (context) => Effect.provide(makeReminderFiring, context)
+        )
+      const job = (tenant: TenantId, booking: Booking, offset: number, dueMs: number): DueReminder => ({
+        id: dueReminderId(booking.id, offset),
+        booking_id: booking.id,
+        offset_minutes: offset,
+        start_ms: Date.parse(booking.start),
+        due_ms: dueMs,
+        tenant_key: tenantKeyOf(tenant)
+      })
+
+      test(
+        "due jobs: fired once however many instances fire at once, each tenant's in its own log; later ones wait; erased with their tenant",
+        Effect.scoped(Effect.gen(function*() {
+          const storage = yield* Storage
+          const jobs = storage.collection(ReminderJobsCollection)
+          const now = yield* Clock.currentTimeMillis
+          const booking = { ...sampleBooking(now), start: formatInstant(now + 3_600_000), status: "confirmed" as const }
+          for (const tenant of [tenantA, tenantB]) {
+            yield* storage.collection(BookingsCollection).insert(booking).pipe(as(tenant))
+            yield* jobs.insert(job(tenant, booking, 60, now - 1000)).pipe(as(tenant))
+          }
+          const later = job(tenantA, booking, 30, now + 1_800_000)
+          yield* jobs.insert(later).pipe(as(tenantA))
+          expect((yield* jobs.listIndexes({ where: [{ column: "booking_id", op: "eq", value: booking.id }], columns: [] }).pipe(as(tenantA)))
+            .map((row) => row.id).sort()).toEqual([dueReminderId(booking.id, 30), dueReminderId(booking.id, 60)])
+
+          const instances = [yield* firingOver(storage), yield* firingOver(storage), yield* firingOver(storage)]
+          const nexts = yield* Effect.all(instances.map((firing) => firing.fireDue), { concurrency: "unbounded" })
+          expect(nexts).toEqual(nexts.map(() => later.due_ms))
+          for (const tenant of [tenantA, tenantB]) {
+            const sent = yield* storage.events.read({ after: 0, limit: 10, types: ["booking.reminder"] }).pipe(as(tenant))
+            expect(sent.map((row) => [row.tenant, (row.event.data.object as Booking).id, row.event.data.offset_minutes, row.event.data.late]))
+              .toEqual([[tenant, booking.id, 60, false]])
+          }
+          expect((yield* jobs.listAcrossTenants({})).map((row) => row.doc)).toEqual([later])
+          // Fired again: nothing new.
+          yield* instances[0]!.fireDue
+          expect((yield* storage.events.read({ after: 0, limit: 10, types: ["booking.reminder"] }).pipe(as(tenantA)))).toHaveLength(1)
+
+          yield* storage.eraseTenant.pipe(as(tenantA))
+          expect(yield* jobs.listAcrossTenants({})).toEqual([])
+        }))
+      )
+
+      test(
+        "the account's reminders are copied into both environments, replacing the earlier copy",
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const settings = storage.collection(ReminderSettingsCollection)
+          yield* storage.transaction(copyAccountReminders(storage, "acct_a", [{ offset_minutes: 60 }]))
+          yield* storage.transaction(copyAccountReminders(storage, "acct_a", [{ offset_minutes: 30 }, { offset_minutes: 1440 }]))
+          for (const tenant of [tenantA, tenantAProd]) {
+            expect((yield* settings.list({}).pipe(as(tenant))).map((s) => s.reminders))
+              .toEqual([[{ offset_minutes: 30 }, { offset_minutes: 1440 }]])
+          }
+          expect(yield* settings.list({}).pipe(as(tenantB))).toEqual([])
+        })
       )
     })
   })

@@ -24,7 +24,7 @@ export const AccountGroup = HttpApiGroup.make("account")
       .addError(HandleTakenProblem)
       .addError(PlanRequiredProblem)
       .annotateContext(doc(
-        "Change the account's name, handle, branding or the origins its publishable keys may be used from. " +
+        "Change the account's name, handle, branding, booking reminders or the origins its publishable keys may be used from. " +
           "Branding fields given replace the stored ones and `null` clears one; hiding \"Powered by Slotwise\" needs the pro or business plan",
         keysWrite
       ))
