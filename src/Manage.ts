@@ -186,6 +186,6 @@ export class Manage extends Effect.Service<Manage>()("slotwise/Manage", {
             Effect.flatMap(bookingUseCases.reschedule(booking.id, { start }, "client"), viewOf)
           ))))
 
-    return { manageLink, rotate, withManageUrl, withManageUrls, open, get, slots, cancel, reschedule } as const
+    return { publicBase: links.baseFor, manageLink, rotate, withManageUrl, withManageUrls, open, get, slots, cancel, reschedule } as const
   })
 }) {}
