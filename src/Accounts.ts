@@ -1,24 +1,73 @@
 /**
  * Accounts (docs/api.md §2, §5): created by the operator (admin API or `slotwise accounts
  * create`) together with a secret and a publishable key for each environment.
+ *
+ * Handles. Every account has a unique handle (its hosted page's slug). Uniqueness lives in
+ * one map keyed by handle (a collection of its own tenant, so the storage's primary key makes
+ * it unique), written in the same transaction as the account; a handle is looked up and
+ * claimed inside one write transaction, which no other write interleaves with, so two accounts
+ * never get one handle. Accounts stored before handles existed get theirs when the service
+ * starts (`assignMissingHandles`), each in a transaction that checks again.
  */
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { AccountsCollection, SYSTEM_TENANT } from "./auth/collections.js"
 import { ApiKeys } from "./ApiKeys.js"
-import { type Account, AccountCreate, AccountSettingsUpdate, AccountUpdate, type AccountWithKeys, withLimits } from "./domain/account.js"
+import {
+  type Account,
+  AccountCreate,
+  AccountSettingsUpdate,
+  AccountUpdate,
+  type AccountWithKeys,
+  BRANDING_PLANS,
+  handleBaseOf,
+  handleCandidate,
+  handleProblem,
+  mergeBranding,
+  NO_BRANDING,
+  type Plan,
+  randomHandle,
+  withLimits
+} from "./domain/account.js"
 import { PUBLISHABLE_SCOPES, SCOPES } from "./domain/apiKey.js"
+import { HandleTaken, PlanRequired } from "./domain/errors.js"
 import { changes, currentStamp, findOr404, newResource } from "./internal/resources.js"
 import { decodeInput } from "./internal/validation.js"
+import type { CollectionSpec } from "./ports/storage.js"
 import { Storage } from "./ports/storage.js"
 import { Tenant, type TenantId } from "./ports/tenant.js"
 import { Account as AccountSchema } from "./domain/account.js"
+
+/** A handle and the account that has it; the id is the handle. */
+export interface HandleOwner {
+  readonly id: string
+  readonly account_id: string
+}
+
+export const HandleOwnersCollection: CollectionSpec<HandleOwner> = {
+  name: "handle_owners",
+  indexes: {},
+  order: []
+}
+
+/** The tenant of the handle map: no account id starts with `_`. */
+export const HANDLE_OWNERS_TENANT: TenantId = { account_id: "_handles", environment: "production" }
+
+/** How many `-N` suffixes a name's handle tries before a random handle. */
+const HANDLE_ATTEMPTS = 100
+
+const hidePoweredByRefused = (plan: Plan) =>
+  new PlanRequired({
+    detail: `hiding "Powered by Slotwise" needs the ${BRANDING_PLANS.join(" or ")} plan; this account is on ${plan}`
+  })
 
 export class Accounts extends Effect.Service<Accounts>()("slotwise/Accounts", {
   effect: Effect.gen(function*() {
     const storage = yield* Storage
     const apiKeys = yield* ApiKeys
     const accounts = storage.collection(AccountsCollection)
+    const handles = storage.collection(HandleOwnersCollection)
     const system = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, Tenant, SYSTEM_TENANT)
+    const asHandles = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, Tenant, HANDLE_OWNERS_TENANT)
     const find = (id: string) => Effect.map(system(findOr404(accounts, "account")(id)), withLimits)
     const decodeCreate = decodeInput(AccountCreate)
     const decodeUpdate = decodeInput(AccountUpdate)
@@ -46,17 +95,86 @@ export class Accounts extends Effect.Service<Accounts>()("slotwise/Accounts", {
         return { secret: secret.secret, publishable: publishable.secret }
       })
 
+    // ---- handles (inside the caller's transaction) -----------------------------------------
+
+    const ownerOf = (handle: string) => asHandles(handles.get(handle))
+
+    /** Makes `handle` the account's, failing when another account has it. */
+    const claim = (handle: string, accountId: string) =>
+      Effect.gen(function*() {
+        const owner = yield* ownerOf(handle)
+        if (Option.isSome(owner)) {
+          if (owner.value.account_id === accountId) return
+          return yield* new HandleTaken({ detail: `the handle ${handle} belongs to another account` })
+        }
+        yield* asHandles(handles.insert({ id: handle, account_id: accountId }))
+      })
+
+    const release = (handle: string, accountId: string) =>
+      Effect.gen(function*() {
+        const owner = yield* ownerOf(handle)
+        if (Option.isSome(owner) && owner.value.account_id === accountId) yield* asHandles(handles.remove(handle))
+      })
+
+    /** The first free handle the name suggests (`name`, `name-2` …), else a random one; claimed for the account. */
+    const claimFromName = (name: string, accountId: string) =>
+      Effect.gen(function*() {
+        const base = handleBaseOf(name)
+        if (base !== undefined) {
+          for (let attempt = 1; attempt <= HANDLE_ATTEMPTS; attempt++) {
+            const candidate = handleCandidate(base, attempt)
+            if (handleProblem(candidate) !== undefined || Option.isSome(yield* ownerOf(candidate))) continue
+            yield* asHandles(handles.insert({ id: candidate, account_id: accountId }))
+            return candidate
+          }
+        }
+        for (;;) {
+          const candidate = randomHandle()
+          if (Option.isSome(yield* ownerOf(candidate))) continue
+          yield* asHandles(handles.insert({ id: candidate, account_id: accountId }))
+          return candidate
+        }
+      })
+
+    /** Gives every account stored without a handle one from its name; safe to run in several processes at once. */
+    const assignMissingHandles = Effect.gen(function*() {
+      const missing = (yield* system(accounts.list({}))).filter((a) => typeof a.handle !== "string")
+      for (const stale of missing) {
+        yield* storage.transaction(Effect.gen(function*() {
+          const current = yield* system(accounts.get(stale.id))
+          if (Option.isNone(current) || typeof current.value.handle === "string") return
+          const handle = yield* claimFromName(current.value.name, current.value.id)
+          yield* system(accounts.update({ ...current.value, handle, branding: current.value.branding ?? NO_BRANDING }))
+        }))
+      }
+      return missing.length
+    })
+
+    /** The account whose handle `handle` is, if any (hosted pages: `/book/{handle}`). */
+    const byHandle = (handle: string) =>
+      Effect.gen(function*() {
+        if (handleProblem(handle) !== undefined) return Option.none<Account>()
+        const owner = yield* ownerOf(handle)
+        if (Option.isNone(owner)) return Option.none<Account>()
+        const account = yield* system(accounts.get(owner.value.account_id))
+        return Option.map(Option.filter(account, (a) => a.handle === handle), withLimits)
+      })
+
     /** A new account with a secret and a publishable key in each environment. */
     const create = (input: typeof AccountCreate.Encoded) =>
       Effect.gen(function*() {
         const fields = yield* decodeCreate(input)
         return yield* storage.transaction(Effect.gen(function*() {
+          const resource = yield* newResource("account")
+          if (fields.handle !== undefined) yield* claim(fields.handle, resource.id)
           const account: Account = withLimits({
-            ...(yield* newResource("account")),
+            ...resource,
             object: "account" as const,
             name: fields.name,
+            handle: fields.handle ?? (yield* claimFromName(fields.name, resource.id)),
             plan: fields.plan,
             allowed_origins: fields.allowed_origins ?? [],
+            branding: NO_BRANDING,
             rate_limit_per_minute: fields.rate_limit_per_minute ?? null,
             metadata: fields.metadata ?? {}
           })
@@ -69,11 +187,20 @@ export class Accounts extends Effect.Service<Accounts>()("slotwise/Accounts", {
 
     // Accounts have no events: a change is stored, and cached credentials (which carry the
     // account's origins and limits) are dropped.
-    const apply = (id: string, patch: Partial<AccountUpdate>) =>
+    // A handle change claims the new handle and frees the old one in the same transaction;
+    // hiding "Powered by Slotwise" is checked against the plan the change leaves.
+    const apply = (id: string, { branding: brandingPatch, ...patch }: Partial<AccountUpdate>) =>
       storage.transaction(Effect.gen(function*() {
         const current = yield* find(id)
-        if (!changes(current, patch)) return current
-        const next = yield* validate(withLimits({ ...current, ...patch, updated_at: (yield* currentStamp).iso }))
+        const plan = patch.plan ?? current.plan
+        if (brandingPatch?.hide_powered_by === true && !BRANDING_PLANS.includes(plan)) return yield* hidePoweredByRefused(plan)
+        const fields = brandingPatch === undefined ? patch : { ...patch, branding: mergeBranding(current.branding, brandingPatch) }
+        if (!changes(current, fields)) return current
+        if (fields.handle !== undefined && fields.handle !== current.handle) {
+          yield* claim(fields.handle, id)
+          yield* release(current.handle, id)
+        }
+        const next = yield* validate(withLimits({ ...current, ...fields, updated_at: (yield* currentStamp).iso }))
         yield* system(accounts.update(next))
         yield* apiKeys.invalidate
         return next
@@ -82,7 +209,7 @@ export class Accounts extends Effect.Service<Accounts>()("slotwise/Accounts", {
     /** The operator's change: any field. */
     const update = (id: string, input: typeof AccountUpdate.Encoded) => Effect.flatMap(decodeUpdate(input), (patch) => apply(id, patch))
 
-    /** The account's own change (PATCH /v1/account): its name and allowed origins only. */
+    /** The account's own change (PATCH /v1/account): its name, handle, branding and allowed origins only. */
     const updateSettings = (id: string, input: typeof AccountSettingsUpdate.Encoded) =>
       Effect.flatMap(decodeSettings(input), (patch) => apply(id, patch))
 
@@ -95,6 +222,9 @@ export class Accounts extends Effect.Service<Accounts>()("slotwise/Accounts", {
     const originAllowedAnywhere = (origin: string) =>
       Effect.map(system(accounts.list({})), (all) => all.some((a) => a.allowed_origins.includes(origin)))
 
-    return { create, get: find, update, updateSettings, list, isEmpty, originAllowedAnywhere } as const
+    // A store that fails here cannot serve anything either: starting fails with it.
+    yield* Effect.orDie(assignMissingHandles)
+
+    return { create, get: find, byHandle, update, updateSettings, list, isEmpty, originAllowedAnywhere, assignMissingHandles } as const
   })
 }) {}

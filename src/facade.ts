@@ -79,6 +79,7 @@ const ERROR_CLASSES: { readonly [K in SlotwiseFailure["_tag"]]: typeof SlotwiseE
   RateLimited: RateLimitError,
   PlanRequired: PermissionError,
   DomainTaken: ConflictError,
+  HandleTaken: ConflictError,
   VerificationFailed: ValidationError,
   StorageFailure: InternalError
 }

@@ -2,7 +2,7 @@
  * Collections of the access layer: accounts and credentials live in a system tenant (they
  * are looked up before any tenant is known); keys and idempotency records in their tenant.
  */
-import type { Account } from "../domain/account.js"
+import { type Account, NO_BRANDING } from "../domain/account.js"
 import type { ApiKey, KeyType } from "../domain/apiKey.js"
 import type { Environment } from "../domain/common.js"
 import type { CollectionSpec } from "../ports/storage.js"
@@ -14,7 +14,9 @@ export const SYSTEM_TENANT: TenantId = { account_id: "_system", environment: "pr
 export const AccountsCollection: CollectionSpec<Account> = {
   name: "accounts",
   indexes: {},
-  order: []
+  order: [],
+  // `handle` has no constant default: Accounts gives each earlier account its own on start.
+  addedFields: { branding: NO_BRANDING }
 }
 
 export const ApiKeysCollection: CollectionSpec<ApiKey> = {

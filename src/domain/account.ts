@@ -32,6 +32,125 @@ const AllowedOrigins = Schema.Array(Origin).pipe(Schema.maxItems(100)).annotatio
   description: "the web origins publishable keys may be used from (up to 100)"
 })
 
+/**
+ * An account's handle: the slug of its hosted booking page (`/book/{handle}`). Lower-case
+ * letters, digits and inner hyphens, 3 to 40 characters, unique across all accounts, and not a
+ * word the server's own paths use.
+ */
+export const HANDLE_PATTERN = /^[a-z0-9](?:[a-z0-9-]{1,38}[a-z0-9])?$/
+export const HANDLE_MIN_LENGTH = 3
+export const HANDLE_MAX_LENGTH = 40
+export const RESERVED_HANDLES: ReadonlySet<string> = new Set([
+  "admin", "api", "v1", "book", "manage", "docs", "widget", "oauth", "www", "health", "static", "assets", "calendar", "tls",
+  "account", "accounts", "login", "logout", "signup", "settings", "help", "support", "status", "slotwise", "well-known"
+])
+
+/** What is wrong with `handle` as an account handle, or `undefined` when it is a usable one. */
+export const handleProblem = (handle: string): string | undefined => {
+  if (handle.length < HANDLE_MIN_LENGTH || handle.length > HANDLE_MAX_LENGTH || !HANDLE_PATTERN.test(handle)) {
+    return `must be ${HANDLE_MIN_LENGTH} to ${HANDLE_MAX_LENGTH} lower-case letters, digits and hyphens, starting and ending with a letter or digit`
+  }
+  if (RESERVED_HANDLES.has(handle)) return `${handle} is reserved for the server's own pages`
+  return undefined
+}
+
+export const Handle = Schema.String.pipe(
+  Schema.filter((s) => handleProblem(s) ?? true),
+  Schema.annotations({
+    identifier: "Handle",
+    description: "the account's hosted page slug: 3 to 40 of `a-z`, `0-9` and inner `-`, unique, not a reserved word",
+    jsonSchema: { type: "string", minLength: HANDLE_MIN_LENGTH, maxLength: HANDLE_MAX_LENGTH, pattern: HANDLE_PATTERN.source }
+  })
+)
+
+/**
+ * The slug a name suggests (`Default account` → `default-account`), cut to leave room for a
+ * `-N` suffix, or `undefined` when the name has too few usable letters or is a reserved word.
+ */
+export const handleBaseOf = (name: string): string | undefined => {
+  const slug = name.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, HANDLE_MAX_LENGTH - 4).replace(/-+$/, "")
+  return handleProblem(slug) === undefined ? slug : undefined
+}
+
+/** `base`, then `base-2`, `base-3` …: the `attempt`-th candidate (attempt 1 is the base). */
+export const handleCandidate = (base: string, attempt: number): string => (attempt <= 1 ? base : `${base}-${attempt}`)
+
+const HANDLE_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
+/** A short random handle for names that give none: `a` and 7 random characters (36^7 choices). */
+export const randomHandle = (): string => {
+  const bytes = crypto.getRandomValues(new Uint8Array(7))
+  return `a${Array.from(bytes, (b) => HANDLE_ALPHABET[b % HANDLE_ALPHABET.length]).join("")}`
+}
+
+/** Plans that may hide "Powered by Slotwise". */
+export const BRANDING_PLANS: ReadonlyArray<Plan> = ["pro", "business"]
+
+export const DisplayName = Schema.String.pipe(
+  Schema.filter((s) => s.trim().length > 0 || "must not be empty"),
+  Schema.filter((s) => !/[\u0000-\u001f\u007f]/.test(s) || "must not contain control characters"),
+  Schema.maxLength(80, { message: () => "must be at most 80 characters" }),
+  Schema.annotations({ description: "the name hosted pages and the widget show, 1 to 80 characters" })
+)
+
+/** What is wrong with `url` as a logo address, or `undefined` when it is usable. */
+export const logoUrlProblem = (url: string): string | undefined => {
+  if (url.length > 2000) return "must be at most 2000 characters"
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return "must be an absolute https:// URL"
+  }
+  if (parsed.protocol !== "https:") return "must be an https:// URL"
+  if (parsed.username !== "" || parsed.password !== "") return "must not carry a user name or password"
+  if (/[\s"'<>\\]/.test(url)) return "must not contain spaces, quotes, angle brackets or backslashes"
+  return undefined
+}
+
+export const LogoUrl = Schema.String.pipe(
+  Schema.filter((s) => logoUrlProblem(s) ?? true),
+  Schema.annotations({ description: "an https:// image URL, at most 2000 characters, without credentials", jsonSchema: { type: "string", format: "uri", maxLength: 2000 } })
+)
+
+export const PrimaryColor = Schema.String.pipe(
+  Schema.filter((s) => /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/.test(s) || "must be a colour as #rgb or #rrggbb"),
+  Schema.annotations({ description: "`#rgb` or `#rrggbb`", jsonSchema: { type: "string", pattern: "^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$" } })
+)
+
+export const Branding = Schema.Struct({
+  display_name: Schema.NullOr(DisplayName),
+  logo_url: Schema.NullOr(LogoUrl),
+  primary_color: Schema.NullOr(PrimaryColor),
+  hide_powered_by: Schema.Boolean.annotations({
+    description: "hide \"Powered by Slotwise\" (pro and business; kept but without effect on free)"
+  })
+}).annotations({ identifier: "Branding", description: "what hosted pages, manage pages and the widget show by default" })
+export type Branding = typeof Branding.Type
+
+export const NO_BRANDING: Branding = { display_name: null, logo_url: null, primary_color: null, hide_powered_by: false }
+
+/** A change of branding: the fields given replace the stored ones, `null` clears one. */
+export const BrandingUpdate = Schema.Struct({
+  display_name: optional(Schema.NullOr(DisplayName)),
+  logo_url: optional(Schema.NullOr(LogoUrl)),
+  primary_color: optional(Schema.NullOr(PrimaryColor)),
+  hide_powered_by: optional(Schema.NullOr(Schema.Boolean))
+}).annotations({ identifier: "BrandingUpdate", description: "fields to change; the others stay, `null` clears one" })
+export type BrandingUpdate = typeof BrandingUpdate.Type
+
+/** The stored branding with `update` merged in. */
+export const mergeBranding = (current: Branding, update: BrandingUpdate): Branding => ({
+  display_name: update.display_name === undefined ? current.display_name : update.display_name,
+  logo_url: update.logo_url === undefined ? current.logo_url : update.logo_url,
+  primary_color: update.primary_color === undefined ? current.primary_color : update.primary_color,
+  hide_powered_by: update.hide_powered_by === undefined ? current.hide_powered_by : update.hide_powered_by ?? false
+})
+
+/** Whether "Powered by Slotwise" shows: always on free, whatever a downgraded account once chose. */
+export const showsPoweredBy = (account: { readonly plan: Plan; readonly branding: Branding }): boolean =>
+  !(BRANDING_PLANS.includes(account.plan) && account.branding.hide_powered_by)
+
 export const AccountLimits = Schema.Struct({
   requests_per_minute: Schema.Int.annotations({ description: "the rate limit in force: the account's own figure, else its plan's" })
 }).annotations({ identifier: "AccountLimits", description: "the limits in force for the account" })
@@ -40,8 +159,10 @@ export const Account = Schema.Struct({
   id: Id("account"),
   object: ObjectType("account"),
   name: Name,
+  handle: Handle,
   plan: Plan,
   allowed_origins: AllowedOrigins,
+  branding: Branding,
   rate_limit_per_minute: Schema.NullOr(RateLimitPerMinute).annotations({
     description: "the operator's figure for this account; null = the plan's"
   }),
@@ -53,6 +174,7 @@ export type Account = typeof Account.Type
 
 export const AccountCreate = Schema.Struct({
   name: Name,
+  handle: optional(Handle),
   plan: Plan,
   allowed_origins: optional(AllowedOrigins),
   rate_limit_per_minute: optional(Schema.NullOr(RateLimitPerMinute)),
@@ -62,8 +184,10 @@ export type AccountCreate = typeof AccountCreate.Type
 
 export const AccountUpdate = Schema.Struct({
   name: optional(Name),
+  handle: optional(Handle),
   plan: optional(Plan),
   allowed_origins: optional(AllowedOrigins),
+  branding: optional(BrandingUpdate),
   rate_limit_per_minute: optional(Schema.NullOr(RateLimitPerMinute)),
   metadata: optional(Metadata)
 }).annotations({ identifier: "AccountUpdate" })
@@ -71,11 +195,14 @@ export type AccountUpdate = typeof AccountUpdate.Type
 
 /**
  * What a credential with `keys:write` may change about its own account (PATCH /v1/account):
- * its name and the origins of its publishable keys. The plan and the rate limit are the operator's.
+ * its name, handle, branding and the origins of its publishable keys. The plan and the rate
+ * limit are the operator's.
  */
 export const AccountSettingsUpdate = Schema.Struct({
   name: optional(Name),
-  allowed_origins: optional(AllowedOrigins)
+  handle: optional(Handle),
+  allowed_origins: optional(AllowedOrigins),
+  branding: optional(BrandingUpdate)
 }).annotations({ identifier: "AccountSettingsUpdate" })
 export type AccountSettingsUpdate = typeof AccountSettingsUpdate.Type
 

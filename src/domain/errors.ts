@@ -44,6 +44,8 @@ export class IdempotencySecretWithheld
 /** The account's plan does not include the feature (custom domains: pro and business). */
 export class PlanRequired extends Schema.TaggedError<PlanRequired>()("PlanRequired", detail) {}
 /** A hostname another account (or environment) has verified: one owner at a time. */
+/** A handle another account has: one account per handle. */
+export class HandleTaken extends Schema.TaggedError<HandleTaken>()("HandleTaken", detail) {}
 export class DomainTaken extends Schema.TaggedError<DomainTaken>()("DomainTaken", detail) {}
 /** `verify` did not find the expected TXT record; the detail says what it found. */
 export class VerificationFailed extends Schema.TaggedError<VerificationFailed>()("VerificationFailed", detail) {}
@@ -77,6 +79,7 @@ export type SlotwiseFailure =
   | IdempotencySecretWithheld
   | PlanRequired
   | DomainTaken
+  | HandleTaken
   | VerificationFailed
   | StorageFailure
 
@@ -107,6 +110,7 @@ export const ErrorCatalog: { readonly [K in SlotwiseFailure["_tag"]]: ErrorInfo 
   IdempotencySecretWithheld: { code: "idempotency_secret_withheld", status: 409, title: "Secret not replayed" },
   PlanRequired: { code: "plan_required", status: 403, title: "Plan required" },
   DomainTaken: { code: "domain_taken", status: 409, title: "Domain taken" },
+  HandleTaken: { code: "handle_taken", status: 409, title: "Handle taken" },
   VerificationFailed: { code: "verification_failed", status: 422, title: "Verification failed" },
   StorageFailure: { code: "internal_error", status: 500, title: "Internal error" }
 }

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { devOrigins } from "../../adapters/http/server.js"
-import { client, expectProblem, expectStatus, newAccount, scopedKey, startServer, type TestServer } from "./harness.js"
+import { ADMIN_TOKEN, client, expectProblem, expectStatus, newAccount, scopedKey, startServer, type TestServer } from "./harness.js"
 
 let server: TestServer
 beforeAll(async () => {
@@ -60,7 +60,49 @@ describe("PATCH /v1/account", () => {
     const patch = spec.paths["/v1/account"].patch
     expect(patch.description).toContain("keys:write")
     expect(JSON.stringify(patch.requestBody)).toContain("AccountSettingsUpdate")
-    expect(Object.keys(spec.components.schemas.AccountSettingsUpdate.properties).sort()).toEqual(["allowed_origins", "name"])
+    expect(Object.keys(spec.components.schemas.AccountSettingsUpdate.properties).sort()).toEqual(["allowed_origins", "branding", "handle", "name"])
+    expect(Object.keys(patch.responses)).toEqual(expect.arrayContaining(["403", "409"]))
+  })
+})
+
+describe("account handles", () => {
+  it("every account gets one from its name, GET /v1/account shows it, and PATCH changes it", async () => {
+    const first = await newAccount(server, { name: "Handle Test Studio" })
+    const second = await newAccount(server, { name: "Handle Test Studio" })
+    expect(first.account.handle).toBe("handle-test-studio")
+    expect(second.account.handle).toBe("handle-test-studio-2")
+    const api = client(server.url, second.keys.production.secret)
+    expect(expectStatus(await api.get("/v1/account"), 200).handle).toBe("handle-test-studio-2")
+
+    expect(expectStatus(await api.patch("/v1/account", { handle: "handle-test-renamed" }), 200).handle).toBe("handle-test-renamed")
+    expect(expectStatus(await client(server.url, second.keys.sandbox.secret).get("/v1/account"), 200).handle).toBe("handle-test-renamed")
+    // The former handle is free for anyone at once.
+    const third = client(server.url, (await newAccount(server)).keys.sandbox.secret)
+    expect(expectStatus(await third.patch("/v1/account", { handle: "handle-test-studio-2" }), 200).handle).toBe("handle-test-studio-2")
+  })
+
+  it("answers 409 handle_taken for another account's handle and 422 naming handle for a bad or reserved one", async () => {
+    const owner = await newAccount(server, { name: "Taken Handle Owner" })
+    const api = client(server.url, (await newAccount(server)).keys.sandbox.secret)
+    const before = expectStatus(await api.get("/v1/account"), 200).handle
+    expectProblem(await api.patch("/v1/account", { handle: owner.account.handle }), 409, "handle_taken")
+    for (const handle of ["admin", "book", "v1", "ab", "-starts-with-hyphen", "Upper-Case", "a".repeat(41), "under_score"]) {
+      const problem = expectProblem(await api.patch("/v1/account", { handle }), 422, "validation_failed")
+      expect(problem.errors.map((e: { path: string }) => e.path)).toEqual(["handle"])
+    }
+    expect(expectStatus(await api.get("/v1/account"), 200).handle).toBe(before)
+    // Its own handle again is no conflict.
+    expect(expectStatus(await api.patch("/v1/account", { handle: before }), 200).handle).toBe(before)
+  })
+
+  it("the operator sets a handle at creation and by update, with the same uniqueness", async () => {
+    const admin = client(server.url, ADMIN_TOKEN)
+    const created = await newAccount(server, { name: "Whatever", handle: "operator-chosen" })
+    expect(created.account.handle).toBe("operator-chosen")
+    expectProblem(await admin.post("/admin/v1/accounts", { name: "Other", plan: "free", handle: "operator-chosen" }), 409, "handle_taken")
+    const other = await newAccount(server)
+    expectProblem(await admin.patch(`/admin/v1/accounts/${other.account.id}`, { handle: "operator-chosen" }), 409, "handle_taken")
+    expect(expectStatus(await admin.patch(`/admin/v1/accounts/${other.account.id}`, { handle: "operator-moved" }), 200).handle).toBe("operator-moved")
   })
 })
 

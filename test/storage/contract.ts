@@ -5,6 +5,10 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Context, Deferred, Effect, Either, Layer, Option } from "effect"
+import { Accounts, HANDLE_OWNERS_TENANT, HandleOwnersCollection } from "../../src/Accounts.js"
+import { ApiKeys } from "../../src/ApiKeys.js"
+import { AccountsCollection } from "../../src/auth/collections.js"
+import type { Account } from "../../src/domain/account.js"
 import { CALENDAR_FEED_TOKENS_TENANT, CalendarFeeds, CalendarFeedTokensCollection } from "../../src/CalendarFeeds.js"
 import type { Booking } from "../../src/domain/booking.js"
 import type { Client } from "../../src/domain/client.js"
@@ -829,6 +833,79 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
         }).pipe(as(DOMAIN_OWNERS_TENANT))
       )
     })
+    describe("account handles", () => {
+      /** A fresh instance of the accounts service over this store: what each server process builds on start. */
+      const accountsService = Effect.map(
+        Layer.build(Accounts.Default.pipe(Layer.provide(ApiKeys.Default))),
+        (context) => Context.get(context, Accounts)
+      )
+      const handleMap = Effect.flatMap(storageOf(HandleOwnersCollection), (map) => map.list({}).pipe(as(HANDLE_OWNERS_TENANT)))
+
+      test(
+        "accounts with one name created at once get distinct handles: the name's, then -2, -3 …",
+        Effect.scoped(Effect.gen(function*() {
+          const accounts = yield* accountsService
+          const created = yield* Effect.forEach(
+            Array.from({ length: 8 }, () => "Acme Studio"),
+            (name) => accounts.create({ name, plan: "free" }),
+            { concurrency: "unbounded" }
+          )
+          const handles = created.map((c) => c.account.handle).sort()
+          expect(handles).toEqual(["acme-studio", "acme-studio-2", "acme-studio-3", "acme-studio-4", "acme-studio-5", "acme-studio-6", "acme-studio-7", "acme-studio-8"])
+          const map = yield* handleMap
+          expect(map.map((e) => [e.id, e.account_id]).sort()).toEqual(created.map((c) => [c.account.handle, c.account.id]).sort())
+        })),
+        30_000
+      )
+
+      test(
+        "claims of one handle by several accounts at once leave exactly one owner",
+        Effect.scoped(Effect.gen(function*() {
+          const accounts = yield* accountsService
+          const created = yield* Effect.forEach(["One", "Two", "Three", "Four"], (name) => accounts.create({ name, plan: "pro" }))
+          const outcomes = yield* Effect.forEach(
+            created,
+            (c) => Effect.either(accounts.updateSettings(c.account.id, { handle: "the-studio" })),
+            { concurrency: "unbounded" }
+          )
+          const winners = outcomes.filter(Either.isRight)
+          expect(winners).toHaveLength(1)
+          for (const o of outcomes) if (Either.isLeft(o)) expect(o.left._tag).toBe("HandleTaken")
+          const winner = winners[0]!.right
+          expect(Option.map(yield* accounts.byHandle("the-studio"), (a) => a.id)).toEqual(Option.some(winner.id))
+          // The winner's former handle is free again; every other account keeps its own.
+          const map = yield* handleMap
+          expect(map.map((e) => e.id).sort()).toEqual(["four", "one", "the-studio", "three", "two"].filter((h) => h !== created.find((c) => c.account.id === winner.id)!.account.handle))
+        })),
+        30_000
+      )
+
+      test(
+        "accounts stored before handles existed get one from two processes starting at once, each distinct",
+        Effect.scoped(Effect.gen(function*() {
+          const stored = yield* storageOf(AccountsCollection)
+          const legacy = ["acc_01J0000000000000000000000A", "acc_01J0000000000000000000000B", "acc_01J0000000000000000000000C"]
+          for (const id of legacy) {
+            const { handle: _handle, branding: _branding, ...earlier } = {
+              id, object: "account", name: "Old Shop", handle: "", plan: "free", allowed_origins: [], branding: null,
+              rate_limit_per_minute: null, limits: { requests_per_minute: 60 }, metadata: {},
+              created_at: "2026-01-01T00:00:00Z", updated_at: "2026-01-01T00:00:00Z"
+            }
+            yield* stored.insert(earlier as unknown as Account).pipe(as(SYSTEM_TENANT))
+          }
+          const [first, second] = yield* Effect.all([accountsService, accountsService], { concurrency: "unbounded" })
+          const handles = yield* Effect.forEach(legacy, (id) => Effect.map(first.get(id), (a) => a.handle))
+          expect([...handles].sort()).toEqual(["old-shop", "old-shop-2", "old-shop-3"])
+          expect(yield* second.assignMissingHandles).toBe(0)
+          for (const [i, id] of legacy.entries()) {
+            expect(Option.map(yield* second.byHandle(handles[i]!), (a) => a.id)).toEqual(Option.some(id))
+          }
+          expect((yield* handleMap).map((e) => e.id).sort()).toEqual(["old-shop", "old-shop-2", "old-shop-3"])
+        })),
+        30_000
+      )
+    })
+
     describe("calendar feeds' token map", () => {
       /** The core's feeds over this store, rendering each feed as its name and its events' UIDs. */
       const feedsOver = Effect.map(

@@ -5,6 +5,7 @@ import { Account, AccountSettingsUpdate } from "../../../src/domain/account.js"
 import { ApiKey, ApiKeyCreate, ApiKeyRotate, ApiKeyWithSecret } from "../../../src/domain/apiKey.js"
 import { doc, key } from "./access.js"
 import { body, IdPath, NoFields, pageOf } from "./common.js"
+import { HandleTakenProblem, PlanRequiredProblem } from "./problems.js"
 import { queryOf } from "./query.js"
 import { Authentication } from "./security.js"
 
@@ -20,11 +21,17 @@ export const AccountGroup = HttpApiGroup.make("account")
     HttpApiEndpoint.patch("update", "/v1/account")
       .setPayload(body(AccountSettingsUpdate))
       .addSuccess(Account)
-      .annotateContext(doc("Change the account's name or the origins its publishable keys may be used from", keysWrite))
+      .addError(HandleTakenProblem)
+      .addError(PlanRequiredProblem)
+      .annotateContext(doc(
+        "Change the account's name, handle, branding or the origins its publishable keys may be used from. " +
+          "Branding fields given replace the stored ones and `null` clears one; hiding \"Powered by Slotwise\" needs the pro or business plan",
+        keysWrite
+      ))
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Account")
-  .annotate(OpenApi.Description, "The account the credential belongs to, with its plan and limits; its name and allowed origins.")
+  .annotate(OpenApi.Description, "The account the credential belongs to, with its plan and limits; its name, handle, branding and allowed origins.")
 
 export const ApiKeysGroup = HttpApiGroup.make("apiKeys")
   .add(

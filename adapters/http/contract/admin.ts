@@ -3,6 +3,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Account, AccountCreate, AccountUpdate, AccountWithKeys } from "../../../src/domain/account.js"
 import { adminAccess, doc } from "./access.js"
 import { body, IdPath } from "./common.js"
+import { HandleTakenProblem, PlanRequiredProblem } from "./problems.js"
 import { OperatorAuthentication } from "./security.js"
 
 export const AdminGroup = HttpApiGroup.make("admin")
@@ -10,6 +11,7 @@ export const AdminGroup = HttpApiGroup.make("admin")
     HttpApiEndpoint.post("createAccount", "/admin/v1/accounts")
       .setPayload(body(AccountCreate))
       .addSuccess(AccountWithKeys, { status: 201 })
+      .addError(HandleTakenProblem)
       .annotateContext(doc("Create an account with a secret and a publishable key per environment", adminAccess))
   )
   .add(
@@ -23,7 +25,9 @@ export const AdminGroup = HttpApiGroup.make("admin")
       .setPath(IdPath)
       .setPayload(body(AccountUpdate))
       .addSuccess(Account)
-      .annotateContext(doc("Change an account's plan, origins or rate limit", adminAccess))
+      .addError(HandleTakenProblem)
+      .addError(PlanRequiredProblem)
+      .annotateContext(doc("Change an account's plan, handle, branding, origins or rate limit", adminAccess))
   )
   .middleware(OperatorAuthentication)
   // Not part of the public /v1 reference: the operator API is documented in the README.

@@ -10,6 +10,7 @@ import { Schema } from "effect"
 import {
   BadRequest,
   DomainTaken,
+  HandleTaken,
   ErrorCatalog,
   FieldError,
   Forbidden,
@@ -138,6 +139,7 @@ export const IdempotencyMismatchProblem = core(IdempotencyMismatch, "Idempotency
 export const InternalErrorProblem = core(StorageFailure, "StorageFailure")
 export const PlanRequiredProblem = core(PlanRequired, "PlanRequired")
 export const DomainTakenProblem = core(DomainTaken, "DomainTaken")
+export const HandleTakenProblem = core(HandleTaken, "HandleTaken")
 export const VerificationFailedProblem = core(VerificationFailed, "VerificationFailed")
 
 const transport = <E extends TransportFailure>(errorClass: ErrorClass<E>, tag: E["_tag"]) =>
