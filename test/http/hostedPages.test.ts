@@ -11,7 +11,7 @@ import { client, type Client, expectStatus, MONDAY_9, newAccount, request, seed,
 let dns: DnsResponder
 let server: TestServer
 let owner: Client
-let account: { id: string; name: string }
+let account: { id: string; name: string; handle: string }
 let setup: Awaited<ReturnType<typeof seed>>
 
 const PUBLIC_URL = "https://pages.slotwise.example"
@@ -52,15 +52,15 @@ const expectPageHeaders = (headers: Headers) => {
 describe("the booking pages of a handle", () => {
   it("lists the active services with durations, prices and links, under the page headers and OG tags", async () => {
     const inactive = expectStatus(await owner.post("/v1/services", { name: "Retired", duration_minutes: 15, staff_ids: [setup.staff.id], active: false }), 201)
-    const reply = await get(`/book/${account.id}`)
+    const reply = await get(`/book/${account.handle}`)
     expect(reply.status).toBe(200)
     expectPageHeaders(reply.headers)
-    expect(reply.text).toContain(`<a href="/book/${account.id}/${setup.service.id}" data-service="${setup.service.id}">`)
+    expect(reply.text).toContain(`<a href="/book/${account.handle}/${setup.service.id}" data-service="${setup.service.id}">`)
     expect(reply.text).toContain("30 min · €35.00")
     expect(reply.text).not.toContain(inactive.id)
     expect(reply.text).toContain('<link rel="stylesheet" href="/pages.css">')
     expect(meta(reply.text, "og:title")).toBe("Book with Salon &lt;Ana&gt; &amp; &quot;Co&quot;")
-    expect(meta(reply.text, "og:url")).toBe(`${PUBLIC_URL}/book/${account.id}`)
+    expect(meta(reply.text, "og:url")).toBe(`${PUBLIC_URL}/book/${account.handle}`)
     expect(meta(reply.text, "og:type")).toBe("website")
     expect(meta(reply.text, "og:description")).toBe("Cut")
     // The page lists; it does not book: no key, no widget.
@@ -75,7 +75,7 @@ describe("the booking pages of a handle", () => {
       duration_minutes: 30,
       staff_ids: [setup.staff.id]
     }), 201)
-    for (const path of [`/book/${account.id}`, `/book/${account.id}/${hostile.id}`]) {
+    for (const path of [`/book/${account.handle}`, `/book/${account.handle}/${hostile.id}`]) {
       const { status, text } = await get(path)
       expect(status).toBe(200)
       expect(text).not.toContain("<img src=x")
@@ -87,7 +87,7 @@ describe("the booking pages of a handle", () => {
   })
 
   it("a service's page mounts the widget with that service and the account's hosted-page key of the environment", async () => {
-    const reply = await get(`/book/${account.id}/${setup.service.id}`)
+    const reply = await get(`/book/${account.handle}/${setup.service.id}`)
     expect(reply.status).toBe(200)
     expectPageHeaders(reply.headers)
     expect(reply.text).toContain(`data-service="${setup.service.id}"`)
@@ -96,7 +96,7 @@ describe("the booking pages of a handle", () => {
     const key = keyIn(reply.text)!
     expect(key).toMatch(/^pk_live_/)
     // Every page view embeds the same derived key, created once.
-    expect(keyIn((await get(`/book/${account.id}/${setup.service.id}`)).text)).toBe(key)
+    expect(keyIn((await get(`/book/${account.handle}/${setup.service.id}`)).text)).toBe(key)
     const keys = expectStatus(await owner.get("/v1/api-keys?type=publishable"), 200).data
     const hosted = keys.filter((k: any) => k.metadata.slotwise_hosted_pages === "true")
     expect(hosted).toHaveLength(1)
@@ -111,7 +111,7 @@ describe("the booking pages of a handle", () => {
     expect((await request(server.url, "GET", "/v1/widget/config", { key, headers: { origin: "https://evil.example" } })).status).toBe(403)
 
     // The sandbox has its own pages and key.
-    const sandbox = await get(`/book/${account.id}/sandbox`)
+    const sandbox = await get(`/book/${account.handle}/sandbox`)
     expect(sandbox.status).toBe(200)
     expect(sandbox.text).toContain('<meta name="robots" content="noindex, nofollow">')
     expect(sandbox.text).toContain("Test mode")
@@ -120,7 +120,7 @@ describe("the booking pages of a handle", () => {
 
   it("answers unknown handles, unknown or inactive services and malformed paths with the 404 page", async () => {
     const retired = expectStatus(await owner.post("/v1/services", { name: "Old", duration_minutes: 15, staff_ids: [setup.staff.id], active: false }), 201)
-    for (const path of ["/book/acct_nobody", `/book/${account.id}/svc_missing`, `/book/${account.id}/${retired.id}`]) {
+    for (const path of ["/book/acct_nobody", `/book/${account.handle}/svc_missing`, `/book/${account.handle}/${retired.id}`]) {
       const reply = await get(path)
       expect(reply.status, path).toBe(404)
       expectPageHeaders(reply.headers)
@@ -128,7 +128,7 @@ describe("the booking pages of a handle", () => {
       expect(keyIn(reply.text)).toBeUndefined()
     }
     // Not a page at all: the API's own 404.
-    expect((await get(`/book/${account.id}/a/b/c`)).headers.get("content-type")).toContain("application/problem+json")
+    expect((await get(`/book/${account.handle}/a/b/c`)).headers.get("content-type")).toContain("application/problem+json")
   })
 })
 
@@ -171,20 +171,20 @@ describe("the manage page", () => {
 
 describe("language, theme and the style sheet", () => {
   it("picks en or de from Accept-Language by quality, and a theme from ?theme", async () => {
-    const lang = async (header: string) => /<html lang="(\w+)"/.exec((await get(`/book/${account.id}`, { "accept-language": header })).text)?.[1]
+    const lang = async (header: string) => /<html lang="(\w+)"/.exec((await get(`/book/${account.handle}`, { "accept-language": header })).text)?.[1]
     expect(await lang("de-DE,de;q=0.9,en;q=0.5")).toBe("de")
     expect(await lang("fr-FR, de;q=0.4")).toBe("de")
     expect(await lang("de;q=0.2, en-GB;q=0.8")).toBe("en")
     expect(await lang("fr")).toBe("en")
-    const german = (await get(`/book/${account.id}`, { "accept-language": "de" })).text
+    const german = (await get(`/book/${account.handle}`, { "accept-language": "de" })).text
     expect(german).toContain("Termin bei Salon &lt;Ana&gt; &amp; &quot;Co&quot; buchen")
     expect(german).toContain("30 Min.")
 
-    expect((await get(`/book/${account.id}?theme=dark`)).text).toContain('<html lang="en" data-theme="dark">')
-    const auto = (await get(`/book/${account.id}?theme=<x>`)).text
+    expect((await get(`/book/${account.handle}?theme=dark`)).text).toContain('<html lang="en" data-theme="dark">')
+    const auto = (await get(`/book/${account.handle}?theme=<x>`)).text
     expect(auto).toContain('<html lang="en">')
     expect(auto).toContain('<meta name="color-scheme" content="light dark">')
-    expect((await get(`/book/${account.id}/${setup.service.id}?theme=light`)).text).toContain('data-theme="light"')
+    expect((await get(`/book/${account.handle}/${setup.service.id}?theme=light`)).text).toContain('data-theme="light"')
   })
 
   it("serves the page CSS with an ETag and answers a revalidation with 304", async () => {
@@ -197,6 +197,27 @@ describe("language, theme and the style sheet", () => {
   })
 })
 
+describe("branding", () => {
+  it("shows the display name, logo and colour, and drops \"Powered by\" when the plan allows hiding it", async () => {
+    const before = (await get(`/book/${account.handle}`)).text
+    expect(before).toContain("Powered by Slotwise")
+    expectStatus(await owner.patch("/v1/account", {
+      branding: { display_name: "Ana's <Studio>", logo_url: "https://cdn.example/logo.png", primary_color: "#aa0000", hide_powered_by: true }
+    }), 200)
+    try {
+      const list = (await get(`/book/${account.handle}`)).text
+      expect(meta(list, "og:title")).toBe("Book with Ana&#39;s &lt;Studio&gt;")
+      expect(list).toContain('<img src="https://cdn.example/logo.png" alt="">')
+      expect(list).not.toContain("Powered by Slotwise")
+      const service = (await get(`/book/${account.handle}/${setup.service.id}`)).text
+      expect(service).toContain('data-primary-color="#aa0000"')
+      expect(service).toContain('data-hide-branding="true"')
+    } finally {
+      expectStatus(await owner.patch("/v1/account", { branding: { display_name: null, logo_url: null, primary_color: null, hide_powered_by: false } }), 200)
+    }
+  })
+})
+
 describe("custom domains and limits", () => {
   it("on a verified custom domain / is the account's page and manage links point there; elsewhere / is the API's document", async () => {
     const domain = expectStatus(await owner.post("/v1/domains", { hostname: "book.ana.example" }), 201)
@@ -206,7 +227,7 @@ describe("custom domains and limits", () => {
     const root = await get("/", { host: "book.ana.example" })
     expect(root.status).toBe(200)
     expectPageHeaders(root.headers)
-    expect(root.text).toContain(`href="/book/${account.id}/${setup.service.id}"`)
+    expect(root.text).toContain(`href="/book/${account.handle}/${setup.service.id}"`)
     expect(meta(root.text, "og:url")).toBe("https://book.ana.example/")
 
     const booking = expectStatus(await owner.post("/v1/bookings", {
@@ -226,8 +247,8 @@ describe("custom domains and limits", () => {
   })
 
   it("counts page views per client address like anonymous requests", async () => {
-    let last = await get(`/book/${account.id}`)
-    for (let i = 1; i < 61 && last.status === 200; i++) last = await get(`/book/${account.id}`)
+    let last = await get(`/book/${account.handle}`)
+    for (let i = 1; i < 61 && last.status === 200; i++) last = await get(`/book/${account.handle}`)
     expect(last.status).toBe(429)
     expect(Number(last.headers.get("retry-after"))).toBeGreaterThan(0)
     expectPageHeaders(last.headers)

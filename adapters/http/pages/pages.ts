@@ -17,7 +17,7 @@ import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/pla
 import { Effect, Option } from "effect"
 import { createHash } from "node:crypto"
 import { Accounts } from "../../../src/Accounts.js"
-import type { Account } from "../../../src/domain/account.js"
+import { type Account, showsPoweredBy } from "../../../src/domain/account.js"
 import { Domains } from "../../../src/Domains.js"
 import { HostedPageKeys } from "../../../src/HostedPages.js"
 import { Manage } from "../../../src/Manage.js"
@@ -62,9 +62,6 @@ const cssResponse = (request: HttpServerRequest.HttpServerRequest) => {
   }
   return HttpServerResponse.text(PAGES_CSS, { contentType: "text/css; charset=utf-8", headers })
 }
-
-const isNotFound = (error: unknown): boolean =>
-  typeof error === "object" && error !== null && (error as { readonly _tag?: unknown })._tag === "NotFound"
 
 export interface PagesOptions {
   readonly prefix?: string | undefined
@@ -142,19 +139,23 @@ export const makePages = (options: PagesOptions = {}) =>
       })
     }
 
-    /**
-     * The account a handle names. Until accounts carry handles of their own, an account's
-     * id is its handle.
-     */
-    const accountOfHandle = (handle: string) =>
-      Effect.catchAll(Effect.map(accounts.get(handle), Option.some<Account>), (e) => isNotFound(e) ? Effect.succeedNone : Effect.fail(e))
+    const displayName = (account: Account): string => account.branding.display_name ?? account.name
 
-    const handleOf = (account: Account): string => account.id
+    /** What every page of the account shows: its name, logo and whether "Powered by Slotwise" does. */
+    const brandingOf = (account: Account) => ({
+      account: displayName(account),
+      logoUrl: account.branding.logo_url ?? undefined,
+      poweredBy: showsPoweredBy(account)
+    })
 
-    const displayName = (account: Account): string => account.name
+    /** The widget's settings from the account's branding (a free plan's widget shows "Powered by" anyway). */
+    const widgetBranding = (account: Account) => ({
+      "primary-color": account.branding.primary_color ?? undefined,
+      "hide-branding": showsPoweredBy(account) ? undefined : "true"
+    })
 
     const bookPath = (account: Account, tenant: TenantId, serviceId?: string) =>
-      `${prefix}/book/${encodeURIComponent(handleOf(account))}${tenant.environment === "sandbox" ? "/sandbox" : ""}${
+      `${prefix}/book/${encodeURIComponent(account.handle)}${tenant.environment === "sandbox" ? "/sandbox" : ""}${
         serviceId === undefined ? "" : `/${encodeURIComponent(serviceId)}`
       }`
 
@@ -181,7 +182,7 @@ export const makePages = (options: PagesOptions = {}) =>
           title,
           description: list.map((s) => s.name).join(", ") || pageText(req.lang, "no_services"),
           url,
-          account: name,
+          ...brandingOf(account),
           noindex: tenant.environment === "sandbox",
           body
         }))
@@ -202,12 +203,20 @@ export const makePages = (options: PagesOptions = {}) =>
           title,
           description: service.description ?? `${service.name} · ${pageText(req.lang, "minutes", { n: service.duration_minutes })}`,
           url,
-          account: name,
+          ...brandingOf(account),
+          // The widget says "Powered by" itself.
           poweredBy: false,
           noindex: tenant.environment === "sandbox",
           widget: true,
           body: `${back}\n<h1>${escapeHtml(title)}</h1>\n${
-            widgetElement({ key, service: service.id, theme: req.theme ?? "auto", locale: req.lang, "base-url": req.prefix || undefined })
+            widgetElement({
+              key,
+              service: service.id,
+              theme: req.theme ?? "auto",
+              locale: req.lang,
+              "base-url": req.prefix || undefined,
+              ...widgetBranding(account)
+            })
           }`
         }))
       })
@@ -227,19 +236,25 @@ export const makePages = (options: PagesOptions = {}) =>
           title,
           description: pageText(req.lang, "manage_description", { account: name }),
           url,
-          account: name,
+          ...brandingOf(account),
           poweredBy: false,
           noindex: true,
           widget: true,
           body: `<h1>${escapeHtml(pageText(req.lang, "manage_title", { account: name }))}</h1>\n${
-            widgetElement({ "manage-token": token, theme: req.theme ?? "auto", locale: req.lang, "base-url": req.prefix || undefined })
+            widgetElement({
+              "manage-token": token,
+              theme: req.theme ?? "auto",
+              locale: req.lang,
+              "base-url": req.prefix || undefined,
+              ...widgetBranding(account)
+            })
           }`
         }), { "cache-control": "no-store" })
       })
 
     const bookPage = (req: PageRequest, route: Extract<Route, { _tag: "Book" }>, path: string) =>
       Effect.gen(function*() {
-        const found = yield* accountOfHandle(route.handle)
+        const found = yield* accounts.byHandle(route.handle)
         if (Option.isNone(found)) return notFound(req, path)
         const account = found.value
         const tenant: TenantId = { account_id: account.id, environment: route.sandbox ? "sandbox" : "production" }
