@@ -13,7 +13,7 @@ a{color:var(--link)}
 a:focus-visible{outline:3px solid var(--fg);outline-offset:2px}
 .skip{position:absolute;left:-9999px}
 .skip:focus{left:1rem;top:1rem;background:var(--card);padding:.5rem 1rem}
-header,main,footer{max-width:52rem;margin:0 auto;padding:0 1rem}
+header,main,footer{max-width:44rem;margin:0 auto;padding:0 1rem}
 header{display:flex;align-items:center;gap:.75rem;padding-top:1.5rem}
 header img{height:2.5rem;width:auto;border-radius:.25rem}
 header .account{font-weight:700;font-size:1.125rem;margin:0}
