@@ -256,3 +256,37 @@ describe("custom domains and limits", () => {
     expect((await get("/pages.css")).status).toBe(200)
   })
 })
+
+describe("under a mount prefix", () => {
+  it("serves the pages, their assets and the API calls they make under the prefix", async () => {
+    const mounted = await startServer({ serve: { prefix: "/scheduling" } })
+    try {
+      const created = await newAccount(mounted, { name: "Prefixed Salon" })
+      const api = client(mounted.url, created.keys.production.secret)
+      const { service, staff, client: visitor } = await seed({
+        ...api,
+        get: (p, o) => api.get(`/scheduling${p}`, o),
+        post: (p, b, o) => api.post(`/scheduling${p}`, b, o)
+      })
+      const page = await request(mounted.url, "GET", `/scheduling/book/${created.account.handle}/${service.id}`)
+      expect(page.status).toBe(200)
+      expect(page.text).toContain('<link rel="stylesheet" href="/scheduling/pages.css">')
+      expect(page.text).toContain('<script src="/scheduling/widget.js" defer></script>')
+      expect(page.text).toContain('data-base-url="/scheduling"')
+      expect(meta(page.text, "og:url")).toBe(`http://${new URL(mounted.url).host}/scheduling/book/${created.account.handle}/${service.id}`)
+      expect((await request(mounted.url, "GET", "/scheduling/pages.css")).status).toBe(200)
+      expectStatus(await request(mounted.url, "GET", "/scheduling/v1/widget/config", { key: keyIn(page.text)! }), 200)
+      // Manage links point under the prefix too, where the manage page answers.
+      const booking = expectStatus(
+        await api.post("/scheduling/v1/bookings", { service_id: service.id, staff_id: staff.id, client_id: visitor.id, start: MONDAY_9 }),
+        201
+      )
+      expect(booking.manage_url.startsWith(`${mounted.url}/scheduling/manage/`)).toBe(true)
+      expect((await request(mounted.url, "GET", new URL(booking.manage_url).pathname)).text).toContain("data-manage-token")
+      // Outside the prefix there are no pages.
+      expect((await request(mounted.url, "GET", `/book/${created.account.handle}`)).status).toBe(404)
+    } finally {
+      await mounted.close()
+    }
+  })
+})
