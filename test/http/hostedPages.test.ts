@@ -4,7 +4,14 @@
  * language and theme, the derived hosted-page key (usable only from the server's own pages),
  * `/` on a verified custom domain, manage links under that domain, and the per-address limit.
  */
+import Database from "better-sqlite3"
+import { mkdtempSync, rmSync } from "node:fs"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { createHttpHandler } from "../../compose.js"
 import { type DnsResponder, startDnsResponder } from "../support/dns.js"
 import { client, type Client, expectStatus, MONDAY_9, newAccount, request, seed, startServer, type TestServer } from "./harness.js"
 
@@ -287,6 +294,42 @@ describe("under a mount prefix", () => {
       expect((await request(mounted.url, "GET", `/book/${created.account.handle}`)).status).toBe(404)
     } finally {
       await mounted.close()
+    }
+  })
+})
+
+describe("the hosted-page key across instances", () => {
+  it("a server and a mounted handler on one database derive the same key and store it once, only as its hash", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "slotwise-hosted-"))
+    const storage = { sqlite: join(dir, "slotwise.db") }
+    const first = await startServer({ storage })
+    const handler = await createHttpHandler({ storage, webhooks: false })
+    const second = http.createServer(handler.node)
+    await new Promise<void>((resolve) => second.listen(0, "127.0.0.1", resolve))
+    const secondUrl = `http://127.0.0.1:${(second.address() as AddressInfo).port}`
+    try {
+      const sandbox = client(first.url, first.first.keys.sandbox.secret)
+      const { service } = await seed(sandbox)
+      const path = `/book/${first.first.account.handle}/sandbox/${service.id}`
+      const pages = await Promise.all([first.url, secondUrl, first.url].map((url) => request(url, "GET", path)))
+      const keys = pages.map((p) => keyIn(p.text))
+      expect(keys[0]).toMatch(/^pk_test_/)
+      expect(new Set(keys).size).toBe(1)
+      const listed = expectStatus(await sandbox.get("/v1/api-keys?type=publishable"), 200).data
+      expect(listed.filter((k: any) => k.metadata.slotwise_hosted_pages === "true")).toHaveLength(1)
+      const db = new Database(storage.sqlite, { readonly: true })
+      try {
+        const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>
+        const dump = JSON.stringify(tables.map((t) => db.prepare(`SELECT * FROM "${t.name}"`).all()))
+        expect(dump).not.toContain(keys[0]!.slice(8))
+      } finally {
+        db.close()
+      }
+    } finally {
+      await new Promise((resolve) => second.close(resolve))
+      await handler.close()
+      await first.close()
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 })
