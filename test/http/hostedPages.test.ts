@@ -251,6 +251,8 @@ describe("custom domains and limits", () => {
     const api = await get("/")
     expect(api.json).toMatchObject({ name: "slotwise", docs: "/docs" })
     expect((await get("/", { host: "unknown.example" })).json).toMatchObject({ name: "slotwise" })
+    // X-Forwarded-Host counts only behind a trusted proxy (--trust-proxy), which this server is not.
+    expect((await get("/", { "x-forwarded-host": "book.ana.example" })).json).toMatchObject({ name: "slotwise" })
   })
 
   it("counts page views per client address like anonymous requests", async () => {
