@@ -78,13 +78,12 @@ export const makeManageLinks = Effect.gen(function*() {
       return yield* publicUrl.baseFor(tenant)
     })
 
-  /** The link of `booking` (at its `manage_version`) in `tenant`. */
-  const linkIn = (tenant: TenantId, booking: Booking): Effect.Effect<ManageLink, StorageFailure> =>
+  /** The link of `booking` (at its `manage_version`) in `tenant`; `base` when the caller already read it (a page of bookings). */
+  const linkIn = (tenant: TenantId, booking: Booking, base?: string): Effect.Effect<ManageLink, StorageFailure> =>
     Effect.gen(function*() {
       const key = yield* deploymentKey
       const token = formatToken(tenant, booking.id, yield* mac.sign(key, macMessage(tenant, booking.id, manageVersionOf(booking)), MAC_BYTES))
-      const base = yield* baseFor(tenant)
-      return { url: `${base}/manage/${token}`, token }
+      return { url: `${base ?? (yield* baseFor(tenant))}/manage/${token}`, token }
     })
 
   /** Whether `claimedMac` is the MAC of `booking`'s current link in `tenant` (constant-time). */
@@ -92,8 +91,8 @@ export const makeManageLinks = Effect.gen(function*() {
     Effect.flatMap(deploymentKey, (key) => mac.verify(key, macMessage(tenant, booking.id, manageVersionOf(booking)), claimedMac, MAC_BYTES))
 
   /** The booking with its `manage_url` and `manage_version`: for the account's eyes only. */
-  const withManageUrl = (tenant: TenantId, booking: Booking): Effect.Effect<Booking, StorageFailure> =>
-    Effect.map(linkIn(tenant, booking), (link) => ({ ...booking, manage_version: manageVersionOf(booking), manage_url: link.url }))
+  const withManageUrl = (tenant: TenantId, booking: Booking, base?: string): Effect.Effect<Booking, StorageFailure> =>
+    Effect.map(linkIn(tenant, booking, base), (link) => ({ ...booking, manage_version: manageVersionOf(booking), manage_url: link.url }))
 
   return { deploymentKey, baseFor, linkIn, verify, withManageUrl } as const
 })

@@ -244,6 +244,9 @@ describe("custom domains and limits", () => {
       start: "2027-03-29T11:00:00Z"
     }), 201)
     expect(booking.manage_url).toMatch(/^https:\/\/book\.ana\.example\/manage\//)
+    const listed = expectStatus(await owner.get("/v1/bookings"), 200).data
+    expect(listed.map((b: any) => b.id)).toContain(booking.id)
+    for (const each of listed) expect(each.manage_url).toMatch(/^https:\/\/book\.ana\.example\/manage\//)
     const manage = await get(new URL(booking.manage_url).pathname, { host: "book.ana.example" })
     expect(manage.status).toBe(200)
     expect(meta(manage.text, "og:url")).toBe(booking.manage_url)
