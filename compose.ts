@@ -303,7 +303,8 @@ export interface ServerOptions extends ServeOptions, WebhookServingOptions, Omit
 export const serverLayer = (options: ServerOptions) => {
   const publicUrl = listeningPublicUrl(options.publicUrl)
   const onListening = (url: string) => {
-    publicUrl.listen(url)
+    // Pages (and so manage links) live under the mount prefix.
+    publicUrl.listen(`${url}${options.prefix?.replace(/\/+$/, "") ?? ""}`)
     options.onListening?.(url)
   }
   return makeServerLayer({ ...options, onListening }, {

@@ -112,10 +112,13 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("slotwise/ApiKeys", {
         created_at: createdAt
       }))
 
-    /** Creates a key in `tenant` and returns it with its secret (the only time it is seen). */
-    const issue = (tenant: TenantId, fields: IssueFields) =>
+    /**
+     * Creates a key in `tenant` and returns it with its secret (the only time it is seen).
+     * `given` is a secret derived elsewhere (the hosted pages' key); else a random one.
+     */
+    const issue = (tenant: TenantId, fields: IssueFields, given?: string) =>
       storage.transaction(Effect.gen(function*() {
-        const secret = newSecret(fields.type, tenant)
+        const secret = given ?? newSecret(fields.type, tenant)
         const key: ApiKey = {
           ...(yield* newResource("key")),
           object: "api_key",

@@ -62,8 +62,11 @@ export class Manage extends Effect.Service<Manage>()("slotwise/Manage", {
     const withManageUrl = (booking: Booking): Effect.Effect<Booking, StorageFailure, Tenant> =>
       Effect.flatMap(Tenant, (tenant) => links.withManageUrl(tenant, booking))
 
+    /** A page of bookings with their links: the base (a custom domain lookup) read once for the page. */
     const withManageUrls = <P extends { readonly data: ReadonlyArray<Booking> }>(page: P) =>
-      Effect.map(Effect.forEach(page.data, withManageUrl), (data) => ({ ...page, data }))
+      Effect.flatMap(Tenant, (tenant) =>
+        Effect.flatMap(links.baseFor(tenant), (base) =>
+          Effect.map(Effect.forEach(page.data, (booking) => links.withManageUrl(tenant, booking, base)), (data) => ({ ...page, data }))))
 
     /** `bookings.manageLink(id)`: the booking's current link. */
     const manageLink = (id: string) => Effect.flatMap(findBooking(id), linkOf)
@@ -186,6 +189,6 @@ export class Manage extends Effect.Service<Manage>()("slotwise/Manage", {
             Effect.flatMap(bookingUseCases.reschedule(booking.id, { start }, "client"), viewOf)
           ))))
 
-    return { manageLink, rotate, withManageUrl, withManageUrls, open, get, slots, cancel, reschedule } as const
+    return { publicBase: links.baseFor, manageLink, rotate, withManageUrl, withManageUrls, open, get, slots, cancel, reschedule } as const
   })
 }) {}

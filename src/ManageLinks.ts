@@ -3,7 +3,9 @@
  * every instance), the MAC port and the public base URL.
  */
 import { Effect, Option } from "effect"
-import { SYSTEM_TENANT } from "./auth/collections.js"
+import { AccountsCollection, SYSTEM_TENANT } from "./auth/collections.js"
+import { DOMAIN_OWNERS_TENANT, DomainOwnersCollection, DomainsCollection } from "./Domains.js"
+import { DOMAIN_PLANS, originOfCustomDomain } from "./domain/domain.js"
 import type { Booking } from "./domain/booking.js"
 import type { StorageFailure } from "./domain/errors.js"
 import {
@@ -28,6 +30,9 @@ export const makeManageLinks = Effect.gen(function*() {
   const mac = yield* ManageLinkMac
   const publicUrl = yield* PublicUrl
   const secrets = storage.collection(DeploymentSecretsCollection)
+  const domains = storage.collection(DomainsCollection)
+  const owners = storage.collection(DomainOwnersCollection)
+  const accounts = storage.collection(AccountsCollection)
   const system = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, Tenant, SYSTEM_TENANT)
 
   let cachedKey: Uint8Array | undefined
@@ -56,13 +61,29 @@ export const makeManageLinks = Effect.gen(function*() {
     })
   })
 
-  /** The link of `booking` (at its `manage_version`) in `tenant`. */
-  const linkIn = (tenant: TenantId, booking: Booking): Effect.Effect<ManageLink, StorageFailure> =>
+  /**
+   * The base of `tenant`'s public pages: `https://` its verified custom domain while it owns
+   * one under a plan that has them, else the server's public URL.
+   */
+  const baseFor = (tenant: TenantId): Effect.Effect<string, StorageFailure> =>
+    Effect.gen(function*() {
+      const account = Option.getOrUndefined(yield* system(accounts.get(tenant.account_id)))
+      if (account !== undefined && (DOMAIN_PLANS as ReadonlyArray<string>).includes(account.plan)) {
+        const verified = (yield* Effect.provideService(domains.list({}), Tenant, tenant)).filter((d) => d.status === "verified")
+        for (const domain of verified) {
+          const owner = Option.getOrUndefined(yield* Effect.provideService(owners.get(domain.hostname), Tenant, DOMAIN_OWNERS_TENANT))
+          if (owner?.account_id === tenant.account_id && owner.environment === tenant.environment) return originOfCustomDomain(domain.hostname)
+        }
+      }
+      return yield* publicUrl.baseFor(tenant)
+    })
+
+  /** The link of `booking` (at its `manage_version`) in `tenant`; `base` when the caller already read it (a page of bookings). */
+  const linkIn = (tenant: TenantId, booking: Booking, base?: string): Effect.Effect<ManageLink, StorageFailure> =>
     Effect.gen(function*() {
       const key = yield* deploymentKey
       const token = formatToken(tenant, booking.id, yield* mac.sign(key, macMessage(tenant, booking.id, manageVersionOf(booking)), MAC_BYTES))
-      const base = yield* publicUrl.baseFor(tenant)
-      return { url: `${base}/manage/${token}`, token }
+      return { url: `${base ?? (yield* baseFor(tenant))}/manage/${token}`, token }
     })
 
   /** Whether `claimedMac` is the MAC of `booking`'s current link in `tenant` (constant-time). */
@@ -70,10 +91,10 @@ export const makeManageLinks = Effect.gen(function*() {
     Effect.flatMap(deploymentKey, (key) => mac.verify(key, macMessage(tenant, booking.id, manageVersionOf(booking)), claimedMac, MAC_BYTES))
 
   /** The booking with its `manage_url` and `manage_version`: for the account's eyes only. */
-  const withManageUrl = (tenant: TenantId, booking: Booking): Effect.Effect<Booking, StorageFailure> =>
-    Effect.map(linkIn(tenant, booking), (link) => ({ ...booking, manage_version: manageVersionOf(booking), manage_url: link.url }))
+  const withManageUrl = (tenant: TenantId, booking: Booking, base?: string): Effect.Effect<Booking, StorageFailure> =>
+    Effect.map(linkIn(tenant, booking, base), (link) => ({ ...booking, manage_version: manageVersionOf(booking), manage_url: link.url }))
 
-  return { deploymentKey, linkIn, verify, withManageUrl } as const
+  return { deploymentKey, baseFor, linkIn, verify, withManageUrl } as const
 })
 
 export type ManageLinks = Effect.Effect.Success<typeof makeManageLinks>

@@ -21,9 +21,11 @@ import { HandlersLive } from "./handlers/index.js"
 import { DocsLive } from "./docs.js"
 import { makePipeline, type PipelineOptions } from "./middleware/pipeline.js"
 import { withWidget } from "./widgetAsset.js"
+import { HostedPageKeys } from "../../src/HostedPages.js"
+import { makePages } from "./pages/pages.js"
 
 /** Accounts, keys, idempotency and the rate limiter; needs `Storage` and a `RateLimitStore`. */
-export const AccessLive = Layer.mergeAll(Accounts.Default, Idempotency.Default, RateLimiter.Default).pipe(
+export const AccessLive = Layer.mergeAll(Accounts.Default, Idempotency.Default, RateLimiter.Default, HostedPageKeys.Default).pipe(
   Layer.provideMerge(ApiKeys.Default)
 )
 
@@ -36,8 +38,12 @@ export type AppOptions = PipelineOptions
  */
 export const makeAppLayer = (options: AppOptions = {}) =>
   Layer.mergeAll(
-    // /widget.js is answered before the pipeline: a static asset, no credential, not counted.
-    HttpApiBuilder.middleware(Effect.map(makePipeline(options), (pipeline) => (app) => withWidget(options.prefix)(pipeline(app)))),
+    // /widget.js is answered before the pipeline: a static asset, no credential, not counted;
+    // the hosted pages too (they count their requests themselves).
+    HttpApiBuilder.middleware(Effect.map(
+      Effect.all([makePipeline(options), makePages(options)]),
+      ([pipeline, pages]) => (app) => pages(withWidget(options.prefix)(pipeline(app)))
+    )),
     DocsLive
   ).pipe(Layer.provideMerge(HttpApiBuilder.api(SlotwiseApi).pipe(Layer.provide(HandlersLive))))
 

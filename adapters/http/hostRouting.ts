@@ -10,6 +10,7 @@ import { hostOfHeader, originOfCustomDomain } from "../../src/domain/domain.js"
 import type { StorageFailure } from "../../src/domain/errors.js"
 import type { Domains } from "../../src/Domains.js"
 import type { TenantId } from "../../src/ports/tenant.js"
+import { isHostedPageKey } from "../../src/domain/hostedPage.js"
 
 type Headers = Readonly<Record<string, string | undefined>>
 
@@ -34,6 +35,18 @@ export interface BrowserOrigin {
 }
 
 /**
+ * The hosted pages' key works only from pages this server serves: same-origin requests (no
+ * `Origin`, or one naming the host the request was sent to). A page on any other site sends
+ * its own origin with every cross-origin call.
+ */
+const sameOriginPage = (origin: string | undefined, headers: Headers, trustProxy: boolean): string | undefined => {
+  const sent = (trustProxy ? headers["x-forwarded-host"]?.split(",")[0]?.trim() || headers.host : headers.host)?.toLowerCase()
+  if (sent === undefined || sent === "") return undefined
+  if (origin === undefined) return `http://${sent}`
+  return URL.canParse(origin) && new URL(origin).host === sent ? origin : undefined
+}
+
+/**
  * Where a publishable key's request comes from. A browser sends no `Origin` on a same-origin
  * GET, so a page served on a custom domain calling `/v1` on that domain acts from the
  * domain's own origin.
@@ -42,6 +55,10 @@ export const makeBrowserOrigin = (domains: Domains | undefined, trustProxy: bool
   const hostTenant = domains === undefined ? undefined : makeHostTenant(domains, trustProxy)
   return (caller: Caller, headers: Headers): Effect.Effect<BrowserOrigin, StorageFailure> => {
     const origin = headers.origin
+    if (caller._tag === "Authenticated" && isHostedPageKey(caller.principal.key)) {
+      const page = sameOriginPage(origin, headers, trustProxy)
+      return Effect.succeed(page === undefined ? { origin, domainOwner: undefined } : { origin: page, domainOwner: caller.principal.tenant })
+    }
     // Only publishable keys are checked against origins; a listed origin needs no lookup.
     if (
       domains === undefined || hostTenant === undefined || caller._tag !== "Authenticated" || caller.principal.key.type !== "publishable" ||

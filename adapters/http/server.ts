@@ -1,6 +1,6 @@
 /**
  * The HTTP server: the app layer on a node:http server, with the first-start account, the
- * `listening on` line, `GET /`, the webhook dispatcher, and graceful shutdown in this order:
+ * `listening on` line, the webhook dispatcher, and graceful shutdown in this order:
  * stop accepting and finish in-flight requests (connections still open after a grace period
  * are cut), then flush the dispatcher (attempts in flight finish and are recorded), then
  * close storage; each step is logged as it ends.
@@ -12,7 +12,6 @@ import * as http from "node:http"
 import { Accounts } from "../../src/Accounts.js"
 import type { AccountWithKeys } from "../../src/domain/account.js"
 import { Storage } from "../../src/ports/storage.js"
-import { VERSION } from "./api.js"
 import { answerClientError, MAX_HEADER_BYTES } from "./clientError.js"
 import { type AppOptions, type AppWiring, makeAppLayer } from "./app.js"
 import { directReadLane } from "./handlers/reads.js"
@@ -61,22 +60,6 @@ export const bootstrapAccount = (allowedOrigins: ReadonlyArray<string> = []) =>
     return yield* Option.match(storage, { onNone: () => once, onSome: (s) => s.transaction(once) })
   })
 
-/** What `GET /` answers: where the API's reference, document and health check are. */
-const ROOT_DOCUMENT = JSON.stringify({ name: "slotwise", version: VERSION, docs: "/docs", openapi: "/v1/openapi.json", health: "/health" })
-
-/** `GET /`: a browser (asking for HTML) is sent to the reference; an API client gets ROOT_DOCUMENT. */
-const answerRoot = (req: http.IncomingMessage, res: http.ServerResponse) => {
-  if (/\btext\/html\b/.test(req.headers.accept ?? "")) {
-    res.writeHead(302, { location: "/docs", "content-length": 0 }).end()
-    return
-  }
-  res.writeHead(200, {
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(ROOT_DOCUMENT),
-    vary: "Accept"
-  }).end(req.method === "HEAD" ? undefined : ROOT_DOCUMENT)
-}
-
 export const makeServerLayer = <E>(options: ServeOptions, wiring: AppWiring<E>) => {
   const server = http.createServer({ keepAliveTimeout: 5_000, maxHeaderSize: MAX_HEADER_BYTES })
   server.on("clientError", answerClientError)
@@ -119,8 +102,7 @@ export const makeServerLayer = <E>(options: ServeOptions, wiring: AppWiring<E>) 
         for (const listener of api) listener(req, res)
       }
       const path = (req.url ?? "/").split("?", 1)[0]!
-      if (path === "/" && options.prefix === undefined && (req.method === "GET" || req.method === "HEAD")) answerRoot(req, res)
-      else if (side?.serves(path)) side.node(req, res)
+      if (side?.serves(path)) side.node(req, res)
       else if (lane !== undefined) lane(req, res, toApi)
       else toApi()
     })

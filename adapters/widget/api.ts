@@ -81,8 +81,26 @@ export class ApiError extends Error {
   }
 }
 
+/** A booking as its client sees it through a manage link (`GET /v1/manage/{token}`). */
+export interface ManagedBooking {
+  readonly id: string
+  readonly status: string
+  readonly start: string
+  readonly end: string
+  readonly time_zone: string
+  readonly service: { readonly name: string; readonly duration_minutes: number; readonly cancellation_notice_minutes: number }
+  readonly staff: { readonly name: string }
+  readonly answers?: ReadonlyArray<{ readonly question_id: string; readonly label: string; readonly type: string; readonly value: unknown }>
+  readonly cancellation_reason: string | null
+  readonly can_cancel: boolean
+  readonly can_reschedule: boolean
+  readonly cancel_refusal: { readonly code: string; readonly detail: string } | null
+  readonly reschedule_refusal: { readonly code: string; readonly detail: string } | null
+}
+
 export interface ClientOptions {
   readonly base: string
+  /** The publishable key; empty for a manage link, whose token is the credential. */
   readonly key: string
   /** Told before waiting out a 429, with the seconds to wait. */
   readonly onWait: (seconds: number) => void
@@ -99,7 +117,7 @@ export const makeClient = (options: ClientOptions) => {
         response = await fetch(options.base + path, {
           method,
           headers: {
-            authorization: `Bearer ${options.key}`,
+            ...(options.key === "" ? {} : { authorization: `Bearer ${options.key}` }),
             ...(body === undefined ? {} : { "content-type": "application/json" }),
             ...headers
           },
@@ -166,6 +184,13 @@ export const makeClient = (options: ClientOptions) => {
     release: (id: string) => call<Hold>("DELETE", `/v1/availability/holds/${encodeURIComponent(id)}`),
     book: (body: Record<string, unknown>, idempotencyKey: string) =>
       call<Booking>("POST", "/v1/bookings", body, { "idempotency-key": idempotencyKey }),
+    manage: (token: string) => call<ManagedBooking>("GET", `/v1/manage/${encodeURIComponent(token)}`),
+    manageSlots: (token: string, range: { start: string; end: string }) =>
+      call<Page<Slot>>("GET", `/v1/manage/${encodeURIComponent(token)}/slots?${q(range)}`).then((p) => p.data),
+    manageCancel: (token: string, reason: string | undefined) =>
+      call<ManagedBooking>("POST", `/v1/manage/${encodeURIComponent(token)}/cancel`, reason === undefined ? {} : { reason }),
+    manageReschedule: (token: string, start: string) =>
+      call<ManagedBooking>("POST", `/v1/manage/${encodeURIComponent(token)}/reschedule`, { start }),
     /** Whether the server answers at all (its widget.js is readable from any origin). */
     reachable: () =>
       fetch(`${options.base}/widget.js`, { method: "HEAD", credentials: "omit", cache: "no-store", signal: options.signal })

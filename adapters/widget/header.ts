@@ -8,6 +8,8 @@ import type { Problem, Step, Widget } from "./widget.js"
 /** The steps this configuration shows, in order: a preset service or staff member skips its step. */
 export const stepsShown = (w: Widget): Array<Step> => {
   const steps: Array<Step> = []
+  // Managing a booking is not a numbered flow.
+  if (w.options.manage_token !== undefined) return steps
   if (w.options.service === undefined) steps.push("service")
   if (w.staffList.length > 1 && w.options.staff === undefined) steps.push("staff")
   steps.push("date", "details", "done")

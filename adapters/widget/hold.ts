@@ -8,6 +8,7 @@ import { ApiError, type Hold, type Slot } from "./api.js"
 import { pickFirstDay, slotsOn } from "./calendar.js"
 import { emit } from "./events.js"
 import { formatTime } from "./format.js"
+import { chooseNewTime } from "./manage.js"
 import type { Widget } from "./widget.js"
 
 /** How long one hold lasts: the most the API grants a publishable key. */
@@ -19,6 +20,8 @@ const RENEW_BEFORE_SECONDS = 30
 
 export const pickSlot = async (w: Widget, slot: Slot): Promise<void> => {
   if (w.busy !== undefined) return // a hold is already on its way
+  // Moving a booking holds nothing: the move itself is checked atomically.
+  if (w.managed !== undefined) return chooseNewTime(w, slot)
   emit(w.host, "slotwise:slot_selected", slot)
   w.problem = undefined
   w.notice = undefined

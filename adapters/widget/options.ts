@@ -20,6 +20,8 @@ export interface WidgetOptions {
   readonly locale?: string | undefined
   readonly prefill?: Prefill | undefined
   readonly hide_branding?: boolean | undefined
+  /** A manage link's token: the widget shows that booking to its client (cancel, move) instead of the booking flow. */
+  readonly manage_token?: string | undefined
 }
 
 export interface WidgetHandle {
@@ -35,7 +37,7 @@ export const FIELDS = ["name", "email", "phone", "notes"] as const
 export type Field = typeof FIELDS[number]
 
 /** Options that pick another account, service or staff member: changing one restarts the flow. */
-export const RESTART_OPTIONS = ["key", "service", "staff", "base_url"] as const
+export const RESTART_OPTIONS = ["key", "service", "staff", "base_url", "manage_token"] as const
 
 /** Options from `data-*` attributes in kebab case (`data-primary-color`, `data-prefill-email`, …). */
 export const optionsFromAttributes = (el: HTMLElement): WidgetOptions => {
@@ -57,7 +59,8 @@ export const optionsFromAttributes = (el: HTMLElement): WidgetOptions => {
     theme,
     locale: d.locale,
     prefill: prefill as Prefill,
-    hide_branding: d.hideBranding === undefined ? undefined : d.hideBranding !== "false"
+    hide_branding: d.hideBranding === undefined ? undefined : d.hideBranding !== "false",
+    manage_token: d.manageToken
   }
   for (const name of Object.keys(options)) if (options[name] === undefined) delete options[name]
   return options as WidgetOptions

@@ -6,6 +6,7 @@ import { h } from "./dom.js"
 import { formatSlot, price, zoneLabel } from "./format.js"
 import { alert, header, stepsShown } from "./header.js"
 import { pickSlot } from "./hold.js"
+import { cancelView, manageView, moveView } from "./manage.js"
 import { ANY } from "./options.js"
 import { isTimeZone, timeZones } from "./time.js"
 import { timesView } from "./times.js"
@@ -32,6 +33,12 @@ export const view = (w: Widget): Array<Node> => {
       return detailsView(w)
     case "done":
       return doneView(w)
+    case "manage":
+      return manageView(w)
+    case "cancel":
+      return cancelView(w)
+    case "move":
+      return moveView(w)
   }
 }
 
@@ -70,6 +77,7 @@ const staffView = (w: Widget): Array<Node> => {
 }
 
 const backFromDate = (w: Widget): (() => void) | undefined => {
+  if (w.managed !== undefined) return () => w.go("manage")
   if (stepsShown(w).includes("staff")) return () => w.go("staff")
   if (w.options.service === undefined) return () => w.go("service")
   return undefined

@@ -66,6 +66,9 @@ td{padding:2px;text-align:center}
 .time{width:100%;padding:.5rem;background:transparent;border:1px solid var(--sw-primary-line);font-weight:600}
 .time:hover{background:var(--sw-soft)}
 .summary{border-inline-start:4px solid var(--sw-primary);padding:.25rem .75rem;margin:.5rem 0 1rem}
+dl.summary{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}
+dl.summary dt{font-weight:600}
+dl.summary dd{margin:0;overflow-wrap:anywhere}
 .actions{display:flex;gap:.75rem;flex-wrap:wrap;margin-top:1rem;align-items:center}
 .footer{margin-top:1rem;font-size:.75rem;color:var(--sw-muted);text-align:end}
 .footer a{color:var(--sw-muted)}

@@ -10,7 +10,7 @@
  * page (index.ts hands out a `WidgetHandle`).
  */
 import { applyAppearance } from "./appearance.js"
-import { ApiError, type Booking, type Client, type Hold, makeClient, type Service, type Slot, type StaffMember, type WidgetConfig } from "./api.js"
+import { ApiError, type Booking, type Client, type Hold, makeClient, type ManagedBooking, type Service, type Slot, type StaffMember, type WidgetConfig } from "./api.js"
 import { type DayIndex, daysWithSlots, pickFirstDay } from "./calendar.js"
 import { newId } from "./details.js"
 import { h } from "./dom.js"
@@ -18,6 +18,7 @@ import { emit } from "./events.js"
 import { monthLabel, today } from "./format.js"
 import { progress } from "./header.js"
 import { releaseHold } from "./hold.js"
+import { loadManaged, manageSlots } from "./manage.js"
 import type { AnswerValue } from "./questions.js"
 import { ANY, type Field, FIELDS, RESTART_OPTIONS, type WidgetHandle, type WidgetOptions } from "./options.js"
 import { fillZones, view } from "./steps.js"
@@ -27,7 +28,7 @@ import { addMonths, detectTimeZone, monthOf, monthRange, type YearMonth } from "
 
 export type { Prefill, WidgetHandle, WidgetOptions } from "./options.js"
 
-export type Step = "loading" | "service" | "staff" | "date" | "details" | "done" | "fatal"
+export type Step = "loading" | "service" | "staff" | "date" | "details" | "done" | "fatal" | "manage" | "cancel" | "move"
 
 export interface Problem {
   readonly code: string
@@ -87,6 +88,9 @@ export class Widget implements WidgetHandle {
   answerErrors: Record<string, string> = {}
   booking: Booking | undefined
   bookingKey = newId()
+  /** Manage mode: the booking the manage link opened, and what the last action did. */
+  managed: ManagedBooking | undefined
+  manageNote: string | undefined
 
   constructor(readonly host: HTMLElement, options: WidgetOptions, private readonly defaultBase: string) {
     this.options = options
@@ -170,7 +174,13 @@ export class Widget implements WidgetHandle {
     this.answers = {}
     this.answerErrors = {}
     this.prefill(false)
+    this.managed = undefined
     this.render()
+    if (this.options.manage_token !== undefined) {
+      this.client = makeClient({ base: this.baseUrl(), key: "", signal: this.controller.signal, onWait: (seconds) => this.waiting(seconds) })
+      void loadManaged(this).catch((error) => this.fail(error, () => this.start()))
+      return
+    }
     const key = (this.options.key ?? "").trim()
     if (key === "") return this.fatal("missing_key", this.t("missing_key"))
     // A secret key in a page is a leak already; never send it anywhere.
@@ -180,13 +190,20 @@ export class Widget implements WidgetHandle {
       base: this.baseUrl(),
       key,
       signal: this.controller.signal,
-      onWait: (seconds) => {
-        this.busy = this.t("busy", { n: seconds })
-        this.render()
-        this.announce(this.busy)
-      }
+      onWait: (seconds) => this.waiting(seconds)
     })
     void this.load().catch((error) => this.fail(error, () => this.start()))
+  }
+
+  private waiting(seconds: number): void {
+    this.busy = this.t("busy", { n: seconds })
+    this.render()
+    this.announce(this.busy)
+  }
+
+  /** A manage link that opens nothing: one message, whatever was wrong with it. */
+  linkInvalid(): void {
+    this.fatal("link_invalid", this.t("link_invalid"))
   }
 
   private async load(): Promise<void> {
@@ -260,7 +277,7 @@ export class Widget implements WidgetHandle {
     }
   }
 
-  private fatal(code: string, message: string): void {
+  fatal(code: string, message: string): void {
     this.problem = { code, message }
     this.go("fatal")
     emit(this.host, "slotwise:error", { code, message })
@@ -281,6 +298,8 @@ export class Widget implements WidgetHandle {
         if (this.config === undefined && await this.client.reachable()) return notAllowed()
         code = "network_error"
         message = this.t("network")
+      } else if (error.status === 404 && this.options.manage_token !== undefined) {
+        return this.linkInvalid()
       } else if (error.status === 401) {
         return this.fatal("invalid_key", this.t("invalid_key"))
       } else if (error.status === 403) {
@@ -331,6 +350,16 @@ export class Widget implements WidgetHandle {
 
   /** The chosen service's and staff member's slots in a month. */
   monthSlotsFor(month: YearMonth): Promise<ReadonlyArray<Slot>> {
+    if (this.managed !== undefined) {
+      const key = `manage|${month.year}-${month.month}`
+      let pending = this.slotCache.get(key)
+      if (pending === undefined) {
+        pending = manageSlots(this, month)
+        pending.catch(() => this.slotCache.delete(key))
+        this.slotCache.set(key, pending)
+      }
+      return pending
+    }
     return this.slotsFor(this.service!.id, this.staffChoice === ANY ? undefined : this.staffChoice, month)
   }
 

@@ -195,3 +195,45 @@ export const startBench = async (): Promise<Bench> => {
     }
   }
 }
+
+/** axe-core's serious and critical findings on the page (axe evaluated through CDP: the page's CSP allows no inline script). */
+export const seriousViolations = async (page: Page): Promise<Array<string>> => {
+  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(axeSource())
+  const result = await page.evaluate(() => (window as any).axe.run(document, { resultTypes: ["violations"] }))
+  return (result.violations as Array<{ id: string; impact: string; nodes: Array<{ target: unknown }> }>)
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} ${JSON.stringify(v.nodes.map((n) => n.target))}`)
+}
+
+export interface Active {
+  readonly tag: string
+  readonly text: string
+  readonly id: string
+  readonly day: string | null
+  readonly start: string | null
+  readonly outline: string
+}
+
+/** The focused element inside the widget's shadow root. */
+export const active = (page: Page): Promise<Active> =>
+  page.evaluate(() => {
+    let el = document.activeElement
+    while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement
+    const e = el as HTMLElement
+    return {
+      tag: e.tagName,
+      text: (e.textContent ?? "").trim(),
+      id: e.id,
+      day: e.getAttribute("data-day"),
+      start: e.getAttribute("data-start"),
+      outline: getComputedStyle(e).outlineStyle
+    }
+  })
+
+export const tabTo = async (page: Page, wanted: (a: Active) => boolean) => {
+  for (let i = 0; i < 30; i++) {
+    await page.keyboard.press("Tab")
+    if (wanted(await active(page))) return
+  }
+  throw new Error(`Tab never reached the element; stopped at ${JSON.stringify(await active(page))}`)
+}

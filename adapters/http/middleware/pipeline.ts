@@ -50,7 +50,7 @@ const routes = makeRouteTable(SlotwiseApi, [
   { method: "GET", path: DOCS_SCRIPT_PATH, access: publicAccess }
 ])
 
-const clientAddress = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean): string => {
+export const clientAddress = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean): string => {
   if (trustProxy) {
     const forwarded = request.headers["x-forwarded-for"]?.split(",")[0]?.trim()
     if (forwarded) return forwarded
