@@ -28,7 +28,7 @@ import { formatInstant } from "./domain/common.js"
 import { InvalidTransition, NotFound, ValidationFailed } from "./domain/errors.js"
 import { BusyRangesCollection, CalendarsCollection } from "./calendars/collections.js"
 import { FeedFailed, FeedReader, type FeedResult } from "./calendars/feed.js"
-import { currentStamp, listPage, newResource, PageParams } from "./internal/resources.js"
+import { currentStamp, findOr404, listPage, newResource, PageParams } from "./internal/resources.js"
 import { decodeInput } from "./internal/validation.js"
 import { ServicesCollection, StaffCollection } from "./ports/collections.js"
 import { Storage } from "./ports/storage.js"
@@ -81,17 +81,14 @@ export class Calendars extends Effect.Service<Calendars>()("slotwise/Calendars",
     const decodeList = decodeInput(CalendarListParams)
     const leaseTransaction = storage.leaseTransaction ?? storage.transaction
 
-    const requireStaff = (staffId: string) =>
-      Effect.flatMap(staff.get(staffId), (found) =>
-        Option.isSome(found)
-          ? Effect.succeed(found.value)
-          : Effect.fail(new NotFound({ detail: `no staff member with id ${staffId}` })))
+    const requireStaff = findOr404(staff, "staff member")
+    const findCalendar = findOr404(calendars, "calendar")
 
     const findStored = (staffId: string, id: string) =>
-      Effect.flatMap(calendars.get(id), (found) =>
-        Option.isSome(found) && found.value.staff_id === staffId
-          ? Effect.succeed(found.value)
-          : Effect.fail(new NotFound({ detail: `no calendar ${id} of staff member ${staffId}` })))
+      Effect.flatMap(findCalendar(id), (found) =>
+        found.staff_id === staffId
+          ? Effect.succeed(found)
+          : Effect.fail(new NotFound({ detail: `no calendar ${id} of this staff member` })))
 
     // ---- the resource ----------------------------------------------------------------------
 
