@@ -3,6 +3,7 @@
  * Redis: one deployment secret for both, a link made by one opens on the other, a rotation
  * on one kills the old link on both at once, and a booking's write limit is counted once.
  */
+import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { expectProblem, expectStatus, MONDAY_9, seed } from "../http/harness.js"
 import { createTestDatabase, type TestDatabase } from "../postgres/database.js"
@@ -14,6 +15,8 @@ let db: TestDatabase
 let redis: RedisServer
 let a: Instance
 let b: Instance
+/** Everything both processes wrote to stderr (their stdout lines are in `lines`). */
+let stderr = ""
 
 beforeAll(async () => {
   db = await createTestDatabase()
@@ -22,6 +25,7 @@ beforeAll(async () => {
   const flags = ["--database", db.url, "--redis", redis.url, "--admin-token", ADMIN]
   // One names the public URL by flag, the other by its variable: both must agree.
   ;[a, b] = await Promise.all([serve([...flags, "--public-url", PUBLIC]), serve(flags, { SLOTWISE_PUBLIC_URL: `${PUBLIC}/` })])
+  for (const instance of [a, b]) instance.process.stderr!.on("data", (d) => (stderr += String(d)))
 }, 120_000)
 
 afterAll(async () => {
@@ -65,4 +69,24 @@ describe("manage links on two instances", () => {
       expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0)
     }
   }, 60_000)
+
+  it("the deployment secret both signed with is in no log line of either process and no event", async () => {
+    const database = new pg.Client({ connectionString: db.url })
+    await database.connect()
+    try {
+      const secrets = (await database.query("SELECT doc FROM c_deployment_secrets")).rows
+        .map((row) => (typeof row.doc === "string" ? JSON.parse(row.doc) : row.doc).secret as string)
+      expect(secrets.length).toBeGreaterThan(0)
+      const events = (await database.query("SELECT doc::text AS text FROM events")).rows.map((row) => row.text as string)
+      expect(events.length).toBeGreaterThan(0)
+      const output = [...a.lines, ...b.lines, stderr].join("\n")
+      for (const secret of secrets) {
+        expect(secret.length).toBeGreaterThanOrEqual(32)
+        expect(output).not.toContain(secret)
+        for (const event of events) expect(event).not.toContain(secret)
+      }
+    } finally {
+      await database.end()
+    }
+  })
 })
