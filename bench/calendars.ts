@@ -16,13 +16,12 @@ import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import { parseBusy } from "../adapters/calendars/parse.js"
 import { createScheduling } from "../index.js"
+import { bigFeed, calendar, stamp, vevent } from "./calendarFeeds.js"
 import { DAY, HALF_HOUR, iso, MONDAY, team } from "./fixtures.js"
 import { interleaved, median } from "./rounds.js"
 
 const dir = mkdtempSync(join(tmpdir(), "slotwise-bench-calendars-"))
 const HOUR = 3_600_000
-const stamp = (ms: number) => iso(ms).replace(/[-:]/g, "")
-const local = (ms: number) => stamp(ms).replace(/Z$/, "")
 
 const feeds = new Map<string, string>()
 const server = http.createServer((req, res) => {
@@ -32,12 +31,6 @@ const server = http.createServer((req, res) => {
 })
 await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-
-const calendar = (events: ReadonlyArray<string>, zones = "") =>
-  ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Slotwise bench//EN", zones, ...events, "END:VCALENDAR"].filter(Boolean).join("\r\n")
-
-const vevent = (uid: string, lines: ReadonlyArray<string>) =>
-  ["BEGIN:VEVENT", `UID:${uid}`, "DTSTAMP:20260101T000000Z", ...lines, "SUMMARY:Busy", "TRANSP:OPAQUE", "END:VEVENT"].join("\r\n")
 
 /** 440 single half-hour events on weekday working hours and 15 weekly series of 4: 500 occurrences, for staff member `n`. */
 const staffFeed = (n: number) => {
@@ -52,35 +45,6 @@ const staffFeed = (n: number) => {
     events.push(vevent(`r${n}-${i}`, [`DTSTART:${stamp(start)}`, `DTEND:${stamp(start + HALF_HOUR / 2)}`, "RRULE:FREQ=WEEKLY;COUNT=4"]))
   }
   return calendar(events)
-}
-
-const BERLIN = [
-  "BEGIN:VTIMEZONE", "TZID:Europe/Berlin",
-  "BEGIN:DAYLIGHT", "TZOFFSETFROM:+0100", "TZOFFSETTO:+0200", "TZNAME:CEST", "DTSTART:19700329T020000",
-  "RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU", "END:DAYLIGHT",
-  "BEGIN:STANDARD", "TZOFFSETFROM:+0200", "TZOFFSETTO:+0100", "TZNAME:CET", "DTSTART:19701025T030000",
-  "RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU", "END:STANDARD",
-  "END:VTIMEZONE"
-].join("\r\n")
-
-/** About 2 MB: events through the coming year, every tenth a weekly series. */
-const bigFeed = () => {
-  const events: Array<string> = []
-  let size = 0
-  for (let i = 0; size < 2 * 1024 * 1024; i++) {
-    const start = MONDAY + (i % 365) * DAY + (7 + (i % 11)) * HOUR
-    const lines = [
-      `DTSTART;TZID=Europe/Berlin:${local(start)}`,
-      `DTEND;TZID=Europe/Berlin:${local(start + HOUR)}`,
-      ...(i % 10 === 0 ? ["RRULE:FREQ=WEEKLY;COUNT=20"] : []),
-      `DESCRIPTION:Meeting ${i} about the quarterly plan\\, with notes that make the event as long as real ones are`,
-      "LOCATION:Room 4.12"
-    ]
-    const text = vevent(`big-${i}@example.com`, lines)
-    size += text.length + 2
-    events.push(text)
-  }
-  return { text: calendar(events, BERLIN), events: events.length }
 }
 
 const s = await createScheduling({ storage: { sqlite: join(dir, "calendars.db") }, calendarSync: false, allowPrivateAddresses: true })

@@ -12,6 +12,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
+import { call } from "./httpCall.js"
 
 const autocannon = createRequire(import.meta.url)("autocannon") as (options: any) => Promise<any>
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
@@ -37,17 +38,6 @@ const start = (args: ReadonlyArray<string>): Promise<{ url: string; child: Child
     })
     child.on("exit", (code) => reject(new Error(`${args.join(" ")} exited ${code}`)))
   })
-
-const call = async (url: string, method: string, key: string, body?: unknown) => {
-  const response = await fetch(url, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {})
-  })
-  const json: any = await response.json()
-  if (response.status >= 400) throw new Error(`${method} ${url}: ${response.status} ${JSON.stringify(json)}`)
-  return json
-}
 
 const rssOf = (pid: number): number => {
   const status = fs.readFileSync(`/proc/${pid}/status`, "utf8")

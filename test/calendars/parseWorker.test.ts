@@ -1,0 +1,101 @@
+/**
+ * The parse worker: busy ranges read in the worker thread are exactly those read on the
+ * event loop, a feed that makes the parser throw is a `FeedParseError` as before, and a
+ * worker that dies mid-parse fails that sync (recorded as the calendar's `last_error`) while
+ * the process goes on and the next parse starts a new worker.
+ */
+import { readFileSync } from "node:fs"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { FeedParseError, parseBusy } from "../../adapters/calendars/parse.js"
+import { makeParseWorker, ParseWorkerFailed, sharedParseWorker } from "../../adapters/calendars/parseWorker.js"
+import { createScheduling } from "../../index.js"
+import { waitFor } from "../webhooks/receiver.js"
+import { type FeedServer, startFeedServer } from "./feedServer.js"
+
+const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), "utf8")
+const window = { start: Date.parse("2026-03-01T00:00:00Z"), end: Date.parse("2026-05-01T00:00:00Z") }
+
+/** Enough daily series that a parse takes a while: time to stop the worker in the middle of it. */
+const slowFeed = () => {
+  const events: Array<string> = []
+  for (let i = 0; i < 400; i++) {
+    events.push("BEGIN:VEVENT", `UID:slow-${i}`, "DTSTART:20260101T090000Z", "DTEND:20260101T100000Z", "RRULE:FREQ=DAILY", "END:VEVENT")
+  }
+  return ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN", ...events, "END:VCALENDAR"].join("\r\n")
+}
+
+const worker = makeParseWorker()
+let feeds: FeedServer
+beforeAll(async () => {
+  feeds = await startFeedServer()
+})
+afterAll(async () => {
+  await worker.terminate()
+  await feeds.close()
+})
+
+describe("the parse worker", () => {
+  it.each([
+    ["google.ics", "Europe/Berlin"],
+    ["outlook.ics", "UTC"],
+    ["apple.ics", "America/New_York"]
+  ])("reads %s into exactly the ranges the in-thread parse gives", async (name, zone) => {
+    const text = fixture(name)
+    const inThread = parseBusy(text, { zone, window })
+    expect(inThread.length).toBeGreaterThan(0)
+    expect(await worker.parse(text, { zone, window })).toEqual(inThread)
+  })
+
+  it("rejects a feed the parser refuses with the same FeedParseError", async () => {
+    const text = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nDTSTART:not a time\r\n"
+    let inThread: unknown
+    try {
+      parseBusy(text, { zone: "UTC", window })
+    } catch (error) {
+      inThread = error
+    }
+    expect(inThread).toBeInstanceOf(FeedParseError)
+    const inWorker = await worker.parse(text, { zone: "UTC", window }).catch((error: unknown) => error)
+    expect(inWorker).toBeInstanceOf(FeedParseError)
+    expect((inWorker as Error).message).toBe((inThread as Error).message)
+  })
+
+  it("fails the parses under way when the worker dies, and starts a new one for the next", async () => {
+    const parsing = worker.parse(slowFeed(), { zone: "UTC", window: { start: window.start, end: window.start + 3650 * 86_400_000 } })
+    const outcome = parsing.catch((error: unknown) => error)
+    expect(worker.inFlight()).toBe(1)
+    await worker.terminate()
+    expect(await outcome).toBeInstanceOf(ParseWorkerFailed)
+    expect(worker.inFlight()).toBe(0)
+    const text = fixture("google.ics")
+    expect(await worker.parse(text, { zone: "Europe/Berlin", window })).toEqual(parseBusy(text, { zone: "Europe/Berlin", window }))
+  })
+
+  it("records a worker that dies mid-sync, and a feed that makes the parser throw, as the calendar's last_error", async () => {
+    feeds.set("/slow.ics", { kind: "ics", body: slowFeed() })
+    feeds.set("/broken.ics", { kind: "ics", body: "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nDTSTART:not a time\r\n" })
+    const s = await createScheduling({ allowPrivateAddresses: true, calendarSync: false })
+    try {
+      const staff = await s.staff.create({ name: "Lin" })
+      const slow = await s.calendars.create(staff.id, { url: feeds.url("/slow.ics") })
+      const syncing = s.calendars.sync(staff.id, slow.id)
+      await waitFor(async () => sharedParseWorker().inFlight() > 0, 10_000, "the feed sent to the worker")
+      await sharedParseWorker().terminate()
+      const failed = await syncing
+      expect(failed).toMatchObject({ status: "failing", event_count: 0 })
+      expect(failed.last_error).toMatch(/^the calendar reader stopped while reading the feed \(.+\); the next sync reads it again$/)
+
+      const broken = await s.calendars.create(staff.id, { url: feeds.url("/broken.ics") })
+      const refused = await s.calendars.sync(staff.id, broken.id)
+      expect(refused.status).toBe("failing")
+      expect(refused.last_error).toMatch(/iCalendar/)
+
+      // The process and the reader go on: the same feed syncs once the worker is left alone.
+      const again = await s.calendars.sync(staff.id, slow.id)
+      expect(again).toMatchObject({ status: "synced", last_error: null })
+      expect(again.event_count).toBeGreaterThan(0)
+    } finally {
+      await s.close()
+    }
+  })
+})
