@@ -6,7 +6,9 @@
 export interface Slot {
   readonly start: string
   readonly end: string
-  readonly staff_id: string
+  /** Absent on a start that a team shares (round robin, collective): `staff_ids` says who is free. */
+  readonly staff_id?: string | undefined
+  readonly staff_ids?: ReadonlyArray<string> | undefined
   readonly remaining: number
 }
 export interface Question {
@@ -26,6 +28,10 @@ export interface Service {
   readonly staff_ids: ReadonlyArray<string>
   readonly active: boolean
   readonly questions?: ReadonlyArray<Question>
+  /** Who attends (absent from older servers: `chosen`). */
+  readonly assignment?: "chosen" | "round_robin" | "collective"
+  /** How many occurrences a recurring booking may have; 0 or absent: no repeat choice. */
+  readonly max_occurrences?: number
 }
 export interface StaffMember {
   readonly id: string
@@ -47,6 +53,9 @@ export interface Booking {
   readonly status: string
   readonly staff_id: string
   readonly service_id: string
+  /** Everyone who attends: one member, or all of a collective service's. */
+  readonly staff_ids?: ReadonlyArray<string>
+  readonly series_id?: string | null
   readonly [field: string]: unknown
 }
 export interface WidgetConfig {

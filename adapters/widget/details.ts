@@ -3,7 +3,7 @@
  * checked here before the booking is sent against the held time; the API's field errors
  * land on the same fields.
  */
-import { ApiError } from "./api.js"
+import { ApiError, type Booking } from "./api.js"
 import { h, type Props } from "./dom.js"
 import { emit } from "./events.js"
 import { dayIn, formatDay, formatTime, zoneLabel } from "./format.js"
@@ -11,6 +11,8 @@ import { header } from "./header.js"
 import { HOLD_SECONDS, releaseHold, taken } from "./hold.js"
 import type { Field } from "./options.js"
 import { answersBody, controlId, questionControls, questionsOf, validateAnswers } from "./questions.js"
+import { type Blocked, blockedOf, blockedView, bookedOf, repeatControls, repeatCount, repeating, rrule, validateRepeat } from "./repeat.js"
+import { teamBooking } from "./team.js"
 import type { Widget } from "./widget.js"
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
@@ -28,7 +30,8 @@ const validate = (w: Widget): boolean => {
   if (phone !== "" && !PHONE.test(phone)) errors.phone = w.t("phone_invalid")
   w.fieldErrors = errors
   const answered = validateAnswers(w)
-  return Object.keys(errors).length === 0 && answered
+  const repeat = validateRepeat(w)
+  return Object.keys(errors).length === 0 && answered && repeat
 }
 
 /** Marks the form invalid: the message shown and announced, focus on the first invalid control. */
@@ -37,33 +40,50 @@ const showInvalid = (w: Widget): void => {
   const question = questionsOf(w).find((q) => w.answerErrors[q.id] !== undefined)
   w.busy = undefined
   w.problem = { code: "validation_failed", message: w.t("fix_fields") }
-  w.focusAfter = first !== undefined ? `#f-${first}` : question !== undefined ? `#${controlId(question)}` : ".alert"
+  w.focusAfter = first !== undefined
+    ? `#f-${first}`
+    : question !== undefined
+    ? `#${controlId(question)}`
+    : w.repeatError !== undefined
+    ? "#r-count"
+    : ".alert"
   w.render()
   w.announce(w.t("fix_fields"))
 }
 
-const submit = async (w: Widget): Promise<void> => {
+/** How a series with blocked dates is answered: refused whole (the default), or booked where free. */
+type OnConflict = "reject" | "skip"
+
+const submit = async (w: Widget, onConflict: OnConflict = "reject"): Promise<void> => {
   if (w.busy !== undefined) return
   if (!validate(w)) return showInvalid(w)
   w.problem = undefined
   w.busy = w.t("booking")
   w.render()
   w.announce(w.busy)
-  await book(w, true)
+  await book(w, true, onConflict)
 }
 
-const book = async (w: Widget, withHold: boolean): Promise<void> => {
+const book = async (w: Widget, withHold: boolean, onConflict: OnConflict = "reject"): Promise<void> => {
   const slot = w.slot!
   const f = w.fields
   const client: Record<string, string> = { name: f.name.trim(), email: f.email.trim(), time_zone: w.zone }
   if (f.phone.trim() !== "") client.phone = f.phone.trim()
-  const body: Record<string, unknown> = { service_id: w.service!.id, staff_id: slot.staff_id, start: slot.start, client }
+  const body: Record<string, unknown> = { service_id: w.service!.id, start: slot.start, client }
+  // Without a member named, a round-robin service assigns one and a collective one books all.
+  if (!teamBooking(w) && slot.staff_id !== undefined) body.staff_id = slot.staff_id
+  const series = repeating(w)
+  if (series) {
+    body.recurrence = { rule: rrule(w.repeatWeeks, repeatCount(w)!) }
+    body.on_conflict = onConflict
+  }
   if (f.notes.trim() !== "") body.notes = f.notes.trim()
   const answers = answersBody(w)
   if (answers.length > 0) body.answers = answers
   if (withHold && w.hold !== undefined) body.hold_id = w.hold.id
+  let answer: Record<string, unknown>
   try {
-    w.booking = await w.client.book(body, `${w.bookingKey}-${withHold ? "h" : "d"}`)
+    answer = await w.client.book(body, `${w.bookingKey}-${withHold ? "h" : "d"}`)
   } catch (error) {
     // The key is reused only to retry a request that may not have arrived; an answered one
     // is settled (an idempotency key with another body would be refused).
@@ -72,7 +92,9 @@ const book = async (w: Widget, withHold: boolean): Promise<void> => {
       // The hold lapsed while the visitor typed: book the same time directly if it is still free.
       const holdGone = error.code === "hold_expired" ||
         (error.status === 422 && JSON.stringify(error.problem.errors ?? "").includes("hold_id"))
-      if (withHold && holdGone) return book(w, false)
+      if (withHold && holdGone) return book(w, false, onConflict)
+      const blocked = series && error.status === 409 ? blockedOf(error.problem) : []
+      if (blocked.length > 0) return showBlocked(w, blocked, error.code)
       if (error.status === 409) return taken(w, error)
       if (error.status === 422 && Array.isArray(error.problem.errors)) {
         let marked = false
@@ -92,14 +114,29 @@ const book = async (w: Widget, withHold: boolean): Promise<void> => {
         }
       }
     }
-    return w.fail(error, () => void book(w, withHold))
+    return w.fail(error, () => void book(w, withHold, onConflict))
   }
+  w.occurrences = series ? bookedOf(answer) : []
+  w.skipped = series ? blockedOf(answer) : []
+  w.booking = (w.occurrences[0] ?? answer) as Booking
+  w.blocked = []
   w.hold = undefined
   w.bookingKey = newId()
   w.answers = {}
   w.answerErrors = {}
   emit(w.host, "slotwise:booking_created", w.booking)
   w.go("done")
+}
+
+/** A refused series: the details step stays, with each blocked date and why. */
+const showBlocked = (w: Widget, blocked: ReadonlyArray<Blocked>, code: string): void => {
+  w.blocked = blocked
+  w.busy = undefined
+  w.focusAfter = ".blocked"
+  w.render()
+  const message = w.body.querySelector(".blocked")?.textContent ?? w.t("blocked")
+  w.announce(message)
+  emit(w.host, "slotwise:error", { code, message })
 }
 
 export const detailsView = (w: Widget): Array<Node> => {
@@ -144,6 +181,8 @@ export const detailsView = (w: Widget): Array<Node> => {
       void submit(w)
     }
   },
+    repeatControls(w),
+    blockedView(w, () => void submit(w, "skip")),
     field("name", "text", "name", true),
     field("email", "email", "email", true),
     field("phone", "tel", "tel", false),

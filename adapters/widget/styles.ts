@@ -74,6 +74,8 @@ dl.summary dd{margin:0;overflow-wrap:anywhere}
 .footer a{color:var(--sw-muted)}
 .ok::before{content:"✓" / "";margin-inline-end:.5rem}
 .probe{color:var(--sw-primary)}
+.repeat{margin-bottom:.5rem}
+.dates{margin:.25rem 0 .75rem;padding-inline-start:1.25rem}
 `
 
 /**

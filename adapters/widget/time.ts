@@ -131,21 +131,24 @@ export interface IcsEvent {
   readonly stamp: string
 }
 
-export const ics = (event: IcsEvent): string =>
+/** A calendar file of one event, or of several (a series' occurrences, each its own event). */
+export const ics = (event: IcsEvent | ReadonlyArray<IcsEvent>): string =>
   [
     "BEGIN:VCALENDAR",
     "VERSION:2.0",
     "PRODID:-//Slotwise//Booking widget//EN",
     "CALSCALE:GREGORIAN",
     "METHOD:PUBLISH",
-    "BEGIN:VEVENT",
-    `UID:${event.uid}`,
-    `DTSTAMP:${icsInstant(event.stamp)}`,
-    `DTSTART:${icsInstant(event.start)}`,
-    `DTEND:${icsInstant(event.end)}`,
-    `SUMMARY:${icsText(event.summary)}`,
-    `DESCRIPTION:${icsText(event.description)}`,
-    "END:VEVENT",
+    ...(Array.isArray(event) ? event : [event as IcsEvent]).flatMap((e) => [
+      "BEGIN:VEVENT",
+      `UID:${e.uid}`,
+      `DTSTAMP:${icsInstant(e.stamp)}`,
+      `DTSTART:${icsInstant(e.start)}`,
+      `DTEND:${icsInstant(e.end)}`,
+      `SUMMARY:${icsText(e.summary)}`,
+      `DESCRIPTION:${icsText(e.description)}`,
+      "END:VEVENT"
+    ]),
     "END:VCALENDAR",
     ""
   ].map(fold).join("\r\n")

@@ -22,8 +22,10 @@ import { loadManaged, manageSlots } from "./manage.js"
 import type { AnswerValue } from "./questions.js"
 import { ANY, type Field, FIELDS, RESTART_OPTIONS, type WidgetHandle, type WidgetOptions } from "./options.js"
 import { fillZones, view } from "./steps.js"
+import type { Blocked } from "./repeat.js"
 import { type Lang, type StringKey, translate } from "./strings.js"
 import { BASE_CSS } from "./styles.js"
+import { loadStaffNames } from "./team.js"
 import { addMonths, detectTimeZone, monthOf, monthRange, type YearMonth } from "./time.js"
 
 export type { Prefill, WidgetHandle, WidgetOptions } from "./options.js"
@@ -88,6 +90,16 @@ export class Widget implements WidgetHandle {
   answerErrors: Record<string, string> = {}
   booking: Booking | undefined
   bookingKey = newId()
+  /** The repeat choice: every `repeatWeeks` weeks (0: once), `repeatCount` times as typed. */
+  repeatWeeks = 0
+  repeatCount = "4"
+  repeatError: string | undefined
+  /** A refused series' blocked dates; after booking, the series' occurrences and the dates skipped. */
+  blocked: ReadonlyArray<Blocked> = []
+  occurrences: ReadonlyArray<Booking> = []
+  skipped: ReadonlyArray<Blocked> = []
+  /** Staff names by id, for naming who was assigned or attends. */
+  readonly staffNames = new Map<string, string>()
   /** Manage mode: the booking the manage link opened, and what the last action did. */
   managed: ManagedBooking | undefined
   manageNote: string | undefined
@@ -170,6 +182,11 @@ export class Widget implements WidgetHandle {
     this.hold = undefined
     this.slot = undefined
     this.booking = undefined
+    this.occurrences = []
+    this.skipped = []
+    this.blocked = []
+    this.repeatWeeks = 0
+    this.staffNames.clear()
     this.fieldErrors = {}
     this.answers = {}
     this.answerErrors = {}
@@ -240,6 +257,15 @@ export class Widget implements WidgetHandle {
   async afterService(first: boolean): Promise<void> {
     const service = this.service!
     const option = this.options.staff
+    this.repeatWeeks = 0
+    this.blocked = []
+    // A team service needs no staff step: the server assigns, or everyone attends.
+    const assignment = service.assignment
+    if (assignment === "round_robin" || assignment === "collective") loadStaffNames(this)
+    if (assignment === "collective" || (assignment === "round_robin" && (option === undefined || option === ANY))) {
+      this.staffChoice = ANY
+      return this.enterDate(first)
+    }
     if (option !== undefined && option !== ANY) {
       if (!service.staff_ids.includes(option)) return this.fatal("unknown_staff", this.t("unknown_staff", { id: option }))
       this.staffChoice = option

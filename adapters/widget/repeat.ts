@@ -1,0 +1,155 @@
+/**
+ * The repeat choice on the details step (a service with `max_occurrences` > 0): how often and
+ * how many times, sent as an RRULE in `recurrence`. A series the API refuses (409) lists each
+ * blocked date with its reason in words, and offers to book only the free ones.
+ */
+import type { Booking } from "./api.js"
+import { h } from "./dom.js"
+import { dayIn, formatDay, formatTime } from "./format.js"
+import type { StringKey } from "./strings.js"
+import { addDays } from "./time.js"
+import type { Widget } from "./widget.js"
+
+/** The weekly intervals offered: every week up to every 4 weeks. */
+const INTERVALS = [1, 2, 3, 4]
+const MIN_COUNT = 2
+
+/** A date of a series that could not be booked, and why. */
+export interface Blocked {
+  readonly start: string
+  readonly reason: string
+}
+
+export const maxOccurrences = (w: Widget): number => Math.max(0, Math.floor(w.service?.max_occurrences ?? 0))
+
+/** Whether the visitor chose to repeat (and the service allows it). */
+export const repeating = (w: Widget): boolean => w.repeatWeeks > 0 && maxOccurrences(w) >= MIN_COUNT
+
+export const repeatCount = (w: Widget): number | undefined => {
+  const n = Number(w.repeatCount)
+  return Number.isInteger(n) && n >= MIN_COUNT && n <= maxOccurrences(w) ? n : undefined
+}
+
+/** The RFC 5545 rule for the choice: weekly on the chosen time's weekday. */
+export const rrule = (weeks: number, count: number): string =>
+  `FREQ=WEEKLY${weeks > 1 ? `;INTERVAL=${weeks}` : ""};COUNT=${count}`
+
+/** A problem's blocked occurrences in whichever list the API names them, with a reason code or text. */
+export const blockedOf = (problem: Record<string, unknown>): Array<Blocked> => {
+  const list = [problem.occurrences, problem.blocked, problem.conflicts, problem.skipped].find(Array.isArray) as Array<unknown> | undefined
+  return (list ?? []).flatMap((item) => {
+    if (typeof item !== "object" || item === null) return []
+    const o = item as Record<string, unknown>
+    const start = o.start ?? o.occurrence
+    if (typeof start !== "string") return []
+    const reason = [o.reason, o.code].find((r) => typeof r === "string") as string | undefined
+    return [{ start, reason: reason ?? "" }]
+  })
+}
+
+/** The occurrences a series answer booked: its list, or the answer itself when it is one booking. */
+export const bookedOf = (answer: Record<string, unknown>): Array<Booking> => {
+  const list = [answer.occurrences, answer.bookings, answer.data].find(Array.isArray) as Array<Record<string, unknown>> | undefined
+  const items = (list ?? [answer]).filter((b) => typeof b.id === "string" && typeof b.start === "string") as Array<Booking>
+  return items.sort((a, b) => a.start.localeCompare(b.start))
+}
+
+/** Reason codes in words; an unknown code keeps a generic phrase. */
+const REASONS: Array<[RegExp, StringKey]> = [
+  [/conflict|taken|booked|busy|capacity|hold|full/, "reason_taken"],
+  [/time_off|away|absence|vacation/, "reason_away"],
+  [/hours|closed|outside|availability/, "reason_closed"],
+  [/notice|soon|past|lead/, "reason_notice"],
+  [/horizon|ahead|far|window/, "reason_horizon"]
+]
+
+export const reasonText = (w: Widget, reason: string): string =>
+  w.t(REASONS.find(([pattern]) => pattern.test(reason.toLowerCase()))?.[1] ?? "reason_other")
+
+/** One date of a series in the visitor's words: the day and the time. */
+const when = (w: Widget, start: string): string => `${formatDay(w, dayIn(w, start))}, ${formatTime(w, start)}`
+
+export const blockedList = (w: Widget, blocked: ReadonlyArray<Blocked>): HTMLElement =>
+  h("ul", { class: "dates" }, blocked.map((b) => h("li", { "data-blocked": b.start }, `${when(w, b.start)}: ${reasonText(w, b.reason)}`)))
+
+export const datesList = (w: Widget, bookings: ReadonlyArray<Booking>): HTMLElement =>
+  h("ul", { class: "dates" }, bookings.map((b) => h("li", { "data-occurrence": b.id }, when(w, b.start))))
+
+/** The repeat controls: a frequency select, and the number of appointments once repeating. */
+export const repeatControls = (w: Widget): HTMLElement | null => {
+  const max = maxOccurrences(w)
+  if (max < MIN_COUNT || w.slot === undefined) return null
+  const changed = (focus: string) => {
+    w.blocked = []
+    w.focusAfter = focus
+    w.render()
+  }
+  const frequency = h("select", {
+    id: "r-every",
+    name: "repeat",
+    "data-focus": "r-every",
+    onchange: (event: Event) => {
+      w.repeatWeeks = Number((event.target as HTMLSelectElement).value) || 0
+      if (w.repeatWeeks > 0 && repeatCount(w) === undefined) w.repeatCount = String(Math.min(4, max))
+      changed("#r-every")
+    }
+  },
+    h("option", { value: "0" }, w.t("repeat_none")),
+    INTERVALS.map((n) => h("option", { value: String(n) }, n === 1 ? w.t("repeat_weekly") : w.t("repeat_weeks", { n }))))
+  frequency.value = String(w.repeatWeeks)
+  const nodes: Array<Node | null> = [h("label", { for: "r-every" }, w.t("repeat")), frequency]
+  if (w.repeatWeeks > 0) {
+    const count = repeatCount(w)
+    const error = w.repeatError
+    nodes.push(
+      h("label", { for: "r-count" }, w.t("repeat_count", { max })),
+      h("input", {
+        id: "r-count",
+        name: "count",
+        type: "number",
+        inputmode: "numeric",
+        min: MIN_COUNT,
+        max,
+        step: 1,
+        "data-focus": "r-count",
+        "aria-invalid": error !== undefined ? "true" : null,
+        "aria-describedby": error !== undefined ? "e-r-count" : "r-summary",
+        value: w.repeatCount,
+        onchange: (event: Event) => {
+          w.repeatCount = (event.target as HTMLInputElement).value
+          w.repeatError = undefined
+          changed("#r-count")
+        }
+      }),
+      error !== undefined
+        ? h("p", { class: "field-error", id: "e-r-count" }, error)
+        : count === undefined
+        ? null
+        : h("p", { class: "muted hint", id: "r-summary" }, w.t("repeat_summary", {
+          n: count,
+          date: formatDay(w, addDays(dayIn(w, w.slot.start), 7 * w.repeatWeeks * (count - 1)))
+        }))
+    )
+  }
+  return h("div", { class: "repeat" }, nodes)
+}
+
+/** Checks the count before sending: the message at the field, as other fields' are. */
+export const validateRepeat = (w: Widget): boolean => {
+  w.repeatError = repeating(w) && repeatCount(w) === undefined ? w.t("repeat_count_invalid", { max: maxOccurrences(w) }) : undefined
+  return w.repeatError === undefined
+}
+
+/** The refused series: each blocked date and why, and a button that books only the free ones. */
+export const blockedView = (w: Widget, bookFree: () => void): HTMLElement | null => {
+  if (w.blocked.length === 0) return null
+  const total = repeatCount(w) ?? 0
+  const free = total - w.blocked.length
+  return h("div", { class: "notice blocked", role: "group", "aria-labelledby": "blocked-label", tabindex: "-1" },
+    h("p", { id: "blocked-label" }, h("strong", {}, w.t("blocked"))),
+    blockedList(w, w.blocked),
+    h("p", { class: "muted" }, w.t("blocked_hint")),
+    free > 0
+      ? h("button", { type: "button", class: "secondary", "data-focus": "book-free", onclick: bookFree }, w.t("book_free", { n: free }))
+      : null)
+}
