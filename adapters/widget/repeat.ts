@@ -99,8 +99,9 @@ export const repeatControls = (w: Widget): HTMLElement | null => {
   frequency.value = String(w.repeatWeeks)
   const nodes: Array<Node | null> = [h("label", { for: "r-every" }, w.t("repeat")), frequency]
   if (w.repeatWeeks > 0) {
-    const count = repeatCount(w)
     const error = w.repeatError
+    // Typing updates the summary in place: re-rendering here would take focus from the field.
+    const summary = h("p", { class: "muted hint", id: "r-summary" }, summaryText(w))
     nodes.push(
       h("label", { for: "r-count" }, w.t("repeat_count", { max })),
       h("input", {
@@ -113,25 +114,28 @@ export const repeatControls = (w: Widget): HTMLElement | null => {
         step: 1,
         "data-focus": "r-count",
         "aria-invalid": error !== undefined ? "true" : null,
-        "aria-describedby": error !== undefined ? "e-r-count" : "r-summary",
+        "aria-describedby": error !== undefined ? "e-r-count r-summary" : "r-summary",
         value: w.repeatCount,
-        onchange: (event: Event) => {
+        oninput: (event: Event) => {
           w.repeatCount = (event.target as HTMLInputElement).value
-          w.repeatError = undefined
-          changed("#r-count")
+          // Blocked dates of another count no longer apply.
+          w.blocked = []
+          w.body.querySelector(".blocked")?.remove()
+          summary.textContent = summaryText(w)
         }
       }),
-      error !== undefined
-        ? h("p", { class: "field-error", id: "e-r-count" }, error)
-        : count === undefined
-        ? null
-        : h("p", { class: "muted hint", id: "r-summary" }, w.t("repeat_summary", {
-          n: count,
-          date: formatDay(w, addDays(dayIn(w, w.slot.start), 7 * w.repeatWeeks * (count - 1)))
-        }))
+      error === undefined ? null : h("p", { class: "field-error", id: "e-r-count" }, error),
+      summary
     )
   }
   return h("div", { class: "repeat" }, nodes)
+}
+
+/** "4 appointments, the last on …", or nothing while the count is not a valid one. */
+const summaryText = (w: Widget): string => {
+  const count = repeatCount(w)
+  if (count === undefined || w.slot === undefined) return ""
+  return w.t("repeat_summary", { n: count, date: formatDay(w, addDays(dayIn(w, w.slot.start), 7 * w.repeatWeeks * (count - 1))) })
 }
 
 /** Checks the count before sending: the message at the field, as other fields' are. */
