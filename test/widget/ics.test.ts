@@ -65,3 +65,22 @@ describe(".ics folding", () => {
     expect(vevent.getFirstPropertyValue("dtstart")?.toString()).toBe("2027-03-29T14:00:00Z")
   })
 })
+
+describe(".ics of a series", () => {
+  it("holds one event per occurrence, each with its own UID and times, in one calendar", () => {
+    const occurrences = ["2027-03-29T07:30:00Z", "2027-04-05T07:30:00Z", "2027-04-19T07:30:00Z"].map((start, i) => ({
+      uid: `bkg_0${i}@slotwise`,
+      start,
+      end: start.replace("07:30", "08:00"),
+      stamp: "2027-03-26T08:00:00Z",
+      summary: "Physio (Salon Ana)",
+      description: `Booking bkg_0${i}`
+    }))
+    const calendar = new ICAL.Component(ICAL.parse(ics(occurrences)))
+    const events = calendar.getAllSubcomponents("vevent")
+    expect(events.map((e) => e.getFirstPropertyValue("uid"))).toEqual(["bkg_00@slotwise", "bkg_01@slotwise", "bkg_02@slotwise"])
+    expect(events.map((e) => e.getFirstPropertyValue("dtstart")?.toString())).toEqual(["2027-03-29T07:30:00Z", "2027-04-05T07:30:00Z", "2027-04-19T07:30:00Z"])
+    expect(events.map((e) => e.getFirstPropertyValue("dtend")?.toString())).toEqual(["2027-03-29T08:00:00Z", "2027-04-05T08:00:00Z", "2027-04-19T08:00:00Z"])
+    expect(calendar.getAllSubcomponents("vcalendar")).toHaveLength(0)
+  })
+})
