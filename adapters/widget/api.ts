@@ -188,7 +188,7 @@ export const makeClient = (options: ClientOptions) => {
     staff: () => all<StaffMember>("/v1/staff"),
     slots: (params: { service_id: string; staff_id?: string | undefined; start: string; end: string }) =>
       call<Page<Slot>>("GET", `/v1/availability/slots?${q(params)}`).then((p) => p.data),
-    hold: (body: { service_id: string; staff_id: string; start: string; ttl_seconds: number }) =>
+    hold: (body: { service_id: string; staff_id?: string; start: string; ttl_seconds: number }) =>
       call<Hold>("POST", "/v1/availability/holds", body),
     release: (id: string) => call<Hold>("DELETE", `/v1/availability/holds/${encodeURIComponent(id)}`),
     book: (body: Record<string, unknown>, idempotencyKey: string) =>

@@ -76,11 +76,18 @@ const book = async (w: Widget, withHold: boolean, onConflict: OnConflict = "reje
   if (series) {
     body.recurrence = { rule: rrule(w.repeatWeeks, repeatCount(w)!) }
     body.on_conflict = onConflict
+    // A hold reserves one slot, not a series: let it go first, or it would stand in the series' way.
+    const hold = w.hold
+    if (hold !== undefined) {
+      w.hold = undefined
+      clearTimeout(w.renewal)
+      await w.client.release(hold.id).catch(() => undefined)
+    }
   }
   if (f.notes.trim() !== "") body.notes = f.notes.trim()
   const answers = answersBody(w)
   if (answers.length > 0) body.answers = answers
-  if (withHold && w.hold !== undefined) body.hold_id = w.hold.id
+  if (withHold && !series && w.hold !== undefined) body.hold_id = w.hold.id
   let answer: Record<string, unknown>
   try {
     answer = await w.client.book(body, `${w.bookingKey}-${withHold ? "h" : "d"}`)

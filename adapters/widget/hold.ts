@@ -26,14 +26,6 @@ export const pickSlot = async (w: Widget, slot: Slot): Promise<void> => {
   emit(w.host, "slotwise:slot_selected", slot)
   w.problem = undefined
   w.notice = undefined
-  w.blocked = []
-  // A hold is for one member; when the server assigns (or all attend), the booking itself is checked.
-  if (teamBooking(w) || slot.staff_id === undefined) {
-    if (w.hold !== undefined) releaseHold(w)
-    w.slot = slot
-    w.alternatives = []
-    return w.go("details")
-  }
   w.busy = w.t("holding", { time: formatTime(w, slot.start) })
   w.render()
   w.announce(w.busy)
@@ -58,8 +50,14 @@ export const pickSlot = async (w: Widget, slot: Slot): Promise<void> => {
   }
 }
 
+/** Holds the slot's member, or, when the server assigns, whoever it picks (a collective service: everyone). */
 const holdSlot = (w: Widget, slot: Slot): Promise<Hold> =>
-  w.client.hold({ service_id: w.service!.id, staff_id: slot.staff_id!, start: slot.start, ttl_seconds: HOLD_SECONDS })
+  w.client.hold({
+    service_id: w.service!.id,
+    ...(teamBooking(w) || slot.staff_id === undefined ? {} : { staff_id: slot.staff_id }),
+    start: slot.start,
+    ttl_seconds: HOLD_SECONDS
+  })
 
 /**
  * Renews `hold` shortly before it lapses (released, then held again) while it is still the

@@ -34,16 +34,15 @@ export const repeatCount = (w: Widget): number | undefined => {
 export const rrule = (weeks: number, count: number): string =>
   `FREQ=WEEKLY${weeks > 1 ? `;INTERVAL=${weeks}` : ""};COUNT=${count}`
 
-/** A problem's blocked occurrences in whichever list the API names them, with a reason code or text. */
+/** A refusal's (or a series' skipped) occurrences, each with the code of the first check it failed. */
 export const blockedOf = (problem: Record<string, unknown>): Array<Blocked> => {
-  const list = [problem.occurrences, problem.blocked, problem.conflicts, problem.skipped].find(Array.isArray) as Array<unknown> | undefined
+  const list = [problem.occurrences, problem.skipped].find(Array.isArray) as Array<unknown> | undefined
   return (list ?? []).flatMap((item) => {
     if (typeof item !== "object" || item === null) return []
-    const o = item as Record<string, unknown>
-    const start = o.start ?? o.occurrence
-    if (typeof start !== "string") return []
-    const reason = [o.reason, o.code].find((r) => typeof r === "string") as string | undefined
-    return [{ start, reason: reason ?? "" }]
+    const o = item as { start?: unknown; reasons?: unknown }
+    if (typeof o.start !== "string") return []
+    const first = Array.isArray(o.reasons) ? o.reasons[0] as { code?: unknown } | undefined : undefined
+    return [{ start: o.start, reason: typeof first?.code === "string" ? first.code : "" }]
   })
 }
 
@@ -54,17 +53,21 @@ export const bookedOf = (answer: Record<string, unknown>): Array<Booking> => {
   return items.sort((a, b) => a.start.localeCompare(b.start))
 }
 
-/** Reason codes in words; an unknown code keeps a generic phrase. */
-const REASONS: Array<[RegExp, StringKey]> = [
-  [/conflict|taken|booked|busy|capacity|hold|full/, "reason_taken"],
-  [/time_off|away|absence|vacation/, "reason_away"],
-  [/hours|closed|outside|availability/, "reason_closed"],
-  [/notice|soon|past|lead/, "reason_notice"],
-  [/horizon|ahead|far|window/, "reason_horizon"]
-]
+/** The API's reason codes in words; any other code gets a generic phrase. */
+const REASONS: Record<string, StringKey> = {
+  booking_overlap: "reason_taken",
+  buffer_overlap: "reason_taken",
+  capacity_full: "reason_taken",
+  held: "reason_taken",
+  external_busy: "reason_taken",
+  outside_hours: "reason_closed",
+  date_override: "reason_closed",
+  blocked: "reason_away",
+  min_notice: "reason_notice",
+  max_advance: "reason_horizon"
+}
 
-export const reasonText = (w: Widget, reason: string): string =>
-  w.t(REASONS.find(([pattern]) => pattern.test(reason.toLowerCase()))?.[1] ?? "reason_other")
+export const reasonText = (w: Widget, reason: string): string => w.t(REASONS[reason] ?? "reason_other")
 
 /** One date of a series in the visitor's words: the day and the time. */
 const when = (w: Widget, start: string): string => `${formatDay(w, dayIn(w, start))}, ${formatTime(w, start)}`
