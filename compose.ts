@@ -23,6 +23,7 @@ import { Effect, Layer } from "effect"
 import { FeedReaderLive } from "./adapters/calendars/reader.js"
 import { CalendarSyncLoopLive, type CalendarSyncLoopOptions } from "./adapters/calendars/syncLoop.js"
 import { DnsResolverLive } from "./adapters/dns/resolver.js"
+import { RecurrenceExpanderLive } from "./adapters/ical/recurrence.js"
 import { CalendarRendererLive } from "./adapters/ical/renderer.js"
 import { AccessLive } from "./adapters/http/app.js"
 import { makeHttpHandler, type MountOptions, type SlotwiseHttpHandler } from "./adapters/http/mount.js"
@@ -194,7 +195,8 @@ const publicUrlLayer = (choice: PublicUrlChoice | undefined) =>
 
 /**
  * The core use cases with their webhook policy, DNS resolver, calendar renderer and feed
- * reader, manage-link MACs on Node's crypto and the public URL links point at; still needs `Storage`.
+ * reader, the recurrence expander (ical.js), manage-link MACs on Node's crypto and the public URL
+ * links point at; still needs `Storage`.
  */
 export const coreLayer = (
   policy: WebhookPolicyOptions = {},
@@ -209,6 +211,7 @@ export const coreLayer = (
       calendarFeedsLayer(domains.publicUrl),
       calendarsLayer({ ...calendars, allowPrivate: policy.allowPrivate }),
       NodeManageLinkMacLive,
+      RecurrenceExpanderLive,
       publicUrlLayer(publicUrl)
     ))
   )

@@ -9,6 +9,7 @@ import {
   type Booking,
   BookingCancel,
   BookingCreate,
+  type BookingCreate as BookingCreateFields,
   BookingReschedule,
   BookingStatus,
   BookingUpdate,
@@ -23,10 +24,11 @@ import { HoldExpired, InvalidReference, InvalidTransition, ValidationFailed } fr
 import { Id } from "./domain/ids.js"
 import { type AnswerInput, checkAnswers } from "./domain/question.js"
 import type { Service } from "./domain/service.js"
+import type { Staff } from "./domain/staff.js"
 import { Clients } from "./Clients.js"
 import { Events } from "./Events.js"
 import type { Actor } from "./events/catalogue.js"
-import { changes, currentStamp, findOr404, listPage, PageParams, resourceAt } from "./internal/resources.js"
+import { changes, currentStamp, findOr404, listPage, PageParams, resourceAt, type Stamp } from "./internal/resources.js"
 import { decodeInput, validationFailed } from "./internal/validation.js"
 import { Payments } from "./Payments.js"
 import { BookingsCollection, ClientsCollection, HoldsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
@@ -131,6 +133,12 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
     const create = (input: typeof BookingCreate.Encoded) =>
       Effect.flatMap(decodeCreate(input), (fields) =>
         events.mutate(Effect.gen(function*() {
+          if (fields.recurrence !== undefined) {
+            return yield* new ValidationFailed({
+              detail: "a recurring request makes a series: use bookingSeries.create (POST /v1/bookings takes both)",
+              errors: [{ path: "recurrence", message: "is handled by bookingSeries.create" }]
+            })
+          }
           const now = yield* currentStamp
           const start = toMillis(fields.start)
           const service = yield* referencedService(fields.service_id)
@@ -158,40 +166,63 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
             Option.getOrUndefined
           )
           const member = yield* chooseStaff(service, heldStaff, start, now.ms, exclude)
-          const client = fields.client !== undefined
-            ? yield* clientUseCases.insert(fields.client)
-            : yield* referencedClient(fields.client_id!)
-          // Spelled out, not spread: a literal that starts with a spread is built one property
-          // at a time, which measured ~15 µs for this object.
-          const { created_at, id, updated_at } = resourceAt("booking", now)
-          const booking: Booking = {
-            id,
-            created_at,
-            updated_at,
-            object: "booking",
-            service_id: service.id,
-            staff_id: member.id,
-            client_id: client.id,
-            start: fields.start,
-            end: formatInstant(start + service.duration_minutes * MINUTE),
-            status: service.requires_confirmation ? "pending" : "confirmed",
-            notes: fields.notes ?? null,
-            cancellation_reason: null,
-            price: service.price,
-            amount_paid: null,
-            payment_status: "unpaid",
-            rescheduled_from: null,
-            buffer_before_minutes: service.buffer_before_minutes,
-            buffer_after_minutes: service.buffer_after_minutes,
-            answers,
-            metadata: fields.metadata ?? {}
-          }
-          yield* bookings.insert(booking)
-          if (exclude.holdId !== undefined) yield* holds.remove(exclude.holdId)
-          yield* reminders.arm(booking, { fresh: true, service })
-          yield* events.record("booking.created", booking)
-          return booking
+          const client = yield* clientOf(fields)
+          return yield* insertBooking({ fields, service, member, client, answers, now, start, seriesId: null, holdId: exclude.holdId })
         })))
+
+    /** The request's client: an existing one, or a new one made now (recording `client.created`). */
+    const clientOf = (fields: BookingCreateFields) =>
+      fields.client !== undefined ? clientUseCases.insert(fields.client) : referencedClient(fields.client_id!)
+
+    /**
+     * Writes one checked booking with its reminders and its `booking.created` event, inside the
+     * caller's transaction: the one write path of single and recurring creation.
+     */
+    const insertBooking = (n: {
+      readonly fields: BookingCreateFields
+      readonly service: Service
+      readonly member: Staff
+      readonly client: { readonly id: string }
+      readonly answers: Booking["answers"]
+      readonly now: Stamp
+      readonly start: number
+      readonly seriesId: string | null
+      readonly holdId?: string | undefined
+    }) =>
+      Effect.gen(function*() {
+        const { fields, service, start } = n
+        // Spelled out, not spread: a literal that starts with a spread is built one property
+        // at a time, which measured ~15 µs for this object.
+        const { created_at, id, updated_at } = resourceAt("booking", n.now)
+        const booking: Booking = {
+          id,
+          created_at,
+          updated_at,
+          object: "booking",
+          service_id: service.id,
+          staff_id: n.member.id,
+          client_id: n.client.id,
+          start: formatInstant(start),
+          end: formatInstant(start + service.duration_minutes * MINUTE),
+          status: service.requires_confirmation ? "pending" : "confirmed",
+          notes: fields.notes ?? null,
+          cancellation_reason: null,
+          price: service.price,
+          amount_paid: null,
+          payment_status: "unpaid",
+          rescheduled_from: null,
+          buffer_before_minutes: service.buffer_before_minutes,
+          buffer_after_minutes: service.buffer_after_minutes,
+          answers: n.answers,
+          series_id: n.seriesId,
+          metadata: fields.metadata ?? {}
+        }
+        yield* bookings.insert(booking)
+        if (n.holdId !== undefined) yield* holds.remove(n.holdId)
+        yield* reminders.arm(booking, { fresh: true, service })
+        yield* events.record("booking.created", booking)
+        return booking
+      })
 
     /**
      * A visitor's booking (publishable key): as a new client only, since attaching it to an
@@ -352,7 +383,9 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
       complete: (id: string) => transition(id, "complete"),
       noShow: (id: string) => transition(id, "no_show"),
       recordPayment: payments.record,
-      listPayments: payments.list
+      listPayments: payments.list,
+      /** The steps of creation, for recurring bookings (BookingSeries) to build on. */
+      creation: { decodeCreate, referencedService, referencedStaff, answersFor, clientOf, insertBooking, schedule, transition }
     } as const
   })
 }) {}

@@ -11,11 +11,12 @@ import { Calendars } from "./Calendars.js"
 import { Domains } from "./Domains.js"
 import { Environment } from "./domain/common.js"
 import { type FieldError, isSlotwiseFailure, type Problem, type SlotwiseFailure, toProblem } from "./domain/errors.js"
-import type { Reason, Slot } from "./domain/slot.js"
+import type { BlockedOccurrence, Reason, Slot } from "./domain/slot.js"
 import type { Booking } from "./domain/booking.js"
 import type { ManageLink } from "./domain/manageLink.js"
 import { Events } from "./Events.js"
 import { Manage } from "./Manage.js"
+import { RecurringBookings } from "./RecurringBookings.js"
 import type { Event } from "./events/catalogue.js"
 import type { CoreServices } from "./layers.js"
 import { Tenant, type TenantId } from "./ports/tenant.js"
@@ -33,6 +34,8 @@ export class SlotwiseError extends Error {
   readonly errors: ReadonlyArray<FieldError> | undefined
   readonly alternatives: ReadonlyArray<Slot> | undefined
   readonly reasons: ReadonlyArray<Reason> | undefined
+  /** `series_unavailable`: each occurrence that could not be booked, with its reasons. */
+  readonly occurrences: ReadonlyArray<BlockedOccurrence> | undefined
   constructor(readonly problem: Problem, options?: { cause?: unknown }) {
     super(problem.detail, options)
     this.name = new.target.name
@@ -43,6 +46,7 @@ export class SlotwiseError extends Error {
     this.errors = problem.errors
     this.alternatives = problem.alternatives
     this.reasons = problem.reasons
+    this.occurrences = problem.occurrences
   }
 }
 /** 400 and 422: the input was malformed or invalid (`errors` names each field). */
@@ -52,6 +56,7 @@ export class NotFoundError extends SlotwiseError {}
 export class ConflictError extends SlotwiseError {}
 export class SlotUnavailableError extends ConflictError {}
 export class OutsideAvailabilityError extends ConflictError {}
+export class SeriesUnavailableError extends ConflictError {}
 export class InvalidTransitionError extends ConflictError {}
 export class ResourceInUseError extends ConflictError {}
 export class AuthenticationError extends SlotwiseError {}
@@ -68,6 +73,7 @@ const ERROR_CLASSES: { readonly [K in SlotwiseFailure["_tag"]]: typeof SlotwiseE
   NotFound: NotFoundError,
   SlotUnavailable: SlotUnavailableError,
   OutsideAvailability: OutsideAvailabilityError,
+  SeriesUnavailable: SeriesUnavailableError,
   InvalidTransition: InvalidTransitionError,
   ResourceInUse: ResourceInUseError,
   HoldExpired: ConflictError,
@@ -133,6 +139,11 @@ export interface SchedulingClient {
     /** Bumps the booking's `manage_version`: every earlier link is dead; the booking with its new `manage_url`. */
     readonly rotateManageLink: (id: string) => Promise<Booking>
   }
+  /**
+   * Recurring bookings: `create` takes a booking request with `recurrence` (and `on_conflict`)
+   * and resolves with the series and its occurrences; `cancel(id, { from?, reason? })`.
+   */
+  readonly bookingSeries: Promisified<RecurringBookings, "create" | "get" | "cancel">
   /**
    * The client's side of a manage link: the token is the credential and names its tenant,
    * so these act on the token's booking whatever tenant this client is for.
@@ -200,6 +211,7 @@ export interface CoreInstance {
     readonly clients: Clients
     readonly availability: Availability
     readonly bookings: Bookings
+    readonly bookingSeries: RecurringBookings
     readonly events: Events
     readonly webhooks: Webhooks
     readonly sandbox: Sandbox
@@ -249,6 +261,7 @@ export const makeFacade = (core: CoreInstance, tenant: TenantId): SchedulingClie
       manageLink: (id) => run(services.manage.manageLink(id)),
       rotateManageLink: (id) => run(services.manage.rotate(id))
     },
+    bookingSeries: promisify(services.bookingSeries, ["create", "get", "cancel"]),
     manage: promisify(services.manage, ["get", "slots", "cancel", "reschedule"]),
     events: {
       ...promisify(services.events, ["list", "get"]),
@@ -284,6 +297,7 @@ export const startCore = async (managed: ManagedRuntime.ManagedRuntime<CoreServi
       clients: yield* Clients,
       availability: yield* Availability,
       bookings: yield* Bookings,
+      bookingSeries: yield* RecurringBookings,
       events: yield* Events,
       webhooks: yield* Webhooks,
       sandbox: yield* Sandbox,

@@ -9,6 +9,7 @@ import { Domains } from "./Domains.js"
 import { Events } from "./Events.js"
 import { Manage } from "./Manage.js"
 import { Payments } from "./Payments.js"
+import { RecurringBookings } from "./RecurringBookings.js"
 import { Sandbox } from "./Sandbox.js"
 import { Services } from "./Services.js"
 import { Staff } from "./Staff.js"
@@ -21,6 +22,7 @@ export type CoreServices =
   | Clients
   | Availability
   | Bookings
+  | RecurringBookings
   | Payments
   | Events
   | Webhooks
@@ -36,12 +38,13 @@ export type CoreServices =
  * with the `WebhookPolicy` in context (default: private addresses refused, no resolver);
  * custom domains are verified with the `DnsResolver` in context (none: `verify` says so);
  * calendar feeds are written by the `CalendarRenderer` in context; external
- * calendars are read with the `FeedReader` in context (none: a sync records that).
+ * calendars are read with the `FeedReader` in context (none: a sync records that); recurring
+ * bookings are expanded by the `RecurrenceExpander` in context (none: they are refused).
  */
 export const CoreLive = Layer.mergeAll(
   Services.Default,
   Staff.Default,
-  Manage.Default.pipe(Layer.provideMerge(Layer.merge(
+  Layer.merge(Manage.Default, RecurringBookings.Default).pipe(Layer.provideMerge(Layer.merge(
     Availability.Default,
     Bookings.Default.pipe(Layer.provideMerge(Layer.merge(Clients.Default, Payments.Default)))
   ))),

@@ -13,6 +13,7 @@ import { AdminGroup } from "./contract/admin.js"
 import { AdminUsersGroup } from "./contract/adminUsers.js"
 import { AvailabilityGroup } from "./contract/availability.js"
 import { BookingsGroup } from "./contract/bookings.js"
+import { BookingSeriesGroup } from "./contract/series.js"
 import { CalendarFeedsGroup, CalendarGroup } from "./contract/calendarFeeds.js"
 import { CalendarsGroup } from "./contract/calendars.js"
 import { DomainsGroup, TlsGroup } from "./contract/domains.js"
@@ -52,6 +53,7 @@ export class SlotwiseApi extends HttpApi.make("slotwise")
   .add(ClientsGroup)
   .add(AvailabilityGroup)
   .add(BookingsGroup)
+  .add(BookingSeriesGroup)
   .add(ManageLinksGroup)
   .add(ManageGroup)
   .add(EventsGroup)

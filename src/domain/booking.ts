@@ -7,6 +7,7 @@ import { Instant, Metadata, Money, ObjectType, optional, Text, Timestamps } from
 import { ClientCreate } from "./client.js"
 import { Id } from "./ids.js"
 import { Answer, AnswersInput } from "./question.js"
+import { OnConflict, Recurrence } from "./recurrence.js"
 
 export const BookingStatus = Schema.Literal("pending", "confirmed", "cancelled", "completed", "no_show")
 export type BookingStatus = typeof BookingStatus.Type
@@ -40,6 +41,7 @@ export const Booking = Schema.Struct({
   answers: Schema.Array(Answer).annotations({
     description: "the client's answers to the service's questions, with each question's label and type as asked"
   }),
+  series_id: Schema.NullOr(Id("series")).annotations({ description: "the series this booking is an occurrence of; null when booked alone" }),
   metadata: Metadata,
   manage_version: optional(Schema.Int.annotations({
     description: "the generation of the booking's manage link: rotating it bumps this and kills every earlier link"
@@ -59,7 +61,7 @@ export type Booking = typeof Booking.Type
  * A booking as the visitor who made it sees it (publishable keys): the appointment itself,
  * not the account's records around it (client id, notes, metadata, payments).
  */
-export const PublicBooking = Booking.pick("id", "object", "service_id", "staff_id", "start", "end", "status", "price", "created_at", "updated_at")
+export const PublicBooking = Booking.pick("id", "object", "service_id", "staff_id", "start", "end", "status", "price", "series_id", "created_at", "updated_at")
   .annotations({
     identifier: "PublicBooking",
     description: "A booking as a publishable key sees it: the appointment, without the client, notes, metadata or payments."
@@ -74,6 +76,7 @@ export const publicBooking = (b: Booking): PublicBooking => ({
   end: b.end,
   status: b.status,
   price: b.price,
+  series_id: b.series_id,
   created_at: b.created_at,
   updated_at: b.updated_at
 })
@@ -97,9 +100,19 @@ export const BookingCreate = Schema.Struct({
   notes: optional(notes),
   answers: optional(AnswersInput.annotations({ description: "answers to the service's questions; every required one must be answered" })),
   metadata: optional(Metadata),
-  hold_id: optional(Id("hold").annotations({ description: "a hold on this slot to turn into the booking" }))
+  hold_id: optional(Id("hold").annotations({ description: "a hold on this slot to turn into the booking" })),
+  recurrence: optional(Recurrence.annotations({
+    description: "book a series: `start` and every later occurrence of the rule (answered with a `booking_series`)"
+  })),
+  on_conflict: optional(OnConflict)
 }).pipe(
   Schema.filter((input) => {
+    if (input.recurrence === undefined && input.on_conflict !== undefined) {
+      return { path: ["on_conflict"], message: "applies to a recurring booking only: send it with recurrence" }
+    }
+    if (input.recurrence !== undefined && input.hold_id !== undefined) {
+      return { path: ["hold_id"], message: "cannot be used with recurrence: a hold reserves one slot" }
+    }
     if (input.client_id !== undefined && input.client !== undefined) {
       return { path: ["client"], message: "cannot be given with client_id: send one or the other" }
     }

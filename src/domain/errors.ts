@@ -4,7 +4,7 @@
  * the HTTP problem+json body and the library's `SlotwiseError` both read it.
  */
 import { Schema } from "effect"
-import { Reason, Slot } from "./slot.js"
+import { BlockedOccurrence, Reason, Slot } from "./slot.js"
 
 export const FieldError = Schema.Struct({
   path: Schema.String.annotations({ description: "the field, as dotted keys and indexes (`client.email`, `weekdays.2`); empty for the body as a whole" }),
@@ -22,6 +22,11 @@ export class InvalidReference extends Schema.TaggedError<InvalidReference>()("In
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", detail) {}
 export class SlotUnavailable extends Schema.TaggedError<SlotUnavailable>()("SlotUnavailable", unbookable) {}
 export class OutsideAvailability extends Schema.TaggedError<OutsideAvailability>()("OutsideAvailability", unbookable) {}
+/** Some occurrences of a recurring request (`on_conflict: reject`) cannot be booked: nothing was. */
+export class SeriesUnavailable extends Schema.TaggedError<SeriesUnavailable>()("SeriesUnavailable", {
+  ...detail,
+  occurrences: Schema.Array(BlockedOccurrence)
+}) {}
 export class InvalidTransition extends Schema.TaggedError<InvalidTransition>()("InvalidTransition", detail) {}
 export class ResourceInUse extends Schema.TaggedError<ResourceInUse>()("ResourceInUse", detail) {}
 /** A client acting through a manage link too close to the start (the service's cancellation notice). */
@@ -66,6 +71,7 @@ export type SlotwiseFailure =
   | NotFound
   | SlotUnavailable
   | OutsideAvailability
+  | SeriesUnavailable
   | InvalidTransition
   | ResourceInUse
   | HoldExpired
@@ -97,6 +103,7 @@ export const ErrorCatalog: { readonly [K in SlotwiseFailure["_tag"]]: ErrorInfo 
   NotFound: { code: "not_found", status: 404, title: "Not found" },
   SlotUnavailable: { code: "slot_unavailable", status: 409, title: "Slot unavailable" },
   OutsideAvailability: { code: "outside_availability", status: 409, title: "Outside availability" },
+  SeriesUnavailable: { code: "series_unavailable", status: 409, title: "Series unavailable" },
   InvalidTransition: { code: "invalid_transition", status: 409, title: "Invalid status transition" },
   ResourceInUse: { code: "resource_in_use", status: 409, title: "Resource in use" },
   HoldExpired: { code: "hold_expired", status: 409, title: "Hold expired" },
@@ -135,6 +142,7 @@ export interface Problem {
   readonly errors?: ReadonlyArray<FieldError>
   readonly alternatives?: ReadonlyArray<Slot>
   readonly reasons?: ReadonlyArray<Reason>
+  readonly occurrences?: ReadonlyArray<BlockedOccurrence>
 }
 
 export const toProblem = (error: SlotwiseFailure): Problem => {
@@ -153,7 +161,8 @@ export const toProblem = (error: SlotwiseFailure): Problem => {
     code: info.code,
     detail: detailText,
     ...("errors" in error ? { errors: error.errors } : {}),
-    ...("alternatives" in error ? { alternatives: error.alternatives, reasons: error.reasons } : {})
+    ...("alternatives" in error ? { alternatives: error.alternatives, reasons: error.reasons } : {}),
+    ...(error._tag === "SeriesUnavailable" ? { occurrences: error.occurrences } : {})
   }
 }
 

@@ -23,7 +23,8 @@ export const IdPrefixes = {
   user: "usr",
   grant: "grt",
   domain: "dom",
-  calendar: "cal"
+  calendar: "cal",
+  series: "ser"
 } as const
 export type IdKind = keyof typeof IdPrefixes
 
@@ -107,7 +108,8 @@ const IdLabels: Record<IdKind, string> = {
   user: "user",
   grant: "OAuth grant",
   domain: "custom domain",
-  calendar: "calendar"
+  calendar: "calendar",
+  series: "booking series"
 }
 
 const article = (noun: string) => (/^[aeiouAEIO]/.test(noun) ? "an" : "a")

@@ -40,6 +40,9 @@ export const ServiceFields = {
   reminders: Schema.NullOr(Reminders).annotations({
     description: "this service's reminder offsets; null = the account's, [] = none"
   }),
+  max_occurrences: Schema.Int.pipe(Schema.between(0, 52, { message: () => "must be a whole number from 0 to 52" })).annotations({
+    description: "the most occurrences a recurring booking of it may have, 0 to 52 (default 0: repeats are not offered)"
+  }),
   metadata: Metadata
 }
 
@@ -47,8 +50,9 @@ export const Service = Schema.Struct({
   id: Id("service"),
   object: ObjectType("service"),
   ...ServiceFields,
-  // Services stored before the field existed lack it: read as 0.
+  // Services stored before the fields existed lack them: read as 0.
   cancellation_notice_minutes: optional(ServiceFields.cancellation_notice_minutes),
+  max_occurrences: optional(ServiceFields.max_occurrences),
   ...Timestamps
 }).annotations({ identifier: "Service" })
 export type Service = typeof Service.Type
@@ -88,6 +92,7 @@ export const serviceDefaults = (input: ServiceCreate) => ({
   active: true,
   questions: [],
   reminders: null,
+  max_occurrences: 0,
   metadata: {}
 })
 

@@ -38,3 +38,10 @@ export const Reason = Schema.Struct({
   )
 }).annotations({ identifier: "UnbookableReason" })
 export type Reason = typeof Reason.Type
+
+/** An occurrence of a recurring request that cannot be booked, and why (the explain reasons). */
+export const BlockedOccurrence = Schema.Struct({
+  start: Instant.annotations({ description: "the occurrence's start" }),
+  reasons: Schema.Array(Reason).annotations({ description: "every check the start failed" })
+}).annotations({ identifier: "BlockedOccurrence" })
+export type BlockedOccurrence = typeof BlockedOccurrence.Type

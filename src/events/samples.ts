@@ -106,6 +106,7 @@ export const sampleBooking = (now: number): Booking => {
     buffer_before_minutes: 0,
     buffer_after_minutes: 15,
     answers: [{ question_id: "hair_length", label: "How long is your hair?", type: "select", value: "Medium" }],
+    series_id: null,
     metadata: {},
     ...stamps(now)
   }

@@ -6,6 +6,7 @@ import { toMillis } from "../domain/common.js"
 import type { StoredHold } from "../domain/hold.js"
 import type { DeploymentSecret } from "../domain/manageLink.js"
 import type { Payment } from "../domain/payment.js"
+import type { StoredBookingSeries } from "../domain/series.js"
 import type { Service } from "../domain/service.js"
 import type { Staff } from "../domain/staff.js"
 import type { CollectionSpec } from "./storage.js"
@@ -17,7 +18,7 @@ export const ServicesCollection: CollectionSpec<Service> = {
   indexes: { active: { type: "integer", get: (s) => (s.active ? 1 : 0) } },
   order: [],
   storageIndexes: [],
-  addedFields: { questions: [], reminders: null }
+  addedFields: { questions: [], reminders: null, max_occurrences: 0 }
 }
 
 export const StaffCollection: CollectionSpec<Staff> = {
@@ -53,7 +54,8 @@ export const BookingsCollection: CollectionSpec<Booking> = {
     start_ms: { type: "integer", get: (b) => toMillis(b.start) },
     end_ms: { type: "integer", get: (b) => toMillis(b.end) },
     occupied_start: { type: "integer", get: (b) => toMillis(b.start) - b.buffer_before_minutes * MINUTE },
-    occupied_end: { type: "integer", get: (b) => toMillis(b.end) + b.buffer_after_minutes * MINUTE }
+    occupied_end: { type: "integer", get: (b) => toMillis(b.end) + b.buffer_after_minutes * MINUTE },
+    series_id: { type: "text", get: (b) => b.series_id ?? null }
   },
   order: ["start_ms"],
   // Overlap checks by staff and time, covering every column they read (slot queries read
@@ -63,9 +65,18 @@ export const BookingsCollection: CollectionSpec<Booking> = {
     ["staff_id", "occupied_start", "occupied_end", "status", "start_ms", "end_ms", "service_id"],
     ["start_ms"],
     ["service_id", "start_ms"],
-    ["client_id", "start_ms"]
+    ["client_id", "start_ms"],
+    ["series_id", "start_ms"]
   ],
-  addedFields: { answers: [] }
+  addedFields: { answers: [], series_id: null }
+}
+
+/** Recurring bookings; their occurrences are found through the bookings' `series_id`. */
+export const BookingSeriesCollection: CollectionSpec<StoredBookingSeries> = {
+  name: "booking_series",
+  indexes: { staff_id: { type: "text", get: (s) => s.staff_id } },
+  order: [],
+  storageIndexes: []
 }
 
 export const HoldsCollection: CollectionSpec<StoredHold> = {
@@ -109,6 +120,7 @@ export const CoreCollections: ReadonlyArray<CollectionSpec<any>> = [
   ClientsCollection,
   AvailabilityCollection,
   BookingsCollection,
+  BookingSeriesCollection,
   HoldsCollection,
   PaymentsCollection,
   DeploymentSecretsCollection

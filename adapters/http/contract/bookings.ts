@@ -4,12 +4,14 @@ import { Schema } from "effect"
 import { BookingListParams } from "../../../src/Bookings.js"
 import { Booking, BookingCancel, BookingCreate, BookingReschedule, BookingUpdate, PublicBooking } from "../../../src/domain/booking.js"
 import { Payment, PaymentCreate } from "../../../src/domain/payment.js"
+import { BookingSeries, PublicBookingSeries } from "../../../src/domain/series.js"
 import { doc, key } from "./access.js"
 import { body, IdPath, NoFields, pageOf } from "./common.js"
 import {
   HoldExpiredProblem,
   InvalidTransitionProblem,
   OutsideAvailabilityProblem,
+  SeriesUnavailableProblem,
   SlotUnavailableProblem
 } from "./problems.js"
 import { queryOf } from "./query.js"
@@ -51,11 +53,17 @@ export const BookingsGroup = HttpApiGroup.make("bookings")
       // The response's description is its last member's: it names both.
       .addSuccess(Schema.Union(
         created(Booking),
-        created(PublicBooking).annotations({
-          description: "The booking; a publishable key gets its public view, without the client, notes, metadata or payments"
+        created(PublicBooking),
+        created(BookingSeries),
+        created(PublicBookingSeries).annotations({
+          description: "The booking; with `recurrence`, the `booking_series` with its occurrences and skipped starts. " +
+            "A publishable key gets public views, without the client, notes, metadata or payments"
         })
       ))
-      .annotateContext(doc("Book a slot (atomic check and write)", key("bookings:write", { publishable: true })))
+      .annotateContext(doc(
+        "Book a slot, or a recurring series with `recurrence` (atomic check and write)",
+        key("bookings:write", { publishable: true })
+      ))
   )
   .add(
     HttpApiEndpoint.get("get", "/v1/bookings/:id")
@@ -110,6 +118,7 @@ export const BookingsGroup = HttpApiGroup.make("bookings")
   .addError(OutsideAvailabilityProblem)
   .addError(InvalidTransitionProblem)
   .addError(HoldExpiredProblem)
+  .addError(SeriesUnavailableProblem)
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Bookings")
   .annotate(OpenApi.Description, "Appointments of a client with a staff member for a service: booking, status changes, rescheduling and payments.")

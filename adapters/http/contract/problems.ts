@@ -28,6 +28,7 @@ import {
   type Problem,
   RateLimited,
   ResourceInUse,
+  SeriesUnavailable,
   SlotUnavailable,
   StorageFailure,
   toProblem,
@@ -35,7 +36,7 @@ import {
   ValidationFailed,
   VerificationFailed
 } from "../../../src/domain/errors.js"
-import { Reason, Slot } from "../../../src/domain/slot.js"
+import { BlockedOccurrence, Reason, Slot } from "../../../src/domain/slot.js"
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json"
 
@@ -72,7 +73,7 @@ const problemSchema = <E extends { readonly _tag: string }>(
   errorClass: ErrorClass<E>,
   info: { readonly code: string; readonly status: number; readonly title: string },
   options: {
-    readonly fields?: "errors" | "unbookable" | undefined
+    readonly fields?: "errors" | "unbookable" | "occurrences" | undefined
     readonly toProblem: (e: E) => Problem
     readonly fromProblem: (p: any) => E
   }
@@ -91,6 +92,9 @@ const problemSchema = <E extends { readonly _tag: string }>(
         alternatives: Schema.Array(Slot).annotations({ description: "up to 3 nearest free slots of the same service and staff member" }),
         reasons: Schema.Array(Reason).annotations({ description: "every check the start failed" })
       }
+      : {}),
+    ...(options.fields === "occurrences"
+      ? { occurrences: Schema.Array(BlockedOccurrence).annotations({ description: "every occurrence that cannot be booked, with why" }) }
       : {})
   }
   const wire = Schema.Struct(fields).annotations({ identifier: `Problem.${info.code}`, title: info.title }) as unknown as Schema.Schema<
@@ -107,7 +111,11 @@ const problemSchema = <E extends { readonly _tag: string }>(
   )
 }
 
-const core = <E extends Parameters<typeof toProblem>[0]>(errorClass: ErrorClass<E>, tag: E["_tag"], fields?: "errors" | "unbookable") =>
+const core = <E extends Parameters<typeof toProblem>[0]>(
+  errorClass: ErrorClass<E>,
+  tag: E["_tag"],
+  fields?: "errors" | "unbookable" | "occurrences"
+) =>
   problemSchema(errorClass, ErrorCatalog[tag], {
     fields,
     toProblem: (e) => toProblem(e),
@@ -116,6 +124,7 @@ const core = <E extends Parameters<typeof toProblem>[0]>(errorClass: ErrorClass<
         detail: p.detail,
         ...(fields === "errors" ? { errors: p.errors } : {}),
         ...(fields === "unbookable" ? { reasons: p.reasons, alternatives: p.alternatives } : {}),
+        ...(fields === "occurrences" ? { occurrences: p.occurrences } : {}),
         ...(tag === "RateLimited" ? { retry_after_seconds: 0 } : {})
       })
   })
@@ -126,6 +135,7 @@ export const InvalidReferenceProblem = core(InvalidReference, "InvalidReference"
 export const NotFoundProblem = core(NotFound, "NotFound")
 export const SlotUnavailableProblem = core(SlotUnavailable, "SlotUnavailable", "unbookable")
 export const OutsideAvailabilityProblem = core(OutsideAvailability, "OutsideAvailability", "unbookable")
+export const SeriesUnavailableProblem = core(SeriesUnavailable, "SeriesUnavailable", "occurrences")
 export const InvalidTransitionProblem = core(InvalidTransition, "InvalidTransition")
 export const ResourceInUseProblem = core(ResourceInUse, "ResourceInUse")
 export const HoldExpiredProblem = core(HoldExpired, "HoldExpired")

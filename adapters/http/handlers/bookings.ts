@@ -2,7 +2,9 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Bookings } from "../../../src/Bookings.js"
 import type { Booking } from "../../../src/domain/booking.js"
+import type { BookingSeries } from "../../../src/domain/series.js"
 import { Manage } from "../../../src/Manage.js"
+import { RecurringBookings } from "../../../src/RecurringBookings.js"
 import { Tenant } from "../../../src/ports/tenant.js"
 import { SlotwiseApi } from "../api.js"
 import { CurrentPrincipal } from "../contract/security.js"
@@ -19,10 +21,16 @@ export const BookingsLive = HttpApiBuilder.group(SlotwiseApi, "bookings", (handl
       Effect.flatMap(CurrentPrincipal, (p) =>
         Effect.provideService(p.key.type === "secret" ? Effect.flatMap(effect, add) : effect, Tenant, p.tenant))
     const one = <E>(effect: Effect.Effect<Booking, E, Tenant>) => linked(effect, manage.withManageUrl)
+    const series = yield* RecurringBookings
+    /** A series' occurrences with their manage links, as single bookings get them. */
+    const seriesLinked = (s: BookingSeries) =>
+      Effect.map(manage.withManageUrls({ data: s.occurrences }), ({ data }) => ({ ...s, occurrences: data }))
     return handlers
       .handle("list", ({ urlParams }) => linked(bookings.list(urlParams), manage.withManageUrls))
       .handle("create", ({ payload }) =>
-        asAudience(Effect.flatMap(bookings.create(payload), manage.withManageUrl), () => bookings.createForVisitor(payload)), write)
+        payload.recurrence !== undefined
+          ? asAudience(Effect.flatMap(series.create(payload), seriesLinked), () => series.createForVisitor(payload))
+          : asAudience(Effect.flatMap(bookings.create(payload), manage.withManageUrl), () => bookings.createForVisitor(payload)), write)
       .handle("get", ({ path }) => one(bookings.get(path.id)))
       .handle("update", ({ path, payload }) => one(bookings.update(path.id, payload)), write)
       .handle("delete", ({ path }) => one(bookings.delete(path.id)), write)
@@ -38,4 +46,23 @@ export const BookingsLive = HttpApiBuilder.group(SlotwiseApi, "bookings", (handl
         write
       )
       .handle("listPayments", ({ path }) => asTenant(bookings.listPayments(path.id)))
+  }))
+
+export const BookingSeriesLive = HttpApiBuilder.group(SlotwiseApi, "bookingSeries", (handlers) =>
+  Effect.gen(function*() {
+    const series = yield* RecurringBookings
+    const manage = yield* Manage
+    const linked = <E>(effect: Effect.Effect<BookingSeries, E, Tenant>) =>
+      Effect.flatMap(CurrentPrincipal, (p) =>
+        Effect.provideService(
+          p.key.type === "secret"
+            ? Effect.flatMap(effect, (s) =>
+              Effect.map(manage.withManageUrls({ data: s.occurrences }), ({ data }) => ({ ...s, occurrences: data })))
+            : effect,
+          Tenant,
+          p.tenant
+        ))
+    return handlers
+      .handle("get", ({ path }) => linked(series.get(path.id)))
+      .handle("cancel", ({ path, payload }) => linked(series.cancel(path.id, payload)), write)
   }))

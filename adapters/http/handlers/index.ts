@@ -4,7 +4,7 @@ import { AccountLive, ApiKeysLive } from "./account.js"
 import { AdminLive } from "./admin.js"
 import { AdminUsersLive } from "./adminUsers.js"
 import { AvailabilityLive } from "./availability.js"
-import { BookingsLive } from "./bookings.js"
+import { BookingSeriesLive, BookingsLive } from "./bookings.js"
 import { CalendarFeedsLive, CalendarLive } from "./calendarFeeds.js"
 import { CalendarsLive } from "./calendars.js"
 import { DomainsLive, TlsLive } from "./domains.js"
@@ -27,6 +27,7 @@ export const HandlersLive = Layer.mergeAll(
   ClientsLive,
   AvailabilityLive,
   BookingsLive,
+  BookingSeriesLive,
   ManageLinksLive,
   ManageLive,
   EventsLive,

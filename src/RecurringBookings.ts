@@ -1,0 +1,314 @@
+/**
+ * Recurring bookings (docs/api.md §11): one request books every occurrence of an RRULE as an
+ * ordinary booking with `series_id`, all checked by the booking checks and written in one
+ * transaction. Built on the single-booking path of Bookings.ts (its checks, its insert), so a
+ * rule of booking creation lives in one place.
+ *
+ * The rule is evaluated in wall-clock time of a zone: the expander (a port) steps floating
+ * local date-times, and each is turned into an instant here with scheduling/zones.ts. A local
+ * time inside a spring-forward gap starts at the first instant after the gap (02:30 → 03:00),
+ * the same convention as availability windows; one inside a fall-back overlap takes the
+ * earlier of its two instants.
+ */
+import { Effect, Either, Option } from "effect"
+import { Bookings } from "./Bookings.js"
+import { ACTIVE_STATUSES, type Booking, BookingCreate, publicBooking } from "./domain/booking.js"
+import { formatInstant, toMillis } from "./domain/common.js"
+import { InvalidReference, SeriesUnavailable, ValidationFailed } from "./domain/errors.js"
+import {
+  MAX_SERIES_DAYS,
+  MAX_SERIES_OCCURRENCES,
+  type OnConflict,
+  type ParsedRule,
+  parseRule,
+  RULE_SUBSET
+} from "./domain/recurrence.js"
+import {
+  type BookingSeries,
+  BookingSeriesCancel,
+  type PublicBookingSeries,
+  type StoredBookingSeries
+} from "./domain/series.js"
+import type { Service } from "./domain/service.js"
+import type { BlockedOccurrence } from "./domain/slot.js"
+import type { Staff } from "./domain/staff.js"
+import { Events } from "./Events.js"
+import { currentStamp, findOr404, resourceAt, type Stamp } from "./internal/resources.js"
+import { decodeInput } from "./internal/validation.js"
+import { AvailabilityCollection, BookingsCollection, BookingSeriesCollection, StaffCollection } from "./ports/collections.js"
+import { type LocalDateTime, RecurrenceExpander } from "./ports/recurrence.js"
+import { Storage } from "./ports/storage.js"
+import { localDayOf, localToUtc, formatDay, offsetAt } from "./scheduling/zones.js"
+
+const MINUTE = 60_000
+const DAY = 86_400_000
+
+const ruleProblem = (message: string) =>
+  new ValidationFailed({
+    detail: `recurrence.rule ${message}`,
+    errors: [{ path: "recurrence.rule", message: `${message}; allowed: ${RULE_SUBSET}` }]
+  })
+
+/** The wall-clock date-time of an instant in a zone. */
+export const localDateTimeOf = (timeZone: string, ms: number): LocalDateTime => {
+  const local = ms + offsetAt(timeZone, ms)
+  const day = localDayOf(timeZone, ms)
+  return { date: formatDay(day), minutes: (local - day * DAY) / MINUTE }
+}
+
+/** A series' occurrences as instants: each local occurrence through the zone's rules. */
+export const occurrenceInstants = (timeZone: string, locals: ReadonlyArray<LocalDateTime>): Array<number> =>
+  locals.map((l) => localToUtc(timeZone, l.date, l.minutes))
+
+export class RecurringBookings extends Effect.Service<RecurringBookings>()("slotwise/RecurringBookings", {
+  effect: Effect.gen(function*() {
+    const storage = yield* Storage
+    const events = yield* Events
+    const bookingUseCases = yield* Bookings
+    const expander = yield* Effect.serviceOption(RecurrenceExpander)
+    const series = storage.collection(BookingSeriesCollection)
+    const bookings = storage.collection(BookingsCollection)
+    const rules = storage.collection(AvailabilityCollection)
+    const staff = storage.collection(StaffCollection)
+    const { answersFor, clientOf, insertBooking, referencedService, referencedStaff, schedule, transition } =
+      bookingUseCases.creation
+    const decodeCreate = decodeInput(BookingCreate)
+    const decodeCancel = decodeInput(BookingSeriesCancel)
+    const find = findOr404(series, "booking series")
+
+    /** The zone a staff member's rule follows by default: their weekly hours' zone, else their own. */
+    const zoneOf = (member: Staff) =>
+      Effect.map(
+        rules.list({
+          where: [{ column: "staff_id", op: "eq", value: member.id }, { column: "type", op: "eq", value: "weekly" }],
+          limit: 1
+        }),
+        (found) => found[0]?.time_zone ?? member.time_zone
+      )
+
+    const occurrencesOf = (id: string) => bookings.list({ where: [{ column: "series_id", op: "eq", value: id }] })
+
+    /** The instants of the rule from `start`, or why the rule or start cannot make a series of this service. */
+    const expand = (parsed: ParsedRule, service: Service, zone: string, start: number) =>
+      Effect.gen(function*() {
+        const allowed = Math.min(MAX_SERIES_OCCURRENCES, service.max_occurrences ?? 0)
+        if (allowed === 0) {
+          return yield* new ValidationFailed({
+            detail: `service ${service.id} does not offer repeats (its max_occurrences is 0)`,
+            errors: [{ path: "recurrence", message: "is not offered by this service: its max_occurrences is 0" }]
+          })
+        }
+        if (Option.isNone(expander)) {
+          return yield* new ValidationFailed({
+            detail: "recurring bookings need a recurrence expander, which this instance was composed without",
+            errors: [{ path: "recurrence", message: "is not available in this instance" }]
+          })
+        }
+        const first = localDateTimeOf(zone, start)
+        let until: LocalDateTime | undefined
+        if (parsed.until !== undefined) {
+          const u = parsed.until
+          const untilMs = u.utc ? toMillis(`${u.date}T00:00:00Z`) + (u.minutes ?? 0) * MINUTE : localToUtc(zone, u.date, u.minutes ?? 1440)
+          if (untilMs < start) return yield* ruleProblem("has UNTIL before start")
+          if (untilMs > start + MAX_SERIES_DAYS * DAY) return yield* ruleProblem("has UNTIL more than one year after start")
+          // A date alone includes its whole day; a UTC instant is read on the zone's wall clock.
+          until = u.utc ? localDateTimeOf(zone, untilMs) : { date: u.date, minutes: u.minutes ?? 1440 - 1 / 60 }
+        }
+        const locals = expander.value.expand({ rule: parsed.expandable, start: first, until, limit: allowed + 1 })
+        const head = locals[0]
+        if (head === undefined || head.date !== first.date || Math.abs(head.minutes - first.minutes) > 1e-6) {
+          return yield* new ValidationFailed({
+            detail: `start ${formatInstant(start)} (${first.date} in ${zone}) is not an occurrence of the rule`,
+            errors: [{ path: "start", message: `must be the rule's first occurrence: ${first.date} in ${zone} does not match it` }]
+          })
+        }
+        if (locals.length > allowed) {
+          return yield* new ValidationFailed({
+            detail: `the rule makes more than ${allowed} occurrences`,
+            errors: [{
+              path: "recurrence.rule",
+              message: allowed < MAX_SERIES_OCCURRENCES
+                ? `makes more than ${allowed} occurrences, the most service ${service.id} allows (max_occurrences)`
+                : `makes more than ${MAX_SERIES_OCCURRENCES} occurrences; allowed: ${RULE_SUBSET}`
+            }]
+          })
+        }
+        return occurrenceInstants(zone, locals)
+      })
+
+    /** Which occurrences `member` cannot take, each with the explain reasons (nothing written). */
+    const blockedFor = (service: Service, member: Staff, starts: ReadonlyArray<number>, now: number) =>
+      Effect.map(
+        Effect.forEach(starts, (start) => Effect.map(schedule.explain(service, member, start, now), (reasons) => ({ start, reasons }))),
+        (all) => all.filter((o) => o.reasons.length > 0)
+      )
+
+    /**
+     * The staff member for a series without `staff_id`: the first of the service's staff (in
+     * its order) free at every occurrence; else the one with the fewest blocked occurrences.
+     * One person keeps the whole series.
+     */
+    const chooseMember = (service: Service, starts: ReadonlyArray<number>, now: number) =>
+      Effect.gen(function*() {
+        let best: { member: Staff; blocked: number } | undefined
+        for (const id of service.staff_ids) {
+          const member = Option.getOrUndefined(yield* staff.get(id))
+          if (member === undefined || schedule.staffReasons(service, member).length > 0) continue
+          const blocked = (yield* blockedFor(service, member, starts, now)).length
+          if (blocked === 0) return member
+          if (best === undefined || blocked < best.blocked) best = { member, blocked }
+        }
+        if (best !== undefined) return best.member
+        return yield* new InvalidReference({
+          detail: `service ${service.id} has no active staff member to book`,
+          errors: [{ path: "staff_id", message: "is required: the service has no active staff to choose from" }]
+        })
+      })
+
+    /** The zone for a series without `time_zone`: the given staff member's, else the service's first one's. */
+    const defaultZone = (service: Service, staffId: string | undefined) =>
+      Effect.gen(function*() {
+        const id = staffId ?? service.staff_ids[0]
+        if (id === undefined) return "UTC"
+        const member = Option.getOrUndefined(yield* staff.get(id))
+        return member === undefined ? "UTC" : yield* zoneOf(member)
+      })
+
+    const withOccurrences = (doc: StoredBookingSeries, occurrences: ReadonlyArray<Booking>): BookingSeries => ({
+      ...doc,
+      occurrences
+    })
+
+    /**
+     * Books a series: `start` and every later occurrence of `recurrence.rule`, checked one by
+     * one (each seeing the occurrences already written) inside one transaction.
+     */
+    const create = (input: typeof BookingCreate.Encoded) =>
+      Effect.flatMap(decodeCreate(input), (fields) =>
+        events.mutate(Effect.gen(function*() {
+          const recurrence = fields.recurrence
+          if (recurrence === undefined) {
+            return yield* new ValidationFailed({
+              detail: "a series needs a recurrence",
+              errors: [{ path: "recurrence", message: "is required to book a series" }]
+            })
+          }
+          const onConflict: OnConflict = fields.on_conflict ?? "reject"
+          const now: Stamp = yield* currentStamp
+          const start = toMillis(fields.start)
+          const parsed = yield* Either.mapLeft(parseRule(recurrence.rule), ruleProblem)
+          const service = yield* referencedService(fields.service_id)
+          const answers = yield* answersFor(service, fields.answers ?? [])
+          const zone = recurrence.time_zone ?? (yield* defaultZone(service, fields.staff_id))
+          const starts = yield* expand(parsed, service, zone, start)
+          const member = fields.staff_id !== undefined
+            ? yield* referencedStaff(fields.staff_id)
+            : yield* chooseMember(service, starts, now.ms)
+          const fixed = schedule.staffReasons(service, member)
+          if (fixed.length > 0) {
+            return yield* new InvalidReference({
+              detail: fixed.map((r) => r.detail).join("; "),
+              errors: fixed.map((r) => ({ path: r.code === "service_inactive" ? "service_id" : "staff_id", message: r.detail }))
+            })
+          }
+          const client = yield* clientOf(fields)
+          const { created_at, id, updated_at } = resourceAt("series", now)
+          const booked: Array<Booking> = []
+          const blocked: Array<BlockedOccurrence> = []
+          for (const at of starts) {
+            // Occurrences already written in this transaction count: a series never overlaps itself.
+            const reasons = yield* schedule.explain(service, member, at, now.ms)
+            if (reasons.length === 0) {
+              booked.push(yield* insertBooking({ fields, service, member, client, answers, now, start: at, seriesId: id }))
+            } else {
+              blocked.push({ start: formatInstant(at), reasons })
+            }
+          }
+          if (blocked.length > 0 && (onConflict === "reject" || booked.length === 0)) {
+            return yield* new SeriesUnavailable({
+              detail: `${blocked.length} of ${starts.length} occurrences cannot be booked (first: ${blocked[0]!.start}: ` +
+                `${blocked[0]!.reasons.map((r) => r.detail).join("; ")})` +
+                (onConflict === "skip" ? "; none could" : "; nothing was booked"),
+              occurrences: blocked
+            })
+          }
+          const doc: StoredBookingSeries = {
+            id,
+            object: "booking_series",
+            service_id: service.id,
+            staff_id: member.id,
+            client_id: client.id,
+            rule: recurrence.rule,
+            time_zone: zone,
+            on_conflict: onConflict,
+            skipped: blocked,
+            metadata: fields.metadata ?? {},
+            created_at,
+            updated_at
+          }
+          yield* series.insert(doc)
+          return withOccurrences(doc, booked)
+        })))
+
+    /** A visitor's series (publishable key): a new client only, answered with the public view. */
+    const createForVisitor = (input: typeof BookingCreate.Encoded) =>
+      typeof input === "object" && input !== null && input.client_id !== undefined
+        ? Effect.fail(
+          new ValidationFailed({
+            detail: "a publishable key books only for a new client: send `client` (name, email…) instead of `client_id`",
+            errors: [{ path: "client_id", message: "is not accepted with a publishable key; send client instead" }]
+          })
+        )
+        : Effect.map(create(input), publicSeries)
+
+    const get = (id: string) =>
+      Effect.gen(function*() {
+        const doc = yield* find(id)
+        return withOccurrences(doc, yield* occurrencesOf(doc.id))
+      })
+
+    /**
+     * Cancels every pending or confirmed occurrence (from `from` on, when given), each with its
+     * own `booking.cancelled` event, in one transaction; finished and cancelled ones stay.
+     */
+    const cancel = (id: string, input: typeof BookingSeriesCancel.Encoded = {}) =>
+      Effect.flatMap(decodeCancel(input), ({ from, reason }) =>
+        events.mutate(Effect.gen(function*() {
+          const doc = yield* find(id)
+          const fromMs = from === undefined ? Number.NEGATIVE_INFINITY : toMillis(from)
+          const occurrences = yield* occurrencesOf(doc.id)
+          const after: Array<Booking> = []
+          for (const booking of occurrences) {
+            const cancellable = ACTIVE_STATUSES.includes(booking.status) && toMillis(booking.start) >= fromMs
+            after.push(cancellable ? yield* transition(booking.id, "cancel", { cancellation_reason: reason ?? null }) : booking)
+          }
+          return withOccurrences(doc, after)
+        })))
+
+    /**
+     * Create from a `POST /v1/bookings` body: a series when it has `recurrence`, else one
+     * booking. `visitor`: a publishable key's request, answered with public views.
+     */
+    const createFromRequest = (input: typeof BookingCreate.Encoded, visitor = false) =>
+      typeof input === "object" && input !== null && input.recurrence !== undefined
+        ? visitor ? createForVisitor(input) : create(input)
+        : visitor
+        ? bookingUseCases.createForVisitor(input)
+        : bookingUseCases.create(input)
+
+    return { create, createForVisitor, createFromRequest, get, cancel } as const
+  })
+}) {}
+
+export const publicSeries = (s: BookingSeries): PublicBookingSeries => ({
+  id: s.id,
+  object: s.object,
+  service_id: s.service_id,
+  staff_id: s.staff_id,
+  rule: s.rule,
+  time_zone: s.time_zone,
+  skipped: s.skipped,
+  occurrences: s.occurrences.map(publicBooking),
+  created_at: s.created_at,
+  updated_at: s.updated_at
+})
