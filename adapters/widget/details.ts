@@ -100,7 +100,7 @@ const book = async (w: Widget, withHold: boolean, onConflict: OnConflict = "reje
       const holdGone = error.code === "hold_expired" ||
         (error.status === 422 && JSON.stringify(error.problem.errors ?? "").includes("hold_id"))
       if (withHold && holdGone) return book(w, false, onConflict)
-      const blocked = series && error.status === 409 ? blockedOf(error.problem) : []
+      const blocked = series && error.status === 409 ? blockedOf(error.problem, "occurrences") : []
       if (blocked.length > 0) return showBlocked(w, blocked, error.code)
       if (error.status === 409) return taken(w, error)
       if (error.status === 422 && Array.isArray(error.problem.errors)) {
@@ -124,7 +124,7 @@ const book = async (w: Widget, withHold: boolean, onConflict: OnConflict = "reje
     return w.fail(error, () => void book(w, withHold, onConflict))
   }
   w.occurrences = series ? bookedOf(answer) : []
-  w.skipped = series ? blockedOf(answer) : []
+  w.skipped = series ? blockedOf(answer, "skipped") : []
   w.booking = (w.occurrences[0] ?? answer) as Booking
   w.blocked = []
   w.hold = undefined

@@ -34,10 +34,13 @@ export const repeatCount = (w: Widget): number | undefined => {
 export const rrule = (weeks: number, count: number): string =>
   `FREQ=WEEKLY${weeks > 1 ? `;INTERVAL=${weeks}` : ""};COUNT=${count}`
 
-/** A refusal's (or a series' skipped) occurrences, each with the code of the first check it failed. */
-export const blockedOf = (problem: Record<string, unknown>): Array<Blocked> => {
-  const list = [problem.occurrences, problem.skipped].find(Array.isArray) as Array<unknown> | undefined
-  return (list ?? []).flatMap((item) => {
+/**
+ * The blocked occurrences a refusal lists (`occurrences`) or a series skipped (`skipped`), each
+ * with the code of the first check it failed.
+ */
+export const blockedOf = (answer: Record<string, unknown>, list: "occurrences" | "skipped"): Array<Blocked> => {
+  const items = answer[list]
+  return (Array.isArray(items) ? items as Array<unknown> : []).flatMap((item) => {
     if (typeof item !== "object" || item === null) return []
     const o = item as { start?: unknown; reasons?: unknown }
     if (typeof o.start !== "string") return []
@@ -46,9 +49,9 @@ export const blockedOf = (problem: Record<string, unknown>): Array<Blocked> => {
   })
 }
 
-/** The occurrences a series answer booked: its list, or the answer itself when it is one booking. */
+/** The occurrences a series answer booked, or the answer itself when it is one booking. */
 export const bookedOf = (answer: Record<string, unknown>): Array<Booking> => {
-  const list = [answer.occurrences, answer.bookings, answer.data].find(Array.isArray) as Array<Record<string, unknown>> | undefined
+  const list = Array.isArray(answer.occurrences) ? answer.occurrences as Array<Record<string, unknown>> : undefined
   const items = (list ?? [answer]).filter((b) => typeof b.id === "string" && typeof b.start === "string") as Array<Booking>
   return items.sort((a, b) => a.start.localeCompare(b.start))
 }

@@ -9,7 +9,7 @@
  * temporary directory.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { mkdirSync } from "node:fs"
+import { mkdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { Page } from "playwright-core"
@@ -18,20 +18,15 @@ import { active, type Bench, seriousViolations, startBench, tabTo, violations } 
 
 let bench: Bench
 let handle: string
-let ids: { roundRobin: string; collective: string; weekly: string }
+let weekly: string
+let team: { roundRobin: string; collective: string }
 const shots = process.env["SLOTWISE_SHOTS_DIR"] ?? join(tmpdir(), `slotwise-series-shots-${process.pid}`)
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true })
   bench = await startBench()
   handle = expectStatus(await bench.admin.get("/v1/account"), 200).handle
-  const service = async (body: Record<string, unknown>) => expectStatus(await bench.admin.post("/v1/services", body), 201).id as string
-  const team = [bench.ids.ana, bench.ids.ben]
-  ids = {
-    roundRobin: await service({ name: "Quick cut", duration_minutes: 30, staff_ids: team, assignment: "round_robin" }),
-    collective: await service({ name: "Duo colour", duration_minutes: 60, staff_ids: team, assignment: "collective" }),
-    weekly: await service({ name: "Physio", duration_minutes: 30, staff_ids: [bench.ids.ana], max_occurrences: 6 })
-  }
+  weekly = await service({ name: "Physio", duration_minutes: 30, staff_ids: [bench.ids.ana], max_occurrences: 6 })
 }, 60_000)
 afterAll(async () => {
   await bench?.close()
@@ -40,6 +35,8 @@ afterAll(async () => {
 beforeEach(async () => {
   await bench.server.advance(61_000)
 })
+
+const service = async (body: Record<string, unknown>) => expectStatus(await bench.admin.post("/v1/services", body), 201).id as string
 
 const poll = <T>(check: () => T | Promise<T>) => expect.poll(check, { timeout: 10_000, interval: 20 })
 const W = "#w"
@@ -72,19 +69,27 @@ const bookingShown = async (page: Page) => {
   return expectStatus(await bench.admin.get(`/v1/bookings/${id}`), 200)
 }
 
-/** The .ics file the confirmation links to, read inside the page (a blob: URL). */
-const icsEvents = (page: Page) =>
-  page.locator(`${W} a[download]`).evaluate(async (a) => {
-    const text = await (await fetch((a as HTMLAnchorElement).href)).text()
-    return text.split("\r\n").filter((line) => line.startsWith("DTSTART:"))
-  })
+/** The start of each event in the .ics file the confirmation offers, as the browser downloads it. */
+const icsStarts = async (page: Page) => {
+  const [download] = await Promise.all([page.waitForEvent("download"), page.locator(`${W} a[download]`).click()])
+  const text = readFileSync((await download.path())!, "utf8")
+  return text.split("\r\n").filter((line) => line.startsWith("DTSTART:"))
+}
 
 describe("team services in the widget", () => {
+  beforeAll(async () => {
+    const members = [bench.ids.ana, bench.ids.ben]
+    team = {
+      roundRobin: await service({ name: "Quick cut", duration_minutes: 30, staff_ids: members, assignment: "round_robin" }),
+      collective: await service({ name: "Duo colour", duration_minutes: 60, staff_ids: members, assignment: "collective" })
+    }
+  })
+
   it("anyone on a round-robin service: each start once, booked without a member, the assigned one named", async () => {
     // Ana is taken at 10:00 (Berlin) on 29 March: only Ben is free then.
     await bookAs(bench.ids.ana, bench.ids.cut, "2027-03-29T08:00:00Z")
     const context = await bench.context()
-    const page = await bench.open(context, bench.host.page(widget(ids.roundRobin)))
+    const page = await bench.open(context, bench.host.page(widget(team.roundRobin)))
     // No staff step: the server picks whoever is free.
     await poll(() => heading(page).textContent()).toBe("Pick a date and time")
     await page.locator(`${W} button[data-day="2027-03-29"]`).click()
@@ -97,7 +102,7 @@ describe("team services in the widget", () => {
     await page.locator(`${W} button[type="submit"]`).click()
     await poll(() => heading(page).textContent()).toBe("Booking confirmed")
     const booking = await bookingShown(page)
-    expect(booking).toMatchObject({ service_id: ids.roundRobin, staff_id: bench.ids.ben, assigned_by: "round_robin", start: "2027-03-29T08:00:00Z" })
+    expect(booking).toMatchObject({ service_id: team.roundRobin, staff_id: bench.ids.ben, assigned_by: "round_robin", start: "2027-03-29T08:00:00Z" })
     await poll(() => page.locator(`${W} [data-attendees]`).textContent()).toBe("With Ben.")
     await expectClean(page, "round robin confirmation")
     await context.close()
@@ -105,7 +110,7 @@ describe("team services in the widget", () => {
 
   it("a collective service: no staff step, and the confirmation names everyone who attends", async () => {
     const context = await bench.context({ locale: "de-DE" })
-    const page = await bench.open(context, bench.host.page(widget(ids.collective)))
+    const page = await bench.open(context, bench.host.page(widget(team.collective)))
     await poll(() => heading(page).textContent()).toBe("Datum und Uhrzeit wählen")
     await pickTime(page, "2027-03-30", "2027-03-30T12:00:00Z")
     await poll(() => heading(page).textContent()).toBe("Ihre Angaben")
@@ -118,12 +123,34 @@ describe("team services in the widget", () => {
     await expectClean(page, "collective confirmation")
     await context.close()
   })
+
+  it("the hosted page of a round-robin service goes straight to the calendar and books anyone", async () => {
+    const context = await bench.context({ colorScheme: "dark" })
+    const page = await bench.open(context, `${bench.server.url}/book/${handle}/sandbox/${team.roundRobin}`)
+    const W = "[data-slotwise-widget]"
+    await poll(() => page.locator(`${W} h2`).textContent()).toBe("Pick a date and time")
+    await page.locator(`${W} button[data-focus="next"]`).click()
+    await page.locator(`${W} button[data-day="2027-04-02"]`).click()
+    await page.locator(`${W} button[data-start="2027-04-02T12:00:00Z"]`).click()
+    await poll(() => page.locator(`${W} h2`).textContent()).toBe("Your details")
+    await page.locator(`${W} #f-name`).fill("Hosted Robin")
+    await page.locator(`${W} #f-email`).fill("hrobin@example.com")
+    await page.locator(`${W} button[type="submit"]`).click()
+    await poll(() => page.locator(`${W} h2`).textContent()).toBe("Booking confirmed")
+    const id = await page.locator(`${W} [data-booking]`).getAttribute("data-booking")
+    const booking = expectStatus(await bench.admin.get(`/v1/bookings/${id}`), 200)
+    expect(booking).toMatchObject({ service_id: team.roundRobin, assigned_by: "round_robin" })
+    const name = booking.staff_id === bench.ids.ana ? "Ana" : "Ben"
+    await poll(() => page.locator(`${W} [data-attendees]`).textContent()).toBe(`With ${name}.`)
+    await expectClean(page, "hosted round-robin page")
+    await context.close()
+  })
 })
 
 describe("repeat choice in the widget", () => {
   it("books four weekly appointments with the keyboard alone: one series, four bookings, one .ics with four events", async () => {
     const context = await bench.context()
-    const page = await bench.open(context, bench.host.page(widget(ids.weekly)))
+    const page = await bench.open(context, bench.host.page(widget(weekly)))
     await poll(() => heading(page).textContent()).toBe("Pick a date and time")
     await tabTo(page, (a) => a.day !== null)
     while ((await active(page)).day !== "2027-03-29") await page.keyboard.press("ArrowRight")
@@ -166,7 +193,7 @@ describe("repeat choice in the widget", () => {
       "Monday, April 12, 2027, 9:30 AM",
       "Monday, April 19, 2027, 9:30 AM"
     ])
-    expect(await icsEvents(page)).toEqual(["DTSTART:20270329T073000Z", "DTSTART:20270405T073000Z", "DTSTART:20270412T073000Z", "DTSTART:20270419T073000Z"])
+    expect(await icsStarts(page)).toEqual(["DTSTART:20270329T073000Z", "DTSTART:20270405T073000Z", "DTSTART:20270412T073000Z", "DTSTART:20270419T073000Z"])
     expect(await page.locator(`${W} a[download]`).textContent()).toBe("Add all to calendar (.ics)")
     await expectClean(page, "series confirmation")
     await context.close()
@@ -176,7 +203,7 @@ describe("repeat choice in the widget", () => {
     // The third Wednesday is taken.
     await bookAs(bench.ids.ana, bench.ids.trim, "2027-04-14T08:00:00Z")
     const context = await bench.context({ locale: "de-DE", colorScheme: "dark" })
-    const page = await bench.open(context, bench.host.page(widget(ids.weekly)))
+    const page = await bench.open(context, bench.host.page(widget(weekly)))
     await poll(() => heading(page).textContent()).toBe("Datum und Uhrzeit wählen")
     await pickTime(page, "2027-03-31", "2027-03-31T08:00:00Z")
     await poll(() => heading(page).textContent()).toBe("Ihre Angaben")
@@ -198,7 +225,7 @@ describe("repeat choice in the widget", () => {
     expect(await heading(page).textContent()).toBe("Ihre Angaben")
     // Nothing was booked: the series was refused whole.
     const before = expectStatus(await bench.admin.get(`/v1/bookings?limit=100`), 200)
-    expect(before.data.filter((b: any) => b.service_id === ids.weekly && b.start === "2027-03-31T08:00:00Z")).toEqual([])
+    expect(before.data.filter((b: any) => b.service_id === weekly && b.start === "2027-03-31T08:00:00Z")).toEqual([])
     await expectClean(page, "blocked dates")
 
     await page.locator(`${W} button[data-focus="book-free"]`).click()
@@ -216,15 +243,16 @@ describe("repeat choice in the widget", () => {
       "2027-04-07T08:00:00Z",
       "2027-04-21T08:00:00Z"
     ])
-    expect(await icsEvents(page)).toHaveLength(3)
+    expect(await icsStarts(page)).toHaveLength(3)
     await expectClean(page, "series with a skipped date, dark, German")
     await context.close()
   })
 
   it("the hosted booking page passes the service's settings through: the repeat choice is there, CSP-clean", async () => {
     const context = await bench.context({ colorScheme: "dark" })
-    const page = await bench.open(context, `${bench.server.url}/book/${handle}/sandbox/${ids.weekly}`)
+    const page = await bench.open(context, `${bench.server.url}/book/${handle}/sandbox/${weekly}`)
     await poll(() => page.locator("[data-slotwise-widget] h2").textContent()).toBe("Pick a date and time")
+    await page.locator(`[data-slotwise-widget] button[data-focus="next"]`).click()
     await page.locator(`[data-slotwise-widget] button[data-day="2027-04-01"]`).click()
     await page.locator(`[data-slotwise-widget] button[data-start="2027-04-01T08:00:00Z"]`).click()
     await poll(() => page.locator("[data-slotwise-widget] h2").textContent()).toBe("Your details")
@@ -237,10 +265,6 @@ describe("repeat choice in the widget", () => {
     await poll(() => page.locator("[data-slotwise-widget] h2").textContent()).toBe("Bookings confirmed")
     expect(await page.locator(`[data-slotwise-widget] [data-occurrence]`).count()).toBe(3)
     await expectClean(page, "hosted page series")
-    // The round-robin service's page: straight to the calendar, no staff step.
-    const rr = await bench.open(context, `${bench.server.url}/book/${handle}/sandbox/${ids.roundRobin}`)
-    await poll(() => rr.locator("[data-slotwise-widget] h2").textContent()).toBe("Pick a date and time")
-    await expectClean(rr, "hosted round-robin page")
     await context.close()
   })
 })
