@@ -157,7 +157,8 @@ export const detailsView = (w: Widget): Array<Node> => {
   nodes.push(h("div", { class: "summary" },
     h("p", {}, h("strong", {}, w.service!.name)),
     h("p", {}, `${formatDay(w, dayIn(w, slot.start))}, ${formatTime(w, slot.start)} (${zoneLabel(w.zone)})`),
-    w.hold === undefined ? null : h("p", { class: "muted" }, w.t("held_until", { n: HOLD_SECONDS / 60 }))))
+    // The hold covers one time, not a series.
+    w.hold === undefined || repeating(w) ? null : h("p", { class: "muted" }, w.t("held_until", { n: HOLD_SECONDS / 60 }))))
   const field = (name: Field, type: string, autocomplete: string, required: boolean, multiline = false) => {
     const error = w.fieldErrors[name]
     const props: Props = {

@@ -166,7 +166,7 @@ describe("repeat choice in the widget", () => {
     // Every week; four appointments unless changed.
     await poll(() => page.locator(`${W} #r-summary`).textContent()).toBe("4 appointments, the last on Monday, April 19, 2027.")
     expect(await active(page)).toMatchObject({ id: "r-every" })
-    await page.screenshot({ path: join(shots, "widget-repeat-light.png") })
+    await page.locator(W).screenshot({ path: join(shots, "widget-repeat-light.png") })
     await expectClean(page, "repeat choice, light")
     await tabTo(page, (a) => a.id === "r-count")
     expect(await page.locator(`${W} #r-count`).inputValue()).toBe("4")
@@ -203,13 +203,12 @@ describe("repeat choice in the widget", () => {
     // The third Wednesday is taken.
     await bookAs(bench.ids.ana, bench.ids.trim, "2027-04-14T08:00:00Z")
     const context = await bench.context({ locale: "de-DE", colorScheme: "dark" })
-    const page = await bench.open(context, bench.host.page(widget(weekly)))
+    const page = await bench.open(context, bench.host.page(widget(weekly, ' data-theme="dark"')))
     await poll(() => heading(page).textContent()).toBe("Datum und Uhrzeit wählen")
     await pickTime(page, "2027-03-31", "2027-03-31T08:00:00Z")
     await poll(() => heading(page).textContent()).toBe("Ihre Angaben")
     await page.locator(`${W} #r-every`).selectOption("1")
     await poll(() => page.locator(`${W} #r-summary`).textContent()).toBe("4 Termine, der letzte am Mittwoch, 21. April 2027.")
-    await page.screenshot({ path: join(shots, "widget-repeat-dark.png") })
     await expectClean(page, "repeat choice, dark, German")
     // A count over the service's limit is refused at the field.
     await page.locator(`${W} #r-count`).fill("9")
@@ -259,6 +258,7 @@ describe("repeat choice in the widget", () => {
     await page.locator(`[data-slotwise-widget] #r-every`).selectOption("2")
     await page.locator(`[data-slotwise-widget] #r-count`).fill("3")
     await poll(() => page.locator(`[data-slotwise-widget] #r-summary`).textContent()).toBe("3 appointments, the last on Thursday, April 29, 2027.")
+    await page.locator("[data-slotwise-widget]").screenshot({ path: join(shots, "widget-repeat-dark.png") })
     await page.locator(`[data-slotwise-widget] #f-name`).fill("Hanne Hosted")
     await page.locator(`[data-slotwise-widget] #f-email`).fill("hanne@example.com")
     await page.locator(`[data-slotwise-widget] button[type="submit"]`).click()
