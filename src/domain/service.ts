@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { Metadata, Minutes, Money, Name, ObjectType, optional, PositiveMinutes, Text, Timestamps , optionalFields } from "./common.js"
+import { AssignmentFields, assignmentDefaults } from "./assignment.js"
 import { Id } from "./ids.js"
 import { Questions } from "./question.js"
 import { Reminders } from "./reminder.js"
@@ -40,7 +41,8 @@ export const ServiceFields = {
   reminders: Schema.NullOr(Reminders).annotations({
     description: "this service's reminder offsets; null = the account's, [] = none"
   }),
-  metadata: Metadata
+  metadata: Metadata,
+  ...AssignmentFields
 }
 
 export const Service = Schema.Struct({
@@ -88,6 +90,7 @@ export const serviceDefaults = (input: ServiceCreate) => ({
   active: true,
   questions: [],
   reminders: null,
-  metadata: {}
+  metadata: {},
+  ...assignmentDefaults
 })
 
