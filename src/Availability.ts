@@ -32,6 +32,8 @@ import { AvailabilityCollection, HoldsCollection, ServicesCollection, StaffColle
 import { type Condition, Storage } from "./ports/storage.js"
 import { localDateOf } from "./scheduling/zones.js"
 import { computeSlots } from "./scheduling/slots.js"
+import { teamVerdict } from "./scheduling/assignment.js"
+import { makeMemberOccupancy } from "./scheduling/memberOccupancy.js"
 import type { StaffSchedule } from "./scheduling/types.js"
 import { InvalidReference } from "./domain/errors.js"
 
@@ -75,7 +77,9 @@ export type SlotList = typeof SlotList.Type
 
 export const ExplainQuery = Schema.Struct({
   service_id: Id("service"),
-  staff_id: Id("staff"),
+  staff_id: optional(Id("staff").annotations({
+    description: "the member asked about; omit to ask about the service's team (anyone free; collective: everyone)"
+  })),
   start: Instant
 }).annotations({ identifier: "ExplainQuery" })
 export type ExplainQuery = typeof ExplainQuery.Encoded
@@ -83,7 +87,12 @@ export type ExplainQuery = typeof ExplainQuery.Encoded
 export const Explanation = Schema.Struct({
   object: Schema.Literal("explanation"),
   service_id: Schema.String.annotations({ description: "the service asked about" }),
-  staff_id: Schema.String.annotations({ description: "the staff member asked about" }),
+  staff_id: Schema.String.annotations({
+    description: "the staff member asked about; without one, the member who would be booked (collective: the first)"
+  }),
+  staff_ids: Schema.Array(Schema.String).annotations({
+    description: "who would attend: the member asked about, the free members (best ranked first), or every member of a collective service"
+  }),
   start: Instant,
   end: Instant,
   bookable: Schema.Boolean.annotations({ description: "whether a booking at this start would be accepted now" }),
@@ -108,6 +117,7 @@ export class Availability extends Effect.Service<Availability>()("slotwise/Avail
     const services = storage.collection(ServicesCollection)
     const holds = storage.collection(HoldsCollection)
     const schedule = makeScheduleLoader(storage)
+    const shared = makeMemberOccupancy(storage)
     const together = readTogether(storage)
     const findRule = findOr404(rules, "availability rule")
     const findStaff = findOr404(staff, "staff member")
@@ -198,7 +208,14 @@ export class Availability extends Effect.Service<Availability>()("slotwise/Avail
         const range = { start: toMillis(q.start), end: toMillis(q.end) }
         const policy = policyOf(service)
         let schedules: ReadonlyArray<StaffSchedule>
-        if (member !== undefined) {
+        if (service.assignment === "collective" || (service.assignment === "round_robin" && member === undefined)) {
+          // docs/api.md §11: a team's starts, each once, composed from every member's.
+          const members = (yield* staff.list({ where: [{ column: "id", op: "in", value: service.staff_ids }] }))
+          const data = (member !== undefined && !service.staff_ids.includes(member.id)) || !service.active
+            ? []
+            : yield* schedule.teamSlots(service, members, range, now)
+          return withDays(data, q.time_zone)
+        } else if (member !== undefined) {
           schedules = schedule.staffReasons(service, member).length === 0
             ? yield* schedule.schedules([member.id], policy, range, now, {}, "list")
             : []
@@ -216,32 +233,58 @@ export class Availability extends Effect.Service<Availability>()("slotwise/Avail
           const activeIds = new Set(active.map((row) => row.id))
           schedules = all.filter((s) => activeIds.has(s.staff_id))
         }
-        const data = computeSlots({ policy, schedules, range, now }, makeSlotFormatter())
-        if (q.time_zone === undefined) return { object: "list", data } satisfies SlotList
-        const byDate = new Map<string, Array<Slot>>()
-        for (const slot of data) {
-          const date = localDateOf(q.time_zone, toMillis(slot.start))
-          const group = byDate.get(date)
-          if (group === undefined) byDate.set(date, [slot])
-          else group.push(slot)
-        }
-        const days = [...byDate].map(([date, slots]) => ({ date, slots }))
-        return { object: "list", data, days } satisfies SlotList
+        return withDays(computeSlots({ policy, schedules, range, now }, makeSlotFormatter()), q.time_zone)
       })
+
+    const withDays = (data: ReadonlyArray<Slot>, timeZone: string | undefined): SlotList => {
+      if (timeZone === undefined) return { object: "list", data }
+      const byDate = new Map<string, Array<Slot>>()
+      for (const slot of data) {
+        const date = localDateOf(timeZone, toMillis(slot.start))
+        const group = byDate.get(date)
+        if (group === undefined) byDate.set(date, [slot])
+        else group.push(slot)
+      }
+      const days = [...byDate].map(([date, slots]) => ({ date, slots }))
+      return { object: "list", data, days }
+    }
 
     /** Why a start is or is not bookable: one reason per failed check. */
     const explain = (query: ExplainQuery) =>
       Effect.gen(function*() {
         const q = yield* decodeExplain(query)
         const service = yield* referencedService(q.service_id)
-        const member = yield* referencedStaff(q.staff_id)
+        const member = q.staff_id === undefined ? undefined : yield* referencedStaff(q.staff_id)
         const now = (yield* currentStamp).ms
         const start = toMillis(q.start)
-        const reasons = yield* schedule.explain(service, member, start, now)
+        let reasons: ReadonlyArray<Reason>
+        let staffIds: ReadonlyArray<string>
+        if (member !== undefined && service.assignment !== "collective") {
+          reasons = yield* schedule.explain(service, member, start, now)
+          staffIds = [member.id]
+        } else {
+          // The team: collective needs every member, otherwise anyone free will do.
+          if (service.staff_ids.length === 0) {
+            return yield* new InvalidReference({
+              detail: `service ${service.id} has no staff`,
+              errors: [{ path: "staff_id", message: "is required: the service has no staff to explain" }]
+            })
+          }
+          const members = yield* schedule.membersOf(service)
+          const mode = service.assignment === "collective" ? "collective" : "round_robin"
+          const verdict = teamVerdict(mode, yield* schedule.membersReasons(service, members, start, now))
+          reasons = verdict.reasons
+          staffIds = mode === "collective"
+            ? service.staff_ids
+            : service.assignment === "round_robin"
+            ? (yield* schedule.ranking(service, now)).filter((id) => verdict.free.includes(id))
+            : verdict.free
+        }
         return {
           object: "explanation",
           service_id: service.id,
-          staff_id: member.id,
+          staff_id: staffIds[0] ?? member?.id ?? service.staff_ids[0]!,
+          staff_ids: staffIds,
           start: q.start,
           end: formatInstant(start + service.duration_minutes * 60_000),
           bookable: reasons.length === 0,
@@ -259,11 +302,10 @@ export class Availability extends Effect.Service<Availability>()("slotwise/Avail
         const fields = yield* decodeHold(input)
         return yield* events.mutate(Effect.gen(function*() {
           const service = yield* referencedService(fields.service_id)
-          const member = yield* referencedStaff(fields.staff_id)
           const now = yield* currentStamp
           if (visitor !== undefined) yield* ensureVisitorMayHold(visitor, now.ms)
           const start = toMillis(fields.start)
-          yield* schedule.ensureBookable(service, member, start, now.ms)
+          const { assigned_by, member, staff_ids } = yield* schedule.assign(service, fields.staff_id, start, now.ms)
           const asked = fields.ttl_seconds ?? HOLD_DEFAULT_TTL_SECONDS
           const ttl = visitor === undefined ? asked : Math.min(asked, VISITOR_HOLD_MAX_TTL_SECONDS)
           const created: StoredHold = {
@@ -271,6 +313,8 @@ export class Availability extends Effect.Service<Availability>()("slotwise/Avail
             object: "hold",
             service_id: service.id,
             staff_id: member.id,
+            staff_ids,
+            assigned_by,
             start: fields.start,
             end: formatInstant(start + service.duration_minutes * 60_000),
             expires_at: formatInstant(now.ms + ttl * 1000),
@@ -280,6 +324,7 @@ export class Availability extends Effect.Service<Availability>()("slotwise/Avail
             ...(visitor === undefined ? {} : { visitor })
           }
           yield* holds.insert(created)
+          yield* shared.sync(created)
           return holdView(created)
         }))
       })
@@ -305,6 +350,7 @@ export class Availability extends Effect.Service<Availability>()("slotwise/Avail
       storage.transaction(Effect.gen(function*() {
         const current = yield* findHold(id)
         yield* holds.remove(id)
+        yield* shared.release(id, current.staff_ids.length)
         return holdView(current)
       }))
 

@@ -25,6 +25,7 @@ import { Id } from "./domain/ids.js"
 import { type AnswerInput, checkAnswers } from "./domain/question.js"
 import type { Service } from "./domain/service.js"
 import type { Staff } from "./domain/staff.js"
+import type { StoredHold } from "./domain/hold.js"
 import { Clients } from "./Clients.js"
 import { Events } from "./Events.js"
 import type { Actor } from "./events/catalogue.js"
@@ -35,6 +36,7 @@ import { BookingsCollection, ClientsCollection, HoldsCollection, ServicesCollect
 import { type Condition, Storage } from "./ports/storage.js"
 import { makeReminderArming } from "./Reminders.js"
 import { type Exclusions, makeScheduleLoader } from "./scheduling/loadSchedule.js"
+import { makeMemberOccupancy } from "./scheduling/memberOccupancy.js"
 import { endsAfter } from "./Services.js"
 
 const MINUTE = 60_000
@@ -66,10 +68,11 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
     const payments = yield* Payments
     const bookings = storage.collection(BookingsCollection)
     const services = storage.collection(ServicesCollection)
-    const staff = storage.collection(StaffCollection)
     const clients = storage.collection(ClientsCollection)
     const holds = storage.collection(HoldsCollection)
+    const staff = storage.collection(StaffCollection)
     const schedule = makeScheduleLoader(storage)
+    const shared = makeMemberOccupancy(storage)
     const reminders = yield* makeReminderArming(storage)
     const find = findOr404(bookings, "booking")
     const decodeCreate = decodeInput(BookingCreate)
@@ -100,36 +103,6 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
     const answersFor = (service: Service, given: ReadonlyArray<AnswerInput>) =>
       Either.mapLeft(checkAnswers(service.questions, given), validationFailed)
 
-    /**
-     * The staff member to book: the one asked for, or else the first of the service's
-     * staff who is free at `start` (the first one's refusal when nobody is).
-     */
-    const chooseStaff = (service: Service, staffId: string | undefined, start: number, now: number, exclude: Exclusions) =>
-      staffId !== undefined
-        ? Effect.flatMap(referencedStaff(staffId), (member) => Effect.as(schedule.ensureBookable(service, member, start, now, exclude), member))
-        : firstFreeStaff(service, start, now, exclude)
-
-    /** The first of the service's staff free at `start`; the first one's refusal when none is. */
-    const firstFreeStaff = (service: Service, start: number, now: number, exclude: Exclusions) =>
-      Effect.gen(function*() {
-        if (service.staff_ids.length === 0) {
-          return yield* new InvalidReference({
-            detail: `service ${service.id} has no staff`,
-            errors: [{ path: "staff_id", message: "is required: the service has no staff to choose from" }]
-          })
-        }
-        let firstRefusal: Effect.Effect.Error<ReturnType<typeof schedule.ensureBookable>> | undefined
-        for (const id of service.staff_ids) {
-          const member = Option.getOrUndefined(yield* staff.get(id))
-          if (member === undefined) continue
-          const outcome = yield* Effect.either(schedule.ensureBookable(service, member, start, now, exclude))
-          if (outcome._tag === "Right") return member
-          firstRefusal ??= outcome.left
-        }
-        // Nobody free: the first one's refusal, or `invalid_reference` when none exists at all.
-        return yield* firstRefusal !== undefined ? Effect.fail(firstRefusal) : referencedStaff(service.staff_ids[0]!)
-      })
-
     const create = (input: typeof BookingCreate.Encoded) =>
       Effect.flatMap(decodeCreate(input), (fields) =>
         events.mutate(Effect.gen(function*() {
@@ -152,7 +125,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
             }
             if (
               held.service_id !== service.id || held.start !== fields.start ||
-              (fields.staff_id !== undefined && held.staff_id !== fields.staff_id)
+              (fields.staff_id !== undefined && !held.staff_ids.includes(fields.staff_id))
             ) {
               return yield* new ValidationFailed({
                 detail: `hold ${held.id} is for another slot`,
@@ -161,13 +134,27 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
             }
             Object.assign(exclude, { holdId: held.id })
           }
-          const heldStaff = exclude.holdId === undefined ? fields.staff_id : (yield* holds.get(exclude.holdId)).pipe(
-            Option.map((h) => h.staff_id),
-            Option.getOrUndefined
-          )
-          const member = yield* chooseStaff(service, heldStaff, start, now.ms, exclude)
+          const held = exclude.holdId === undefined ? undefined : Option.getOrUndefined(yield* holds.get(exclude.holdId))
+          // A hold's staff were decided when it was taken: its members again, rechecked.
+          const choice = held === undefined
+            ? yield* schedule.assign(service, fields.staff_id, start, now.ms, exclude)
+            : held.assigned_by === "collective"
+            ? yield* schedule.assign(service, undefined, start, now.ms, exclude)
+            : { ...(yield* schedule.assign(service, held.staff_id, start, now.ms, exclude)), assigned_by: held.assigned_by }
           const client = yield* clientOf(fields)
-          return yield* insertBooking({ fields, service, member, client, answers, now, start, seriesId: null, holdId: exclude.holdId })
+          return yield* insertBooking({
+            fields,
+            service,
+            member: choice.member,
+            staffIds: choice.staff_ids,
+            assignedBy: choice.assigned_by,
+            client,
+            answers,
+            now,
+            start,
+            seriesId: null,
+            held
+          })
         })))
 
     /** The request's client: an existing one, or a new one made now (recording `client.created`). */
@@ -187,7 +174,10 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
       readonly now: Stamp
       readonly start: number
       readonly seriesId: string | null
-      readonly holdId?: string | undefined
+      /** Who attends and how they were decided; default: the member alone, as named. */
+      readonly staffIds?: ReadonlyArray<string> | undefined
+      readonly assignedBy?: Booking["assigned_by"] | undefined
+      readonly held?: StoredHold | undefined
     }) =>
       Effect.gen(function*() {
         const { fields, service, start } = n
@@ -201,6 +191,8 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
           object: "booking",
           service_id: service.id,
           staff_id: n.member.id,
+          staff_ids: n.staffIds ?? [n.member.id],
+          assigned_by: n.assignedBy ?? "chosen",
           client_id: n.client.id,
           start: formatInstant(start),
           end: formatInstant(start + service.duration_minutes * MINUTE),
@@ -218,7 +210,11 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
           metadata: fields.metadata ?? {}
         }
         yield* bookings.insert(booking)
-        if (n.holdId !== undefined) yield* holds.remove(n.holdId)
+        yield* shared.sync(booking)
+        if (n.held !== undefined) {
+          yield* holds.remove(n.held.id)
+          yield* shared.release(n.held.id, n.held.staff_ids.length)
+        }
         yield* reminders.arm(booking, { fresh: true, service })
         yield* events.record("booking.created", booking)
         return booking
@@ -276,6 +272,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
         if (refusal !== undefined) return yield* new InvalidTransition({ detail: refusal })
         const next = revised(current, { ...extra, status: TRANSITIONS[action].to }, now.iso)
         yield* bookings.update(next)
+        yield* shared.sync(next, current)
         yield* reminders.arm(next)
         const type = EVENT_OF_ACTION[action]
         yield* events.record(type, next, type === "booking.cancelled" ? { previous: current, actor } : { previous: current })
@@ -298,13 +295,23 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
         const staffId = target.staff_id ?? current.staff_id
         if (startText === current.start && staffId === current.staff_id && !changes(current, extra)) return current
         const service = yield* referencedService(current.service_id)
-        const member = yield* referencedStaff(staffId)
         const start = toMillis(startText)
-        yield* schedule.ensureBookable(service, member, start, now.ms, { bookingId: current.id })
-        const moved = startText !== current.start || staffId !== current.staff_id
+        const exclude = { bookingId: current.id }
+        // docs/api.md §11: a collective booking moves all its members; a round-robin one keeps
+        // its member when free at the new start, else goes to the next free one by the policy.
+        const choice = target.staff_id !== undefined
+          ? yield* schedule.assign(service, target.staff_id, start, now.ms, exclude)
+          : current.assigned_by === "collective" || (current.assigned_by === "round_robin" && service.assignment === "round_robin")
+          ? yield* schedule.assign(service, undefined, start, now.ms, exclude, current.staff_id)
+          : { ...(yield* schedule.assign(service, current.staff_id, start, now.ms, exclude)), assigned_by: current.assigned_by }
+        const member = choice.member
+        const moved = startText !== current.start || member.id !== current.staff_id ||
+          choice.staff_ids.join() !== current.staff_ids.join()
         const next = revised(current, {
           ...extra,
           staff_id: member.id,
+          staff_ids: choice.staff_ids,
+          assigned_by: choice.assigned_by,
           start: startText,
           end: formatInstant(start + service.duration_minutes * MINUTE),
           rescheduled_from: startText !== current.start ? current.start : current.rescheduled_from,
@@ -312,6 +319,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
           buffer_after_minutes: service.buffer_after_minutes
         }, now.iso)
         yield* bookings.update(next)
+        yield* shared.sync(next, current)
         if (moved) yield* reminders.arm(next, { service })
         yield* events.record(moved ? "booking.rescheduled" : "booking.updated", next, moved ? { previous: current, actor } : { previous: current })
         return next

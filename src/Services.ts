@@ -1,6 +1,7 @@
 /** Services: what can be booked, for how long, by whom (docs/api.md §3). */
 import { Effect, Schema } from "effect"
-import { InvalidReference, ResourceInUse } from "./domain/errors.js"
+import { assignmentErrors } from "./domain/assignment.js"
+import { InvalidReference, ResourceInUse, ValidationFailed } from "./domain/errors.js"
 import { MAX_DURATION_MINUTES, publicService, Service, ServiceCreate, serviceDefaults, ServiceUpdate } from "./domain/service.js"
 import { Events } from "./Events.js"
 import { currentStamp, findOr404, listPage, newResource, PageParams, patchResource, visitorReads } from "./internal/resources.js"
@@ -45,6 +46,14 @@ export class Services extends Effect.Service<Services>()("slotwise/Services", {
         return unique
       })
 
+    /** `validation_failed` when a weight names someone outside `staff_ids` (docs/api.md §11). */
+    const checkAssignment = (service: Pick<Service, "staff_ids" | "staff_weights">) => {
+      const errors = assignmentErrors(service)
+      return errors.length === 0
+        ? Effect.void
+        : Effect.fail(new ValidationFailed({ detail: "staff_weights may only weigh the service's own staff", errors }))
+    }
+
     const create = (input: typeof ServiceCreate.Encoded) =>
       Effect.gen(function*() {
         const fields = yield* decodeCreate(input)
@@ -57,6 +66,7 @@ export class Services extends Effect.Service<Services>()("slotwise/Services", {
             ...fields,
             staff_ids
           }
+          yield* checkAssignment(service)
           yield* services.insert(service)
           yield* events.record("service.created", service)
           return service
@@ -69,10 +79,20 @@ export class Services extends Effect.Service<Services>()("slotwise/Services", {
       find,
       validate,
       type: "service.updated",
-      prepare: (_current, fields: ServiceUpdate) =>
-        fields.staff_ids === undefined
-          ? Effect.succeed(fields)
-          : Effect.map(checkStaff(fields.staff_ids), (staff_ids) => ({ ...fields, staff_ids }))
+      prepare: (current, fields: ServiceUpdate) =>
+        Effect.flatMap(
+          fields.staff_ids === undefined
+            ? Effect.succeed(fields)
+            : Effect.map(checkStaff(fields.staff_ids), (staff_ids) => ({ ...fields, staff_ids })),
+          (checked) =>
+            Effect.as(
+              checkAssignment({
+                staff_ids: checked.staff_ids ?? current.staff_ids,
+                staff_weights: checked.staff_weights ?? current.staff_weights
+              }),
+              checked
+            )
+        )
     })
     const update = (id: string, input: typeof ServiceUpdate.Encoded) =>
       Effect.flatMap(decodeUpdate(input), (fields) => patch(id, fields))

@@ -16,7 +16,7 @@
 import { Effect, Either } from "effect"
 import { StorageFailure } from "../../src/domain/errors.js"
 import { indexColumnsToAdd, indexValuesOf, specProblem, storageIndexGroups } from "../../src/ports/specs.js"
-import type { CollectionSpec } from "../../src/ports/storage.js"
+import { type CollectionSpec, ListOfField } from "../../src/ports/storage.js"
 import { quote, tableOf } from "./query.js"
 
 /** Runs one statement on the migration's connection. */
@@ -166,6 +166,15 @@ const fillAddedFields = (run: Run, spec: CollectionSpec<any>, created: boolean) 
       if (!created) {
         const done = yield* run("SELECT 1 FROM slotwise_migrations WHERE id = $1", [step], `check ${step}`)
         if (done.length > 0) continue
+        if (value instanceof ListOfField) {
+          yield* run(
+            `UPDATE ${quote(table)} SET doc = (doc::jsonb || jsonb_build_object($1::text, jsonb_build_array(doc::jsonb -> $2::text)))::json WHERE doc -> $1 IS NULL`,
+            [field, value.field],
+            `fill ${step}`
+          )
+          yield* record(run, step)
+          continue
+        }
         yield* run(
           `UPDATE ${quote(table)} SET doc = (doc::jsonb || jsonb_build_object($1::text, $2::jsonb))::json WHERE doc -> $1 IS NULL`,
           [field, JSON.stringify(value)],

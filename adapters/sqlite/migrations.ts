@@ -17,7 +17,7 @@
 import { Effect, Either } from "effect"
 import { StorageFailure } from "../../src/domain/errors.js"
 import { indexColumnsToAdd, indexValuesOf, specProblem, storageIndexGroups } from "../../src/ports/specs.js"
-import type { CollectionSpec } from "../../src/ports/storage.js"
+import { type CollectionSpec, ListOfField } from "../../src/ports/storage.js"
 
 /** Runs one statement on the connection of the open transaction. */
 export type Run = (
@@ -188,6 +188,15 @@ const fillAddedFields = (run: Run, spec: CollectionSpec<any>, created: boolean) 
       if (!created) {
         const done = yield* run("SELECT 1 FROM slotwise_migrations WHERE id = ?", [step], `check ${step}`)
         if (done.length > 0) continue
+        if (value instanceof ListOfField) {
+          yield* run(
+            `UPDATE ${quote(table)} SET doc = json_set(doc, ?, json_array(json_extract(doc, ?))) WHERE json_type(doc, ?) IS NULL`,
+            [`$.${field}`, `$.${value.field}`, `$.${field}`],
+            `fill ${step}`
+          )
+          yield* record(run, step)
+          continue
+        }
         yield* run(
           `UPDATE ${quote(table)} SET doc = json_set(doc, ?, json(?)) WHERE json_type(doc, ?) IS NULL`,
           [`$.${field}`, JSON.stringify(value), `$.${field}`],

@@ -5,6 +5,7 @@
 import { Schema } from "effect"
 import { Instant, Metadata, Money, ObjectType, optional, Text, Timestamps } from "./common.js"
 import { ClientCreate } from "./client.js"
+import { StaffAssignmentFields } from "./assignment.js"
 import { Id } from "./ids.js"
 import { Answer, AnswersInput } from "./question.js"
 import { OnConflict, Recurrence } from "./recurrence.js"
@@ -22,7 +23,10 @@ export const Booking = Schema.Struct({
   id: Id("booking"),
   object: ObjectType("booking"),
   service_id: Id("service").annotations({ description: "the service booked" }),
-  staff_id: Id("staff").annotations({ description: "the staff member who provides it" }),
+  staff_id: Id("staff").annotations({
+    description: "the staff member who provides it; for a collective service the first of `staff_ids`"
+  }),
+  ...StaffAssignmentFields,
   client_id: Id("client").annotations({ description: "the client who booked" }),
   start: Instant.annotations({ description: "when the appointment starts (RFC 3339, UTC)" }),
   end: Instant.annotations({ description: "when it ends: start plus the service's duration" }),
@@ -61,7 +65,7 @@ export type Booking = typeof Booking.Type
  * A booking as the visitor who made it sees it (publishable keys): the appointment itself,
  * not the account's records around it (client id, notes, metadata, payments).
  */
-export const PublicBooking = Booking.pick("id", "object", "service_id", "staff_id", "start", "end", "status", "price", "series_id", "created_at", "updated_at")
+export const PublicBooking = Booking.pick("id", "object", "service_id", "staff_id", "staff_ids", "start", "end", "status", "price", "series_id", "created_at", "updated_at")
   .annotations({
     identifier: "PublicBooking",
     description: "A booking as a publishable key sees it: the appointment, without the client, notes, metadata or payments."
@@ -72,6 +76,7 @@ export const publicBooking = (b: Booking): PublicBooking => ({
   object: b.object,
   service_id: b.service_id,
   staff_id: b.staff_id,
+  staff_ids: b.staff_ids,
   start: b.start,
   end: b.end,
   status: b.status,
@@ -92,7 +97,8 @@ export const revised = (current: Booking, changes: Partial<Booking>, at: string)
 export const BookingCreate = Schema.Struct({
   service_id: Id("service").annotations({ description: "the service to book" }),
   staff_id: optional(Id("staff")).annotations({
-    description: "omit to book the first staff member of the service who is free at `start`"
+    description: "omit to let the server decide: round robin by the service's policy, every member of a collective " +
+      "service, or else the first staff member of the service who is free at `start`"
   }),
   client_id: optional(Id("client").annotations({ description: "an existing client; or give `client` instead" })),
   client: optional(ClientCreate).annotations({ description: "a new client to create with the booking; or give `client_id`" }),

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { Instant, Metadata, ObjectType, optional, Timestamps } from "./common.js"
+import { StaffAssignmentFields } from "./assignment.js"
 import { Id } from "./ids.js"
 import type { Visitor } from "./visitor.js"
 
@@ -50,7 +51,8 @@ export const Hold = Schema.Struct({
   id: Id("hold"),
   object: ObjectType("hold"),
   service_id: Id("service").annotations({ description: "the service of the held slot" }),
-  staff_id: Id("staff").annotations({ description: "the staff member of the held slot" }),
+  staff_id: Id("staff").annotations({ description: "the staff member of the held slot (collective: the first of `staff_ids`)" }),
+  ...StaffAssignmentFields,
   start: Instant.annotations({ description: "the held start" }),
   end: Instant.annotations({ description: "the held end: start plus the service's duration" }),
   expires_at: Instant.annotations({ description: "when the slot is free again unless booked with this hold" }),
@@ -63,7 +65,10 @@ export type Hold = typeof Hold.Type
 
 export const HoldCreate = Schema.Struct({
   service_id: Id("service").annotations({ description: "the service to hold a slot of" }),
-  staff_id: Id("staff").annotations({ description: "the staff member to hold" }),
+  staff_id: optional(Id("staff").annotations({
+    description: "the staff member to hold; omit on a round-robin service to have one picked now, on a collective " +
+      "service to hold every member, or else to hold the first free member"
+  })),
   start: Instant.annotations({ description: "a bookable start" }),
   ttl_seconds: optional(Schema.Int.pipe(Schema.between(1, HOLD_MAX_TTL_SECONDS, {
     message: () => `must be a whole number of seconds from 1 to ${HOLD_MAX_TTL_SECONDS}`

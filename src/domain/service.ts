@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { Metadata, Minutes, Money, Name, ObjectType, optional, PositiveMinutes, Text, Timestamps , optionalFields } from "./common.js"
+import { AssignmentFields, assignmentDefaults } from "./assignment.js"
 import { Id } from "./ids.js"
 import { Questions } from "./question.js"
 import { Reminders } from "./reminder.js"
@@ -43,7 +44,8 @@ export const ServiceFields = {
   max_occurrences: Schema.Int.pipe(Schema.between(0, 52, { message: () => "must be a whole number from 0 to 52" })).annotations({
     description: "the most occurrences a recurring booking of it may have, 0 to 52 (default 0: repeats are not offered)"
   }),
-  metadata: Metadata
+  metadata: Metadata,
+  ...AssignmentFields
 }
 
 export const Service = Schema.Struct({
@@ -93,6 +95,7 @@ export const serviceDefaults = (input: ServiceCreate) => ({
   questions: [],
   reminders: null,
   max_occurrences: 0,
-  metadata: {}
+  metadata: {},
+  ...assignmentDefaults
 })
 

@@ -5,8 +5,15 @@ import { Instant } from "./common.js"
 export const Slot = Schema.Struct({
   start: Instant.annotations({ description: "a bookable start" }),
   end: Instant.annotations({ description: "when an appointment at this start ends" }),
-  staff_id: Schema.String.annotations({ description: "the staff member free at this start" }),
-  remaining: Schema.Int.annotations({ description: "seats still free at this start" })
+  staff_id: Schema.String.annotations({
+    description: "the staff member free at this start; round robin: the one who would be picked now; collective: the first member"
+  }),
+  staff_ids: Schema.Array(Schema.String).annotations({
+    description: "who is free at this start (round robin: every free member; collective: every member, all free)"
+  }),
+  remaining: Schema.Int.annotations({
+    description: "seats still free at this start (round robin: across the free members; collective: the fewest any member has)"
+  })
 }).annotations({ identifier: "Slot" })
 export type Slot = typeof Slot.Type
 
@@ -33,6 +40,9 @@ export const Reason = Schema.Struct({
   detail: Schema.String.annotations({ description: "the failed check in words" }),
   booking_id: Schema.optional(Schema.String.annotations({ description: "the booking in the way, if one is" })),
   hold_id: Schema.optional(Schema.String.annotations({ description: "the hold in the way, if one is" })),
+  staff_id: Schema.optional(Schema.String.annotations({
+    description: "the staff member this reason is about (services with round robin or collective assignment)"
+  })),
   calendar_id: Schema.optional(
     Schema.String.annotations({ description: "the external calendar whose busy time is in the way (`external_busy`)" })
   )

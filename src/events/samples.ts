@@ -55,6 +55,9 @@ export const sampleService = (now: number, staffId = makeId("staff", now)): Serv
   questions: [{ id: "hair_length", label: "How long is your hair?", type: "select", required: true, options: ["Short", "Medium", "Long"] }],
   reminders: null,
   metadata: {},
+  assignment: "chosen",
+  round_robin_policy: "least_recently_booked",
+  staff_weights: {},
   ...stamps(now)
 })
 
@@ -93,6 +96,8 @@ export const sampleBooking = (now: number): Booking => {
     object: "booking",
     service_id: makeId("service", now),
     staff_id: makeId("staff", now),
+    staff_ids: [makeId("staff", now)],
+    assigned_by: "chosen",
     client_id: makeId("client", now),
     start: formatInstant(start),
     end: formatInstant(start + 45 * 60_000),

@@ -9,7 +9,8 @@ import type { Payment } from "../domain/payment.js"
 import type { StoredBookingSeries } from "../domain/series.js"
 import type { Service } from "../domain/service.js"
 import type { Staff } from "../domain/staff.js"
-import type { CollectionSpec } from "./storage.js"
+import { assignmentDefaults } from "../domain/assignment.js"
+import { type CollectionSpec, ListOfField } from "./storage.js"
 
 const MINUTE = 60_000
 
@@ -18,7 +19,7 @@ export const ServicesCollection: CollectionSpec<Service> = {
   indexes: { active: { type: "integer", get: (s) => (s.active ? 1 : 0) } },
   order: [],
   storageIndexes: [],
-  addedFields: { questions: [], reminders: null, max_occurrences: 0 }
+  addedFields: { questions: [], reminders: null, max_occurrences: 0, ...assignmentDefaults }
 }
 
 export const StaffCollection: CollectionSpec<Staff> = {
@@ -68,7 +69,7 @@ export const BookingsCollection: CollectionSpec<Booking> = {
     ["client_id", "start_ms"],
     ["series_id", "start_ms"]
   ],
-  addedFields: { answers: [], series_id: null }
+  addedFields: { answers: [], series_id: null, staff_ids: new ListOfField("staff_id"), assigned_by: "chosen" }
 }
 
 /** Recurring bookings; their occurrences are found through the bookings' `series_id`. */
@@ -97,6 +98,51 @@ export const HoldsCollection: CollectionSpec<StoredHold> = {
   storageIndexes: [
     ["staff_id", "occupied_start", "occupied_end", "expires_ms", "start_ms", "end_ms", "service_id"],
     ["visitor_key", "expires_ms", "visitor_address"]
+  ],
+  addedFields: { staff_ids: new ListOfField("staff_id"), assigned_by: "chosen" }
+}
+
+/**
+ * What a collective booking or hold occupies of its members after the first (the first is
+ * the document's own `staff_id`): one row per further member, written and removed with the
+ * booking or hold, so the overlap checks of every member see it. A booking's rows exist only
+ * while it is pending or confirmed; a hold's until it is released or converted (expired ones
+ * are ignored by `expires_ms`, as holds are).
+ */
+export interface MemberOccupancy {
+  readonly id: string
+  readonly source_id: string
+  readonly kind: "booking" | "hold"
+  readonly staff_id: string
+  readonly service_id: string
+  readonly start: string
+  readonly end: string
+  readonly buffer_before_minutes: number
+  readonly buffer_after_minutes: number
+  /** A hold's expiry; null for a booking. */
+  readonly expires_at: string | null
+}
+
+/** A booking's rows never expire by time. */
+export const NEVER_EXPIRES_MS = 8_640_000_000_000_000
+
+export const MemberOccupancyCollection: CollectionSpec<MemberOccupancy> = {
+  name: "member_occupancy",
+  indexes: {
+    source_id: { type: "text", get: (m) => m.source_id },
+    staff_id: { type: "text", get: (m) => m.staff_id },
+    service_id: { type: "text", get: (m) => m.service_id },
+    start_ms: { type: "integer", get: (m) => toMillis(m.start) },
+    end_ms: { type: "integer", get: (m) => toMillis(m.end) },
+    occupied_start: { type: "integer", get: (m) => toMillis(m.start) - m.buffer_before_minutes * MINUTE },
+    occupied_end: { type: "integer", get: (m) => toMillis(m.end) + m.buffer_after_minutes * MINUTE },
+    expires_ms: { type: "integer", get: (m) => (m.expires_at === null ? NEVER_EXPIRES_MS : toMillis(m.expires_at)) },
+    kind: { type: "text", get: (m) => m.kind }
+  },
+  order: [],
+  storageIndexes: [
+    ["staff_id", "occupied_start", "occupied_end", "expires_ms", "start_ms", "end_ms", "service_id"],
+    ["source_id"]
   ]
 }
 
@@ -122,6 +168,7 @@ export const CoreCollections: ReadonlyArray<CollectionSpec<any>> = [
   BookingsCollection,
   BookingSeriesCollection,
   HoldsCollection,
+  MemberOccupancyCollection,
   PaymentsCollection,
   DeploymentSecretsCollection
 ]

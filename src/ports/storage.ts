@@ -32,8 +32,14 @@ export interface CollectionSpec<A extends { readonly id: string }> {
    * Document fields added after documents of the collection were first stored, each with
    * the value an earlier document means by leaving it out. Database adapters write it into
    * the earlier documents once, when they migrate, so every document read has the field.
+   * A `ListOfField` value stands for a one-element list of another field of the same document.
    */
   readonly addedFields?: { readonly [field: string]: unknown }
+}
+
+/** In `addedFields`: the earlier document's value of `field`, as a one-element list. */
+export class ListOfField {
+  constructor(readonly field: string) {}
 }
 
 export type Condition =

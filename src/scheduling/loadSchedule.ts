@@ -5,7 +5,8 @@
  */
 import { Effect } from "effect"
 import { ACTIVE_STATUSES } from "../domain/booking.js"
-import { formatInstant } from "../domain/common.js"
+import type { AssignedBy } from "../domain/assignment.js"
+import { formatInstant, toMillis } from "../domain/common.js"
 import { InvalidReference, OutsideAvailability, SlotUnavailable } from "../domain/errors.js"
 import type { AvailabilityRule } from "../domain/availability.js"
 import { MAX_OCCUPIED_MINUTES, type Service } from "../domain/service.js"
@@ -13,12 +14,19 @@ import type { Reason, Slot } from "../domain/slot.js"
 import type { Staff } from "../domain/staff.js"
 import { BusyRangesCollection } from "../calendars/collections.js"
 import type { BusyChunk } from "../domain/calendar.js"
-import { AvailabilityCollection, BookingsCollection, HoldsCollection } from "../ports/collections.js"
+import {
+  AvailabilityCollection,
+  BookingsCollection,
+  HoldsCollection,
+  MemberOccupancyCollection,
+  StaffCollection
+} from "../ports/collections.js"
 import type { StorageFailure } from "../domain/errors.js"
 import type { ColumnValues, IndexedRow, StorageService } from "../ports/storage.js"
 import type { Tenant } from "../ports/tenant.js"
+import { collectiveSlots, type MemberRecord, pickFree, rankMembers, roundRobinSlots, teamVerdict } from "./assignment.js"
 import { checkStart, nearestSlots } from "./checks.js"
-import type { SlotMaker } from "./slots.js"
+import { computeSlots, type SlotMaker } from "./slots.js"
 import type { BusyInterval, Interval, Occupancy, SlotPolicy, StaffSchedule } from "./types.js"
 
 const MINUTE = 60_000
@@ -60,10 +68,14 @@ export const makeSlotFormatter = (): SlotMaker<Slot> => {
   let startText = ""
   let lastEnd = Number.NaN
   let endText = ""
+  // One `[staff_id]` per member, shared by their slots.
+  const alone = new Map<string, ReadonlyArray<string>>()
   return (start, end, staff_id, remaining) => {
     if (start !== lastStart) startText = text(lastStart = start)
     if (end !== lastEnd) endText = text(lastEnd = end)
-    return { start: startText, end: endText, staff_id, remaining }
+    let staff_ids = alone.get(staff_id)
+    if (staff_ids === undefined) alone.set(staff_id, staff_ids = [staff_id])
+    return { start: startText, end: endText, staff_id, staff_ids, remaining }
   }
 }
 
@@ -129,6 +141,13 @@ const busyOf = (chunks: ReadonlyArray<BusyChunk>): Map<string, Array<BusyInterva
   return byStaff
 }
 
+/** Whom a booking or hold goes to: `member` is the first of `staff_ids`. */
+export interface StaffChoice {
+  readonly member: Staff
+  readonly staff_ids: ReadonlyArray<string>
+  readonly assigned_by: AssignedBy
+}
+
 export interface Exclusions {
   /** A booking being rescheduled does not conflict with itself. */
   readonly bookingId?: string
@@ -141,6 +160,8 @@ export const makeScheduleLoader = (storage: StorageService) => {
   const bookings = storage.collection(BookingsCollection)
   const holds = storage.collection(HoldsCollection)
   const busyRanges = storage.collection(BusyRangesCollection)
+  const memberRows = storage.collection(MemberOccupancyCollection)
+  const staffDocs = storage.collection(StaffCollection)
   const together = readTogether(storage)
 
   /**
@@ -201,15 +222,17 @@ export const makeScheduleLoader = (storage: StorageService) => {
           ruleDocs,
           bookings.listColumns({ where: activeBookings, groupBy: "staff_id", columns: LEAN_COLUMNS }),
           holds.listColumns({ where: liveHolds, groupBy: "staff_id", columns: LEAN_COLUMNS }),
-          busyChunks
+          busyChunks,
+          memberRows.listColumns({ where: liveHolds, groupBy: "staff_id", columns: LEAN_COLUMNS })
         ], many),
-        ([docs, booked, held, busy]) =>
+        ([docs, booked, held, busy, shared]) =>
           assemble(
             docs,
             new Map(staffIds.map((id) => {
               const into: Array<Occupancy> = []
               leanOccupancies("booking", booked.get(id), into)
               leanOccupancies("hold", held.get(id), into)
+              leanOccupancies("booking", shared.get(id), into)
               return [id, into]
             })),
             busy
@@ -221,15 +244,22 @@ export const makeScheduleLoader = (storage: StorageService) => {
         ruleDocs,
         bookings.listIndexes({ where: activeBookings, columns: OCCUPANCY_COLUMNS, ordered: false }),
         holds.listIndexes({ where: liveHolds, columns: OCCUPANCY_COLUMNS, ordered: false }),
-        busyChunks
+        busyChunks,
+        memberRows.listIndexes({ where: liveHolds, columns: [...OCCUPANCY_COLUMNS, "source_id", "kind"], ordered: false })
       ], many),
-      ([docs, bookingRows, holdRows, busy]) => {
+      ([docs, bookingRows, holdRows, busy, sharedRows]) => {
         const byStaff = new Map(staffIds.map((id) => [id, [] as Array<Occupancy>]))
         for (const row of bookingRows) {
           if (row.id !== exclude.bookingId) byStaff.get(row.staff_id as string)?.push(occupancyOf("booking", row))
         }
         for (const row of holdRows) {
           if (row.id !== exclude.holdId) byStaff.get(row.staff_id as string)?.push(occupancyOf("hold", row))
+        }
+        // A collective booking or hold occupies its other members under its own id.
+        for (const row of sharedRows) {
+          const source = row.source_id as string
+          if (source === exclude.bookingId || source === exclude.holdId) continue
+          byStaff.get(row.staff_id as string)?.push(occupancyOf(row.kind as Occupancy["kind"], { ...row, id: source }))
         }
         return assemble(docs, byStaff, busy)
       }
@@ -295,5 +325,200 @@ export const makeScheduleLoader = (storage: StorageService) => {
         : new OutsideAvailability({ detail, reasons, alternatives: slots })
     })
 
-  return { schedules, explain, alternatives, ensureBookable, staffReasons } as const
+  /** Each of `members`' reasons at `start`, their schedules read together. */
+  const membersReasons = (service: Service, members: ReadonlyArray<Staff>, start: number, now: number, exclude: Exclusions = {}) => {
+    const policy = policyOf(service)
+    return Effect.map(
+      schedules(members.map((m) => m.id), policy, { start, end: start + 1 }, now, exclude),
+      (found) =>
+        members.map((member, i) => ({
+          staff_id: member.id,
+          reasons: [...staffReasons(service, member), ...checkStart({ policy, schedule: found[i]!, start, now })]
+        }))
+    )
+  }
+
+  /**
+   * What the round-robin policies know of each member: their bookings of the service that
+   * start within the look-back window or later (ids, which sort by creation; statuses; ends).
+   */
+  const memberRecords = (service: Service, now: number) =>
+    Effect.map(
+      bookings.listColumns({
+        where: [
+          { column: "service_id", op: "eq", value: service.id },
+          { column: "start_ms", op: "gt", value: now - RECORDS_LOOKBACK }
+        ],
+        groupBy: "staff_id",
+        columns: ["id", "status", "end_ms"]
+      }),
+      (groups) => {
+        const records = new Map<string, MemberRecord>()
+        for (const [staffId, [ids = [], statuses = [], ends = []]] of groups) {
+          let last: string | undefined
+          let upcoming = 0
+          for (let i = 0; i < ids.length; i++) {
+            const id = ids[i] as string
+            if (last === undefined || id > last) last = id
+            if ((statuses[i] === "pending" || statuses[i] === "confirmed") && (ends[i] as number) > now) upcoming++
+          }
+          records.set(staffId as string, { last_booking_id: last, assigned: ids.length, upcoming })
+        }
+        return records
+      }
+    )
+
+  /** The service's members ranked by its round-robin policy, as of now. */
+  const ranking = (service: Service, now: number) =>
+    Effect.map(memberRecords(service, now), (records) =>
+      rankMembers({ policy: service.round_robin_policy, members: service.staff_ids, records, weights: service.staff_weights }))
+
+  /**
+   * A team service's starts in `range` (round robin or collective), as public slots: the
+   * per-member slots composed by the assignment rule. `members`: those who may be booked
+   * (active, assigned); a collective service with an inactive member has no slots.
+   */
+  const teamSlots = (service: Service, members: ReadonlyArray<Staff>, range: Interval, now: number, exclude: Exclusions = {}) =>
+    Effect.gen(function*() {
+      const policy = policyOf(service)
+      const bookable = members.filter((m) => staffReasons(service, m).length === 0)
+      if (service.assignment === "collective" && (bookable.length < service.staff_ids.length || bookable.length === 0)) return []
+      if (bookable.length === 0) return []
+      const found = yield* schedules(bookable.map((m) => m.id), policy, range, now, exclude, "list")
+      const candidates = computeSlots({ policy, schedules: found, range, now })
+      const team = service.assignment === "collective"
+        ? collectiveSlots(candidates, service.staff_ids)
+        : roundRobinSlots(candidates, yield* ranking(service, now))
+      const format = makeSlotFormatter()
+      return team.map((slot): Slot => ({ ...format(slot.start, slot.end, slot.staff_id, slot.remaining), staff_ids: slot.staff_ids }))
+    })
+
+  /** Up to three team slots nearest to `start` (itself excluded), in start order. */
+  const teamAlternatives = (service: Service, members: ReadonlyArray<Staff>, start: number, now: number, exclude: Exclusions = {}) =>
+    Effect.map(
+      teamSlots(service, members, { start: start - 7 * DAY, end: start + 7 * DAY }, now, exclude),
+      (slots) =>
+        slots
+          .filter((slot) => toMillis(slot.start) !== start)
+          .sort((a, b) => Math.abs(toMillis(a.start) - start) - Math.abs(toMillis(b.start) - start))
+          .slice(0, 3)
+          .sort((a, b) => toMillis(a.start) - toMillis(b.start))
+    )
+
+  /** The API's refusal for a team start with `reasons` (each naming its member). */
+  const refuseTeam = (service: Service, members: ReadonlyArray<Staff>, start: number, now: number, exclude: Exclusions, reasons: ReadonlyArray<Reason>) =>
+    Effect.gen(function*() {
+      const fixed = reasons.filter((r) => FIXED_REASONS.has(r.code))
+      if (fixed.length > 0 && (service.assignment === "collective" || fixed.length === reasons.length)) {
+        return yield* new InvalidReference({
+          detail: fixed.map((r) => r.detail).join("; "),
+          errors: fixed.map((r) => ({ path: r.code === "service_inactive" ? "service_id" : "staff_id", message: r.detail }))
+        })
+      }
+      const detail = reasons.map((r) => r.detail).join("; ")
+      const slots = yield* teamAlternatives(service, members, start, now, exclude)
+      return yield* reasons.every((r) => SLOT_CONFLICTS.has(r.code))
+        ? new SlotUnavailable({ detail, reasons: [...reasons], alternatives: slots })
+        : new OutsideAvailability({ detail, reasons: [...reasons], alternatives: slots })
+    })
+
+  /** The service's members in its `staff_ids` order; `invalid_reference` when one no longer exists. */
+  const membersOf = (service: Service) =>
+    Effect.flatMap(
+      staffDocs.list({ where: [{ column: "id", op: "in", value: service.staff_ids }] }),
+      (docs) => {
+        const byId = new Map(docs.map((doc) => [doc.id, doc]))
+        const ids = [...new Set(service.staff_ids)]
+        const missing = ids.filter((id) => !byId.has(id))
+        return missing.length === 0
+          ? Effect.succeed(ids.map((id) => byId.get(id)!))
+          : Effect.fail(new InvalidReference({
+            detail: `service ${service.id} names staff that no longer exist: ${missing.join(", ")}`,
+            errors: missing.map((id) => ({ path: "staff_id", message: `staff member ${id} of the service does not exist` }))
+          }))
+      }
+    )
+
+  const noStaff = (service: Service) =>
+    new InvalidReference({
+      detail: `service ${service.id} has no staff`,
+      errors: [{ path: "staff_id", message: "is required: the service has no staff to choose from" }]
+    })
+
+  /**
+   * Who a booking or hold of `service` at `start` goes to (docs/api.md §11), decided and
+   * checked in one step inside the caller's transaction, so the pick and the write are atomic:
+   * - collective: every member, each checked (`requested`, if given, must be one of them);
+   * - a `requested` member: that one, checked;
+   * - round robin: `prefer` when free (a rescheduled booking keeps its member), else the
+   *   first free member in the policy's ranking;
+   * - otherwise: the first free member in the service's order.
+   * Nobody free: the refusal names every member's reasons.
+   */
+  const assign = (
+    service: Service,
+    requested: string | undefined,
+    start: number,
+    now: number,
+    exclude: Exclusions = {},
+    prefer?: string
+  ) =>
+    Effect.gen(function*() {
+      if (service.assignment === "collective") {
+        if (requested !== undefined && !service.staff_ids.includes(requested)) {
+          return yield* new InvalidReference({
+            detail: `staff member ${requested} does not deliver service ${service.id}`,
+            errors: [{ path: "staff_id", message: "is not a member of this collective service (omit it: every member attends)" }]
+          })
+        }
+        if (service.staff_ids.length === 0) return yield* noStaff(service)
+        const members = yield* membersOf(service)
+        const verdict = teamVerdict("collective", yield* membersReasons(service, members, start, now, exclude))
+        if (verdict.reasons.length > 0) return yield* refuseTeam(service, members, start, now, exclude, verdict.reasons)
+        return { member: members[0]!, staff_ids: members.map((m) => m.id), assigned_by: "collective" } satisfies StaffChoice
+      }
+      if (requested !== undefined) {
+        const member = yield* referencedStaff(requested)
+        yield* ensureBookable(service, member, start, now, exclude)
+        return { member, staff_ids: [member.id], assigned_by: "chosen" } satisfies StaffChoice
+      }
+      if (service.staff_ids.length === 0) return yield* noStaff(service)
+      const members = yield* membersOf(service)
+      const perMember = yield* membersReasons(service, members, start, now, exclude)
+      const verdict = teamVerdict("round_robin", perMember)
+      const roundRobin = service.assignment === "round_robin"
+      const picked = roundRobin
+        ? (prefer !== undefined && verdict.free.includes(prefer) ? prefer : pickFree(yield* ranking(service, now), verdict.free))
+        : verdict.free[0]
+      if (picked === undefined) {
+        if (!roundRobin) return yield* refuse(service, members[0]!, start, now, exclude, [...perMember[0]!.reasons])
+        return yield* refuseTeam(service, members, start, now, exclude, verdict.reasons)
+      }
+      const member = members.find((m) => m.id === picked)!
+      return { member, staff_ids: [member.id], assigned_by: roundRobin ? "round_robin" : "first_free" } satisfies StaffChoice
+    })
+
+  const referencedStaff = (id: string) =>
+    Effect.flatMap(staffDocs.get(id), (found) =>
+      found._tag === "Some"
+        ? Effect.succeed(found.value)
+        : Effect.fail(new InvalidReference({ detail: `no staff member with id ${id}`, errors: [{ path: "staff_id", message: "does not name an existing staff member" }] })))
+
+  return {
+    assign,
+    membersOf,
+    schedules,
+    explain,
+    alternatives,
+    ensureBookable,
+    staffReasons,
+    membersReasons,
+    ranking,
+    teamSlots,
+    refuseTeam
+  } as const
 }
+
+/** How far back the round-robin policies look at a service's bookings. */
+const RECORDS_LOOKBACK = 90 * DAY
+const FIXED_REASONS: ReadonlySet<Reason["code"]> = new Set(["service_inactive", "staff_inactive", "staff_not_assigned"])

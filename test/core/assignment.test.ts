@@ -1,0 +1,205 @@
+/** Round-robin and collective services (docs/api.md §11) through the library, on the memory sandbox. */
+import { describe, expect, it } from "vitest"
+import { createTestScheduling, type TestScheduling } from "../../index.js"
+import { at, failure, MONDAY_9, NOW } from "../support/fixtures.js"
+
+const team = async (size: number, service: Record<string, unknown>, s?: TestScheduling) => {
+  const sched = s ?? await createTestScheduling({ now: NOW })
+  const staffIds: Array<string> = []
+  for (let i = 0; i < size; i++) {
+    const member = await sched.staff.create({ name: `Member ${i + 1}`, time_zone: "Europe/Berlin" })
+    await sched.availability.create({ staff_id: member.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "09:00", end_time: "17:00" })
+    staffIds.push(member.id)
+  }
+  const created = await sched.services.create({ name: "Consultation", duration_minutes: 30, staff_ids: staffIds, ...service })
+  const client = await sched.clients.create({ name: "Bo", email: "bo@example.com" })
+  return { s: sched, staffIds, serviceId: created.id, clientId: client.id }
+}
+
+const countBy = (ids: ReadonlyArray<string>) => {
+  const counts = new Map<string, number>()
+  for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1)
+  return counts
+}
+
+describe("service settings", () => {
+  it("defaults to chosen and least_recently_booked, and refuses weights for staff outside staff_ids", async () => {
+    const { s, serviceId, staffIds } = await team(2, {})
+    expect(await s.services.get(serviceId)).toMatchObject({ assignment: "chosen", round_robin_policy: "least_recently_booked", staff_weights: {} })
+    const outsider = await s.staff.create({ name: "Out" })
+    expect(await failure(s.services.update(serviceId, { staff_weights: { [outsider.id]: 10 } }))).toMatchObject({
+      code: "validation_failed", status: 422, errors: [{ path: `staff_weights.${outsider.id}` }]
+    })
+    expect(await failure(s.services.update(serviceId, { staff_weights: { [staffIds[0]!]: 101 } }))).toMatchObject({
+      code: "validation_failed", status: 422
+    })
+    // Dropping a weighted member from staff_ids without dropping the weight is refused too.
+    await s.services.update(serviceId, { staff_weights: { [staffIds[1]!]: 80 } })
+    expect(await failure(s.services.update(serviceId, { staff_ids: [staffIds[0]!] }))).toMatchObject({
+      code: "validation_failed", errors: [{ path: `staff_weights.${staffIds[1]}` }]
+    })
+  })
+})
+
+describe("round robin", () => {
+  /** Books `count` distinct starts (everyone free at each) and counts who got them. */
+  const fairness = async (service: Record<string, unknown>, count: number) => {
+    const s = await createTestScheduling({ now: NOW })
+    const staffIds: Array<string> = []
+    for (let i = 0; i < 5; i++) {
+      const member = await s.staff.create({ name: `M${i}`, time_zone: "UTC" })
+      await s.availability.create({ staff_id: member.id, type: "weekly", weekdays: [1, 2, 3, 4, 5, 6, 7], start_time: "00:00", end_time: "24:00" })
+      staffIds.push(member.id)
+    }
+    const weights = typeof service.staff_weights === "function" ? (service.staff_weights as (ids: Array<string>) => object)(staffIds) : undefined
+    const svc = await s.services.create({
+      name: "Call", duration_minutes: 15, staff_ids: staffIds, assignment: "round_robin", ...service,
+      ...(weights === undefined ? {} : { staff_weights: weights })
+    })
+    const client = await s.clients.create({ name: "Bo" })
+    const first = Date.parse("2027-03-27T00:00:00Z")
+    const picked: Array<string> = []
+    for (let i = 0; i < count; i++) {
+      const start = new Date(first + i * 15 * 60_000).toISOString().replace(".000Z", "Z")
+      const booking = await s.bookings.create({ service_id: svc.id, client_id: client.id, start })
+      expect(booking.assigned_by).toBe("round_robin")
+      expect(booking.staff_ids).toEqual([booking.staff_id])
+      picked.push(booking.staff_id)
+    }
+    return { staffIds, counts: countBy(picked) }
+  }
+
+  for (const policy of ["least_recently_booked", "fewest_upcoming"] as const) {
+    it(`${policy}: 1,000 bookings over 5 equally free members stay within max/min 1.1`, async () => {
+      const { counts, staffIds } = await fairness({ round_robin_policy: policy }, 1000)
+      const values = staffIds.map((id) => counts.get(id) ?? 0)
+      expect(Math.max(...values) / Math.min(...values)).toBeLessThanOrEqual(1.1)
+    }, 60_000)
+  }
+
+  it("weighted: 1,000 bookings follow the weights within 10 %", async () => {
+    const weights = [10, 20, 30, 40, 100]
+    const { counts, staffIds } = await fairness({
+      round_robin_policy: "weighted",
+      staff_weights: (ids: Array<string>) => Object.fromEntries(ids.map((id, i) => [id, weights[i]]))
+    }, 1000)
+    const total = weights.reduce((a, b) => a + b, 0)
+    staffIds.forEach((id, i) => {
+      const expected = (1000 * weights[i]!) / total
+      expect(Math.abs((counts.get(id) ?? 0) - expected) / expected).toBeLessThanOrEqual(0.1)
+    })
+  }, 60_000)
+
+  it("lists each free start once with who is free, picks only the free, and fails only when nobody is", async () => {
+    const { s, serviceId, staffIds, clientId } = await team(3, { assignment: "round_robin" })
+    await s.services.update(serviceId, { assignment: "chosen" })
+    await s.bookings.create({ service_id: serviceId, staff_id: staffIds[0]!, client_id: clientId, start: MONDAY_9 })
+    await s.services.update(serviceId, { assignment: "round_robin" })
+    const slots = (await s.availability.slots({ service_id: serviceId, start: MONDAY_9, end: at(MONDAY_9, 60) })).data
+    expect(slots.map((slot) => slot.start)).toEqual([MONDAY_9, at(MONDAY_9, 30)])
+    expect(slots[0]).toMatchObject({ remaining: 2 })
+    expect([...slots[0]!.staff_ids].sort()).toEqual([staffIds[1], staffIds[2]].sort())
+    expect(slots[0]!.staff_ids).toContain(slots[0]!.staff_id)
+    expect(slots[1]!.staff_ids).toHaveLength(3)
+    const a = await s.bookings.create({ service_id: serviceId, client_id: clientId, start: MONDAY_9 })
+    const b = await s.bookings.create({ service_id: serviceId, client_id: clientId, start: MONDAY_9 })
+    expect(new Set([a.staff_id, b.staff_id])).toEqual(new Set([staffIds[1], staffIds[2]]))
+    expect(a.staff_id).toBe(slots[0]!.staff_id)
+    const refused = await failure(s.bookings.create({ service_id: serviceId, client_id: clientId, start: MONDAY_9 }))
+    expect(refused).toMatchObject({ code: "slot_unavailable", status: 409 })
+    expect(new Set((refused.reasons as Array<{ staff_id: string }>).map((r) => r.staff_id))).toEqual(new Set(staffIds))
+    expect((refused.alternatives as Array<{ start: string }>)[0]).toMatchObject({ start: at(MONDAY_9, 30) })
+    // Explain without a member: who is free, or every member's reason.
+    const explained = await s.availability.explain({ service_id: serviceId, start: MONDAY_9 })
+    expect(explained).toMatchObject({ bookable: false })
+    expect(explained.reasons).toHaveLength(3)
+    expect((await s.availability.explain({ service_id: serviceId, start: at(MONDAY_9, 30) })).staff_ids).toHaveLength(3)
+  })
+
+  it("a request naming a member books that member; a hold picks at hold time and the booking keeps it", async () => {
+    const { s, serviceId, staffIds, clientId } = await team(3, { assignment: "round_robin" })
+    const named = await s.bookings.create({ service_id: serviceId, staff_id: staffIds[2]!, client_id: clientId, start: MONDAY_9 })
+    expect(named).toMatchObject({ staff_id: staffIds[2], assigned_by: "chosen" })
+    const hold = await s.availability.hold({ service_id: serviceId, start: MONDAY_9 })
+    expect(hold).toMatchObject({ staff_id: staffIds[0], staff_ids: [staffIds[0]], assigned_by: "round_robin" })
+    // The held member is out of the next pick.
+    const next = await s.bookings.create({ service_id: serviceId, client_id: clientId, start: MONDAY_9 })
+    expect(next.staff_id).toBe(staffIds[1])
+    const converted = await s.bookings.create({ service_id: serviceId, client_id: clientId, start: MONDAY_9, hold_id: hold.id })
+    expect(converted).toMatchObject({ staff_id: staffIds[0], assigned_by: "round_robin" })
+  })
+
+  it("a reschedule keeps the member when free there, else picks another free member", async () => {
+    const { s, serviceId, staffIds, clientId } = await team(2, { assignment: "round_robin" })
+    const booking = await s.bookings.create({ service_id: serviceId, client_id: clientId, start: MONDAY_9 })
+    expect(booking.staff_id).toBe(staffIds[0])
+    const kept = await s.bookings.reschedule(booking.id, { start: at(MONDAY_9, 60) })
+    expect(kept).toMatchObject({ staff_id: staffIds[0], assigned_by: "round_robin", start: at(MONDAY_9, 60) })
+    await s.bookings.create({ service_id: serviceId, staff_id: staffIds[0]!, client_id: clientId, start: at(MONDAY_9, 120) })
+    const moved = await s.bookings.reschedule(booking.id, { start: at(MONDAY_9, 120) })
+    expect(moved).toMatchObject({ staff_id: staffIds[1], staff_ids: [staffIds[1]], assigned_by: "round_robin" })
+  })
+})
+
+describe("collective", () => {
+  it("a start is free only when every member is; the booking takes all of them; explain names the blocker", async () => {
+    const { s, serviceId, staffIds, clientId } = await team(3, { assignment: "collective" })
+    const other = await s.services.create({ name: "Solo", duration_minutes: 30, staff_ids: staffIds })
+    const solo = await s.bookings.create({ service_id: other.id, staff_id: staffIds[1]!, client_id: clientId, start: MONDAY_9 })
+    const slots = (await s.availability.slots({ service_id: serviceId, start: MONDAY_9, end: at(MONDAY_9, 90) })).data
+    expect(slots.map((slot) => slot.start)).toEqual([at(MONDAY_9, 30), at(MONDAY_9, 60)])
+    expect(slots[0]).toMatchObject({ staff_id: staffIds[0], staff_ids: staffIds, remaining: 1 })
+
+    const explained = await s.availability.explain({ service_id: serviceId, start: MONDAY_9 })
+    expect(explained).toMatchObject({
+      bookable: false,
+      staff_ids: staffIds,
+      reasons: [{ code: "booking_overlap", booking_id: solo.id, staff_id: staffIds[1] }]
+    })
+    const refused = await failure(s.bookings.create({ service_id: serviceId, client_id: clientId, start: MONDAY_9 }))
+    expect(refused).toMatchObject({ code: "slot_unavailable", reasons: [{ staff_id: staffIds[1] }] })
+
+    const booking = await s.bookings.create({ service_id: serviceId, client_id: clientId, start: at(MONDAY_9, 30) })
+    expect(booking).toMatchObject({ staff_id: staffIds[0], staff_ids: staffIds, assigned_by: "collective" })
+    // Every member is taken: the third cannot be booked alone at that time.
+    const third = await failure(s.bookings.create({ service_id: other.id, staff_id: staffIds[2]!, client_id: clientId, start: at(MONDAY_9, 30) }))
+    expect(third).toMatchObject({ code: "slot_unavailable", reasons: [{ code: "booking_overlap", booking_id: booking.id }] })
+
+    // Moving it moves every member; the old time is free for each again.
+    const moved = await s.bookings.reschedule(booking.id, { start: at(MONDAY_9, 120) })
+    expect(moved.staff_ids).toEqual(staffIds)
+    await s.bookings.create({ service_id: other.id, staff_id: staffIds[2]!, client_id: clientId, start: at(MONDAY_9, 30) })
+    expect(await failure(s.bookings.create({ service_id: other.id, staff_id: staffIds[2]!, client_id: clientId, start: at(MONDAY_9, 120) })))
+      .toMatchObject({ code: "slot_unavailable" })
+    // Cancelling frees every member.
+    await s.bookings.cancel(booking.id)
+    const freed = await s.bookings.create({ service_id: other.id, staff_id: staffIds[2]!, client_id: clientId, start: at(MONDAY_9, 120) })
+    expect(freed.status).toBe("confirmed")
+  })
+
+  it("a hold occupies every member until released or converted", async () => {
+    const { s, serviceId, staffIds, clientId } = await team(2, { assignment: "collective" })
+    const other = await s.services.create({ name: "Solo", duration_minutes: 30, staff_ids: staffIds })
+    const hold = await s.availability.hold({ service_id: serviceId, start: MONDAY_9 })
+    expect(hold).toMatchObject({ staff_ids: staffIds, assigned_by: "collective" })
+    expect(await failure(s.bookings.create({ service_id: other.id, staff_id: staffIds[1]!, client_id: clientId, start: MONDAY_9 })))
+      .toMatchObject({ code: "slot_unavailable", reasons: [{ code: "held", hold_id: hold.id }] })
+    await s.availability.releaseHold(hold.id)
+    const again = await s.availability.hold({ service_id: serviceId, start: MONDAY_9 })
+    const booking = await s.bookings.create({ service_id: serviceId, client_id: clientId, start: MONDAY_9, hold_id: again.id })
+    expect(booking).toMatchObject({ staff_ids: staffIds, assigned_by: "collective" })
+    expect(await failure(s.bookings.create({ service_id: other.id, staff_id: staffIds[1]!, client_id: clientId, start: MONDAY_9 })))
+      .toMatchObject({ code: "slot_unavailable", reasons: [{ code: "booking_overlap", booking_id: booking.id }] })
+  })
+
+  it("refuses a staff_id outside the service, and an inactive member blocks every start", async () => {
+    const { s, serviceId, staffIds, clientId } = await team(2, { assignment: "collective" })
+    const outsider = await s.staff.create({ name: "Out" })
+    expect(await failure(s.bookings.create({ service_id: serviceId, staff_id: outsider.id, client_id: clientId, start: MONDAY_9 })))
+      .toMatchObject({ code: "invalid_reference", errors: [{ path: "staff_id" }] })
+    await s.staff.update(staffIds[1]!, { active: false })
+    expect((await s.availability.slots({ service_id: serviceId, start: MONDAY_9, end: at(MONDAY_9, 90) })).data).toEqual([])
+    expect(await failure(s.bookings.create({ service_id: serviceId, client_id: clientId, start: MONDAY_9 })))
+      .toMatchObject({ code: "invalid_reference", errors: [{ path: "staff_id" }] })
+  })
+})
