@@ -51,7 +51,7 @@ describe("round robin", () => {
       await s.availability.create({ staff_id: member.id, type: "weekly", weekdays: [1, 2, 3, 4, 5, 6, 7], start_time: "00:00", end_time: "24:00" })
       staffIds.push(member.id)
     }
-    const weights = typeof service.staff_weights === "function" ? (service.staff_weights as (ids: Array<string>) => object)(staffIds) : undefined
+    const weights = typeof service.staff_weights === "function" ? (service.staff_weights as (ids: Array<string>) => Record<string, number>)(staffIds) : undefined
     const svc = await s.services.create({
       name: "Call", duration_minutes: 15, staff_ids: staffIds, assignment: "round_robin", ...service,
       ...(weights === undefined ? {} : { staff_weights: weights })

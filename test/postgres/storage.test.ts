@@ -7,7 +7,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import pg from "pg"
 import { PostgresStorageLive } from "../../adapters/postgres/layer.js"
 import { CoreCollections } from "../../src/ports/collections.js"
-import { type CollectionSpec, Storage, type StoredEvent } from "../../src/ports/storage.js"
+import { type CollectionSpec, ListOfField, Storage, type StoredEvent } from "../../src/ports/storage.js"
 import { as, event, tenantA, tenantAProd, tenantB, type Thing, thing, Things } from "../storage/contract.js"
 import { createTestDatabase, type TestDatabase } from "./database.js"
 
@@ -157,6 +157,21 @@ describe("postgres migrations", () => {
       yield* Effect.promise(() => client.end())
       const [later] = yield* storages("labelled", 1)
       expect(yield* later!.collection(v2).get("old").pipe(as(tenantA))).toEqual(Option.some(thing("old", 1)))
+    }).pipe(Effect.scoped), 60_000)
+})
+
+describe("postgres migrations: a field that lists another", () => {
+  it.live("earlier documents get the list of their own field (bookings' staff_ids = [staff_id])", () =>
+    Effect.gen(function*() {
+      const v1: CollectionSpec<Thing & { readonly kinds?: ReadonlyArray<string> }> = { ...Things, name: "listed" }
+      const v2 = { ...v1, addedFields: { kinds: new ListOfField("kind") } }
+      const [before] = yield* storages("listed", 1)
+      yield* Effect.forEach([thing("old", 1, "seat"), { ...thing("given", 2), kinds: ["a", "b"] }], (d) => before!.collection(v1).insert(d)).pipe(as(tenantA))
+      const [after] = yield* storages("listed", 1)
+      expect(yield* after!.collection(v2).list({}).pipe(as(tenantA))).toEqual([
+        { ...thing("old", 1, "seat"), kinds: ["seat"] },
+        { ...thing("given", 2), kinds: ["a", "b"] }
+      ])
     }).pipe(Effect.scoped), 60_000)
 })
 

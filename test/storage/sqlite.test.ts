@@ -6,8 +6,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { SqliteStorageLive } from "../../adapters/sqlite/layer.js"
 import { BookingsCollection } from "../../src/ports/collections.js"
-import type { CollectionSpec } from "../../src/ports/storage.js"
-import { Storage } from "../../src/ports/storage.js"
+import { type CollectionSpec, ListOfField, Storage } from "../../src/ports/storage.js"
 import { as, event, type Thing, thing, Things, storageContract, tenantA, tenantB } from "./contract.js"
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "slotwise-sqlite-"))
@@ -152,6 +151,25 @@ describe("sqlite storage", () => {
       raw.prepare("UPDATE c_labelled SET doc = json_remove(doc, '$.labels') WHERE id = 'old'").run()
       raw.close()
       expect(yield* withStorage(filename, reopened)).toContainEqual(thing("old", 1))
+    }))
+
+  it.live("a field added as the list of another gets that list in earlier documents (bookings' staff_ids = [staff_id])", () =>
+    Effect.gen(function*() {
+      interface Listed extends Thing {
+        readonly kinds?: ReadonlyArray<string>
+      }
+      const v1: CollectionSpec<Listed> = { name: "listed", indexes: { kind: { type: "text", get: (t) => t.kind } }, order: [] }
+      const v2: CollectionSpec<Listed> = { ...v1, addedFields: { kinds: new ListOfField("kind") } }
+      const filename = freshFile()
+      yield* withStorage(
+        filename,
+        Effect.flatMap(Storage, (s) =>
+          Effect.forEach([thing("old", 1, "seat"), { ...thing("given", 2), kinds: ["a", "b"] }], (d) => s.collection(v1).insert(d))).pipe(as(tenantA))
+      )
+      expect(yield* withStorage(filename, Effect.flatMap(Storage, (s) => s.collection(v2).list({})).pipe(as(tenantA)))).toEqual([
+        { ...thing("given", 2), kinds: ["a", "b"] },
+        { ...thing("old", 1, "seat"), kinds: ["seat"] }
+      ])
     }))
 
   it.live("a spec that names other storage indexes gets them, and loses the ones it dropped", () =>
