@@ -38,7 +38,10 @@ import { decodeInput } from "./internal/validation.js"
 import { AvailabilityCollection, BookingsCollection, BookingSeriesCollection, StaffCollection } from "./ports/collections.js"
 import { type LocalDateTime, RecurrenceExpander } from "./ports/recurrence.js"
 import { Storage } from "./ports/storage.js"
-import { localDayOf, localToUtc, formatDay, offsetAt } from "./scheduling/zones.js"
+import { checkStart } from "./scheduling/checks.js"
+import { policyOf } from "./scheduling/loadSchedule.js"
+import type { Occupancy, StaffSchedule } from "./scheduling/types.js"
+import { formatDay, localDayOf, localToUtc, offsetAt } from "./scheduling/zones.js"
 
 const MINUTE = 60_000
 const DAY = 86_400_000
@@ -136,12 +139,22 @@ export class RecurringBookings extends Effect.Service<RecurringBookings>()("slot
         return occurrenceInstants(zone, locals)
       })
 
+    /**
+     * `member`'s schedule over every occurrence, read once (inside the caller's transaction):
+     * the same rules, bookings, holds and busy time the single-booking check reads per start.
+     */
+    const scheduleOver = (service: Service, member: Staff, starts: ReadonlyArray<number>, now: number) =>
+      Effect.map(
+        schedule.schedules([member.id], policyOf(service), { start: Math.min(...starts), end: Math.max(...starts) + 1 }, now),
+        ([one]) => one!
+      )
+
     /** Which occurrences `member` cannot take, each with the explain reasons (nothing written). */
     const blockedFor = (service: Service, member: Staff, starts: ReadonlyArray<number>, now: number) =>
-      Effect.map(
-        Effect.forEach(starts, (start) => Effect.map(schedule.explain(service, member, start, now), (reasons) => ({ start, reasons }))),
-        (all) => all.filter((o) => o.reasons.length > 0)
-      )
+      Effect.map(scheduleOver(service, member, starts, now), (loaded) => {
+        const policy = policyOf(service)
+        return starts.filter((start) => checkStart({ policy, schedule: loaded, start, now }).length > 0)
+      })
 
     /**
      * The staff member for a series without `staff_id`: the first of the service's staff (in
@@ -215,14 +228,27 @@ export class RecurringBookings extends Effect.Service<RecurringBookings>()("slot
           const { created_at, id, updated_at } = resourceAt("series", now)
           const booked: Array<Booking> = []
           const blocked: Array<BlockedOccurrence> = []
+          const policy = policyOf(service)
+          let current: StaffSchedule = yield* scheduleOver(service, member, starts, now.ms)
           for (const at of starts) {
-            // Occurrences already written in this transaction count: a series never overlaps itself.
-            const reasons = yield* schedule.explain(service, member, at, now.ms)
-            if (reasons.length === 0) {
-              booked.push(yield* insertBooking({ fields, service, member, client, answers, now, start: at, seriesId: id }))
-            } else {
+            const reasons = checkStart({ policy, schedule: current, start: at, now: now.ms })
+            if (reasons.length > 0) {
               blocked.push({ start: formatInstant(at), reasons })
+              continue
             }
+            const booking = yield* insertBooking({ fields, service, member, client, answers, now, start: at, seriesId: id })
+            booked.push(booking)
+            // The occurrences written so far occupy the staff member too: a series never overlaps itself.
+            const occupied: Occupancy = {
+              kind: "booking",
+              id: booking.id,
+              service_id: service.id,
+              start: at,
+              end: toMillis(booking.end),
+              occupied_start: at - policy.buffer_before,
+              occupied_end: toMillis(booking.end) + policy.buffer_after
+            }
+            current = { ...current, occupancy: [...current.occupancy, occupied] }
           }
           if (blocked.length > 0 && (onConflict === "reject" || booked.length === 0)) {
             return yield* new SeriesUnavailable({

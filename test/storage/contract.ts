@@ -4,7 +4,14 @@
  * does, so an adapter that passes behaves the same to the core.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Context, Deferred, Effect, Either, Layer, Option } from "effect"
+import { Clock, Context, Deferred, Effect, Either, Layer, Option, TestClock } from "effect"
+import { RecurrenceExpanderLive } from "../../adapters/ical/recurrence.js"
+import { Availability } from "../../src/Availability.js"
+import { Clients } from "../../src/Clients.js"
+import { RecurringBookings } from "../../src/RecurringBookings.js"
+import { Services } from "../../src/Services.js"
+import { Staff as StaffUseCases } from "../../src/Staff.js"
+import { TestClockAt } from "../../src/testing/testClock.js"
 import { Accounts, HANDLE_OWNERS_TENANT, HandleOwnersCollection } from "../../src/Accounts.js"
 import { ApiKeys } from "../../src/ApiKeys.js"
 import { AccountsCollection } from "../../src/auth/collections.js"
@@ -35,6 +42,7 @@ import type { Event } from "../../src/events/catalogue.js"
 import { sampleBooking, sampleService } from "../../src/events/samples.js"
 import {
   BookingsCollection,
+  BookingSeriesCollection,
   ClientsCollection,
   DeploymentSecretsCollection,
   ServicesCollection,
@@ -740,6 +748,74 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           }
           const fresh = yield* two.manageLink(booking.id).pipe(as(tenant))
           expect((yield* one.open(fresh.token)).booking.manage_version).toBe(2)
+        }))
+      )
+    })
+
+    describe("booking series", () => {
+      const tenant: TenantId = { account_id: `acc_${"3".repeat(26)}`, environment: "sandbox" }
+      /** The core over this store with the ical.js expander, its clock at 2027-01-01, and a bookable tenant. */
+      const seriesCore = (storage: Context.Tag.Service<Storage>) =>
+        Effect.gen(function*() {
+          const clock = Context.get(yield* Layer.build(TestClockAt(Date.parse("2027-01-01T00:00:00Z"))), TestClock.TestClock)
+          const core = yield* Layer.build(CoreLive.pipe(
+            Layer.provide(RecurrenceExpanderLive),
+            Layer.provide(Layer.succeed(WebhookPolicy, { allowPrivate: false })),
+            Layer.provide(Layer.succeed(Storage, storage))
+          ))
+          const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
+            Effect.withClock(Effect.provide(effect, core), clock).pipe(as(tenant)) as Effect.Effect<A, E>
+          const member = yield* run(Effect.flatMap(StaffUseCases, (s) => s.create({ name: "Ana", time_zone: "Europe/Berlin" })))
+          yield* run(Effect.flatMap(Availability, (a) =>
+            a.create({ staff_id: member.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "09:00", end_time: "17:00" })))
+          const service = yield* run(Effect.flatMap(Services, (s) =>
+            s.create({ name: "Lesson", duration_minutes: 60, staff_ids: [member.id], max_occurrences: 10 })))
+          const client = yield* run(Effect.flatMap(Clients, (c) => c.create({ name: "Bo" })))
+          const request = (rule: string, extra: Record<string, unknown> = {}) => ({
+            service_id: service.id, staff_id: member.id, client_id: client.id, start: "2027-03-15T08:00:00Z", recurrence: { rule }, ...extra
+          })
+          return { run, request, series: Context.get(core, RecurringBookings) }
+        })
+
+      test(
+        "a series and its occurrences are stored and read back by series_id, across the DST change, in start order",
+        Effect.scoped(Effect.gen(function*() {
+          const storage = yield* Storage
+          const { request, run, series } = yield* seriesCore(storage)
+          const made = yield* run(series.create(request("FREQ=WEEKLY;COUNT=4")))
+          // 09:00 in Berlin: CET before 2027-03-28, CEST after.
+          expect(made.occurrences.map((b) => b.start)).toEqual([
+            "2027-03-15T08:00:00Z", "2027-03-22T08:00:00Z", "2027-03-29T07:00:00Z", "2027-04-05T07:00:00Z"
+          ])
+          const stored = yield* storage.collection(BookingSeriesCollection).get(made.id).pipe(as(tenant))
+          expect(Option.map(stored, (doc) => [doc.rule, doc.time_zone, doc.staff_id])).toEqual(Option.some(["FREQ=WEEKLY;COUNT=4", "Europe/Berlin", made.staff_id]))
+          const bySeries = yield* storage.collection(BookingsCollection).list({ where: [{ column: "series_id", op: "eq", value: made.id }] }).pipe(as(tenant))
+          expect(bySeries.map((b) => b.id)).toEqual(made.occurrences.map((b) => b.id))
+          expect(yield* run(series.get(made.id))).toEqual(made)
+          // Another tenant sees none of it.
+          expect(Option.isNone(yield* storage.collection(BookingSeriesCollection).get(made.id).pipe(as(tenantB)))).toBe(true)
+        }))
+      )
+
+      test(
+        "reject writes nothing when one occurrence is taken; skip writes the rest; cancel from writes each cancellation with its event",
+        Effect.scoped(Effect.gen(function*() {
+          const storage = yield* Storage
+          const { request, run, series } = yield* seriesCore(storage)
+          const first = yield* run(series.create(request("FREQ=WEEKLY;COUNT=2")))
+          const seqBefore = yield* storage.events.lastSeq
+          const refused = yield* Effect.flip(run(series.create(request("FREQ=DAILY;COUNT=3", { start: "2027-03-21T08:00:00Z" }))))
+          // 03-21 is a Sunday: closed; 03-22 overlaps the first series.
+          expect(refused._tag).toBe("SeriesUnavailable")
+          expect(yield* storage.events.lastSeq).toBe(seqBefore)
+          expect(yield* storage.collection(BookingSeriesCollection).list({}).pipe(as(tenant))).toHaveLength(1)
+          expect(yield* storage.collection(BookingsCollection).list({}).pipe(as(tenant))).toHaveLength(2)
+          const skipped = yield* run(series.create(request("FREQ=DAILY;COUNT=3", { start: "2027-03-22T10:00:00Z", on_conflict: "skip" })))
+          expect(skipped.occurrences.map((b) => b.start)).toEqual(["2027-03-22T10:00:00Z", "2027-03-23T10:00:00Z", "2027-03-24T10:00:00Z"])
+          const cancelled = yield* run(series.cancel(first.id, { from: first.occurrences[1]!.start }))
+          expect(cancelled.occurrences.map((b) => b.status)).toEqual(["confirmed", "cancelled"])
+          const log = yield* storage.events.read({ after: seqBefore, types: ["booking.cancelled"], limit: 10 }).pipe(as(tenant))
+          expect(log.map((e) => (e.event.data.object as Booking).id)).toEqual([first.occurrences[1]!.id])
         }))
       )
     })

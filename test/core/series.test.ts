@@ -1,0 +1,256 @@
+/**
+ * Recurring bookings through the library: a series keeps its wall-clock time across DST,
+ * all occurrences are checked and written together (reject books none, skip books the free
+ * ones), the rule subset and the service's max_occurrences are enforced, and occurrences stay
+ * ordinary bookings (each with its events, cancelled or moved on its own).
+ */
+import { describe, expect, it } from "vitest"
+import { createTestScheduling, SeriesUnavailableError, type TestScheduling } from "../../index.js"
+import { failure } from "../support/fixtures.js"
+
+const localTime = (instant: string, zone: string) =>
+  new Intl.DateTimeFormat("en-GB", { timeZone: zone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(new Date(instant))
+const localDate = (instant: string, zone: string) =>
+  new Intl.DateTimeFormat("en-CA", { timeZone: zone, year: "numeric", month: "2-digit", day: "2-digit" }).format(new Date(instant))
+
+interface Setup {
+  readonly s: TestScheduling
+  readonly staffId: string
+  readonly serviceId: string
+  readonly clientId: string
+}
+
+/** A staff member in `zone` working every day 00:00–24:00, a 60-minute service offering 52 repeats. */
+const setup = async (zone: string, service: Record<string, unknown> = {}, now = "2027-01-04T00:00:00Z"): Promise<Setup> => {
+  const s = await createTestScheduling({ now })
+  const staff = await s.staff.create({ name: "Ana", time_zone: "UTC" })
+  // The rule's zone, not the staff member's, is the series' default.
+  await s.availability.create({ staff_id: staff.id, type: "weekly", weekdays: [1, 2, 3, 4, 5, 6, 7], start_time: "00:00", end_time: "24:00", time_zone: zone })
+  const created = await s.services.create({ name: "Lesson", duration_minutes: 60, staff_ids: [staff.id], max_occurrences: 52, ...service })
+  const client = await s.clients.create({ name: "Bo" })
+  return { s, staffId: staff.id, serviceId: created.id, clientId: client.id }
+}
+
+const request = (x: Setup, start: string, rule: string, extra: Record<string, unknown> = {}) => ({
+  service_id: x.serviceId,
+  staff_id: x.staffId,
+  client_id: x.clientId,
+  start,
+  recurrence: { rule },
+  ...extra
+})
+
+describe("a weekly series across DST", () => {
+  const cases = [
+    // Monday 09:00 local, a few weeks before each 2027 change to a few weeks after.
+    { zone: "Europe/Berlin", start: "2027-03-15T08:00:00Z", change: "2027-03-28" },
+    { zone: "Europe/Berlin", start: "2027-10-18T07:00:00Z", change: "2027-10-31" },
+    { zone: "America/New_York", start: "2027-03-01T14:00:00Z", change: "2027-03-14" },
+    { zone: "America/New_York", start: "2027-10-25T13:00:00Z", change: "2027-11-07" }
+  ]
+  for (const c of cases) {
+    it(`${c.zone} around ${c.change}: every occurrence at 09:00 local`, async () => {
+      const x = await setup(c.zone)
+      const series = await x.s.bookingSeries.create(request(x, c.start, "FREQ=WEEKLY;COUNT=5"))
+      expect(series).toMatchObject({ object: "booking_series", time_zone: c.zone, on_conflict: "reject", skipped: [] })
+      expect(series.id).toMatch(/^ser_/)
+      expect(series.occurrences).toHaveLength(5)
+      expect(series.occurrences.map((b) => localTime(b.start, c.zone))).toEqual(["09:00", "09:00", "09:00", "09:00", "09:00"])
+      // The UTC offset changed in the middle: the instants are not a week apart throughout.
+      const gaps = series.occurrences.slice(1).map((b, i) => Date.parse(b.start) - Date.parse(series.occurrences[i]!.start))
+      expect(new Set(gaps).size).toBe(2)
+      for (const b of series.occurrences) expect(b).toMatchObject({ series_id: series.id, status: "confirmed", staff_id: x.staffId })
+    })
+  }
+
+  it("a daily 02:30 in Berlin starts at 03:00 on the night the clocks skip 02:00–03:00", async () => {
+    const x = await setup("Europe/Berlin")
+    const series = await x.s.bookingSeries.create(request(x, "2027-03-26T01:30:00Z", "FREQ=DAILY;COUNT=4"))
+    expect(series.occurrences.map((b) => `${localDate(b.start, "Europe/Berlin")} ${localTime(b.start, "Europe/Berlin")}`)).toEqual([
+      "2027-03-26 02:30",
+      "2027-03-27 02:30",
+      "2027-03-28 03:00",
+      "2027-03-29 02:30"
+    ])
+  })
+
+  it("a daily 01:30 in New York takes the earlier 01:30 on the night of the repeated hour", async () => {
+    const x = await setup("America/New_York")
+    const series = await x.s.bookingSeries.create(request(x, "2027-11-06T05:30:00Z", "FREQ=DAILY;COUNT=2;INTERVAL=1"))
+    // 01:30 EDT (UTC−4) on 11-07 is 05:30Z; the later 01:30 EST would be 06:30Z.
+    expect(series.occurrences.map((b) => b.start)).toEqual(["2027-11-06T05:30:00Z", "2027-11-07T05:30:00Z"])
+  })
+
+  it("an explicit time_zone wins over the staff member's", async () => {
+    const x = await setup("Europe/Berlin")
+    const series = await x.s.bookingSeries.create({ ...request(x, "2027-03-08T14:00:00Z", "FREQ=WEEKLY;COUNT=2"), recurrence: { rule: "FREQ=WEEKLY;COUNT=2", time_zone: "america/new_york" } })
+    expect(series.time_zone).toBe("America/New_York")
+    // 09:00 EST, then 09:00 EDT after 2027-03-14.
+    expect(series.occurrences.map((b) => b.start)).toEqual(["2027-03-08T14:00:00Z", "2027-03-15T13:00:00Z"])
+  })
+})
+
+describe("conflicts", () => {
+  it("reject (the default): 409 series_unavailable listing every blocked occurrence; nothing is written", async () => {
+    const x = await setup("UTC")
+    const taken = [
+      await x.s.bookings.create({ service_id: x.serviceId, staff_id: x.staffId, client_id: x.clientId, start: "2027-02-08T09:00:00Z" }),
+      await x.s.bookings.create({ service_id: x.serviceId, staff_id: x.staffId, client_id: x.clientId, start: "2027-02-22T09:30:00Z" })
+    ]
+    const eventsBefore = (await x.s.events.list({ limit: 100 })).data.length
+    const { client_id: _, ...withNewClient } = request(x, "2027-02-01T09:00:00Z", "FREQ=WEEKLY;COUNT=4")
+    const error = await x.s.bookingSeries.create({ ...withNewClient, client: { name: "New" } }).then(
+      () => expect.fail("the series was booked"),
+      (e: SeriesUnavailableError) => e
+    )
+    expect(error).toBeInstanceOf(SeriesUnavailableError)
+    expect(error).toMatchObject({ code: "series_unavailable", status: 409 })
+    const occurrences = error.occurrences!
+    expect(occurrences.map((o: any) => o.start)).toEqual(["2027-02-08T09:00:00Z", "2027-02-22T09:00:00Z"])
+    expect(occurrences[0]!.reasons).toEqual([expect.objectContaining({ code: "booking_overlap", booking_id: taken[0]!.id })])
+    expect(occurrences[1]!.reasons).toEqual([expect.objectContaining({ code: "booking_overlap", booking_id: taken[1]!.id })])
+    // Not one occurrence, client or event was left behind.
+    expect((await x.s.bookings.list({ limit: 100 })).data.map((b) => b.id)).toEqual(taken.map((b) => b.id))
+    expect((await x.s.clients.list({ limit: 100 })).data).toHaveLength(1)
+    expect((await x.s.events.list({ limit: 100 })).data).toHaveLength(eventsBefore)
+  })
+
+  it("skip: books the free occurrences and lists the skipped with their reasons", async () => {
+    const x = await setup("UTC", { min_notice_minutes: 0 })
+    await x.s.bookings.create({ service_id: x.serviceId, staff_id: x.staffId, client_id: x.clientId, start: "2027-02-02T09:00:00Z" })
+    const series = await x.s.bookingSeries.create(request(x, "2027-02-01T09:00:00Z", "FREQ=DAILY;COUNT=4", { on_conflict: "skip" }))
+    expect(series.on_conflict).toBe("skip")
+    expect(series.occurrences.map((b) => b.start)).toEqual(["2027-02-01T09:00:00Z", "2027-02-03T09:00:00Z", "2027-02-04T09:00:00Z"])
+    expect(series.skipped).toEqual([{ start: "2027-02-02T09:00:00Z", reasons: [expect.objectContaining({ code: "booking_overlap" })] }])
+    // Each occurrence is an ordinary booking with its own booking.created.
+    const created = (await x.s.events.list({ types: ["booking.created"], limit: 100 })).data
+    expect(created.filter((e) => (e.data.object as any).series_id === series.id)).toHaveLength(3)
+    // The stored series reads back the same.
+    const read = await x.s.bookingSeries.get(series.id)
+    expect(read.skipped).toEqual(series.skipped)
+    expect(read.occurrences.map((b) => b.id)).toEqual(series.occurrences.map((b) => b.id))
+  })
+
+  it("skip with every occurrence blocked books nothing and answers 409", async () => {
+    const x = await setup("UTC", { max_advance_days: 1 })
+    const f = await failure(x.s.bookingSeries.create(request(x, "2027-02-01T09:00:00Z", "FREQ=DAILY;COUNT=2", { on_conflict: "skip" })))
+    expect(f).toMatchObject({ code: "series_unavailable", status: 409 })
+    expect((await x.s.bookings.list({})).data).toHaveLength(0)
+  })
+
+  it("occurrences of one series never overlap each other (buffers count)", async () => {
+    const x = await setup("UTC", { duration_minutes: 60, buffer_after_minutes: 1440 })
+    const f = await failure(x.s.bookingSeries.create(request(x, "2027-02-01T09:00:00Z", "FREQ=DAILY;COUNT=2")))
+    expect(f).toMatchObject({ code: "series_unavailable" })
+  })
+
+  it("an occurrence outside the staff member's hours is blocked with the explain reason", async () => {
+    const s = await createTestScheduling({ now: "2027-01-04T00:00:00Z" })
+    const staff = await s.staff.create({ name: "Ana", time_zone: "UTC" })
+    await s.availability.create({ staff_id: staff.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "09:00", end_time: "17:00" })
+    const service = await s.services.create({ name: "L", duration_minutes: 60, staff_ids: [staff.id], max_occurrences: 10 })
+    // Friday, Saturday, Sunday, Monday: the weekend is closed.
+    const series = await s.bookingSeries.create({
+      service_id: service.id, client: { name: "C" }, start: "2027-02-05T09:00:00Z", recurrence: { rule: "FREQ=DAILY;COUNT=4" }, on_conflict: "skip"
+    })
+    expect(series.staff_id).toBe(staff.id)
+    expect(series.occurrences.map((b) => b.start)).toEqual(["2027-02-05T09:00:00Z", "2027-02-08T09:00:00Z"])
+    expect(series.skipped.map((o) => [o.start, o.reasons[0]!.code])).toEqual([
+      ["2027-02-06T09:00:00Z", "outside_hours"],
+      ["2027-02-07T09:00:00Z", "outside_hours"]
+    ])
+  })
+})
+
+describe("the rule and the service's limit", () => {
+  const refused = [
+    ["FREQ=YEARLY;COUNT=2", "YEARLY"],
+    ["FREQ=WEEKLY;COUNT=53", "COUNT=53"],
+    ["FREQ=WEEKLY", "neither COUNT nor UNTIL"],
+    ["FREQ=WEEKLY;COUNT=2;UNTIL=20270301", "both COUNT and UNTIL"],
+    ["FREQ=WEEKLY;COUNT=2;BYSETPOS=1", "BYSETPOS"],
+    ["FREQ=WEEKLY;BYDAY=1MO;COUNT=2", "ordinal"],
+    ["FREQ=DAILY;UNTIL=20280301", "one year"],
+    ["FREQ=DAILY;UNTIL=2028-03-01", "UNTIL"],
+    ["FREQ=DAILY;INTERVAL=0;COUNT=2", "INTERVAL"],
+    ["nonsense", "NONSENSE"]
+  ] as const
+  for (const [rule, words] of refused) {
+    it(`${rule}: 422 naming recurrence.rule`, async () => {
+      const x = await setup("UTC")
+      const f = await failure(x.s.bookingSeries.create(request(x, "2027-02-01T09:00:00Z", rule)))
+      expect(f).toMatchObject({ code: "validation_failed", status: 422 })
+      expect(f.errors).toEqual([{ path: "recurrence.rule", message: expect.stringContaining(words) }])
+      expect((f.errors as any)[0].message).toContain("allowed: FREQ=DAILY, WEEKLY or MONTHLY")
+    })
+  }
+
+  it("UNTIL bounds the series, inclusive of its date", async () => {
+    const x = await setup("Europe/Berlin")
+    const series = await x.s.bookingSeries.create(request(x, "2027-02-01T08:00:00Z", "FREQ=WEEKLY;BYDAY=MO,TH;UNTIL=20270215"))
+    expect(series.occurrences.map((b) => localDate(b.start, "Europe/Berlin"))).toEqual(["2027-02-01", "2027-02-04", "2027-02-08", "2027-02-11", "2027-02-15"])
+  })
+
+  it("a start that is not the rule's first occurrence is refused", async () => {
+    const x = await setup("UTC")
+    // 2027-02-01 is a Monday.
+    const f = await failure(x.s.bookingSeries.create(request(x, "2027-02-01T09:00:00Z", "FREQ=WEEKLY;BYDAY=TU;COUNT=2")))
+    expect(f).toMatchObject({ code: "validation_failed", errors: [{ path: "start", message: expect.stringContaining("first occurrence") }] })
+  })
+
+  it("max_occurrences: 0 (the default) refuses repeats; more occurrences than it allows are refused", async () => {
+    const x = await setup("UTC", { max_occurrences: 0 })
+    const none = await failure(x.s.bookingSeries.create(request(x, "2027-02-01T09:00:00Z", "FREQ=DAILY;COUNT=2")))
+    expect(none).toMatchObject({ code: "validation_failed", errors: [{ path: "recurrence" }] })
+    const plain = await x.s.services.create({ name: "P", duration_minutes: 30, staff_ids: [x.staffId] })
+    expect(plain.max_occurrences).toBe(0)
+    await x.s.services.update(x.serviceId, { max_occurrences: 3 })
+    const many = await failure(x.s.bookingSeries.create(request(x, "2027-02-01T09:00:00Z", "FREQ=DAILY;COUNT=4")))
+    expect(many).toMatchObject({ code: "validation_failed", errors: [{ path: "recurrence.rule", message: expect.stringContaining("more than 3") }] })
+    expect((await x.s.bookingSeries.create(request(x, "2027-02-01T09:00:00Z", "FREQ=DAILY;COUNT=3"))).occurrences).toHaveLength(3)
+    expect(await failure(x.s.services.update(x.serviceId, { max_occurrences: 53 }))).toMatchObject({ code: "validation_failed" })
+  })
+
+  it("a single create refuses recurrence; on_conflict needs recurrence", async () => {
+    const x = await setup("UTC")
+    expect(await failure(x.s.bookings.create(request(x, "2027-02-01T09:00:00Z", "FREQ=DAILY;COUNT=2")))).toMatchObject({ code: "validation_failed" })
+    const f = await failure(x.s.bookings.create({ service_id: x.serviceId, staff_id: x.staffId, client_id: x.clientId, start: "2027-02-01T09:00:00Z", on_conflict: "skip" }))
+    expect(f).toMatchObject({ code: "validation_failed", errors: [{ path: "on_conflict" }] })
+  })
+})
+
+describe("after booking", () => {
+  it("cancel from an occurrence cancels it and the later ones, each with its own event", async () => {
+    const x = await setup("UTC")
+    const series = await x.s.bookingSeries.create(request(x, "2027-02-01T09:00:00Z", "FREQ=WEEKLY;COUNT=4"))
+    const [first, second, third, fourth] = series.occurrences
+    const cancelled = await x.s.bookingSeries.cancel(series.id, { from: third!.start, reason: "moving away" })
+    expect(cancelled.occurrences.map((b) => b.status)).toEqual(["confirmed", "confirmed", "cancelled", "cancelled"])
+    expect(cancelled.occurrences[2]!.cancellation_reason).toBe("moving away")
+    const events = (await x.s.events.list({ types: ["booking.cancelled"], limit: 100 })).data
+    expect(events.map((e) => (e.data.object as any).id).sort()).toEqual([third!.id, fourth!.id].sort())
+    // Cancelling all now touches only what is still active; a second call changes nothing.
+    const all = await x.s.bookingSeries.cancel(series.id)
+    expect(all.occurrences.every((b) => b.status === "cancelled")).toBe(true)
+    expect((await x.s.events.list({ types: ["booking.cancelled"], limit: 100 })).data).toHaveLength(4)
+    await x.s.bookingSeries.cancel(series.id)
+    expect((await x.s.events.list({ types: ["booking.cancelled"], limit: 100 })).data).toHaveLength(4)
+    expect([first, second].every((b) => b!.series_id === series.id)).toBe(true)
+  })
+
+  it("rescheduling one occurrence moves only it", async () => {
+    const x = await setup("UTC")
+    const series = await x.s.bookingSeries.create(request(x, "2027-02-01T09:00:00Z", "FREQ=WEEKLY;COUNT=3"))
+    const moved = await x.s.bookings.reschedule(series.occurrences[1]!.id, { start: "2027-02-09T11:00:00Z" })
+    expect(moved).toMatchObject({ start: "2027-02-09T11:00:00Z", series_id: series.id, rescheduled_from: "2027-02-08T09:00:00Z" })
+    const read = await x.s.bookingSeries.get(series.id)
+    expect(read.occurrences.map((b) => b.start)).toEqual(["2027-02-01T09:00:00Z", "2027-02-09T11:00:00Z", "2027-02-15T09:00:00Z"])
+  })
+
+  it("an unknown series is not_found; a single booking has series_id null", async () => {
+    const x = await setup("UTC")
+    expect(await failure(x.s.bookingSeries.get("ser_01JQ4Z8X9V3K7M2N5P6R8T0W1Y"))).toMatchObject({ code: "not_found" })
+    const one = await x.s.bookings.create({ service_id: x.serviceId, staff_id: x.staffId, client_id: x.clientId, start: "2027-02-01T09:00:00Z" })
+    expect(one.series_id).toBeNull()
+  })
+})

@@ -1,0 +1,145 @@
+/**
+ * Recurring bookings over HTTP: POST /v1/bookings with `recurrence` answers 201 with the
+ * booking_series, 409 series_unavailable listing each blocked occurrence, 422 naming
+ * recurrence.rule; idempotency replays a series; the series endpoints read and cancel it
+ * under the bookings scopes; publishable keys book a series only where the service offers
+ * repeats, and see public views.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ADMIN_TOKEN, client, expectProblem, expectStatus, MONDAY_9, scopedKey, seed, startServer, type TestServer } from "./harness.js"
+
+const ORIGIN = "https://shop.example.com"
+
+let server: TestServer
+beforeAll(async () => {
+  server = await startServer()
+})
+afterAll(() => server.close())
+
+/** A fresh account with a seeded tenant whose service offers up to `repeats` occurrences. */
+const account = async (repeats = 10) => {
+  const acct = expectStatus(
+    await client(server.url, ADMIN_TOKEN).post("/admin/v1/accounts", { name: "Studio", plan: "business", allowed_origins: [ORIGIN] }),
+    201
+  )
+  const api = client(server.url, acct.keys.sandbox.secret)
+  const s = await seed(api)
+  expectStatus(await api.patch(`/v1/services/${s.service.id}`, { max_occurrences: repeats }), 200)
+  const pk = client(server.url, acct.keys.sandbox.publishable)
+  return { acct, api, s, pk }
+}
+
+const weekly = (s: Awaited<ReturnType<typeof seed>>, rule = "FREQ=WEEKLY;COUNT=3", extra: Record<string, unknown> = {}) => ({
+  service_id: s.service.id,
+  staff_id: s.staff.id,
+  client_id: s.client.id,
+  start: MONDAY_9,
+  recurrence: { rule },
+  ...extra
+})
+
+describe("POST /v1/bookings with recurrence", () => {
+  it("201 with the booking_series; each occurrence a booking with series_id and a manage link; GET reads it back", async () => {
+    const { api, s } = await account()
+    const series = expectStatus(await api.post("/v1/bookings", weekly(s)), 201)
+    expect(series).toMatchObject({ object: "booking_series", service_id: s.service.id, staff_id: s.staff.id, client_id: s.client.id, time_zone: "UTC", skipped: [] })
+    expect(series.occurrences.map((b: any) => b.start)).toEqual(["2027-03-29T09:00:00Z", "2027-04-05T09:00:00Z", "2027-04-12T09:00:00Z"])
+    for (const b of series.occurrences) {
+      expect(b).toMatchObject({ object: "booking", series_id: series.id, status: "confirmed" })
+      expect(b.manage_url).toMatch(/\/manage\//)
+    }
+    const read = expectStatus(await api.get(`/v1/booking-series/${series.id}`), 200)
+    expect(read).toEqual(series)
+    const one = expectStatus(await api.get(`/v1/bookings/${series.occurrences[1].id}`), 200)
+    expect(one.series_id).toBe(series.id)
+    const listed = expectStatus(await api.get("/v1/bookings?limit=10"), 200)
+    expect(listed.data).toHaveLength(3)
+  })
+
+  it("an Idempotency-Key replays the series and books nothing again", async () => {
+    const { api, s } = await account()
+    const headers = { headers: { "idempotency-key": "series-once" } }
+    const first = await api.post("/v1/bookings", weekly(s), headers)
+    const again = await api.post("/v1/bookings", weekly(s), headers)
+    expect(again.status).toBe(201)
+    expect(again.headers.get("idempotent-replayed")).toBe("true")
+    expect(again.json).toEqual(first.json)
+    expect(expectStatus(await api.get("/v1/bookings?limit=10"), 200).data).toHaveLength(3)
+    expectProblem(await api.post("/v1/bookings", weekly(s, "FREQ=WEEKLY;COUNT=2"), headers), 422, "idempotency_mismatch")
+  })
+
+  it("409 series_unavailable lists each blocked occurrence with its reasons; skip books the rest", async () => {
+    const { api, s } = await account()
+    const taken = expectStatus(await api.post("/v1/bookings", { service_id: s.service.id, staff_id: s.staff.id, client_id: s.client.id, start: "2027-04-05T09:00:00Z" }), 201)
+    const refused = expectProblem(await api.post("/v1/bookings", weekly(s)), 409, "series_unavailable")
+    expect(refused.occurrences).toEqual([
+      { start: "2027-04-05T09:00:00Z", reasons: [expect.objectContaining({ code: "booking_overlap", booking_id: taken.id })] }
+    ])
+    expect(expectStatus(await api.get("/v1/bookings?limit=10"), 200).data).toHaveLength(1)
+    const skipped = expectStatus(await api.post("/v1/bookings", weekly(s, "FREQ=WEEKLY;COUNT=3", { on_conflict: "skip" })), 201)
+    expect(skipped.occurrences.map((b: any) => b.start)).toEqual(["2027-03-29T09:00:00Z", "2027-04-12T09:00:00Z"])
+    expect(skipped.skipped).toEqual(refused.occurrences)
+  })
+
+  it("422 names recurrence.rule and what is allowed; 422 over the service's max_occurrences; unknown fields refused", async () => {
+    const { api, s } = await account(2)
+    const rule = expectProblem(await api.post("/v1/bookings", weekly(s, "FREQ=HOURLY;COUNT=3")), 422, "validation_failed")
+    expect(rule.errors).toEqual([{ path: "recurrence.rule", message: expect.stringContaining("allowed: FREQ=DAILY, WEEKLY or MONTHLY") }])
+    const many = expectProblem(await api.post("/v1/bookings", weekly(s, "FREQ=WEEKLY;COUNT=3")), 422, "validation_failed")
+    expect(many.errors).toEqual([{ path: "recurrence.rule", message: expect.stringContaining("more than 2") }])
+    const unknown = expectProblem(await api.post("/v1/bookings", { ...weekly(s), recurrence: { rule: "FREQ=DAILY;COUNT=2", dtstart: "x" } }), 422)
+    expect(unknown.errors.map((e: any) => e.path)).toContain("recurrence.dtstart")
+    const zone = expectProblem(await api.post("/v1/bookings", { ...weekly(s), recurrence: { rule: "FREQ=DAILY;COUNT=2", time_zone: "Mars/Base" } }), 422)
+    expect(zone.errors.map((e: any) => e.path)).toEqual(["recurrence.time_zone"])
+    expectProblem(await api.post("/v1/bookings", { ...weekly(s), recurrence: undefined, on_conflict: "skip" }), 422, "validation_failed")
+  })
+})
+
+describe("the series endpoints", () => {
+  it("cancel from an occurrence cancels it and the later ones; all by default; each with its own event", async () => {
+    const { api, s } = await account()
+    const series = expectStatus(await api.post("/v1/bookings", weekly(s, "FREQ=WEEKLY;COUNT=4")), 201)
+    const later = expectStatus(await api.post(`/v1/booking-series/${series.id}/cancel`, { from: series.occurrences[2].start, reason: "away" }), 200)
+    expect(later.occurrences.map((b: any) => b.status)).toEqual(["confirmed", "confirmed", "cancelled", "cancelled"])
+    const all = expectStatus(await api.post(`/v1/booking-series/${series.id}/cancel`, {}), 200)
+    expect(all.occurrences.map((b: any) => b.status)).toEqual(["cancelled", "cancelled", "cancelled", "cancelled"])
+    const events = expectStatus(await api.get("/v1/events?types=booking.cancelled&limit=20"), 200)
+    expect(events.data.map((e: any) => e.data.object.id).sort()).toEqual(series.occurrences.map((b: any) => b.id).sort())
+    expectProblem(await api.post(`/v1/booking-series/${series.id}/cancel`, { since: "x" }), 422)
+    // Rescheduling one occurrence moves only it.
+    const again = expectStatus(await api.post("/v1/bookings", weekly(s, "FREQ=WEEKLY;COUNT=2")), 201)
+    expectStatus(await api.post(`/v1/bookings/${again.occurrences[0].id}/reschedule`, { start: "2027-03-29T11:00:00Z" }), 200)
+    const read = expectStatus(await api.get(`/v1/booking-series/${again.id}`), 200)
+    expect(read.occurrences.map((b: any) => b.start)).toEqual(["2027-03-29T11:00:00Z", "2027-04-05T09:00:00Z"])
+  })
+
+  it("scopes like bookings; another tenant's series is 404", async () => {
+    const { api, s } = await account()
+    const series = expectStatus(await api.post("/v1/bookings", weekly(s)), 201)
+    const reader = client(server.url, await scopedKey(api, ["bookings:read"]))
+    expectStatus(await reader.get(`/v1/booking-series/${series.id}`), 200)
+    expectProblem(await reader.post(`/v1/booking-series/${series.id}/cancel`, {}), 403, "forbidden")
+    const other = await account()
+    expectProblem(await other.api.get(`/v1/booking-series/${series.id}`), 404, "not_found")
+    expectProblem(await other.api.post(`/v1/booking-series/${series.id}/cancel`, {}), 404, "not_found")
+    expectProblem(await api.get("/v1/booking-series/ser_nope"), 404, "not_found")
+  })
+
+  it("a publishable key books a series only where the service offers repeats, and sees public views", async () => {
+    const { pk, s, api } = await account()
+    const visitor = { headers: { origin: ORIGIN } }
+    const body = { service_id: s.service.id, staff_id: s.staff.id, client: { name: "Vi", email: "vi@example.com" }, start: MONDAY_9, recurrence: { rule: "FREQ=WEEKLY;COUNT=2" } }
+    const series = expectStatus(await pk.post("/v1/bookings", body, visitor), 201)
+    expect(Object.keys(series).sort()).toEqual(["created_at", "id", "object", "occurrences", "rule", "service_id", "skipped", "staff_id", "time_zone", "updated_at"])
+    for (const b of series.occurrences) {
+      expect(b.client_id).toBeUndefined()
+      expect(b.manage_url).toBeUndefined()
+      expect(b.series_id).toBe(series.id)
+    }
+    expectProblem(await pk.get(`/v1/booking-series/${series.id}`, visitor), 403, "forbidden")
+    expectProblem(await pk.post("/v1/bookings", { ...body, client: undefined, client_id: s.client.id }, visitor), 422, "validation_failed")
+    expectStatus(await api.patch(`/v1/services/${s.service.id}`, { max_occurrences: 0 }), 200)
+    const closed = expectProblem(await pk.post("/v1/bookings", { ...body, start: "2027-05-03T09:00:00Z" }, visitor), 422, "validation_failed")
+    expect(closed.errors).toEqual([{ path: "recurrence", message: expect.stringContaining("max_occurrences") }])
+  })
+})
