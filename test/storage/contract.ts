@@ -45,9 +45,11 @@ import {
   BookingSeriesCollection,
   ClientsCollection,
   DeploymentSecretsCollection,
+  MemberOccupancyCollection,
   ServicesCollection,
   StaffCollection
 } from "../../src/ports/collections.js"
+import { makeMemberOccupancy } from "../../src/scheduling/memberOccupancy.js"
 import type { CollectionSpec, ColumnValues, IndexValue, ListQuery } from "../../src/ports/storage.js"
 import { DnsResolver } from "../../src/ports/dns.js"
 import { Storage } from "../../src/ports/storage.js"
@@ -1080,7 +1082,44 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
         }))
       )
     })
-    describe("reminders", () => {
+    describe("team bookings", () => {
+      test(
+        "a booking keeps staff_ids and assigned_by; a collective one's further members are found by staff and time, and go with it",
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const bookings = storage.collection(BookingsCollection)
+          const rows = storage.collection(MemberOccupancyCollection)
+          const shared = makeMemberOccupancy(storage)
+          const now = Date.parse("2027-03-26T08:00:00Z")
+          const base = sampleBooking(now)
+          const members = [base.staff_id, "stf_01JQ4Z8X9V3K7M2N5P6R8T0W1Y", "stf_01JQ4Z8X9V3K7M2N5P6R8T0W1Z"]
+          const booking = { ...base, staff_ids: members, assigned_by: "collective" as const }
+          yield* storage.transaction(Effect.zipRight(bookings.insert(booking), shared.sync(booking))).pipe(as(tenantA))
+          expect(yield* bookings.get(booking.id).pipe(as(tenantA))).toEqual(Option.some(booking))
+          const start = Date.parse(booking.start)
+          const overlapping = (staffId: string) =>
+            rows.listIndexes({
+              where: [
+                { column: "staff_id", op: "in", value: [staffId] },
+                { column: "occupied_start", op: "lt", value: start + 1 },
+                { column: "occupied_end", op: "gt", value: start },
+                { column: "expires_ms", op: "gt", value: now }
+              ],
+              columns: ["source_id", "kind"]
+            }).pipe(Effect.map((found) => found.map(({ id, kind, source_id }) => ({ id, source_id, kind }))))
+          expect(yield* overlapping(members[2]!).pipe(as(tenantA))).toEqual([
+            { id: `${booking.id}.${members[2]}`, source_id: booking.id, kind: "booking" }
+          ])
+          // The first member is the booking's own staff_id: no row; another tenant sees none.
+          expect(yield* overlapping(members[0]!).pipe(as(tenantA))).toEqual([])
+          expect(yield* overlapping(members[2]!).pipe(as(tenantB))).toEqual([])
+          const cancelled = { ...booking, status: "cancelled" as const }
+          yield* storage.transaction(Effect.zipRight(bookings.update(cancelled), shared.sync(cancelled, booking))).pipe(as(tenantA))
+          expect(yield* overlapping(members[1]!).pipe(as(tenantA))).toEqual([])
+        })
+      )
+    })
+        describe("reminders", () => {
       /** An instance's firing over this store, as another process sharing the database would build it. */
       const firingOver = (storage: Context.Tag.Service<Storage>) =>
         Effect.flatMap(
