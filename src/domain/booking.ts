@@ -61,7 +61,7 @@ export type Booking = typeof Booking.Type
  * A booking as the visitor who made it sees it (publishable keys): the appointment itself,
  * not the account's records around it (client id, notes, metadata, payments).
  */
-export const PublicBooking = Booking.pick("id", "object", "service_id", "staff_id", "start", "end", "status", "price", "series_id", "created_at", "updated_at")
+export const PublicBooking = Booking.pick("id", "object", "service_id", "staff_id", "start", "end", "status", "price", "created_at", "updated_at")
   .annotations({
     identifier: "PublicBooking",
     description: "A booking as a publishable key sees it: the appointment, without the client, notes, metadata or payments."
@@ -76,7 +76,6 @@ export const publicBooking = (b: Booking): PublicBooking => ({
   end: b.end,
   status: b.status,
   price: b.price,
-  series_id: b.series_id,
   created_at: b.created_at,
   updated_at: b.updated_at
 })
