@@ -216,6 +216,20 @@ describe("the rule and the service's limit", () => {
     expect(await failure(x.s.bookings.create(request(x, "2027-02-01T09:00:00Z", "FREQ=DAILY;COUNT=2")))).toMatchObject({ code: "validation_failed" })
     const f = await failure(x.s.bookings.create({ service_id: x.serviceId, staff_id: x.staffId, client_id: x.clientId, start: "2027-02-01T09:00:00Z", on_conflict: "skip" }))
     expect(f).toMatchObject({ code: "validation_failed", errors: [{ path: "on_conflict" }] })
+    const held = await failure(x.s.bookingSeries.create(request(x, "2027-02-01T09:00:00Z", "FREQ=DAILY;COUNT=2", { hold_id: "hld_01JQ4Z8X9V3K7M2N5P6R8T0W1Y" })))
+    expect(held).toMatchObject({ code: "validation_failed", errors: [{ path: "hold_id" }] })
+  })
+
+  it("without weekly hours the staff member's own time_zone is the default", async () => {
+    const s = await createTestScheduling({ now: "2027-01-04T00:00:00Z" })
+    const staff = await s.staff.create({ name: "Ana", time_zone: "America/New_York" })
+    for (const date of ["2027-03-08", "2027-03-15"]) {
+      await s.availability.create({ staff_id: staff.id, type: "date", date, start_time: "08:00", end_time: "12:00", time_zone: "America/New_York" })
+    }
+    const service = await s.services.create({ name: "L", duration_minutes: 60, staff_ids: [staff.id], max_occurrences: 2 })
+    const series = await s.bookingSeries.create({ service_id: service.id, staff_id: staff.id, client: { name: "C" }, start: "2027-03-08T14:00:00Z", recurrence: { rule: "FREQ=WEEKLY;COUNT=2" } })
+    expect(series.time_zone).toBe("America/New_York")
+    expect(series.occurrences.map((b) => b.start)).toEqual(["2027-03-08T14:00:00Z", "2027-03-15T13:00:00Z"])
   })
 })
 

@@ -820,6 +820,24 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           expect(log.map((e) => (e.event.data.object as Booking).id)).toEqual([first.occurrences[1]!.id])
         }))
       )
+
+      test(
+        "two series racing for the same starts: one is booked whole, the other refused, nothing mixed",
+        Effect.scoped(Effect.gen(function*() {
+          const storage = yield* Storage
+          const { request, run, series } = yield* seriesCore(storage)
+          const outcomes = yield* Effect.all(
+            [run(Effect.either(series.create(request("FREQ=WEEKLY;COUNT=6")))), run(Effect.either(series.create(request("FREQ=WEEKLY;COUNT=6"))))],
+            { concurrency: 2 }
+          )
+          expect(outcomes.map((o) => o._tag).sort()).toEqual(["Left", "Right"])
+          const lost = outcomes.find(Either.isLeft)!.left
+          expect(lost._tag).toBe("SeriesUnavailable")
+          const stored = yield* storage.collection(BookingsCollection).list({}).pipe(as(tenant))
+          expect(stored).toHaveLength(6)
+          expect(new Set(stored.map((b) => b.series_id)).size).toBe(1)
+        }))
+      )
     })
 
     describe("eraseTenant", () => {
