@@ -7,6 +7,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs"
 import * as os from "node:os"
+import { MessageChannel } from "node:worker_threads"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { FeedParseError, intervalsOf, pairsOf, parseBusy, parseBusyPairs } from "../../adapters/calendars/parse.js"
 import {
