@@ -6,7 +6,8 @@
  * feed's server, autocannon and this script are four processes, so only the server's own
  * work is on its event loop. Prints each window's p99, the min/median of the during/idle p99
  * ratios (target ≤ 2), the syncs' times alone and under load (target < 1000 ms), and the
- * load average. About a minute and a half.
+ * load average. About a minute and a half once dist/ is built (a first build of a changed
+ * checkout comes first and is not timed).
  * Run: npx tsx bench/calendar-stall.ts   (BENCH_SECONDS per window, BENCH_ROUNDS windows)
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
