@@ -37,6 +37,7 @@ export interface ParseOptions {
 
 type Component = InstanceType<typeof ICAL.Component>
 type Time = InstanceType<typeof ICAL.Time>
+type Recur = InstanceType<typeof ICAL.Recur>
 /** A wall-clock time: what ical.js's `Time` and a raw jCal value both give. */
 interface Wall {
   readonly year: number
@@ -186,12 +187,47 @@ const isOpaque = (event: Component): boolean => {
   return String(transparency ?? "").toUpperCase() !== "TRANSPARENT" && String(status ?? "").toUpperCase() !== "CANCELLED"
 }
 
+/**
+ * The properties busy time depends on (events, their recurrence, and the zones they name);
+ * everything else (descriptions, attendees, alarms' text, X- properties) is most of a feed's
+ * bytes and would only be parsed to be thrown away.
+ */
+const NEEDED_PROPERTIES = new Set([
+  "BEGIN", "END", "UID", "DTSTART", "DTEND", "DURATION", "RRULE", "RDATE", "EXDATE", "RECURRENCE-ID",
+  "TRANSP", "STATUS", "TZID", "TZOFFSETFROM", "TZOFFSETTO"
+])
+
+/**
+ * The feed's content lines that `NEEDED_PROPERTIES` name, with their folded continuations.
+ * A line whose name cannot be read is kept, so ical.js still refuses a malformed feed.
+ */
+export const neededLines = (body: string): string => {
+  const kept: Array<string> = []
+  let keep = true
+  let from = 0
+  while (from < body.length) {
+    let to = body.indexOf("\n", from)
+    if (to === -1) to = body.length
+    const first = body.charCodeAt(from)
+    // A line starting with a space or a tab continues the one before (RFC 5545 §3.1).
+    if (first !== 32 && first !== 9) {
+      const colon = body.indexOf(":", from)
+      const semicolon = body.indexOf(";", from)
+      const nameEnd = semicolon !== -1 && semicolon < to && (colon === -1 || semicolon < colon) ? semicolon : colon
+      keep = nameEnd === -1 || nameEnd >= to || NEEDED_PROPERTIES.has(body.slice(from, nameEnd).toUpperCase())
+    }
+    if (keep) kept.push(body.slice(from, to + 1))
+    from = to + 1
+  }
+  return kept.join("")
+}
+
 const rootsOf = (text: string): Array<Component> => {
   const body = text.replace(/^\uFEFF/, "").trimStart()
   if (!/^BEGIN:VCALENDAR/i.test(body)) throw new FeedParseError("the feed is not iCalendar (it does not begin with BEGIN:VCALENDAR)")
   let parsed: unknown
   try {
-    parsed = ICAL.parse(body)
+    parsed = ICAL.parse(neededLines(body))
   } catch (error) {
     throw new FeedParseError(`the feed is not valid iCalendar: ${error instanceof Error ? error.message : String(error)}`)
   }
@@ -199,16 +235,46 @@ const rootsOf = (text: string): Array<Component> => {
   return all.map((jcal) => new ICAL.Component(jcal as any)).filter((c) => c.name === "vcalendar")
 }
 
+/** Busy ranges as one flat typed array, `start, end, start, end…`: what crosses threads without a copy per range. */
+export type BusyPairs = Float64Array<ArrayBuffer>
+
+export const intervalsOf = (pairs: BusyPairs): Array<Interval> => {
+  const intervals: Array<Interval> = new Array(pairs.length >> 1)
+  for (let i = 0; i < intervals.length; i++) intervals[i] = { start: pairs[2 * i]!, end: pairs[2 * i + 1]! }
+  return intervals
+}
+
+export const pairsOf = (intervals: ReadonlyArray<Interval>): BusyPairs => {
+  const pairs = new Float64Array(intervals.length * 2)
+  intervals.forEach((range, i) => {
+    pairs[2 * i] = range.start
+    pairs[2 * i + 1] = range.end
+  })
+  return pairs
+}
+
 /** Every busy occurrence of the feed within the window, clipped to it, in no particular order. */
-export const parseBusy = (text: string, options: ParseOptions): Array<Interval> => {
+export const parseBusy = (text: string, options: ParseOptions): Array<Interval> => intervalsOf(parseBusyPairs(text, options))
+
+/** `parseBusy`, as pairs. */
+export const parseBusyPairs = (text: string, options: ParseOptions): BusyPairs => {
   const { window } = options
   const staffDay = (t: Time) => localToUtcDay(options.zone, daysFromCivil(t.year, t.month, t.day), 0)
-  const busy: Array<Interval> = []
+  let pairs = new Float64Array(2048)
+  let count = 0
   const add = (start: number, end: number) => {
-    if (busy.length >= MAX_OCCURRENCES) return
+    if (count >= MAX_OCCURRENCES) return
     const s = Math.max(start, window.start)
     const e = Math.min(end, window.end)
-    if (e > s) busy.push({ start: s, end: e })
+    if (e <= s) return
+    if (2 * count === pairs.length) {
+      const grown = new Float64Array(pairs.length * 2)
+      grown.set(pairs)
+      pairs = grown
+    }
+    pairs[2 * count] = s
+    pairs[2 * count + 1] = e
+    count++
   }
 
   for (const calendar of rootsOf(text)) {
@@ -289,17 +355,23 @@ export const parseBusy = (text: string, options: ParseOptions): Array<Interval> 
       }
       // Detached from the calendar: ical.js would otherwise scan every event of the feed for
       // overrides and every VTIMEZONE for zones on each event (times stay floating here anyway).
+      const hasOverrides = overrides.length > 0
+      const opaqueSeries = isOpaque(master)
+      // Nothing of it can block: skipped before ical.js builds the series.
+      if (!opaqueSeries && !hasOverrides) continue
       const detach = (component: Component) => new ICAL.Component(component.jCal)
       const detached = detach(master)
       localizeSeries(detached)
       const event = new ICAL.Event(detached, { exceptions: overrides.map(detach) })
       const toInstant = converterFor(detached.getFirstProperty("dtstart"), event.startDate)
       const length = Math.max(0, event.endDate.toUnixTime() - event.startDate.toUnixTime()) * 1000
-      const hasOverrides = overrides.length > 0
-      const opaqueSeries = isOpaque(detached)
       const wallLength = wallClockMs(event.endDate) - wallClockMs(event.startDate)
       const toEnd = converterFor(detached.getFirstProperty("dtend") ?? detached.getFirstProperty("dtstart"), event.endDate)
-      const iterator = event.iterator()
+      // One rule and nothing beside it (no RDATE, EXDATE or override): the rule's own iterator
+      // yields exactly the occurrences the event's expansion would, without copying each one.
+      const rules = detached.getAllProperties("rrule")
+      const plain = !hasOverrides && rules.length === 1 && !detached.hasProperty("rdate") && !detached.hasProperty("exdate")
+      const iterator: { next: () => Time | null } = plain ? (rules[0]!.getFirstValue() as Recur).iterator(event.startDate) : event.iterator()
       for (let i = 0; i < MAX_ITERATIONS_PER_EVENT; i++) {
         const next = iterator.next()
         if (next === undefined || next === null) break
@@ -326,5 +398,5 @@ export const parseBusy = (text: string, options: ParseOptions): Array<Interval> 
       }
     }
   }
-  return busy
+  return pairs.slice(0, 2 * count)
 }

@@ -1,8 +1,9 @@
 /**
  * Parsing and expanding a feed off the event loop: a 2 MB feed is ~400 ms of synchronous
  * CPU, during which no request would be answered. One long-lived worker thread per process,
- * started on the first parse, runs `parseBusy`; feeds go in as text, busy ranges come back as
- * a flat array of numbers (start, end, start, end…).
+ * started on the first parse, runs `parseBusy` at the lowest CPU priority (Linux; see
+ * `lowerThreadPriority`); feeds go in as text, busy ranges come back as a transferred
+ * `Float64Array` of start/end pairs.
  *
  * The worker loads this very module and calls `runParseWorker`. The module's own URL works
  * from sources (a `.ts` file: the worker registers tsx first), from dist/ (tsc output) and
@@ -10,10 +11,33 @@
  * in a chunk of its own (which loads neither the server nor its command line).
  */
 import { createRequire } from "node:module"
+import * as os from "node:os"
 import { pathToFileURL } from "node:url"
 import { parentPort, Worker } from "node:worker_threads"
-import { FeedParseError, type ParseOptions, parseBusy } from "./parse.js"
+import { type BusyPairs, FeedParseError, intervalsOf, type ParseOptions, parseBusyPairs } from "./parse.js"
 import type { Interval } from "../../src/scheduling/types.js"
+
+/** The parse thread's nice value: the event loop's thread (nice 0) wins a contended core. */
+export const PARSE_THREAD_NICE = 19
+
+/**
+ * Lowers the calling thread's CPU priority; whether it did. On Linux `setpriority` with pid
+ * 0 applies to the calling thread only, so called in the worker it leaves the event loop's
+ * thread as it was. Elsewhere it would lower the whole process (or is refused), so it is not
+ * called; a refusal (a container without the right) leaves the priority as it was.
+ */
+export const lowerThreadPriority = (
+  platform: NodeJS.Platform = process.platform,
+  setPriority: (pid: number, priority: number) => void = os.setPriority
+): boolean => {
+  if (platform !== "linux") return false
+  try {
+    setPriority(0, PARSE_THREAD_NICE)
+    return true
+  } catch {
+    return false
+  }
+}
 
 interface ParseRequest {
   readonly id: number
@@ -22,32 +46,27 @@ interface ParseRequest {
 }
 
 type ParseReply =
-  | { readonly id: number; readonly ok: true; readonly busy: Array<number> }
+  | { readonly id: number; readonly ok: true; readonly busy: BusyPairs }
   | { readonly id: number; readonly ok: false; readonly parseError: boolean; readonly message: string }
 
 /** The worker's side: answers each request on the parent port. */
 export const runParseWorker = () => {
   const port = parentPort
   if (port === null) throw new Error("runParseWorker runs only in a worker thread")
+  lowerThreadPriority()
   port.on("message", (request: ParseRequest) => {
-    let reply: ParseReply
     try {
-      const busy = parseBusy(request.text, request.options)
-      const flat = new Array<number>(busy.length * 2)
-      busy.forEach((range, i) => {
-        flat[2 * i] = range.start
-        flat[2 * i + 1] = range.end
-      })
-      reply = { id: request.id, ok: true, busy: flat }
+      const busy = parseBusyPairs(request.text, request.options)
+      // Moved, not copied: the buffer becomes the event loop's.
+      port.postMessage({ id: request.id, ok: true, busy } satisfies ParseReply, [busy.buffer])
     } catch (error) {
-      reply = {
+      port.postMessage({
         id: request.id,
         ok: false,
         parseError: error instanceof FeedParseError,
         message: error instanceof Error ? error.message : String(error)
-      }
+      } satisfies ParseReply)
     }
-    port.postMessage(reply)
   })
 }
 
@@ -101,11 +120,8 @@ export const makeParseWorker = (): ParseWorker => {
       if (waiting === undefined) return
       pending.delete(reply.id)
       if (pending.size === 0) started.unref()
-      if (reply.ok) {
-        const busy: Array<Interval> = new Array(reply.busy.length / 2)
-        for (let i = 0; i < busy.length; i++) busy[i] = { start: reply.busy[2 * i]!, end: reply.busy[2 * i + 1]! }
-        waiting.resolve(busy)
-      } else {
+      if (reply.ok) waiting.resolve(intervalsOf(reply.busy))
+      else {
         waiting.reject(reply.parseError ? new FeedParseError(reply.message) : new Error(reply.message))
       }
     })

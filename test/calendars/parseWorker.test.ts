@@ -2,12 +2,21 @@
  * The parse worker: busy ranges read in the worker thread are exactly those read on the
  * event loop, a feed that makes the parser throw is a `FeedParseError` as before, and a
  * worker that dies mid-parse fails that sync (recorded as the calendar's `last_error`) while
- * the process goes on and the next parse starts a new worker.
+ * the process goes on and the next parse starts a new worker. The worker's thread, and only
+ * it, runs at the lowest CPU priority on Linux.
  */
-import { readFileSync } from "node:fs"
+import { readdirSync, readFileSync } from "node:fs"
+import * as os from "node:os"
+import { MessageChannel } from "node:worker_threads"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { FeedParseError, parseBusy } from "../../adapters/calendars/parse.js"
-import { makeParseWorker, ParseWorkerFailed, sharedParseWorker } from "../../adapters/calendars/parseWorker.js"
+import { FeedParseError, intervalsOf, pairsOf, parseBusy, parseBusyPairs } from "../../adapters/calendars/parse.js"
+import {
+  lowerThreadPriority,
+  makeParseWorker,
+  PARSE_THREAD_NICE,
+  ParseWorkerFailed,
+  sharedParseWorker
+} from "../../adapters/calendars/parseWorker.js"
 import { createScheduling } from "../../index.js"
 import { waitFor } from "../webhooks/receiver.js"
 import { type FeedServer, startFeedServer } from "./feedServer.js"
@@ -22,6 +31,21 @@ const slowFeed = () => {
     events.push("BEGIN:VEVENT", `UID:slow-${i}`, "DTSTART:20260101T090000Z", "DTEND:20260101T100000Z", "RRULE:FREQ=DAILY", "END:VEVENT")
   }
   return ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN", ...events, "END:VCALENDAR"].join("\r\n")
+}
+
+/** The nice value of each thread of this process (Linux), by thread id, from /proc. */
+const threadNices = (): Map<string, number> => {
+  const nices = new Map<string, number>()
+  for (const tid of readdirSync("/proc/self/task")) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8")
+      // Fields after "(comm)": state is field 3, nice field 19.
+      nices.set(tid, Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]))
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return nices
 }
 
 const worker = makeParseWorker()
@@ -44,6 +68,49 @@ describe("the parse worker", () => {
     const inThread = parseBusy(text, { zone, window })
     expect(inThread.length).toBeGreaterThan(0)
     expect(await worker.parse(text, { zone, window })).toEqual(inThread)
+  })
+
+  it.each(["google.ics", "outlook.ics", "apple.ics"])("hands %s's ranges over as pairs that round-trip every range", (name) => {
+    const text = fixture(name)
+    const pairs = parseBusyPairs(text, { zone: "Europe/Berlin", window })
+    const ranges = parseBusy(text, { zone: "Europe/Berlin", window })
+    expect(pairs.length).toBe(ranges.length * 2)
+    expect(intervalsOf(pairs)).toEqual(ranges)
+    expect(pairsOf(ranges)).toEqual(pairs)
+    // Moved to another thread and back, as the worker moves it.
+    const { port1, port2 } = new MessageChannel()
+    const received = new Promise<Float64Array>((resolve) => port2.once("message", resolve))
+    port1.postMessage(pairs, [pairs.buffer])
+    return received.then((moved) => {
+      port1.close()
+      expect(pairs.length).toBe(0)
+      expect(intervalsOf(moved as Float64Array<ArrayBuffer>)).toEqual(ranges)
+    })
+  })
+
+  it("runs the parse in a thread of the lowest CPU priority, leaving the event loop's thread as it was", async () => {
+    const before = os.getPriority(0)
+    await worker.parse(fixture("google.ics"), { zone: "Europe/Berlin", window })
+    expect(os.getPriority(0)).toBe(before)
+    if (process.platform === "linux") {
+      const nices = threadNices()
+      expect(nices.get(String(process.pid))).toBe(before)
+      expect([...nices.values()].filter((nice) => nice === PARSE_THREAD_NICE).length).toBeGreaterThanOrEqual(1)
+    }
+  })
+
+  it("lowers the priority only where it is per thread, and goes on where the call is refused", () => {
+    const calls: Array<[number, number]> = []
+    const record = (pid: number, priority: number) => void calls.push([pid, priority])
+    expect(lowerThreadPriority("darwin", record)).toBe(false)
+    expect(lowerThreadPriority("win32", record)).toBe(false)
+    expect(calls).toEqual([])
+    expect(lowerThreadPriority("linux", record)).toBe(true)
+    expect(calls).toEqual([[0, PARSE_THREAD_NICE]])
+    const refused = () => {
+      throw Object.assign(new Error("setpriority: EACCES"), { code: "EACCES" })
+    }
+    expect(lowerThreadPriority("linux", refused)).toBe(false)
   })
 
   it("rejects a feed the parser refuses with the same FeedParseError", async () => {
