@@ -49,7 +49,7 @@ import { CoreLive } from "./src/layers.js"
 import { DEFAULT_PUBLIC_URL, fixedPublicUrl, PublicUrl, type PublicUrlService } from "./src/ports/manageLinks.js"
 import type { Storage } from "./src/ports/storage.js"
 import { isSignInKey } from "./src/ratelimit/policy.js"
-import type { RateLimitStore } from "./src/ratelimit/store.js"
+import type { RateLimitStore } from "./src/ports/rateLimitStore.js"
 import type { WebhookOutbox } from "./src/webhooks/Outbox.js"
 import { WebhookPolicy } from "./src/webhooks/policy.js"
 

@@ -27,7 +27,7 @@ import {
 import { formatInstant } from "./domain/common.js"
 import { InvalidTransition, NotFound, ValidationFailed } from "./domain/errors.js"
 import { BusyRangesCollection, CalendarsCollection } from "./calendars/collections.js"
-import { FeedFailed, FeedReader, type FeedResult } from "./calendars/feed.js"
+import { FeedFailed, FeedReader, type FeedResult } from "./ports/feedReader.js"
 import { currentStamp, findOr404, listPage, newResource, PageParams } from "./internal/resources.js"
 import { decodeInput } from "./internal/validation.js"
 import { ServicesCollection, StaffCollection } from "./ports/collections.js"
