@@ -33,19 +33,22 @@ describe("the public surface", () => {
   })
 
   it("names the same services, schemas and ports by module as the flat names do", () => {
-    expect(Modules.Bookings.Bookings).toBe(Root.Bookings)
-    expect(Modules.Availability.Availability).toBe(Root.Availability)
-    expect(Modules.Clients.Clients).toBe(Root.Clients)
-    expect(Modules.Layers.CoreLive).toBe(Root.CoreLive)
-    expect(Modules.Booking.BookingCreate).toBe(Root.BookingCreate)
-    expect(Modules.StaffMember.Staff).toBe(Root.StaffMember)
-    expect(Modules.Errors.SlotUnavailable).toBe(Root.SlotUnavailable)
-    expect(Modules.Page.PageSchema).toBe(Root.PageSchema)
-    expect(Modules.Storage.Storage).toBe(Root.Storage)
-    expect(Modules.Tenant.Tenant).toBe(Root.Tenant)
-    expect(Modules.FeedReader.FeedReader).toBe(Root.FeedReader)
-    expect(Modules.PasswordHasher.PasswordHasher).toBe(Root.PasswordHasher)
-    expect(Modules.RateLimitStore.RateLimitStore).toBe(Modules.RateLimits.RateLimitStore)
+    const same: ReadonlyArray<readonly [string, unknown, unknown]> = [
+      ["Bookings", Modules.Bookings.Bookings, Root.Bookings],
+      ["Availability", Modules.Availability.Availability, Root.Availability],
+      ["Clients", Modules.Clients.Clients, Root.Clients],
+      ["CoreLive", Modules.Layers.CoreLive, Root.CoreLive],
+      ["BookingCreate", Modules.Booking.BookingCreate, Root.BookingCreate],
+      ["StaffMember", Modules.StaffMember.Staff, Root.StaffMember],
+      ["SlotUnavailable", Modules.Errors.SlotUnavailable, Root.SlotUnavailable],
+      ["PageSchema", Modules.Page.PageSchema, Root.PageSchema],
+      ["Storage", Modules.Storage.Storage, Root.Storage],
+      ["Tenant", Modules.Tenant.Tenant, Root.Tenant],
+      ["FeedReader", Modules.FeedReader.FeedReader, Root.FeedReader],
+      ["PasswordHasher", Modules.PasswordHasher.PasswordHasher, Root.PasswordHasher],
+      ["RateLimitStore", Modules.RateLimitStore.RateLimitStore, Modules.RateLimits.RateLimitStore]
+    ]
+    for (const [name, byModule, flat] of same) expect(byModule, name).toBe(flat)
   })
 
   it("exports nothing made in src/internal/, flat or by module", () => {
