@@ -29,7 +29,7 @@ import { InvalidTransition, NotFound, ValidationFailed } from "./domain/errors.j
 import { BusyRangesCollection, CalendarsCollection } from "./calendars/collections.js"
 import { FeedFailed, FeedReader, type FeedResult } from "./ports/feedReader.js"
 import { currentStamp, findOr404, listPage, newResource, PageParams } from "./internal/resources.js"
-import { decodeInput } from "./internal/validation.js"
+import { decodeInput } from "./domain/validation.js"
 import { ServicesCollection, StaffCollection } from "./ports/collections.js"
 import { Storage } from "./ports/storage.js"
 import { Tenant, type TenantId } from "./ports/tenant.js"

@@ -6,7 +6,7 @@
 import { Effect, Schema } from "effect"
 import { BadRequest } from "../domain/errors.js"
 import type { IndexValue } from "../ports/storage.js"
-import { containsNul } from "./validation.js"
+import { containsNul } from "../domain/validation.js"
 
 // The page's public shape lives with the domain; cursors stay internal.
 import type { Page } from "../domain/page.js"
