@@ -31,7 +31,7 @@ import {
 import { PUBLISHABLE_SCOPES, SCOPES } from "./domain/apiKey.js"
 import { HandleTaken, PlanRequired } from "./domain/errors.js"
 import { changes, currentStamp, findOr404, newResource } from "./internal/resources.js"
-import { decodeInput } from "./internal/validation.js"
+import { decodeInput } from "./domain/validation.js"
 import type { CollectionSpec } from "./ports/storage.js"
 import { Storage } from "./ports/storage.js"
 import { copyAccountReminders } from "./Reminders.js"

@@ -29,7 +29,7 @@ import {
 import { formatInstant, optional, toMillis } from "./domain/common.js"
 import { Forbidden, type StorageFailure, Unauthorized, ValidationFailed } from "./domain/errors.js"
 import { currentStamp, findOr404, listPage, newResource, PageParams } from "./internal/resources.js"
-import { decodeInput } from "./internal/validation.js"
+import { decodeInput } from "./domain/validation.js"
 import { type Condition, Storage } from "./ports/storage.js"
 import { Tenant, type TenantId } from "./ports/tenant.js"
 

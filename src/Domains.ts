@@ -29,7 +29,7 @@ import {
 } from "./domain/domain.js"
 import { DomainTaken, PlanRequired, type StorageFailure, VerificationFailed } from "./domain/errors.js"
 import { currentStamp, findOr404, listPage, newResource, PageParams } from "./internal/resources.js"
-import { decodeInput, validationFailed } from "./internal/validation.js"
+import { decodeInput, validationFailed } from "./domain/validation.js"
 import { DnsResolver } from "./ports/dns.js"
 import type { CollectionSpec } from "./ports/storage.js"
 import { Storage } from "./ports/storage.js"

@@ -10,7 +10,7 @@ import { makeId } from "./domain/ids.js"
 import { type Event, type EventData, EventType } from "./events/catalogue.js"
 import { decodeCursor, encodeCursor, Limit, type Page } from "./internal/pagination.js"
 import { findById } from "./internal/resources.js"
-import { decodeInput } from "./internal/validation.js"
+import { decodeInput } from "./domain/validation.js"
 import { Storage } from "./ports/storage.js"
 import { Tenant, type TenantId } from "./ports/tenant.js"
 

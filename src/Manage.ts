@@ -24,7 +24,7 @@ import {
 import type { Service } from "./domain/service.js"
 import { Events } from "./Events.js"
 import { currentStamp, findOr404 } from "./internal/resources.js"
-import { decodeInput } from "./internal/validation.js"
+import { decodeInput } from "./domain/validation.js"
 import { makeManageLinks } from "./ManageLinks.js"
 import { BookingsCollection, ClientsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
 import { Storage } from "./ports/storage.js"

@@ -16,7 +16,7 @@ import {
   type OAuthClientWithSecret
 } from "./domain/oauthClient.js"
 import { currentStamp, findOr404, listPage, newResource, PageParams } from "./internal/resources.js"
-import { decodeInput } from "./internal/validation.js"
+import { decodeInput } from "./domain/validation.js"
 import { OAuthClientDirectory, OAuthClientsCollection, type StoredOAuthClient } from "./oauth/collections.js"
 import { OAuthGrants } from "./OAuthGrants.js"
 import { Storage } from "./ports/storage.js"

@@ -21,7 +21,7 @@ import { parseSecretPrefix, SCOPES } from "./domain/apiKey.js"
 import { Forbidden, Unauthorized } from "./domain/errors.js"
 import type { OAuthGrant } from "./domain/oauthClient.js"
 import { currentStamp, findOr404, listPage, PageParams } from "./internal/resources.js"
-import { decodeInput } from "./internal/validation.js"
+import { decodeInput } from "./domain/validation.js"
 import {
   OAuthClientDirectory,
   OAuthClientsCollection,

@@ -9,7 +9,7 @@ import { ValidationFailed } from "./domain/errors.js"
 import { type Payment, PaymentCreate } from "./domain/payment.js"
 import { Events } from "./Events.js"
 import { findOr404, newResource } from "./internal/resources.js"
-import { decodeInput } from "./internal/validation.js"
+import { decodeInput } from "./domain/validation.js"
 import { BookingsCollection, PaymentsCollection } from "./ports/collections.js"
 import { Storage } from "./ports/storage.js"
 

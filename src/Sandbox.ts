@@ -11,7 +11,7 @@ import { Events } from "./Events.js"
 import { type EventData, EventType } from "./events/catalogue.js"
 import { kindOfEventType, type SampleKind, sampleEventData } from "./events/samples.js"
 import { currentStamp, findOr404 } from "./internal/resources.js"
-import { decodeInput, validationFailed } from "./internal/validation.js"
+import { decodeInput, validationFailed } from "./domain/validation.js"
 import {
   AvailabilityCollection,
   BookingsCollection,

@@ -5,7 +5,7 @@ import { InvalidReference, ResourceInUse, ValidationFailed } from "./domain/erro
 import { MAX_DURATION_MINUTES, publicService, Service, ServiceCreate, serviceDefaults, ServiceUpdate } from "./domain/service.js"
 import { Events } from "./Events.js"
 import { currentStamp, findOr404, listPage, newResource, PageParams, patchResource, visitorReads } from "./internal/resources.js"
-import { decodeInput } from "./internal/validation.js"
+import { decodeInput } from "./domain/validation.js"
 import { BookingsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
 import { type Collection, type Condition, Storage } from "./ports/storage.js"
 import { ACTIVE_STATUSES, type Booking } from "./domain/booking.js"

@@ -25,7 +25,7 @@ import {
   WebhookUpdate
 } from "./domain/webhook.js"
 import { changes, currentStamp, findById, findOr404, listPage, newResource, PageParams } from "./internal/resources.js"
-import { decodeInput } from "./internal/validation.js"
+import { decodeInput } from "./domain/validation.js"
 import { type Condition, Storage } from "./ports/storage.js"
 import { WebhookDeliveriesCollection, WebhookEndpointsCollection } from "./webhooks/collections.js"
 import { WebhookOutbox } from "./webhooks/Outbox.js"

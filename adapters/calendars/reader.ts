@@ -4,7 +4,7 @@
  * worker (parseWorker.ts) so that a large feed does not hold the event loop.
  */
 import { Effect, Layer } from "effect"
-import { FeedFailed, FeedReader, type FeedRequest, type FeedResult } from "../../src/calendars/feed.js"
+import { FeedFailed, FeedReader, type FeedRequest, type FeedResult } from "../../src/ports/feedReader.js"
 import type { Interval } from "../../src/scheduling/types.js"
 import { type FetchOptions, fetchFeed } from "./fetch.js"
 import { FeedParseError, type ParseOptions } from "./parse.js"

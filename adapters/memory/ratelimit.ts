@@ -4,7 +4,7 @@
  * layer when several processes serve one database.
  */
 import { Effect, Layer } from "effect"
-import { RateLimitStore } from "../../src/ratelimit/store.js"
+import { RateLimitStore } from "../../src/ports/rateLimitStore.js"
 
 const SWEEP_AT = 10_000
 

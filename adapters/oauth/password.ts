@@ -5,7 +5,7 @@
  */
 import { Effect, Layer } from "effect"
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto"
-import { PasswordHasher } from "../../src/oauth/password.js"
+import { PasswordHasher } from "../../src/ports/passwordHasher.js"
 
 const N = 1 << 15
 const R = 8

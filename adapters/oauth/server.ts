@@ -27,6 +27,7 @@ import { ProviderSecretsCollection } from "../../src/oauth/collections.js"
 import { Storage } from "../../src/ports/storage.js"
 import { Tenant } from "../../src/ports/tenant.js"
 import { RateLimiter } from "../../src/ratelimit/RateLimiter.js"
+import { isSignInKey, SIGN_IN_LIMITS, type SignInLimits, signInPolicies } from "../../src/ratelimit/policy.js"
 import { Users } from "../../src/Users.js"
 import { makeAdapterFactory } from "./adapter.js"
 import { consentPage, contentSecurityPolicy, errorPage, SECURITY_HEADERS, sendHtml, signInPage } from "./pages.js"
@@ -37,17 +38,17 @@ export const CODE_TTL_SECONDS = 600
 export const REFRESH_TOKEN_TTL_SECONDS = 30 * 86_400
 /** How long a just-rotated refresh token still works (two refreshes racing; see adapter.ts). */
 export const DEFAULT_REFRESH_GRACE_SECONDS = 15
-/** Sign-in attempts per minute: per account and email, and per client address. */
-export const SIGN_IN_LIMIT_PER_EMAIL = 10
-export const SIGN_IN_LIMIT_PER_ADDRESS = 30
-export const isSignInKey = (key: string): boolean => key.startsWith("signin:") || key.startsWith("signin-ip:")
+/** Sign-in attempts per minute (the figures and counters are rate-limit policy, in the core). */
+export const SIGN_IN_LIMIT_PER_EMAIL = SIGN_IN_LIMITS.perEmail
+export const SIGN_IN_LIMIT_PER_ADDRESS = SIGN_IN_LIMITS.perAddress
+export { isSignInKey }
 
 export interface OAuthServerOptions {
   /** The server's public base URL, e.g. `https://api.example.com` (the issuer), with the path it is served under if any. */
   readonly issuer: string
   readonly refreshGraceSeconds?: number | undefined
   /** Sign-in attempts allowed per minute per account and email, and per client address. */
-  readonly signInLimits?: { readonly perEmail: number; readonly perAddress: number } | undefined
+  readonly signInLimits?: SignInLimits | undefined
   /** Behind a TLS-terminating proxy: trust X-Forwarded-Proto/-For. */
   readonly trustProxy?: boolean | undefined
 }
@@ -190,7 +191,7 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
     const limiter = yield* RateLimiter
     const keys = yield* cookieKeys
     const Adapter = yield* makeAdapterFactory({ refreshGraceSeconds: options.refreshGraceSeconds ?? DEFAULT_REFRESH_GRACE_SECONDS })
-    const signInLimits = options.signInLimits ?? { perEmail: SIGN_IN_LIMIT_PER_EMAIL, perAddress: SIGN_IN_LIMIT_PER_ADDRESS }
+    const signInLimits = options.signInLimits ?? SIGN_IN_LIMITS
     const issuer = options.issuer.replace(/\/+$/, "")
     const mountPath = new URL(issuer).pathname.replace(/\/+$/, "")
     // Signs only ID tokens, which are never issued (no `openid` scope): a key per process is enough.
@@ -373,10 +374,8 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
         return showPage(res, details, { status: 400, message: "The email or password contains a character that is not allowed (NUL)." })
       }
       const accountId = found.tenant.account_id
-      const [perEmail, perAddress] = await run(Effect.all([
-        limiter.check({ key: `signin:${accountId}:${emailKey(email)}`, name: "sign-in", limit: signInLimits.perEmail }),
-        limiter.check({ key: `signin-ip:${addressOf(req)}`, name: "sign-in", limit: signInLimits.perAddress })
-      ]))
+      const [emailPolicy, addressPolicy] = signInPolicies(accountId, emailKey(email), addressOf(req), signInLimits)
+      const [perEmail, perAddress] = await run(Effect.all([limiter.check(emailPolicy), limiter.check(addressPolicy)]))
       if (!perEmail.allowed || !perAddress.allowed) {
         const wait = Math.max(perEmail.allowed ? 0 : perEmail.reset_seconds, perAddress.allowed ? 0 : perAddress.reset_seconds)
         res.setHeader("retry-after", String(wait))

@@ -14,7 +14,7 @@ import type {
   ListQuery
 } from "../../src/ports/storage.js"
 import type { TenantId } from "../../src/ports/tenant.js"
-import { afterSql, conditionSql, limitSql, orderSql, param, quote, tableOf } from "./query.js"
+import { dialect, limitSql, orderSql, quote, shapeOf, tableOf, unknownColumn, whereSql } from "./query.js"
 import { codeOf, type Sql } from "./transactions.js"
 
 export const makeCollection = <A extends { readonly id: string }>(
@@ -27,12 +27,8 @@ export const makeCollection = <A extends { readonly id: string }>(
   const name = spec.name
   const columns = Object.keys(spec.indexes)
   const getters = columns.map((column) => spec.indexes[column]!.get)
-  const types = new Map<string, "text" | "integer">([
-    ["id", "text"],
-    ...columns.map((c) => [c, spec.indexes[c]!.type] as const)
-  ])
-  const keys = [...spec.order, "id"]
-  const orderBy = orderSql(keys)
+  const shape = shapeOf(spec)
+  const orderBy = orderSql(dialect, shape.keys)
   const names = ["id", ...columns]
   const insertColumns = `account_id, environment, id, ${columns.map((c) => `${quote(c)}, `).join("")}doc`
   const placeholders = Array.from({ length: columns.length + 4 }, (_, i) => `$${i + 1}`).join(", ")
@@ -63,31 +59,19 @@ export const makeCollection = <A extends { readonly id: string }>(
     })
 
   /** A typed fault unless every column is `id` or an index column. */
-  const unknownColumn = (wanted: Iterable<string>): StorageFailure | undefined => {
-    for (const column of wanted) {
-      if (!types.has(column)) return new StorageFailure({ detail: `${name}: no index column ${column}` })
-    }
-    return undefined
-  }
+  const unknownIn = (wanted: Iterable<string>): StorageFailure | undefined => unknownColumn(shape, wanted)
 
   /** `WHERE …` for a query, its parameters pushed onto `params`. */
   const whereOf = (
     query: ListQuery,
     tenant: TenantId | undefined,
     params: Array<unknown>
-  ): Effect.Effect<string, StorageFailure> => {
-    const parts: Array<string> = []
-    if (tenant !== undefined) {
-      parts.push(`account_id = ${param(params, tenant.account_id)}`, `environment = ${param(params, tenant.environment)}`)
-    }
-    for (const condition of query.where ?? []) {
-      const type = types.get(condition.column)
-      if (type === undefined) return Effect.fail(unknownColumn([condition.column])!)
-      parts.push(conditionSql(condition, type, params))
-    }
-    if (query.after !== undefined) parts.push(afterSql(keys, query.after, params))
-    return Effect.succeed(parts.length === 0 ? "" : `WHERE ${parts.join(" AND ")}`)
-  }
+  ): Effect.Effect<string, StorageFailure> =>
+    Effect.try({
+      try: () => whereSql(dialect, shape, query, tenant, params),
+      catch: (fault) =>
+        fault instanceof StorageFailure ? fault : new StorageFailure({ detail: `${name}: query`, cause: fault })
+    })
 
   /** `effect`, after the table is ready. */
   const withTable = <X, E, R>(effect: Effect.Effect<X, E, R>) => Effect.zipRight(ensure, effect)
@@ -135,7 +119,7 @@ export const makeCollection = <A extends { readonly id: string }>(
     listIndexes: (query) =>
       withTable(sql.forTenant((tenant) => {
         const wanted = query.columns
-        const unknown = wanted === undefined ? undefined : unknownColumn(wanted)
+        const unknown = wanted === undefined ? undefined : unknownIn(wanted)
         if (unknown !== undefined) return Effect.fail(unknown)
         const selected = wanted === undefined ? names : ["id", ...wanted.filter((c) => c !== "id")]
         const params: Array<unknown> = []
@@ -153,7 +137,7 @@ export const makeCollection = <A extends { readonly id: string }>(
       })),
     listColumns: ({ columns: wanted, groupBy, where = [] }) =>
       withTable(sql.forTenant((tenant) => {
-        const unknown = unknownColumn([groupBy, ...wanted])
+        const unknown = unknownIn([groupBy, ...wanted])
         if (unknown !== undefined) return Effect.fail(unknown)
         const params: Array<unknown> = []
         return Effect.flatMap(whereOf({ where }, tenant, params), (clause) => {

@@ -25,7 +25,7 @@ import { Effect, Layer, type Scope } from "effect"
 import { Redis } from "ioredis"
 import type { StorageFailure } from "../../src/domain/errors.js"
 import type { WindowCount } from "../../src/ratelimit/policy.js"
-import { RateLimitStore, type RateLimitStoreService } from "../../src/ratelimit/store.js"
+import { RateLimitStore, type RateLimitStoreService } from "../../src/ports/rateLimitStore.js"
 
 export interface RedisRateLimitStoreOptions {
   /** `redis://[user:password@]host:port[/db]` (or `rediss://` for TLS). */

@@ -7,18 +7,10 @@ import { Effect, Option } from "effect"
 import { StorageFailure } from "../../src/domain/errors.js"
 import type { Collection, CollectionSpec, ColumnValues, IndexedRow, IndexValue } from "../../src/ports/storage.js"
 import type { TenantId } from "../../src/ports/tenant.js"
-import { migrateCollection, quote, tableOf } from "./migrations.js"
-import {
-  codeOf,
-  execute,
-  limitSql,
-  parseAll,
-  parsed,
-  requireKnown,
-  type Statements,
-  type TableShape,
-  whereSql
-} from "./query.js"
+import { sqliteDialect } from "../sql/dialects.js"
+import { orderSql, quote, shapeOf, tableOf } from "../sql/query.js"
+import { migrateCollection } from "./migrations.js"
+import { codeOf, execute, limitSql, parseAll, parsed, requireKnown, type Statements, whereSql } from "./query.js"
 import type { Transactions } from "./transactions.js"
 
 export interface Collections {
@@ -45,9 +37,8 @@ export const makeCollections = (tx: Transactions): Collections => {
     const name = spec.name
     const columns = Object.keys(spec.indexes)
     const getters = columns.map((column) => spec.indexes[column]!.get)
-    const keys = [...spec.order, "id"]
-    const shape: TableShape = { name, known: new Set(["id", ...columns]), keys }
-    const orderBy = `ORDER BY ${keys.map(quote).join(", ")}`
+    const shape = shapeOf(spec)
+    const orderBy = orderSql(sqliteDialect, shape.keys)
     const names = ["id", ...columns]
     const placeholders = Array.from({ length: columns.length + 4 }, () => "?").join(", ")
     const insertColumns = `account_id, environment, id, ${columns.map((c) => `${quote(c)}, `).join("")}doc`

@@ -14,31 +14,19 @@
  *   back-filled. Tables and logs of the earlier layout (rowid tables, AUTOINCREMENT) are
  *   rebuilt in place.
  */
-import { Effect, Either } from "effect"
-import { StorageFailure } from "../../src/domain/errors.js"
-import { indexColumnsToAdd, indexValuesOf, specProblem, storageIndexGroups } from "../../src/ports/specs.js"
-import { type CollectionSpec, ListOfField } from "../../src/ports/storage.js"
+import { Effect } from "effect"
+import type { StorageFailure } from "../../src/domain/errors.js"
+import type { CollectionSpec } from "../../src/ports/storage.js"
+import { sqliteDialect } from "../sql/dialects.js"
+import { backfill, type MigrationDialect, migrateCollection as migrateCollectionIn, record as recordIn, type Run } from "../sql/migrations.js"
+import { quote, tableOf } from "../sql/query.js"
 
-/** Runs one statement on the connection of the open transaction. */
-export type Run = (
-  sql: string,
-  params: ReadonlyArray<unknown>,
-  what: string
-) => Effect.Effect<ReadonlyArray<any>, StorageFailure>
-
-export const tableOf = (spec: CollectionSpec<any>): string => `c_${spec.name}`
-
-/** Identifiers are validated by `specProblem`; quoting keeps keywords (`type`, `order`) legal. */
-export const quote = (identifier: string): string => `"${identifier}"`
+export type { Run }
+export { quote, tableOf }
 
 const sqlType = (type: "text" | "integer"): string => (type === "integer" ? "INTEGER" : "TEXT")
 
-const record = (run: Run, id: string) =>
-  run(
-    "INSERT OR IGNORE INTO slotwise_migrations (id, applied_at) VALUES (?, ?)",
-    [id, Date.now()],
-    `record migration ${id}`
-  )
+const record = (run: Run, id: string) => recordIn(sqlite, run, id)
 
 const EVENTS_TABLE = (name: string) =>
   `CREATE TABLE ${name} (
@@ -107,105 +95,7 @@ export const migrateBase = (run: Run): Effect.Effect<void, StorageFailure> =>
 
 /** Creates the collection's table, or adds (and back-fills) the index columns it lacks. */
 export const migrateCollection = (run: Run, spec: CollectionSpec<any>): Effect.Effect<void, StorageFailure> =>
-  Effect.gen(function*() {
-    const problem = specProblem(spec)
-    if (problem !== undefined) return yield* Effect.fail(new StorageFailure({ detail: problem }))
-    const table = tableOf(spec)
-    const existing = (yield* run(
-      "SELECT name, type FROM pragma_table_info(?)",
-      [table],
-      `inspect ${table}`
-    )) as ReadonlyArray<{ readonly name: string; readonly type: string }>
-
-    const created = existing.length === 0
-    if (created) {
-      yield* run(createTable(spec, table), [], `create ${table}`)
-      yield* record(run, table)
-    } else if (!/WITHOUT ROWID/i.test((yield* tableSql(run, table)) ?? "")) {
-      // A table made before collections were WITHOUT ROWID: rebuild it, keeping the
-      // documents and re-deriving every index column from them.
-      const rebuilt = `${table}__rebuilt`
-      yield* run(createTable(spec, rebuilt), [], `create ${rebuilt}`)
-      yield* run(
-        `INSERT INTO ${quote(rebuilt)} (account_id, environment, id, doc) SELECT account_id, environment, id, doc FROM ${quote(table)}`,
-        [],
-        `copy ${table}`
-      )
-      yield* run(`DROP TABLE ${quote(table)}`, [], `drop the old ${table}`)
-      yield* run(`ALTER TABLE ${quote(rebuilt)} RENAME TO ${quote(table)}`, [], `rename ${rebuilt}`)
-      yield* backfill(run, spec, Object.keys(spec.indexes))
-      yield* record(run, `${table}.without_rowid`)
-    } else {
-      const types = new Map(existing.map((c) => [c.name, c.type.toUpperCase()]))
-      const missing = yield* Either.mapLeft(
-        indexColumnsToAdd(spec, table, types, sqlType),
-        (detail) => new StorageFailure({ detail })
-      )
-      for (const column of missing) {
-        yield* run(
-          `ALTER TABLE ${quote(table)} ADD COLUMN ${quote(column)} ${sqlType(spec.indexes[column]!.type)}`,
-          [],
-          `add ${table}.${column}`
-        )
-      }
-      if (missing.length > 0) yield* backfill(run, spec, missing)
-      for (const column of missing) yield* record(run, `${table}.${column}`)
-    }
-
-    yield* fillAddedFields(run, spec, created)
-
-    const wanted = new Map(storageIndexGroups(spec).map((group) => [`ix_${table}_${group.join("__")}`, group]))
-    for (const [name, group] of wanted) {
-      yield* run(
-        `CREATE INDEX IF NOT EXISTS ${quote(name)} ON ${quote(table)} ` +
-          `(account_id, environment, ${group.map(quote).join(", ")}, id)`,
-        [],
-        `index ${table}.${group.join(",")}`
-      )
-    }
-    // Indexes the spec no longer names only slow writes down.
-    const present = (yield* run(
-      "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND substr(name, 1, 3) = 'ix_'",
-      [table],
-      `list ${table} indexes`
-    )) as ReadonlyArray<{ readonly name: string }>
-    for (const { name } of present) {
-      if (!wanted.has(name)) yield* run(`DROP INDEX IF EXISTS ${quote(name)}`, [], `drop index ${name}`)
-    }
-  })
-
-/**
- * Writes each of the spec's added fields into the documents stored without it. Unlike a
- * column, a field missing from some documents cannot be seen without reading them all, so
- * this step alone goes by the bookkeeping table: it runs once per field (a table created
- * with the field known holds no earlier documents).
- */
-const fillAddedFields = (run: Run, spec: CollectionSpec<any>, created: boolean) =>
-  Effect.gen(function*() {
-    const table = tableOf(spec)
-    for (const [field, value] of Object.entries(spec.addedFields ?? {})) {
-      const step = `${table}.doc.${field}`
-      if (!created) {
-        const done = yield* run("SELECT 1 FROM slotwise_migrations WHERE id = ?", [step], `check ${step}`)
-        if (done.length > 0) continue
-        if (value instanceof ListOfField) {
-          yield* run(
-            `UPDATE ${quote(table)} SET doc = json_set(doc, ?, json_array(json_extract(doc, ?))) WHERE json_type(doc, ?) IS NULL`,
-            [`$.${field}`, `$.${value.field}`, `$.${field}`],
-            `fill ${step}`
-          )
-          yield* record(run, step)
-          continue
-        }
-        yield* run(
-          `UPDATE ${quote(table)} SET doc = json_set(doc, ?, json(?)) WHERE json_type(doc, ?) IS NULL`,
-          [`$.${field}`, JSON.stringify(value), `$.${field}`],
-          `fill ${step}`
-        )
-      }
-      yield* record(run, step)
-    }
-  })
+  migrateCollectionIn(sqlite, run, spec)
 
 /**
  * A collection's table: tenant, id, one column per declared index, the JSON document last
@@ -225,23 +115,56 @@ const createTable = (spec: CollectionSpec<any>, table: string): string => {
   return `CREATE TABLE ${quote(table)} (${columns.join(", ")}) WITHOUT ROWID`
 }
 
-/** Fills newly added index columns from each row's document, with the spec's getters. */
-const backfill = (run: Run, spec: CollectionSpec<any>, columns: ReadonlyArray<string>) =>
+/**
+ * A table made before collections were WITHOUT ROWID: rebuilt, keeping the documents and
+ * re-deriving every index column from them.
+ */
+const upgradeTable = (run: Run, spec: CollectionSpec<any>, table: string) =>
   Effect.gen(function*() {
-    const table = tableOf(spec)
-    const rows = (yield* run(
-      `SELECT account_id, environment, id, doc FROM ${quote(table)}`,
+    if (/WITHOUT ROWID/i.test((yield* tableSql(run, table)) ?? "")) return false
+    const rebuilt = `${table}__rebuilt`
+    yield* run(createTable(spec, rebuilt), [], `create ${rebuilt}`)
+    yield* run(
+      `INSERT INTO ${quote(rebuilt)} (account_id, environment, id, doc) SELECT account_id, environment, id, doc FROM ${quote(table)}`,
       [],
-      `read ${table} for back-fill`
-    )) as ReadonlyArray<{ account_id: string; environment: string; id: string; doc: string }>
-    const update = `UPDATE ${quote(table)} SET ${columns.map((c) => `${quote(c)} = ?`).join(", ")} ` +
-      "WHERE account_id = ? AND environment = ? AND id = ?"
-    for (const row of rows) {
-      const values = yield* Effect.try({
-        try: () => indexValuesOf(spec, columns, JSON.parse(row.doc)),
-        catch: (cause) =>
-          new StorageFailure({ detail: `${table}: back-fill of ${columns.join(", ")} failed on ${row.id}`, cause })
-      })
-      yield* run(update, [...values, row.account_id, row.environment, row.id], `back-fill ${table}`)
-    }
+      `copy ${table}`
+    )
+    yield* run(`DROP TABLE ${quote(table)}`, [], `drop the old ${table}`)
+    yield* run(`ALTER TABLE ${quote(rebuilt)} RENAME TO ${quote(table)}`, [], `rename ${rebuilt}`)
+    yield* backfill(sqlite, run, spec, Object.keys(spec.indexes))
+    yield* record(run, `${table}.without_rowid`)
+    return true
   })
+
+const sqlite: MigrationDialect = {
+  ...sqliteDialect,
+  reportedType: sqlType,
+  columnType: sqlType,
+  createTable,
+  columnsOf: (run, table) =>
+    Effect.map(
+      run("SELECT name, type FROM pragma_table_info(?)", [table], `inspect ${table}`),
+      (rows) => rows.map((c: { name: string; type: string }) => ({ name: c.name, type: c.type.toUpperCase() }))
+    ),
+  upgradeTable,
+  indexName: (table, group) => `ix_${table}_${group.join("__")}`,
+  indexesOf: (run, table) =>
+    Effect.map(
+      run(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND substr(name, 1, 3) = 'ix_'",
+        [table],
+        `list ${table} indexes`
+      ),
+      (rows) => rows.map((row: { name: string }) => row.name)
+    ),
+  recordMigration: "INSERT OR IGNORE INTO slotwise_migrations (id, applied_at) VALUES (?, ?)",
+  fillField: (table, field, json) => [
+    `UPDATE ${table} SET doc = json_set(doc, ?, json(?)) WHERE json_type(doc, ?) IS NULL`,
+    [`$.${field}`, json, `$.${field}`]
+  ],
+  fillListField: (table, field, source) => [
+    `UPDATE ${table} SET doc = json_set(doc, ?, json_array(json_extract(doc, ?))) WHERE json_type(doc, ?) IS NULL`,
+    [`$.${field}`, `$.${source}`, `$.${field}`]
+  ],
+  documentOf: (stored) => JSON.parse(stored as string)
+}

@@ -81,6 +81,7 @@ export const publicBooking = (b: Booking): PublicBooking => ({
   end: b.end,
   status: b.status,
   price: b.price,
+  series_id: b.series_id,
   created_at: b.created_at,
   updated_at: b.updated_at
 })

@@ -12,7 +12,6 @@ import { Instant, Name, optional, TimeZone, toMillis } from "./common.js"
 import { Id } from "./ids.js"
 import type { Service } from "./service.js"
 import type { TenantId } from "../ports/tenant.js"
-import type { Policy } from "../ratelimit/policy.js"
 
 const MINUTE = 60_000
 const ULID = "[0-9A-HJKMNP-TV-Z]{26}"
@@ -165,25 +164,5 @@ export const ManageLink = Schema.Struct({
 }).annotations({ identifier: "ManageLink" })
 export type ManageLink = typeof ManageLink.Type
 
-/** Limits of the manage endpoints (the token is the credential, so the client address is counted). */
-export const MANAGE_LIMITS = {
-  /** Requests per client address per minute, any manage endpoint, valid token or not. */
-  perAddressPerMinute: 30,
-  /** Cancels and reschedules per booking per hour. */
-  writesPerBookingPerHour: 10
-} as const
-
-/** Every manage request, counted by client address: slows guessing and scraping. */
-export const manageAddressPolicy = (address: string): Policy => ({
-  key: `manage-ip:${address}`,
-  name: "manage",
-  limit: MANAGE_LIMITS.perAddressPerMinute
-})
-
-/** A client's cancels and reschedules, counted by booking (so a new link does not reset them). */
-export const manageWritePolicy = (tenant: TenantId, bookingId: string): Policy => ({
-  key: `manage-write:${tenant.account_id}:${tenant.environment}:${bookingId}`,
-  name: "manage-writes",
-  limit: MANAGE_LIMITS.writesPerBookingPerHour,
-  window_seconds: 3600
-})
+// The manage endpoints' limits are rate-limit policy; kept importable from here.
+export { MANAGE_LIMITS, manageAddressPolicy, manageWritePolicy } from "../ratelimit/policy.js"

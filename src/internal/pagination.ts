@@ -6,30 +6,12 @@
 import { Effect, Schema } from "effect"
 import { BadRequest } from "../domain/errors.js"
 import type { IndexValue } from "../ports/storage.js"
-import { containsNul } from "./validation.js"
+import { containsNul } from "../domain/validation.js"
 
-export const DEFAULT_LIMIT = 20
-const MAX_LIMIT = 100
+// The page's public shape lives with the domain; cursors stay internal.
+import type { Page } from "../domain/page.js"
 
-export const Limit = Schema.Int.pipe(
-  Schema.between(1, MAX_LIMIT, { message: () => `must be a whole number from 1 to ${MAX_LIMIT}` }),
-  Schema.annotations({ description: `items per page, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT})` })
-)
-
-export interface Page<A> {
-  readonly object: "list"
-  readonly data: ReadonlyArray<A>
-  readonly has_more: boolean
-  readonly next_cursor: string | null
-}
-
-export const PageSchema = <S extends Schema.Schema.Any>(item: S) =>
-  Schema.Struct({
-    object: Schema.Literal("list").annotations({ description: "the type of this object: always `list`" }),
-    data: Schema.Array(item).annotations({ description: "this page's items" }),
-    has_more: Schema.Boolean.annotations({ description: "whether more items follow this page" }),
-    next_cursor: Schema.NullOr(Schema.String).annotations({ description: "pass as `cursor` for the next page; null on the last" })
-  })
+export { DEFAULT_LIMIT, Limit, type Page, PageSchema } from "../domain/page.js"
 
 /** A short fingerprint of the filters, so a cursor cannot be replayed against other ones. */
 const fingerprint = (filters: unknown): string => {

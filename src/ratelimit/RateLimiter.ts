@@ -1,7 +1,7 @@
 /** The rate limiter: the policy over the store, on Effect's clock. */
 import { Clock, Effect } from "effect"
 import { type Decision, decide, type Policy, WINDOW_MS } from "./policy.js"
-import { RateLimitStore } from "./store.js"
+import { RateLimitStore } from "../ports/rateLimitStore.js"
 
 export class RateLimiter extends Effect.Service<RateLimiter>()("slotwise/RateLimiter", {
   effect: Effect.gen(function*() {

@@ -1,3 +1,3 @@
 export * from "./policy.js"
 export * from "./RateLimiter.js"
-export * from "./store.js"
+export * from "../ports/rateLimitStore.js"

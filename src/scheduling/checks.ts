@@ -1,11 +1,17 @@
 /**
- * The check of one start (docs/api.md §3 "Booking checks", "Explain"): every reason it is not
- * bookable, in words a person can act on, and the nearest bookable alternatives. What
- * "bookable" means is stated once, in slots.ts, and both follow it.
+ * The booking checks (docs/api.md §3 "Booking checks", "Explain"). A start `s` (end
+ * `e = s + duration`) is bookable when
+ * - `[s, e]` lies inside one available window (buffers need not);
+ * - its occupied range `[s − buffer_before, e + buffer_after)` overlaps no occupancy's
+ *   occupied range — except, when `capacity > 1`, occupancies of the same service at the
+ *   same start, which are seats; seats taken ≥ capacity is `capacity_full`;
+ * - `now + min_notice ≤ s ≤ now + max_advance`.
+ * The rules below state overlap, seats and notice once; the slot sweep (slots.ts) and the
+ * check of one start with its reasons (`checkStart`) both use them.
  */
 import type { Reason } from "../domain/slot.js"
-import { byOccupiedStart, computeSlots, isSeat } from "./slots.js"
-import type { SlotCandidate, SlotPolicy, StaffSchedule } from "./types.js"
+import { computeSlots } from "./slots.js"
+import type { Occupancy, SlotCandidate, SlotPolicy, StaffSchedule } from "./types.js"
 import { type PreparedRules, prepareRules, windowsOf } from "./windows.js"
 import {
   formatDay,
@@ -20,6 +26,42 @@ import {
 
 const MINUTE = 60_000
 const DAY = 86_400_000
+
+/** The range a booking at `start` occupies: its own time widened by the service's buffers. */
+export const occupiedRange = (policy: SlotPolicy, start: number): { readonly start: number; readonly end: number } => ({
+  start: start - policy.buffer_before,
+  end: start + policy.duration + policy.buffer_after
+})
+
+/** Whether an occupancy's occupied range overlaps `[occStart, occEnd)`. */
+export const overlapsOccupied = (o: Occupancy, occStart: number, occEnd: number): boolean =>
+  o.occupied_start < occEnd && occStart < o.occupied_end
+
+/** A booking of the same service at the same start takes a seat rather than conflicting. */
+export const isSeat = (policy: SlotPolicy, o: Occupancy, start: number): boolean =>
+  policy.capacity > 1 && o.service_id === policy.service_id && o.start === start
+
+/** Whether `o` keeps a booking at `start` (occupying `[occStart, occEnd)`) from being made. */
+export const conflicts = (policy: SlotPolicy, o: Occupancy, start: number, occStart: number, occEnd: number): boolean =>
+  overlapsOccupied(o, occStart, occEnd) && !isSeat(policy, o, start)
+
+/** Seats taken per start by occupancies of the policy's service (only when capacity > 1). */
+export const seatsByStart = (policy: SlotPolicy, occupancy: ReadonlyArray<Occupancy>): Map<number, number> | undefined => {
+  if (policy.capacity <= 1) return undefined
+  const seats = new Map<number, number>()
+  for (const o of occupancy) {
+    if (o.service_id === policy.service_id) seats.set(o.start, (seats.get(o.start) ?? 0) + 1)
+  }
+  return seats
+}
+
+/** The first and last start the notice rules allow at `now`. */
+export const noticeBounds = (policy: SlotPolicy, now: number): { readonly earliest: number; readonly latest: number } => ({
+  earliest: now + policy.min_notice,
+  latest: now + policy.max_advance
+})
+
+export const byOccupiedStart = (a: Occupancy, b: Occupancy) => a.occupied_start - b.occupied_start
 
 /** The zone for human-readable details: the first wall-clock rule's, else UTC. */
 const displayZone = (rules: PreparedRules): string => rules.weekly[0]?.zone ?? rules.dates[0]?.zone ?? "UTC"
@@ -150,12 +192,11 @@ export const checkStart = (input: {
   const windows = windowsOf(rules, { start, end: Math.max(end, start + 1) })
   if (!windows.some((w) => w.start <= start && end <= w.end)) reasons.push(windowReason(rules, start, end, zone))
 
-  const occStart = start - policy.buffer_before
-  const occEnd = end + policy.buffer_after
-  const conflicts = schedule.occupancy
-    .filter((o) => o.occupied_start < occEnd && occStart < o.occupied_end && !isSeat(policy, o, start))
+  const { start: occStart, end: occEnd } = occupiedRange(policy, start)
+  const conflicting = schedule.occupancy
+    .filter((o) => conflicts(policy, o, start, occStart, occEnd))
     .sort((a, b) => a.start - b.start || byOccupiedStart(a, b))
-  for (const o of conflicts) {
+  for (const o of conflicting) {
     const when = span(zone, o.start, o.end)
     if (o.kind === "hold") {
       reasons.push({ code: "held", detail: `Hold ${o.id} reserves ${when} (${zone}).`, hold_id: o.id })
@@ -171,9 +212,8 @@ export const checkStart = (input: {
     }
   }
 
+  const taken = seatsByStart(policy, schedule.occupancy)?.get(start) ?? 0
   if (policy.capacity > 1) {
-    let taken = 0
-    for (const o of schedule.occupancy) if (isSeat(policy, o, start)) taken++
     if (taken >= policy.capacity) {
       reasons.push({
         code: "capacity_full",
@@ -182,8 +222,9 @@ export const checkStart = (input: {
     }
   }
 
-  if (start < now + policy.min_notice) {
-    const earliest = `the earliest start now is ${formatLocal(zone, now + policy.min_notice)} (${zone}).`
+  const notice = noticeBounds(policy, now)
+  if (start < notice.earliest) {
+    const earliest = `the earliest start now is ${formatLocal(zone, notice.earliest)} (${zone}).`
     reasons.push({
       code: "min_notice",
       detail: start < now
@@ -191,11 +232,11 @@ export const checkStart = (input: {
         : `Bookings need ${minutesText(policy.min_notice)} notice: ${earliest}`
     })
   }
-  if (start > now + policy.max_advance) {
+  if (start > notice.latest) {
     reasons.push({
       code: "max_advance",
       detail: `Bookings open at most ${minutesText(policy.max_advance)} ahead: the latest start now is ` +
-        `${formatLocal(zone, now + policy.max_advance)} (${zone}).`
+        `${formatLocal(zone, notice.latest)} (${zone}).`
     })
   }
   return reasons

@@ -1,18 +1,12 @@
 /**
- * Slots (docs/api.md §3 "Slots"): every bookable start of some schedules in a range. The check
- * of one start with its reasons, and the alternatives of a refused one, are in checks.ts.
- *
- * A start `s` (end `e = s + duration`) is bookable when
- * - `[s, e]` lies inside one available window (buffers need not);
- * - its occupied range `[s − buffer_before, e + buffer_after)` overlaps no occupancy's
- *   occupied range — except, when `capacity > 1`, occupancies of the same service at the
- *   same start, which are seats; seats taken ≥ capacity is `capacity_full`;
- * - `now + min_notice ≤ s ≤ now + max_advance`.
+ * Slots (docs/api.md §3 "Slots"): every bookable start of some schedules in a range, by the
+ * rules of checks.ts (overlap, seats, notice), swept in one pass per schedule. The check of
+ * one start with its reasons, and the alternatives of a refused one, are in checks.ts too.
+ * (The two modules import each other's functions; neither uses the other's at load time.)
  */
+import { byOccupiedStart, conflicts, noticeBounds, occupiedRange, seatsByStart } from "./checks.js"
 import type { Interval, Occupancy, SlotCandidate, SlotPolicy, StaffSchedule } from "./types.js"
 import { prepareRules, windowsOf } from "./windows.js"
-
-export const byOccupiedStart = (a: Occupancy, b: Occupancy) => a.occupied_start - b.occupied_start
 
 /**
  * Occupancy in order of `occupied_start`. Integer keys are packed with their index into one
@@ -42,20 +36,6 @@ const sortedOccupancy = (occupancy: ReadonlyArray<Occupancy>): ReadonlyArray<Occ
   return out
 }
 
-/** Seats taken per start by occupancies of the policy's service (only when capacity > 1). */
-const seatsByStart = (policy: SlotPolicy, occupancy: ReadonlyArray<Occupancy>): Map<number, number> | undefined => {
-  if (policy.capacity <= 1) return undefined
-  const seats = new Map<number, number>()
-  for (const o of occupancy) {
-    if (o.service_id === policy.service_id) seats.set(o.start, (seats.get(o.start) ?? 0) + 1)
-  }
-  return seats
-}
-
-/** A booking of the same service at the same start takes a seat rather than conflicting. */
-export const isSeat = (policy: SlotPolicy, o: Occupancy, start: number): boolean =>
-  policy.capacity > 1 && o.service_id === policy.service_id && o.start === start
-
 const stepOf = (policy: SlotPolicy): number => (policy.interval > 0 ? policy.interval : policy.duration)
 
 /** One schedule's bookable starts, in order, and the seats left at each when seats vary. */
@@ -68,11 +48,12 @@ interface Run {
 
 /** The bookable starts of one schedule. */
 const runOf = (policy: SlotPolicy, schedule: StaffSchedule, range: Interval, now: number): Run => {
-  const { duration, buffer_before, buffer_after, capacity } = policy
+  const { duration, capacity } = policy
   const run: Run = { staff_id: schedule.staff_id, starts: [], remaining: capacity > 1 ? [] : undefined }
   const step = stepOf(policy)
-  const earliest = Math.max(range.start, now + policy.min_notice)
-  const latest = now + policy.max_advance
+  const notice = noticeBounds(policy, now)
+  const earliest = Math.max(range.start, notice.earliest)
+  const latest = notice.latest
   const windows = windowsOf(prepareRules(schedule.rules, schedule.busy), range)
   if (windows.length === 0) return run
   const occ = sortedOccupancy(schedule.occupancy)
@@ -85,8 +66,7 @@ const runOf = (policy: SlotPolicy, schedule: StaffSchedule, range: Interval, now
     let s = w.start
     if (s < earliest) s += Math.ceil((earliest - s) / step) * step
     for (; s + duration <= w.end && s < range.end && s <= latest; s += step) {
-      const occStart = s - buffer_before
-      const occEnd = s + duration + buffer_after
+      const { start: occStart, end: occEnd } = occupiedRange(policy, s)
       while (next < occ.length && occ[next]!.occupied_start < occEnd) active.push(occ[next++]!)
       let conflict = false
       let kept = 0
@@ -94,7 +74,7 @@ const runOf = (policy: SlotPolicy, schedule: StaffSchedule, range: Interval, now
         const o = active[i]!
         if (o.occupied_end <= occStart) continue // behind every later candidate too
         active[kept++] = o
-        if (!conflict && !isSeat(policy, o, s)) conflict = true
+        if (!conflict && conflicts(policy, o, s, occStart, occEnd)) conflict = true
       }
       if (kept < active.length) active.length = kept // a runtime call: only when something left
       if (conflict) continue

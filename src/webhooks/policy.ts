@@ -5,7 +5,7 @@
  * name is checked only at delivery time.
  */
 import { Context, Effect } from "effect"
-import { validationFailed } from "../internal/validation.js"
+import { validationFailed } from "../domain/validation.js"
 import { addressBlockReason, hostOf, isIpLiteral, literalHostBlockReason } from "./address.js"
 
 export interface WebhookPolicyService {

@@ -6,12 +6,21 @@ import {
   ANONYMOUS_LIMIT,
   decide,
   headersOf,
+  isSignInKey,
+  MANAGE_LIMITS,
+  manageAddressPolicy,
+  manageWritePolicy,
+  OPERATOR_POLICY,
+  policyForCaller,
   PLAN_RATE_LIMITS,
   policyForAddress,
   policyForKey,
   policyForVisitor,
   RateLimiter,
   RateLimitStore,
+  refusalOf,
+  SIGN_IN_LIMITS,
+  signInPolicies,
   WINDOW_MS
 } from "../../src/ratelimit/index.js"
 
@@ -50,6 +59,47 @@ describe("a publishable key's visitors", () => {
     expect(visitor.key).not.toBe(policyForKey(account, "key_1").key)
     expect(visitor.key).not.toBe(policyForAddress("203.0.113.9").key)
     expect(policyForVisitor({ plan: "free", rate_limit_per_minute: 5 }, { key_id: "key_1", address: "::1" })).toMatchObject({ name: "custom", limit: 5 })
+  })
+})
+
+describe("the policy of each kind of caller", () => {
+  const account = { plan: "pro" as const, rate_limit_per_minute: null }
+  const principal = { account, key: { id: "key_9" } } as never
+  const noAddress = () => {
+    throw new Error("the address is read only when it is the counter")
+  }
+
+  it("a key, its visitor, the operator and an anonymous address each get their own policy", () => {
+    expect(policyForCaller({ _tag: "Authenticated", principal }, noAddress)).toEqual(policyForKey(account, "key_9"))
+    expect(policyForCaller({ _tag: "Authenticated", principal }, noAddress, { key_id: "key_9", address: "::1" }))
+      .toEqual(policyForVisitor(account, { key_id: "key_9", address: "::1" }))
+    expect(policyForCaller({ _tag: "Operator" }, noAddress)).toBe(OPERATOR_POLICY)
+    expect(policyForCaller(undefined, () => "198.51.100.4")).toEqual(policyForAddress("198.51.100.4"))
+    expect(policyForCaller({ _tag: "Anonymous" }, () => "198.51.100.4")).toEqual(policyForAddress("198.51.100.4"))
+  })
+
+  it("sign-in attempts count per account and email and per address, under keys a fallback store recognises", () => {
+    const [perEmail, perAddress] = signInPolicies("acc_1", "ann@example.com", "192.0.2.1")
+    expect(perEmail).toEqual({ key: "signin:acc_1:ann@example.com", name: "sign-in", limit: SIGN_IN_LIMITS.perEmail })
+    expect(perAddress).toEqual({ key: "signin-ip:192.0.2.1", name: "sign-in", limit: SIGN_IN_LIMITS.perAddress })
+    expect(isSignInKey(perEmail.key) && isSignInKey(perAddress.key)).toBe(true)
+    expect(isSignInKey(policyForAddress("192.0.2.1").key)).toBe(false)
+    expect(signInPolicies("acc_1", "a", "b", { perEmail: 1, perAddress: 2 }).map((p) => p.limit)).toEqual([1, 2])
+  })
+
+  it("manage links count per address per minute and writes per booking per hour", () => {
+    expect(manageAddressPolicy("::1")).toEqual({ key: "manage-ip:::1", name: "manage", limit: MANAGE_LIMITS.perAddressPerMinute })
+    const tenant = { account_id: "acc_1", environment: "sandbox" } as never
+    expect(manageWritePolicy(tenant, "bkg_1")).toMatchObject({ limit: MANAGE_LIMITS.writesPerBookingPerHour, window_seconds: 3600 })
+  })
+
+  it("a refusal names the policy's window and the wait; an allowed request has none", () => {
+    const hourly = manageWritePolicy({ account_id: "acc_1", environment: "sandbox" } as never, "bkg_1")
+    const refused = refusalOf(hourly, decide(hourly, { count: 11, reset_ms: 1_000 + 90_000 }, 1_000))
+    expect(refused).toMatchObject({ retry_after_seconds: 90 })
+    expect(refused?.detail).toContain("per hour")
+    const minute = policyForAddress("::1")
+    expect(refusalOf(minute, decide(minute, { count: 1, reset_ms: 61_000 }, 1_000))).toBeUndefined()
   })
 })
 

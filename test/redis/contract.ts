@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, type Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { decide, type Policy, WINDOW_MS } from "../../src/ratelimit/policy.js"
-import { RateLimitStore } from "../../src/ratelimit/store.js"
+import { RateLimitStore } from "../../src/ports/rateLimitStore.js"
 
 /** A fixed instant: the store must use the `now` it is given, never its own clock. */
 export const T0 = 1_700_000_000_000

@@ -14,7 +14,7 @@ import { Redis } from "ioredis"
 import { makeMemoryRateLimitStore, MemoryRateLimitStoreLive } from "../../adapters/memory/ratelimit.js"
 import { RedisRateLimitStoreLive } from "../../adapters/redis/ratelimit.js"
 import { WINDOW_MS } from "../../src/ratelimit/policy.js"
-import { RateLimitStore } from "../../src/ratelimit/store.js"
+import { RateLimitStore } from "../../src/ports/rateLimitStore.js"
 import { freshKey, rateLimitStoreContract, T0 } from "./contract.js"
 
 const url = process.env.SLOTWISE_TEST_REDIS_URL ?? "redis://127.0.0.1:6379"

@@ -3,7 +3,7 @@
  * the operator's token, or an API key with a scope (and whether publishable keys may call
  * it). The request pipeline enforces it before the handler runs; the OpenAPI document shows it.
  */
-import { OpenApi } from "@effect/platform"
+import { HttpApi, OpenApi } from "@effect/platform"
 import { Context } from "effect"
 import { type AccessRequirement, requiredScopes } from "../../../src/auth/access.js"
 import type { Scope } from "../../../src/domain/apiKey.js"
@@ -50,3 +50,28 @@ export const adminAccess: AccessRule = { auth: "admin" }
 
 /** An endpoint's access rule, from its (merged) annotations; an endpoint without one is public. */
 export const accessOf = (annotations: Context.Context<never>): AccessRule => Context.getOrElse(annotations, Access, () => publicAccess)
+
+/** One endpoint of an API with the access rule its annotations give it. */
+export interface EndpointAccess {
+  readonly method: string
+  readonly path: string
+  readonly access: AccessRule
+}
+
+/** Every endpoint of `api` with its access rule, read from the annotations (never listed by hand). */
+export const endpointAccess = (api: HttpApi.HttpApi.Any): ReadonlyArray<EndpointAccess> => {
+  const endpoints: Array<EndpointAccess> = []
+  HttpApi.reflect(api as any, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint, mergedAnnotations }) => {
+      endpoints.push({ method: endpoint.method, path: endpoint.path, access: accessOf(mergedAnnotations) })
+    }
+  })
+  return endpoints
+}
+
+/** The endpoints a publishable key may call (`GET /v1/services`), derived from the annotations. */
+export const publishableEndpoints = (api: HttpApi.HttpApi.Any): ReadonlyArray<string> =>
+  endpointAccess(api)
+    .filter(({ access }) => access.auth === "key" && access.publishable)
+    .map(({ method, path }) => `${method} ${path}`)

@@ -1,7 +1,7 @@
 /** Pieces every group shares: path ids, strict bodies and their messages, list pages. */
 import { Either, ParseResult, Schema, SchemaAST as AST } from "effect"
 import { PageSchema } from "../../../src/internal/pagination.js"
-import { type FieldIssue, inputDecoder } from "../../../src/internal/validation.js"
+import { type FieldIssue, inputDecoder } from "../../../src/domain/validation.js"
 
 /** `{id}` in a path: any text; an id that names nothing (or another tenant's) is a 404. */
 export const IdPath = Schema.Struct({ id: Schema.String })

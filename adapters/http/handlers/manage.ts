@@ -5,10 +5,8 @@
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, FiberRef } from "effect"
-import { RateLimited } from "../../../src/domain/errors.js"
-import { manageAddressPolicy, manageWritePolicy } from "../../../src/domain/manageLink.js"
 import { Manage } from "../../../src/Manage.js"
-import type { Policy } from "../../../src/ratelimit/policy.js"
+import { manageAddressPolicy, manageWritePolicy, type Policy, refusalOf } from "../../../src/ratelimit/policy.js"
 import { RateLimiter } from "../../../src/ratelimit/RateLimiter.js"
 import { SlotwiseApi } from "../api.js"
 import { currentAuth } from "../middleware/state.js"
@@ -25,14 +23,10 @@ export const ManageLive = HttpApiBuilder.group(SlotwiseApi, "manage", (handlers)
     const limiter = yield* RateLimiter
 
     const limit = (policy: Policy) =>
-      Effect.flatMap(limiter.check(policy), (decision) =>
-        decision.allowed ? Effect.void : Effect.fail(
-          new RateLimited({
-            detail: `at most ${decision.limit} such requests per ${policy.window_seconds === undefined ? "minute" : "hour"}; ` +
-              `retry in ${decision.reset_seconds} s`,
-            retry_after_seconds: decision.reset_seconds
-          })
-        ))
+      Effect.flatMap(limiter.check(policy), (decision) => {
+        const refusal = refusalOf(policy, decision)
+        return refusal === undefined ? Effect.void : Effect.fail(refusal)
+      })
     const perAddress = Effect.flatMap(FiberRef.get(currentAuth), (auth) => limit(manageAddressPolicy(auth.address())))
     /** Counts a write against the booking the token opens (a token that opens none is the usual 404). */
     const perBooking = (token: string) =>

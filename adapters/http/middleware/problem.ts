@@ -21,7 +21,7 @@ import {
 } from "../../../src/domain/errors.js"
 import { MANAGE_PATH, UNKNOWN_LINK_DETAIL } from "../../../src/domain/manageLink.js"
 import { isWellFormedId } from "../../../src/domain/ids.js"
-import { fieldErrorsDetail, fieldErrorsOf } from "../../../src/internal/validation.js"
+import { fieldErrorsDetail, fieldErrorsOf } from "../../../src/domain/validation.js"
 import { PROBLEM_CONTENT_TYPE, type TransportFailure, transportProblem } from "../contract/problems.js"
 
 export const problemResponse = (problem: Problem, headers: Record<string, string> = {}) =>

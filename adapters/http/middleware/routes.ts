@@ -4,8 +4,8 @@
  * needs this before the router runs, to answer 404/405 as problems, to authenticate and
  * rate-limit every request the same way, and to check scopes before a body is read.
  */
-import { HttpApi } from "@effect/platform"
-import { accessOf, type AccessRule } from "../contract/access.js"
+import type { HttpApi } from "@effect/platform"
+import { type AccessRule, endpointAccess } from "../contract/access.js"
 
 interface Route {
   readonly method: string
@@ -37,12 +37,7 @@ export const makeRouteTable = (
     const params = segments.map((s) => s.startsWith(":"))
     routes.push({ method, segments, params, statics: params.filter((p) => !p).length, access })
   }
-  HttpApi.reflect(api as any, {
-    onGroup: () => {},
-    onEndpoint: ({ endpoint, mergedAnnotations }) => {
-      add(endpoint.method, endpoint.path, accessOf(mergedAnnotations))
-    }
-  })
+  for (const route of endpointAccess(api)) add(route.method, route.path, route.access)
   for (const route of extra) add(route.method, route.path, route.access)
 
   const bySize = new Map<number, Array<Route>>()

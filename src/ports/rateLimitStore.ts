@@ -5,7 +5,7 @@
  */
 import { Context, type Effect } from "effect"
 import type { StorageFailure } from "../domain/errors.js"
-import type { WindowCount } from "./policy.js"
+import type { WindowCount } from "../ratelimit/policy.js"
 
 export interface RateLimitStoreService {
   /**

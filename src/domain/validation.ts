@@ -7,7 +7,7 @@
  * body stays small whatever was sent.
  */
 import { type Effect, Either, ParseResult, type Schema, SchemaAST as AST } from "effect"
-import { type FieldError, ValidationFailed } from "../domain/errors.js"
+import { type FieldError, ValidationFailed } from "./errors.js"
 
 /** One invalid field: its path as keys, and what is wrong with it. */
 export interface FieldIssue {

@@ -1,0 +1,172 @@
+/**
+ * The migration steps every SQL storage shares, written once over a dialect's DDL: create
+ * a collection's table or add (and back-fill) the index columns it lacks, write added
+ * fields into stored documents once, and keep the indexes the spec names. Every step is
+ * idempotent and checks the live schema rather than the bookkeeping table (except added
+ * fields, which cannot be seen without reading every document). Callers run them inside
+ * one transaction that excludes other processes (`BEGIN IMMEDIATE`, an advisory lock).
+ */
+import { Effect, Either } from "effect"
+import { StorageFailure } from "../../src/domain/errors.js"
+import { indexColumnsToAdd, indexValuesOf, specProblem, storageIndexGroups } from "../../src/ports/specs.js"
+import { type CollectionSpec, ListOfField } from "../../src/ports/storage.js"
+import type { Dialect, IndexType } from "./dialect.js"
+import { quote, tableOf } from "./query.js"
+
+/** Runs one statement on the connection of the open transaction. */
+export type Run = (
+  sql: string,
+  params: ReadonlyArray<unknown>,
+  what: string
+) => Effect.Effect<ReadonlyArray<any>, StorageFailure>
+
+/** A live column: its name and its type as the catalogue reports it. */
+export interface LiveColumn {
+  readonly name: string
+  readonly type: string
+}
+
+/** The DDL and catalogue reads of one database. */
+export interface MigrationDialect extends Dialect {
+  /** Longest collection name the dialect's identifiers leave room for. */
+  readonly maxCollectionName?: number | undefined
+  /** An index column's type as the catalogue reports it (to compare with a live column). */
+  readonly reportedType: (type: IndexType) => string
+  /** An index column's type in `CREATE TABLE` / `ADD COLUMN`. */
+  readonly columnType: (type: IndexType) => string
+  /** A collection's table: tenant, id, one column per index, the JSON document last. */
+  readonly createTable: (spec: CollectionSpec<any>, table: string) => string
+  /** The table's live columns; none when there is no such table. */
+  readonly columnsOf: (run: Run, table: string) => Effect.Effect<ReadonlyArray<LiveColumn>, StorageFailure>
+  /**
+   * Brings a table of an earlier layout to the current one, keeping its documents; whether
+   * it did (its index columns are then filled already).
+   */
+  readonly upgradeTable?: ((run: Run, spec: CollectionSpec<any>, table: string) => Effect.Effect<boolean, StorageFailure>) | undefined
+  /** The name of the index on `group` (within the dialect's identifier length). */
+  readonly indexName: (table: string, group: ReadonlyArray<string>) => string
+  /** The `ix_…` indexes the table has. */
+  readonly indexesOf: (run: Run, table: string) => Effect.Effect<ReadonlyArray<string>, StorageFailure>
+  /** Records a migration step unless it is recorded: params (id, applied_at). */
+  readonly recordMigration: string
+  /** Writes `field` (its value as JSON text) into every document that lacks it. */
+  readonly fillField: (quotedTable: string, field: string, json: string) => readonly [sql: string, params: ReadonlyArray<unknown>]
+  /** Writes `field` as a one-element list of the document's own `source` into every document that lacks it. */
+  readonly fillListField: (quotedTable: string, field: string, source: string) => readonly [sql: string, params: ReadonlyArray<unknown>]
+  /** A stored document as the driver returns it, parsed. */
+  readonly documentOf: (stored: unknown) => unknown
+}
+
+/** Records a step in `slotwise_migrations`, for operators (never read to decide, but for added fields). */
+export const record = (dialect: MigrationDialect, run: Run, id: string) =>
+  run(dialect.recordMigration, [id, Date.now()], `record migration ${id}`)
+
+/** Creates the collection's table, or adds (and back-fills) the index columns it lacks; then its indexes. */
+export const migrateCollection = (
+  dialect: MigrationDialect,
+  run: Run,
+  spec: CollectionSpec<any>
+): Effect.Effect<void, StorageFailure> =>
+  Effect.gen(function*() {
+    const problem = specProblem(
+      spec,
+      dialect.maxCollectionName === undefined ? {} : { maxNameLength: dialect.maxCollectionName }
+    )
+    if (problem !== undefined) return yield* Effect.fail(new StorageFailure({ detail: problem }))
+    const table = tableOf(spec)
+    const existing = yield* dialect.columnsOf(run, table)
+
+    const created = existing.length === 0
+    if (created) {
+      yield* run(dialect.createTable(spec, table), [], `create ${table}`)
+      yield* record(dialect, run, table)
+    } else if (dialect.upgradeTable === undefined || !(yield* dialect.upgradeTable(run, spec, table))) {
+      const types = new Map(existing.map((c) => [c.name, c.type]))
+      const missing = yield* Either.mapLeft(
+        indexColumnsToAdd(spec, table, types, dialect.reportedType),
+        (detail) => new StorageFailure({ detail })
+      )
+      for (const column of missing) {
+        yield* run(
+          `ALTER TABLE ${quote(table)} ADD COLUMN ${quote(column)} ${dialect.columnType(spec.indexes[column]!.type)}`,
+          [],
+          `add ${table}.${column}`
+        )
+      }
+      if (missing.length > 0) yield* backfill(dialect, run, spec, missing)
+      for (const column of missing) yield* record(dialect, run, `${table}.${column}`)
+    }
+
+    yield* fillAddedFields(dialect, run, spec, created)
+    yield* syncIndexes(dialect, run, spec)
+  })
+
+/** Creates the indexes the spec names and drops the others (they only slow writes down). */
+const syncIndexes = (dialect: MigrationDialect, run: Run, spec: CollectionSpec<any>) =>
+  Effect.gen(function*() {
+    const table = tableOf(spec)
+    const wanted = new Map(storageIndexGroups(spec).map((group) => [dialect.indexName(table, group), group]))
+    const present = new Set(yield* dialect.indexesOf(run, table))
+    for (const [name, group] of wanted) {
+      if (present.has(name)) continue
+      yield* run(
+        `CREATE INDEX IF NOT EXISTS ${quote(name)} ON ${quote(table)} ` +
+          `(account_id, environment, ${group.map((c) => dialect.orderKey(quote(c))).join(", ")}, id)`,
+        [],
+        `index ${table}.${group.join(",")}`
+      )
+    }
+    for (const name of present) {
+      if (!wanted.has(name)) yield* run(`DROP INDEX IF EXISTS ${quote(name)}`, [], `drop index ${name}`)
+    }
+  })
+
+/**
+ * Writes each of the spec's added fields into the documents stored without it. Unlike a
+ * column, a field missing from some documents cannot be seen without reading them all, so
+ * this step alone goes by the bookkeeping table: it runs once per field (a table created
+ * with the field known holds no earlier documents).
+ */
+const fillAddedFields = (dialect: MigrationDialect, run: Run, spec: CollectionSpec<any>, created: boolean) =>
+  Effect.gen(function*() {
+    const table = tableOf(spec)
+    for (const [field, value] of Object.entries(spec.addedFields ?? {})) {
+      const step = `${table}.doc.${field}`
+      if (!created) {
+        const done = yield* run(
+          `SELECT 1 FROM slotwise_migrations WHERE id = ${dialect.placeholder(1)}`,
+          [step],
+          `check ${step}`
+        )
+        if (done.length > 0) continue
+        const [fill, params] = value instanceof ListOfField
+          ? dialect.fillListField(quote(table), field, value.field)
+          : dialect.fillField(quote(table), field, JSON.stringify(value))
+        yield* run(fill, params, `fill ${step}`)
+      }
+      yield* record(dialect, run, step)
+    }
+  })
+
+/** Fills index columns from each row's document, with the spec's getters. */
+export const backfill = (dialect: MigrationDialect, run: Run, spec: CollectionSpec<any>, columns: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const table = tableOf(spec)
+    const rows = (yield* run(
+      `SELECT account_id, environment, id, doc FROM ${quote(table)}`,
+      [],
+      `read ${table} for back-fill`
+    )) as ReadonlyArray<{ account_id: string; environment: string; id: string; doc: unknown }>
+    const n = columns.length
+    const at = dialect.placeholder
+    const update = `UPDATE ${quote(table)} SET ${columns.map((c, i) => `${quote(c)} = ${at(i + 1)}`).join(", ")} ` +
+      `WHERE account_id = ${at(n + 1)} AND environment = ${at(n + 2)} AND id = ${at(n + 3)}`
+    for (const row of rows) {
+      const values = yield* Effect.try({
+        try: () => indexValuesOf(spec, columns, dialect.documentOf(row.doc)),
+        catch: (cause) =>
+          new StorageFailure({ detail: `${table}: back-fill of ${columns.join(", ")} failed on ${row.id}`, cause })
+      })
+      yield* run(update, [...values, row.account_id, row.environment, row.id], `back-fill ${table}`)
+    }
+  })
