@@ -9,7 +9,7 @@
  * the same hash (compared in constant time), so a rotation, a deletion or a sandbox reset
  * ends the old URL at once.
  */
-import { Clock, Context, Effect, Option } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { AccountsCollection, SYSTEM_TENANT } from "./auth/collections.js"
 import { constantTimeEqual, sha256Hex } from "./auth/crypto.js"
 import {
@@ -28,6 +28,7 @@ import {
 import { NotFound, type StorageFailure } from "./domain/errors.js"
 import { currentStamp, findOr404 } from "./internal/resources.js"
 import { CalendarRenderer } from "./ports/calendar.js"
+import { hostnameOfBase, PublicUrl } from "./ports/publicUrl.js"
 import { BookingsCollection, ClientsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
 import { type Condition, type CollectionSpec, Storage } from "./ports/storage.js"
 import { Tenant, type TenantId } from "./ports/tenant.js"
@@ -55,21 +56,11 @@ export const CalendarFeedTokensCollection: CollectionSpec<CalendarFeedToken> = {
 /** The tenant of the token map: no account id starts with `_`. */
 export const CALENDAR_FEED_TOKENS_TENANT: TenantId = { account_id: "_calendar_feeds", environment: "production" }
 
-export interface CalendarFeedSettingsService {
-  /** The server's public base URL: feed URLs start with it, and its host ends every event's UID. */
-  readonly publicUrl?: string | undefined
-}
-
-export class CalendarFeedSettings extends Context.Tag("slotwise/CalendarFeedSettings")<
-  CalendarFeedSettings,
-  CalendarFeedSettingsService
->() {}
-
 /** The most events one feed holds (the earliest first). */
 export const MAX_FEED_EVENTS = 5000
 /** Clients read per query when naming a feed's bookings. */
 const CLIENTS_PER_QUERY = 500
-/** The UID host when no public URL is configured and the caller names none. */
+/** The UID host when the public URL has none (a bare path). */
 const FALLBACK_UID_HOST = "slotwise"
 
 const TOKEN_BYTES = 32
@@ -108,9 +99,8 @@ export class CalendarFeeds extends Effect.Service<CalendarFeeds>()("slotwise/Cal
   effect: Effect.gen(function*() {
     const storage = yield* Storage
     const renderer = yield* Effect.serviceOption(CalendarRenderer)
-    const settings = Option.getOrElse(yield* Effect.serviceOption(CalendarFeedSettings), (): CalendarFeedSettingsService => ({}))
-    const publicUrl = settings.publicUrl?.replace(/\/+$/, "")
-    const publicHost = publicUrl !== undefined && URL.canParse(publicUrl) ? new URL(publicUrl).host : undefined
+    // Read once, when the layer is built: the composition root provides it to the layer.
+    const publicUrl = yield* PublicUrl
     const feeds = storage.collection(CalendarFeedsCollection)
     const tokens = storage.collection(CalendarFeedTokensCollection)
     const staff = storage.collection(StaffCollection)
@@ -135,11 +125,10 @@ export class CalendarFeeds extends Effect.Service<CalendarFeeds>()("slotwise/Cal
       })
 
     /**
-     * Makes the feed's secret URL, replacing (and so ending) any earlier one. `baseUrl` is
-     * where the server is reached when no public URL is configured; without either the URL
-     * is a path.
+     * Makes the feed's secret URL under the server's public URL (never a custom domain: a
+     * subscription must outlive the domain), replacing (and so ending) any earlier one.
      */
-    const create = (staffId?: string, baseUrl?: string): Effect.Effect<CalendarFeedCreated, NotFound | StorageFailure, Tenant> =>
+    const create = (staffId?: string): Effect.Effect<CalendarFeedCreated, NotFound | StorageFailure, Tenant> =>
       storage.transaction(Effect.gen(function*() {
         const tenant = yield* Tenant
         const id = yield* feedId(staffId)
@@ -154,7 +143,7 @@ export class CalendarFeeds extends Effect.Service<CalendarFeeds>()("slotwise/Cal
         }
         yield* Option.isSome(previous) ? feeds.update(stored) : feeds.insert(stored)
         yield* asTokens(tokens.insert({ id: stored.token_hash, ...tenant, feed_id: id }))
-        const base = publicUrl ?? baseUrl?.replace(/\/+$/, "") ?? ""
+        const base = yield* publicUrl.baseFor(tenant)
         return { ...feedOf(stored), url: `${base}${feedPath(token)}` }
       }))
 
@@ -221,10 +210,10 @@ export class CalendarFeeds extends Effect.Service<CalendarFeeds>()("slotwise/Cal
 
     /**
      * The feed a URL's token opens, as iCalendar text, or 404 (the same for every URL that
-     * opens none). Needs no tenant: the token says whose it is. `host` names the server in
-     * the events' UIDs when no public URL is configured.
+     * opens none). Needs no tenant: the token says whose it is. The public URL's hostname ends
+     * every event's UID, so UIDs do not change with the host or port the feed is fetched through.
      */
-    const render = (token: string, host?: string): Effect.Effect<RenderedFeed, NotFound | StorageFailure> =>
+    const render = (token: string): Effect.Effect<RenderedFeed, NotFound | StorageFailure> =>
       Effect.gen(function*() {
         if (!FEED_TOKEN_PATTERN.test(token)) return yield* noFeed()
         const hash = yield* sha256Hex(token)
@@ -235,7 +224,8 @@ export class CalendarFeeds extends Effect.Service<CalendarFeeds>()("slotwise/Cal
           Effect.gen(function*() {
             const feed = yield* feeds.get(entry.value.feed_id)
             if (Option.isNone(feed) || !constantTimeEqual(feed.value.token_hash, hash)) return yield* noFeed()
-            const calendar = yield* calendarOf(feed.value, tenant, publicHost ?? host ?? FALLBACK_UID_HOST)
+            const uidHost = hostnameOfBase(yield* publicUrl.baseFor(tenant)) ?? FALLBACK_UID_HOST
+            const calendar = yield* calendarOf(feed.value, tenant, uidHost)
             if (Option.isNone(renderer)) return yield* Effect.dieMessage("no calendar renderer is configured")
             const body = renderer.value.render(calendar)
             return { body, etag: `"${(yield* sha256Hex(body)).slice(0, 32)}"` }
@@ -249,7 +239,7 @@ export class CalendarFeeds extends Effect.Service<CalendarFeeds>()("slotwise/Cal
       create,
       get,
       delete: remove,
-      createForAccount: (baseUrl?: string) => create(undefined, baseUrl),
+      createForAccount: () => create(undefined),
       getForAccount: () => get(undefined),
       deleteForAccount: () => remove(undefined),
       render

@@ -974,13 +974,13 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           ])
           // Only hashes are stored, never the token.
           for (const entry of yield* entries) expect(entry.id).toMatch(/^[0-9a-f]{64}$/)
-          expect((yield* feeds.render(tokenOf(a1.url))).body.split("\n").slice(1)).toEqual([`bkg_${"A".repeat(26)}@slotwise Booking: Client A`])
-          expect((yield* feeds.render(tokenOf(b.url))).body.split("\n").slice(1)).toEqual([`bkg_${"B".repeat(26)}@slotwise Booking: Client B`])
+          expect((yield* feeds.render(tokenOf(a1.url))).body.split("\n").slice(1)).toEqual([`bkg_${"A".repeat(26)}@127.0.0.1 Booking: Client A`])
+          expect((yield* feeds.render(tokenOf(b.url))).body.split("\n").slice(1)).toEqual([`bkg_${"B".repeat(26)}@127.0.0.1 Booking: Client B`])
 
           const a2 = yield* feeds.create(staffA).pipe(as(tenantA))
           expect(yield* entries).toHaveLength(2)
           expect((yield* Effect.flip(feeds.render(tokenOf(a1.url))))._tag).toBe("NotFound")
-          expect((yield* feeds.render(tokenOf(a2.url))).body).toContain(`bkg_${"A".repeat(26)}@slotwise`)
+          expect((yield* feeds.render(tokenOf(a2.url))).body).toContain(`bkg_${"A".repeat(26)}@127.0.0.1`)
 
           yield* feeds.delete(staffB).pipe(as(tenantB))
           expect((yield* entries).map((e) => e.account_id)).toEqual(["acct_a"])
