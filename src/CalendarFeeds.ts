@@ -26,7 +26,8 @@ import {
   type StoredCalendarFeed
 } from "./domain/calendarFeed.js"
 import { NotFound, type StorageFailure } from "./domain/errors.js"
-import { currentStamp, findOr404 } from "./internal/resources.js"
+import { Events } from "./Events.js"
+import { type ChangeRecorder, currentStamp, findOr404 } from "./internal/resources.js"
 import { CalendarRenderer } from "./ports/calendar.js"
 import { hostnameOfBase, PublicUrl } from "./ports/publicUrl.js"
 import { BookingsCollection, ClientsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
@@ -95,9 +96,43 @@ export interface RenderedFeed {
 /** The same refusal for every URL that opens no feed, whatever the reason. */
 const noFeed = () => new NotFound({ detail: "no calendar feed at this address" })
 
+const asTokens = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, Tenant, CALENDAR_FEED_TOKENS_TENANT)
+
+/** Removes a stored feed's entry from the token map, so its URL opens nothing; inside a transaction. */
+const forgetToken = (storage: Storage["Type"]) => {
+  const tokens = storage.collection(CalendarFeedTokensCollection)
+  return (stored: StoredCalendarFeed) =>
+    Effect.gen(function*() {
+      const entry = yield* asTokens(tokens.get(stored.token_hash))
+      if (Option.isSome(entry)) yield* asTokens(tokens.remove(stored.token_hash))
+    })
+}
+
+/** Turns a feed off (its URL answers 404 from now on) and records `calendar_feed.deleted`; inside a transaction. */
+const removeFeed = (storage: Storage["Type"], events: ChangeRecorder) => {
+  const feeds = storage.collection(CalendarFeedsCollection)
+  const forget = forgetToken(storage)
+  return (stored: StoredCalendarFeed) =>
+    Effect.gen(function*() {
+      yield* forget(stored)
+      yield* feeds.remove(stored.id)
+      const shown = feedOf(stored)
+      yield* events.record("calendar_feed.deleted", shown)
+      return shown
+    })
+}
+
+/** Turns off a staff member's feed, if they have one; inside the transaction that deletes the staff member. */
+export const removeFeedOfStaff = (storage: Storage["Type"], events: ChangeRecorder, staffId: string) =>
+  Effect.flatMap(
+    storage.collection(CalendarFeedsCollection).get(staffId),
+    Option.match({ onNone: () => Effect.void, onSome: (stored) => Effect.asVoid(removeFeed(storage, events)(stored)) })
+  )
+
 export class CalendarFeeds extends Effect.Service<CalendarFeeds>()("slotwise/CalendarFeeds", {
   effect: Effect.gen(function*() {
     const storage = yield* Storage
+    const events = yield* Events
     const renderer = yield* Effect.serviceOption(CalendarRenderer)
     // Read once, when the layer is built: the composition root provides it to the layer.
     const publicUrl = yield* PublicUrl
@@ -109,7 +144,8 @@ export class CalendarFeeds extends Effect.Service<CalendarFeeds>()("slotwise/Cal
     const bookings = storage.collection(BookingsCollection)
     const accounts = storage.collection(AccountsCollection)
     const findStaff = findOr404(staff, "staff member")
-    const asTokens = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, Tenant, CALENDAR_FEED_TOKENS_TENANT)
+    const forget = forgetToken(storage)
+    const removeStored = removeFeed(storage, events)
 
     /** The feed's id for a staff member (who must exist) or, without one, the account's. */
     const feedId = (staffId: string | undefined) =>
@@ -117,12 +153,6 @@ export class CalendarFeeds extends Effect.Service<CalendarFeeds>()("slotwise/Cal
 
     const missing = (staffId: string | undefined) =>
       new NotFound({ detail: staffId === undefined ? "this environment has no calendar feed" : `staff member ${staffId} has no calendar feed` })
-
-    const forgetToken = (stored: StoredCalendarFeed) =>
-      Effect.gen(function*() {
-        const entry = yield* asTokens(tokens.get(stored.token_hash))
-        if (Option.isSome(entry)) yield* asTokens(tokens.remove(stored.token_hash))
-      })
 
     /**
      * Makes the feed's secret URL under the server's public URL (never a custom domain: a
@@ -133,7 +163,7 @@ export class CalendarFeeds extends Effect.Service<CalendarFeeds>()("slotwise/Cal
         const tenant = yield* Tenant
         const id = yield* feedId(staffId)
         const previous = yield* feeds.get(id)
-        if (Option.isSome(previous)) yield* forgetToken(previous.value)
+        if (Option.isSome(previous)) yield* forget(previous.value)
         const token = newToken()
         const stored: StoredCalendarFeed = {
           id,
@@ -143,6 +173,10 @@ export class CalendarFeeds extends Effect.Service<CalendarFeeds>()("slotwise/Cal
         }
         yield* Option.isSome(previous) ? feeds.update(stored) : feeds.insert(stored)
         yield* asTokens(tokens.insert({ id: stored.token_hash, ...tenant, feed_id: id }))
+        // The event shows that a feed exists, never its URL or token.
+        yield* Option.isSome(previous)
+          ? events.record("calendar_feed.rotated", feedOf(stored), { previous: feedOf(previous.value) })
+          : events.record("calendar_feed.created", feedOf(stored))
         const base = yield* publicUrl.baseFor(tenant)
         return { ...feedOf(stored), url: `${base}${feedPath(token)}` }
       }))
@@ -160,9 +194,7 @@ export class CalendarFeeds extends Effect.Service<CalendarFeeds>()("slotwise/Cal
         const id = yield* feedId(staffId)
         const found = yield* feeds.get(id)
         if (Option.isNone(found)) return yield* missing(staffId)
-        yield* forgetToken(found.value)
-        yield* feeds.remove(id)
-        return feedOf(found.value)
+        return yield* removeStored(found.value)
       }))
 
     /** The feed's title: the staff member's name, or the account's (with its environment). */

@@ -797,9 +797,10 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
       /** The core's domains over this store, with a resolver that finds every record value in `published`. */
       const domainsOver = (published: Set<string>) =>
         Effect.map(
-          Layer.build(Domains.Default.pipe(Layer.provide(Layer.succeed(DnsResolver, {
-            resolveTxt: () => Effect.succeed([...published])
-          })))),
+          Layer.build(Domains.Default.pipe(Layer.provide(Layer.merge(
+            Layer.succeed(DnsResolver, { resolveTxt: () => Effect.succeed([...published]) }),
+            Events.Default
+          )))),
           (context) => Context.get(context, Domains)
         )
 
@@ -918,9 +919,12 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
     describe("calendar feeds' token map", () => {
       /** The core's feeds over this store, rendering each feed as its name and its events' UIDs. */
       const feedsOver = Effect.map(
-        Layer.build(CalendarFeeds.Default.pipe(Layer.provide(Layer.succeed(CalendarRenderer, {
-          render: (calendar) => [calendar.name, ...calendar.events.map((e) => `${e.uid} ${e.summary}`)].join("\n")
-        })))),
+        Layer.build(CalendarFeeds.Default.pipe(Layer.provide(Layer.merge(
+          Layer.succeed(CalendarRenderer, {
+            render: (calendar) => [calendar.name, ...calendar.events.map((e) => `${e.uid} ${e.summary}`)].join("\n")
+          }),
+          Events.Default
+        )))),
         (context) => Context.get(context, CalendarFeeds)
       )
       const tokenOf = (url: string) => /([A-Za-z0-9_-]{43})\.ics$/.exec(url)![1]!
