@@ -170,6 +170,25 @@ describe("the feed URL's rate limit", () => {
   })
 })
 
+describe("events", () => {
+  it("records calendar_feed.created, .rotated and .deleted without the URL or token", async () => {
+    const staff = expectStatus(await api.post("/v1/staff", { name: "Eve" }), 201)
+    const first = expectStatus(await api.post(`/v1/staff/${staff.id}/calendar-feed`), 201)
+    const second = expectStatus(await api.post(`/v1/staff/${staff.id}/calendar-feed`), 201)
+    expectStatus(await api.del(`/v1/staff/${staff.id}/calendar-feed`), 200)
+    const reply = await api.get("/v1/events?types=calendar_feed.created,calendar_feed.rotated,calendar_feed.deleted&limit=100")
+    const feed = expectStatus(reply, 200).data.filter((e: any) => e.data.object.staff_id === staff.id)
+    const shown = ({ url: _url, ...rest }: any) => rest
+    expect(feed.map((e: any) => e.type)).toEqual(["calendar_feed.created", "calendar_feed.rotated", "calendar_feed.deleted"])
+    expect(feed.map((e: any) => e.data)).toEqual([
+      { object: shown(first) },
+      { object: shown(second), previous: shown(first) },
+      { object: shown(second) }
+    ])
+    for (const made of [first, second]) expect(reply.text).not.toContain(/([A-Za-z0-9_-]{43})\.ics$/.exec(made.url)![1]!)
+  })
+})
+
 describe("the public URL", () => {
   it("without --public-url: feed URLs, their UIDs and manage links all start with the listening address, whatever Host says", async () => {
     const own = await startServer()
