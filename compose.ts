@@ -16,7 +16,10 @@
  *   request), every `calendarSyncMinutes`, by a sync loop in each process that runs one;
  * - custom domains: TXT lookups on node:dns (the `dnsServer` given, else the system's
  *   resolvers), and the server's own public host, which no account may claim;
- * - calendar feeds: written by ical-generator, their URLs under the public URL;
+ * - calendar feeds: written by ical-generator;
+ * - the public URL every link starts with (manage links, hosted pages, calendar feed URLs):
+ *   `--public-url`, else the listening address (a mounted handler: its OAuth issuer), else
+ *   `http://127.0.0.1:8080`; a verified custom domain replaces it for manage links and pages;
  * - reminders: a worker in every instance fires due `booking.reminder` events.
  */
 import { Effect, Layer } from "effect"
@@ -43,11 +46,10 @@ import { authenticatorLayer } from "./src/auth/Authenticator.js"
 import { CalendarSyncSettings, DEFAULT_SYNC_INTERVAL_MS, DEFAULT_SYNC_LEASE_MS } from "./src/Calendars.js"
 import { oauthAccessTokenCredentials } from "./src/OAuthGrants.js"
 import type { StorageFailure } from "./src/domain/errors.js"
-import { CalendarFeedSettings } from "./src/CalendarFeeds.js"
 import { DomainSettings } from "./src/Domains.js"
 import type { Events } from "./src/Events.js"
 import { CoreLive } from "./src/layers.js"
-import { DEFAULT_PUBLIC_URL, fixedPublicUrl, PublicUrl, type PublicUrlService } from "./src/ports/manageLinks.js"
+import { DEFAULT_PUBLIC_URL, fixedPublicUrl, PublicUrl, type PublicUrlService, withoutTrailingSlash } from "./src/ports/publicUrl.js"
 import type { Storage } from "./src/ports/storage.js"
 import { isSignInKey } from "./src/ratelimit/policy.js"
 import type { RateLimitStore } from "./src/ports/rateLimitStore.js"
@@ -181,13 +183,10 @@ export const calendarsLayer = (options: CalendarOptions & { readonly allowPrivat
 export const calendarSyncLayer = (options: false | CalendarSyncLoopOptions = {}) =>
   options === false ? Layer.empty : CalendarSyncLoopLive(options)
 
-/** Calendar feeds written with ical-generator; their URLs and event UIDs name the public URL's host. */
-export const calendarFeedsLayer = (publicUrl: string | undefined) =>
-  Layer.merge(CalendarRendererLive, Layer.succeed(CalendarFeedSettings, { publicUrl }))
-
 /**
- * Where manage links point: a fixed base URL, or one known only once the server listens
- * (read on each link, so links made after start-up carry the listening address).
+ * The server's public URL (the `PublicUrl` port), which manage links, hosted pages and
+ * calendar feed URLs all start with: a fixed base URL, or one known only once the server
+ * listens (read on each link, so links made after start-up carry the listening address).
  */
 export type PublicUrlChoice = string | PublicUrlService
 
@@ -195,9 +194,9 @@ const publicUrlLayer = (choice: PublicUrlChoice | undefined) =>
   Layer.succeed(PublicUrl, typeof choice === "object" ? choice : fixedPublicUrl(choice ?? DEFAULT_PUBLIC_URL))
 
 /**
- * The core use cases with their webhook policy, DNS resolver, calendar renderer and feed
- * reader, the recurrence expander (ical.js), manage-link MACs on Node's crypto and the public URL
- * links point at; still needs `Storage`.
+ * The core use cases with their webhook policy, DNS resolver, calendar renderer (ical-generator)
+ * and feed reader, the recurrence expander (ical.js), manage-link MACs on Node's crypto and the
+ * public URL every link starts with; still needs `Storage`.
  */
 export const coreLayer = (
   policy: WebhookPolicyOptions = {},
@@ -209,7 +208,7 @@ export const coreLayer = (
     Layer.provide(Layer.mergeAll(
       webhookPolicyLayer(policy),
       domainsLayer(domains),
-      calendarFeedsLayer(domains.publicUrl),
+      CalendarRendererLive,
       calendarsLayer({ ...calendars, allowPrivate: policy.allowPrivate }),
       NodeManageLinkMacLive,
       RecurrenceExpanderLive,
@@ -221,7 +220,7 @@ export const coreLayer = (
 const listeningPublicUrl = (configured: string | undefined) => {
   let listening: string | undefined
   const service: PublicUrlService = {
-    baseFor: () => Effect.sync(() => (configured ?? listening ?? DEFAULT_PUBLIC_URL).replace(/\/+$/, ""))
+    baseFor: () => Effect.sync(() => withoutTrailingSlash(configured ?? listening ?? DEFAULT_PUBLIC_URL))
   }
   return { service, listen: (url: string) => void (listening = url) }
 }
@@ -246,7 +245,7 @@ export interface HttpServicesOptions extends Omit<DomainOptions, "publicUrl">, C
   readonly rateLimitStore?: Layer.Layer<RateLimitStore, unknown> | undefined
   /** Keep rate-limit counters in the Redis at this URL (`redis://…`), shared by every process using it. */
   readonly redis?: string | undefined
-  /** The base of manage links (`{publicUrl}/manage/{token}`). */
+  /** The base of manage links (`{publicUrl}/manage/{token}`) and calendar feed URLs (`{publicUrl}/calendar/…`). */
   readonly publicUrl?: PublicUrlChoice | undefined
   /** The server's own fixed public URL, whose host no account may claim (default: `publicUrl` when a string). */
   readonly serverPublicUrl?: string | undefined
@@ -303,7 +302,7 @@ export interface ServerOptions extends ServeOptions, WebhookServingOptions, Omit
   readonly storage: StorageChoice
 }
 
-/** `slotwise serve` as a layer: launch it with `Layer.launch`. Manage links use `publicUrl`, else the listening address. */
+/** `slotwise serve` as a layer: launch it with `Layer.launch`. Links use `publicUrl`, else the listening address. */
 export const serverLayer = (options: ServerOptions) => {
   const publicUrl = listeningPublicUrl(options.publicUrl)
   const onListening = (url: string) => {
@@ -337,7 +336,7 @@ export interface HttpHandlerOptions extends MountOptions, WebhookServingOptions,
  */
 export const createHttpHandler = (options: HttpHandlerOptions = {}): Promise<SlotwiseHttpHandler> =>
   makeHttpHandler(options, {
-    // Manage links: `publicUrl`, else the OAuth issuer (the URL the handler is reached at).
+    // Links: `publicUrl`, else the OAuth issuer (the URL the handler is reached at).
     services: httpServicesLayer({ ...options, publicUrl: options.publicUrl ?? options.oauth?.issuer }),
     dispatcher: servingDispatcher(options, options.storage ?? "memory"),
     beside: (issuer) => makeOAuthHandler({ issuer, trustProxy: options.trustProxy })

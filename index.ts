@@ -42,8 +42,8 @@ export interface SchedulingOptions {
   readonly dnsServer?: string
   /**
    * Where your app serves Slotwise (`https://book.example.com`): manage links
-   * (`{publicUrl}/manage/{token}`) and calendar feed URLs start with it. Default for manage
-   * links `http://127.0.0.1:8080`; calendar feed URLs are paths without it.
+   * (`{publicUrl}/manage/{token}`, unless the account has a verified custom domain) and
+   * calendar feed URLs (`{publicUrl}/calendar/…`) start with it. Default `http://127.0.0.1:8080`.
    */
   readonly publicUrl?: string
   /**

@@ -9,7 +9,7 @@
  * the same hash (compared in constant time), so a rotation, a deletion or a sandbox reset
  * ends the old URL at once.
  */
-import { Clock, Context, Effect, Option } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { AccountsCollection, SYSTEM_TENANT } from "./auth/collections.js"
 import { constantTimeEqual, sha256Hex } from "./auth/crypto.js"
 import {
@@ -26,8 +26,10 @@ import {
   type StoredCalendarFeed
 } from "./domain/calendarFeed.js"
 import { NotFound, type StorageFailure } from "./domain/errors.js"
-import { currentStamp, findOr404 } from "./internal/resources.js"
+import { Events } from "./Events.js"
+import { type ChangeRecorder, currentStamp, findOr404 } from "./internal/resources.js"
 import { CalendarRenderer } from "./ports/calendar.js"
+import { hostnameOfBase, PublicUrl } from "./ports/publicUrl.js"
 import { BookingsCollection, ClientsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
 import { type Condition, type CollectionSpec, Storage } from "./ports/storage.js"
 import { Tenant, type TenantId } from "./ports/tenant.js"
@@ -55,21 +57,11 @@ export const CalendarFeedTokensCollection: CollectionSpec<CalendarFeedToken> = {
 /** The tenant of the token map: no account id starts with `_`. */
 export const CALENDAR_FEED_TOKENS_TENANT: TenantId = { account_id: "_calendar_feeds", environment: "production" }
 
-export interface CalendarFeedSettingsService {
-  /** The server's public base URL: feed URLs start with it, and its host ends every event's UID. */
-  readonly publicUrl?: string | undefined
-}
-
-export class CalendarFeedSettings extends Context.Tag("slotwise/CalendarFeedSettings")<
-  CalendarFeedSettings,
-  CalendarFeedSettingsService
->() {}
-
 /** The most events one feed holds (the earliest first). */
 export const MAX_FEED_EVENTS = 5000
 /** Clients read per query when naming a feed's bookings. */
 const CLIENTS_PER_QUERY = 500
-/** The UID host when no public URL is configured and the caller names none. */
+/** The UID host when the public URL has none (a bare path). */
 const FALLBACK_UID_HOST = "slotwise"
 
 const TOKEN_BYTES = 32
@@ -104,13 +96,46 @@ export interface RenderedFeed {
 /** The same refusal for every URL that opens no feed, whatever the reason. */
 const noFeed = () => new NotFound({ detail: "no calendar feed at this address" })
 
+const asTokens = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, Tenant, CALENDAR_FEED_TOKENS_TENANT)
+
+/** Removes a stored feed's entry from the token map, so its URL opens nothing; inside a transaction. */
+const forgetToken = (storage: Storage["Type"]) => {
+  const tokens = storage.collection(CalendarFeedTokensCollection)
+  return (stored: StoredCalendarFeed) =>
+    Effect.gen(function*() {
+      const entry = yield* asTokens(tokens.get(stored.token_hash))
+      if (Option.isSome(entry)) yield* asTokens(tokens.remove(stored.token_hash))
+    })
+}
+
+/** Turns a feed off (its URL answers 404 from now on) and records `calendar_feed.deleted`; inside a transaction. */
+const removeFeed = (storage: Storage["Type"], events: ChangeRecorder) => {
+  const feeds = storage.collection(CalendarFeedsCollection)
+  const forget = forgetToken(storage)
+  return (stored: StoredCalendarFeed) =>
+    Effect.gen(function*() {
+      yield* forget(stored)
+      yield* feeds.remove(stored.id)
+      const shown = feedOf(stored)
+      yield* events.record("calendar_feed.deleted", shown)
+      return shown
+    })
+}
+
+/** Turns off a staff member's feed, if they have one; inside the transaction that deletes the staff member. */
+export const removeFeedOfStaff = (storage: Storage["Type"], events: ChangeRecorder, staffId: string) =>
+  Effect.flatMap(
+    storage.collection(CalendarFeedsCollection).get(staffId),
+    Option.match({ onNone: () => Effect.void, onSome: (stored) => Effect.asVoid(removeFeed(storage, events)(stored)) })
+  )
+
 export class CalendarFeeds extends Effect.Service<CalendarFeeds>()("slotwise/CalendarFeeds", {
   effect: Effect.gen(function*() {
     const storage = yield* Storage
+    const events = yield* Events
     const renderer = yield* Effect.serviceOption(CalendarRenderer)
-    const settings = Option.getOrElse(yield* Effect.serviceOption(CalendarFeedSettings), (): CalendarFeedSettingsService => ({}))
-    const publicUrl = settings.publicUrl?.replace(/\/+$/, "")
-    const publicHost = publicUrl !== undefined && URL.canParse(publicUrl) ? new URL(publicUrl).host : undefined
+    // Read once, when the layer is built: the composition root provides it to the layer.
+    const publicUrl = yield* PublicUrl
     const feeds = storage.collection(CalendarFeedsCollection)
     const tokens = storage.collection(CalendarFeedTokensCollection)
     const staff = storage.collection(StaffCollection)
@@ -119,7 +144,8 @@ export class CalendarFeeds extends Effect.Service<CalendarFeeds>()("slotwise/Cal
     const bookings = storage.collection(BookingsCollection)
     const accounts = storage.collection(AccountsCollection)
     const findStaff = findOr404(staff, "staff member")
-    const asTokens = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, Tenant, CALENDAR_FEED_TOKENS_TENANT)
+    const forget = forgetToken(storage)
+    const removeStored = removeFeed(storage, events)
 
     /** The feed's id for a staff member (who must exist) or, without one, the account's. */
     const feedId = (staffId: string | undefined) =>
@@ -128,23 +154,16 @@ export class CalendarFeeds extends Effect.Service<CalendarFeeds>()("slotwise/Cal
     const missing = (staffId: string | undefined) =>
       new NotFound({ detail: staffId === undefined ? "this environment has no calendar feed" : `staff member ${staffId} has no calendar feed` })
 
-    const forgetToken = (stored: StoredCalendarFeed) =>
-      Effect.gen(function*() {
-        const entry = yield* asTokens(tokens.get(stored.token_hash))
-        if (Option.isSome(entry)) yield* asTokens(tokens.remove(stored.token_hash))
-      })
-
     /**
-     * Makes the feed's secret URL, replacing (and so ending) any earlier one. `baseUrl` is
-     * where the server is reached when no public URL is configured; without either the URL
-     * is a path.
+     * Makes the feed's secret URL under the server's public URL (never a custom domain: a
+     * subscription must outlive the domain), replacing (and so ending) any earlier one.
      */
-    const create = (staffId?: string, baseUrl?: string): Effect.Effect<CalendarFeedCreated, NotFound | StorageFailure, Tenant> =>
+    const create = (staffId?: string): Effect.Effect<CalendarFeedCreated, NotFound | StorageFailure, Tenant> =>
       storage.transaction(Effect.gen(function*() {
         const tenant = yield* Tenant
         const id = yield* feedId(staffId)
         const previous = yield* feeds.get(id)
-        if (Option.isSome(previous)) yield* forgetToken(previous.value)
+        if (Option.isSome(previous)) yield* forget(previous.value)
         const token = newToken()
         const stored: StoredCalendarFeed = {
           id,
@@ -154,7 +173,11 @@ export class CalendarFeeds extends Effect.Service<CalendarFeeds>()("slotwise/Cal
         }
         yield* Option.isSome(previous) ? feeds.update(stored) : feeds.insert(stored)
         yield* asTokens(tokens.insert({ id: stored.token_hash, ...tenant, feed_id: id }))
-        const base = publicUrl ?? baseUrl?.replace(/\/+$/, "") ?? ""
+        // The event shows that a feed exists, never its URL or token.
+        yield* Option.isSome(previous)
+          ? events.record("calendar_feed.rotated", feedOf(stored), { previous: feedOf(previous.value) })
+          : events.record("calendar_feed.created", feedOf(stored))
+        const base = yield* publicUrl.baseFor(tenant)
         return { ...feedOf(stored), url: `${base}${feedPath(token)}` }
       }))
 
@@ -171,9 +194,7 @@ export class CalendarFeeds extends Effect.Service<CalendarFeeds>()("slotwise/Cal
         const id = yield* feedId(staffId)
         const found = yield* feeds.get(id)
         if (Option.isNone(found)) return yield* missing(staffId)
-        yield* forgetToken(found.value)
-        yield* feeds.remove(id)
-        return feedOf(found.value)
+        return yield* removeStored(found.value)
       }))
 
     /** The feed's title: the staff member's name, or the account's (with its environment). */
@@ -221,10 +242,10 @@ export class CalendarFeeds extends Effect.Service<CalendarFeeds>()("slotwise/Cal
 
     /**
      * The feed a URL's token opens, as iCalendar text, or 404 (the same for every URL that
-     * opens none). Needs no tenant: the token says whose it is. `host` names the server in
-     * the events' UIDs when no public URL is configured.
+     * opens none). Needs no tenant: the token says whose it is. The public URL's hostname ends
+     * every event's UID, so UIDs do not change with the host or port the feed is fetched through.
      */
-    const render = (token: string, host?: string): Effect.Effect<RenderedFeed, NotFound | StorageFailure> =>
+    const render = (token: string): Effect.Effect<RenderedFeed, NotFound | StorageFailure> =>
       Effect.gen(function*() {
         if (!FEED_TOKEN_PATTERN.test(token)) return yield* noFeed()
         const hash = yield* sha256Hex(token)
@@ -235,7 +256,8 @@ export class CalendarFeeds extends Effect.Service<CalendarFeeds>()("slotwise/Cal
           Effect.gen(function*() {
             const feed = yield* feeds.get(entry.value.feed_id)
             if (Option.isNone(feed) || !constantTimeEqual(feed.value.token_hash, hash)) return yield* noFeed()
-            const calendar = yield* calendarOf(feed.value, tenant, publicHost ?? host ?? FALLBACK_UID_HOST)
+            const uidHost = hostnameOfBase(yield* publicUrl.baseFor(tenant)) ?? FALLBACK_UID_HOST
+            const calendar = yield* calendarOf(feed.value, tenant, uidHost)
             if (Option.isNone(renderer)) return yield* Effect.dieMessage("no calendar renderer is configured")
             const body = renderer.value.render(calendar)
             return { body, etag: `"${(yield* sha256Hex(body)).slice(0, 32)}"` }
@@ -249,7 +271,7 @@ export class CalendarFeeds extends Effect.Service<CalendarFeeds>()("slotwise/Cal
       create,
       get,
       delete: remove,
-      createForAccount: (baseUrl?: string) => create(undefined, baseUrl),
+      createForAccount: () => create(undefined),
       getForAccount: () => get(undefined),
       deleteForAccount: () => remove(undefined),
       render

@@ -27,8 +27,9 @@ import {
 import { formatInstant } from "./domain/common.js"
 import { InvalidTransition, NotFound, ValidationFailed } from "./domain/errors.js"
 import { BusyRangesCollection, CalendarsCollection } from "./calendars/collections.js"
+import { Events } from "./Events.js"
 import { FeedFailed, FeedReader, type FeedResult } from "./ports/feedReader.js"
-import { currentStamp, findOr404, listPage, newResource, PageParams } from "./internal/resources.js"
+import { type ChangeRecorder, currentStamp, findOr404, listPage, newResource, PageParams } from "./internal/resources.js"
 import { decodeInput } from "./domain/validation.js"
 import { ServicesCollection, StaffCollection } from "./ports/collections.js"
 import { Storage } from "./ports/storage.js"
@@ -67,14 +68,56 @@ interface Claim {
 
 const noReader = { read: () => Effect.fail(new FeedFailed({ message: "this instance does not read calendar feeds" })) }
 
+/** Replaces a calendar's busy ranges with `chunks`, writing only those that changed; inside a transaction. */
+const replaceBusyRanges = (storage: Storage["Type"]) => {
+  const busy = storage.collection(BusyRangesCollection)
+  return (calendarId: string, chunks: ReadonlyArray<BusyChunk> = []) =>
+    Effect.gen(function*() {
+      const stored = yield* busy.list({ where: [{ column: "calendar_id", op: "eq", value: calendarId }] })
+      const wanted = new Map(chunks.map((c) => [c.id, c]))
+      for (const old of stored) {
+        const next = wanted.get(old.id)
+        wanted.delete(old.id)
+        if (next === undefined) yield* busy.remove(old.id)
+        else if (JSON.stringify(next) !== JSON.stringify(old)) yield* busy.update(next)
+      }
+      for (const chunk of wanted.values()) yield* busy.insert(chunk)
+    })
+}
+
+/** Removes a calendar with its busy ranges and records `calendar.deleted`; inside a transaction. */
+const removeCalendar = (storage: Storage["Type"], events: ChangeRecorder) => {
+  const calendars = storage.collection(CalendarsCollection)
+  const replaceRanges = replaceBusyRanges(storage)
+  return (calendar: StoredCalendar) =>
+    Effect.gen(function*() {
+      yield* calendars.remove(calendar.id)
+      yield* replaceRanges(calendar.id)
+      const shown = toCalendar(calendar)
+      yield* events.record("calendar.deleted", shown)
+      return shown
+    })
+}
+
+/**
+ * Removes every external calendar of a staff member with their busy ranges, recording
+ * `calendar.deleted` for each; inside the transaction that deletes the staff member.
+ */
+export const removeCalendarsOfStaff = (storage: Storage["Type"], events: ChangeRecorder, staffId: string) =>
+  Effect.gen(function*() {
+    const removeOne = removeCalendar(storage, events)
+    const owned = yield* storage.collection(CalendarsCollection).list({ where: [{ column: "staff_id", op: "eq", value: staffId }] })
+    for (const calendar of owned) yield* removeOne(calendar)
+  })
+
 export class Calendars extends Effect.Service<Calendars>()("slotwise/Calendars", {
   effect: Effect.gen(function*() {
     const storage = yield* Storage
+    const events = yield* Events
     const policy = yield* WebhookPolicy
     const reader = Option.getOrElse(yield* Effect.serviceOption(FeedReader), () => noReader)
     const settings = yield* CalendarSyncSettings
     const calendars = storage.collection(CalendarsCollection)
-    const busy = storage.collection(BusyRangesCollection)
     const staff = storage.collection(StaffCollection)
     const services = storage.collection(ServicesCollection)
     const decodeCreate = decodeInput(CalendarCreate)
@@ -126,6 +169,7 @@ export class Calendars extends Effect.Service<Calendars>()("slotwise/Calendars",
             lease: null
           }
           yield* calendars.insert(calendar)
+          yield* events.record("calendar.created", toCalendar(calendar))
           return calendar
         }))
         return toCalendar(stored)
@@ -146,27 +190,11 @@ export class Calendars extends Effect.Service<Calendars>()("slotwise/Calendars",
 
     const get = (staffId: string, id: string) => Effect.map(findStored(staffId, id), toCalendar)
 
-    /** Replaces the calendar's busy ranges with `chunks`, writing only those that changed; inside a transaction. */
-    const replaceRanges = (calendarId: string, chunks: ReadonlyArray<BusyChunk> = []) =>
-      Effect.gen(function*() {
-        const stored = yield* busy.list({ where: [{ column: "calendar_id", op: "eq", value: calendarId }] })
-        const wanted = new Map(chunks.map((c) => [c.id, c]))
-        for (const old of stored) {
-          const next = wanted.get(old.id)
-          wanted.delete(old.id)
-          if (next === undefined) yield* busy.remove(old.id)
-          else if (JSON.stringify(next) !== JSON.stringify(old)) yield* busy.update(next)
-        }
-        for (const chunk of wanted.values()) yield* busy.insert(chunk)
-      })
+    const replaceRanges = replaceBusyRanges(storage)
+    const removeOne = removeCalendar(storage, events)
 
     const remove = (staffId: string, id: string) =>
-      storage.transaction(Effect.gen(function*() {
-        const calendar = yield* findStored(staffId, id)
-        yield* calendars.remove(id)
-        yield* replaceRanges(id)
-        return toCalendar(calendar)
-      }))
+      storage.transaction(Effect.flatMap(findStored(staffId, id), removeOne))
 
     // ---- syncing ---------------------------------------------------------------------------
 
@@ -233,6 +261,8 @@ export class Calendars extends Effect.Service<Calendars>()("slotwise/Calendars",
           }
         }
         yield* calendars.update(next)
+        // Only a change of status is news: a routine sync every few minutes is not.
+        if (next.status !== current.status) yield* events.record("calendar.updated", toCalendar(next), { previous: toCalendar(current) })
         return Option.some(next)
       })))
 
@@ -242,7 +272,11 @@ export class Calendars extends Effect.Service<Calendars>()("slotwise/Calendars",
         const { calendar } = claim
         const member = yield* inTenant(claim.tenant)(staff.get(calendar.staff_id))
         if (Option.isNone(member)) {
-          yield* inTenant(claim.tenant)(storage.transaction(Effect.zipRight(calendars.remove(calendar.id), replaceRanges(calendar.id))))
+          // Deleting a staff member removes their calendars; this catches rows written before that rule.
+          yield* inTenant(claim.tenant)(storage.transaction(Effect.flatMap(calendars.get(calendar.id), Option.match({
+            onNone: () => Effect.void,
+            onSome: removeOne
+          }))))
           return Option.none<StoredCalendar>()
         }
         const now = yield* currentStamp

@@ -28,6 +28,7 @@ import {
   verificationName
 } from "./domain/domain.js"
 import { DomainTaken, PlanRequired, type StorageFailure, VerificationFailed } from "./domain/errors.js"
+import { Events } from "./Events.js"
 import { currentStamp, findOr404, listPage, newResource, PageParams } from "./internal/resources.js"
 import { decodeInput, validationFailed } from "./domain/validation.js"
 import { DnsResolver } from "./ports/dns.js"
@@ -95,6 +96,7 @@ const verificationProblem = (domain: Domain, records: ReadonlyArray<string>): st
 export class Domains extends Effect.Service<Domains>()("slotwise/Domains", {
   scoped: Effect.gen(function*() {
     const storage = yield* Storage
+    const events = yield* Events
     const resolver = yield* Effect.serviceOption(DnsResolver)
     const settings = Option.getOrElse(yield* Effect.serviceOption(DomainSettings), (): DomainSettingsService => ({}))
     const reserved = new Set((settings.reservedHosts ?? []).map((h) => h.toLowerCase()))
@@ -204,6 +206,7 @@ export class Domains extends Effect.Service<Domains>()("slotwise/Domains", {
             verified_at: null
           }
           yield* domains.insert(domain)
+          yield* events.record("domain.created", domain)
           return domain
         }))
       })
@@ -253,6 +256,7 @@ export class Domains extends Effect.Service<Domains>()("slotwise/Domains", {
           yield* asOwners(Option.isSome(stale) ? owners.update(entry) : owners.insert(entry))
           const next: Domain = { ...current, status: "verified", verified_at: now.iso, updated_at: now.iso }
           yield* domains.update(next)
+          yield* events.record("domain.verified", next, { previous: current })
           yield* announceChange
           return next
         }))
@@ -269,6 +273,7 @@ export class Domains extends Effect.Service<Domains>()("slotwise/Domains", {
           yield* announceChange
         }
         yield* domains.remove(id)
+        yield* events.record("domain.deleted", current)
         return current
       }))
 

@@ -20,7 +20,8 @@ import {
 } from "./domain/manageLink.js"
 import { currentStamp } from "./internal/resources.js"
 import { DeploymentSecretsCollection } from "./ports/collections.js"
-import { base64url, fromBase64url, ManageLinkMac, PublicUrl } from "./ports/manageLinks.js"
+import { base64url, fromBase64url, ManageLinkMac } from "./ports/manageLinks.js"
+import { PublicUrl } from "./ports/publicUrl.js"
 import { Storage } from "./ports/storage.js"
 import { Tenant, type TenantId } from "./ports/tenant.js"
 

@@ -5,7 +5,12 @@
  */
 import { Effect, Option, Schema } from "effect"
 import { ApiKeysCollection } from "./auth/collections.js"
-import { Forbidden } from "./domain/errors.js"
+import { CalendarFeedsCollection } from "./CalendarFeeds.js"
+import { CalendarsCollection } from "./calendars/collections.js"
+import { toCalendar } from "./domain/calendar.js"
+import { feedOf } from "./domain/calendarFeed.js"
+import { Forbidden, NotFound } from "./domain/errors.js"
+import { DomainsCollection } from "./Domains.js"
 import { IdPrefixes } from "./domain/ids.js"
 import { Events } from "./Events.js"
 import { type EventData, EventType } from "./events/catalogue.js"
@@ -35,7 +40,7 @@ export const SandboxEmit = Schema.Struct({
 export type SandboxEmit = typeof SandboxEmit.Type
 
 /** Types whose real events carry the resource before the change as `previous`. */
-const WITH_PREVIOUS = /\.(updated|cancelled|rescheduled)$/
+const WITH_PREVIOUS = /\.(updated|cancelled|rescheduled|rotated|verified)$/
 
 export class Sandbox extends Effect.Service<Sandbox>()("slotwise/Sandbox", {
   effect: Effect.gen(function*() {
@@ -43,28 +48,47 @@ export class Sandbox extends Effect.Service<Sandbox>()("slotwise/Sandbox", {
     const events = yield* Events
     const decodeEmit = decodeInput(SandboxEmit)
     const bookings = storage.collection(BookingsCollection)
-    const collections: { readonly [K in SampleKind]: Collection<any> } = {
+    const collections: { readonly [K in Exclude<SampleKind, "calendar_feed">]: Collection<any> } = {
       booking: bookings,
       payment: storage.collection(PaymentsCollection),
       client: storage.collection(ClientsCollection),
       service: storage.collection(ServicesCollection),
       staff: storage.collection(StaffCollection),
-      availability: storage.collection(AvailabilityCollection)
+      availability: storage.collection(AvailabilityCollection),
+      calendar: storage.collection(CalendarsCollection),
+      domain: storage.collection(DomainsCollection)
     }
+    const feeds = storage.collection(CalendarFeedsCollection)
 
     const sandboxOnly = Effect.flatMap(Tenant, (tenant) =>
       tenant.environment === "sandbox"
         ? Effect.void
         : Effect.fail(new Forbidden({ detail: "sandbox triggers are not available with a production credential" })))
 
+    /** A staff member's calendar feed as its events show it (never its token's hash). */
+    const feedData = (type: EventType, staffId: string) =>
+      Effect.gen(function*() {
+        const prefix = `${IdPrefixes.staff}_`
+        if (!staffId.startsWith(prefix)) {
+          return yield* validationFailed([{ path: "object_id", message: `must be a staff id (${prefix}…) whose feed ${type} is about` }])
+        }
+        const feed = yield* feeds.get(staffId)
+        if (Option.isNone(feed)) return yield* new NotFound({ detail: `staff member ${staffId} has no calendar feed` })
+        const object = feedOf(feed.value)
+        return { object, ...(WITH_PREVIOUS.test(type) ? { previous: object } : {}) } satisfies EventData
+      })
+
     /** The event's data for a real resource: the resource, and for a payment its booking. */
     const realData = (kind: SampleKind, type: EventType, objectId: string) =>
       Effect.gen(function*() {
+        if (kind === "calendar_feed") return yield* feedData(type, objectId)
         const prefix = `${IdPrefixes[kind]}_`
         if (!objectId.startsWith(prefix)) {
           return yield* validationFailed([{ path: "object_id", message: `must be an id starting with ${prefix} for ${type}` }])
         }
-        const object = yield* findOr404(collections[kind], kind)(objectId)
+        const found = yield* findOr404(collections[kind], kind)(objectId)
+        // A calendar's stored document holds its secret address: events show its public view.
+        const object = kind === "calendar" ? toCalendar(found) : found
         if (kind === "payment") {
           const booking = yield* bookings.get(object.booking_id)
           return { object, ...(Option.isSome(booking) ? { booking: booking.value } : {}) } satisfies EventData

@@ -1,6 +1,8 @@
 /** Staff: the people who deliver services (docs/api.md §3). */
 import { Effect, Schema } from "effect"
 import { publicStaff, Staff as StaffMember, StaffCreate, staffDefaults, StaffUpdate } from "./domain/staff.js"
+import { removeFeedOfStaff } from "./CalendarFeeds.js"
+import { removeCalendarsOfStaff } from "./Calendars.js"
 import { Events } from "./Events.js"
 import { currentStamp, findOr404, listPage, newResource, PageParams, patchResource, visitorReads } from "./internal/resources.js"
 import { decodeInput } from "./domain/validation.js"
@@ -49,8 +51,9 @@ export class Staff extends Effect.Service<Staff>()("slotwise/Staff", {
       Effect.flatMap(decodeUpdate(input), (fields) => patch(id, fields))
 
     /**
-     * Deletes a staff member with no upcoming bookings, with their availability rules, and
-     * takes them off every service; each of those changes records its own event.
+     * Deletes a staff member with no upcoming bookings, with their availability rules,
+     * external calendars (and their busy times) and calendar feed, and takes them off every
+     * service; each of those changes records its own event, all in one transaction.
      */
     const remove = (id: string) =>
       events.mutate(Effect.gen(function*() {
@@ -67,6 +70,8 @@ export class Staff extends Effect.Service<Staff>()("slotwise/Staff", {
           yield* services.update(next)
           yield* events.record("service.updated", next, { previous: service })
         }
+        yield* removeCalendarsOfStaff(storage, events, id)
+        yield* removeFeedOfStaff(storage, events, id)
         yield* staff.remove(id)
         yield* events.record("staff.deleted", current)
         return current

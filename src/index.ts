@@ -28,8 +28,6 @@ export {
   CalendarFeedTokensCollection,
   CalendarFeeds,
   CalendarFeedsCollection,
-  CalendarFeedSettings,
-  type CalendarFeedSettingsService,
   MAX_FEED_EVENTS,
   type RenderedFeed
 } from "./CalendarFeeds.js"
@@ -70,6 +68,7 @@ export {
 } from "./domain/manageLink.js"
 export { Manage, type OpenedLink } from "./Manage.js"
 export * from "./ports/manageLinks.js"
+export * from "./ports/publicUrl.js"
 export * from "./domain/ids.js"
 export * from "./domain/payment.js"
 export * from "./domain/question.js"

@@ -104,7 +104,8 @@ const SERVE_FLAGS = {
     type: "string",
     env: "SLOTWISE_PUBLIC_URL",
     value: "<url>",
-    help: "the server's public base URL, the OAuth issuer (default: the listening address; set it behind a proxy)"
+    help: "the server's public base URL: manage links, hosted pages, calendar feed URLs and the OAuth issuer start with it " +
+      "(default: the listening address; set it behind a proxy)"
   },
   "dns-server": {
     type: "string",

@@ -2,6 +2,9 @@
  * The event catalogue (docs/api.md §4). Every change appends one of these in the same storage
  * transaction as the change (the outbox); polling, webhooks and in-process subscribers all
  * read that one log. The list is open: consumers must ignore types they do not know.
+ *
+ * No payload carries a secret: a calendar's event has its public view (the feed address
+ * redacted to scheme and host), a calendar feed's never has its URL or token.
  */
 import { Schema } from "effect"
 import { Instant, optional } from "../domain/common.js"
@@ -25,7 +28,16 @@ export const EVENT_TYPES = [
   "staff.deleted",
   "availability.created",
   "availability.updated",
-  "availability.deleted"
+  "availability.deleted",
+  "calendar.created",
+  "calendar.updated",
+  "calendar.deleted",
+  "calendar_feed.created",
+  "calendar_feed.rotated",
+  "calendar_feed.deleted",
+  "domain.created",
+  "domain.verified",
+  "domain.deleted"
 ] as const
 
 export const EventType = Schema.Literal(...EVENT_TYPES)

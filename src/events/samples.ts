@@ -6,7 +6,10 @@
  */
 import type { AvailabilityRule } from "../domain/availability.js"
 import type { Booking } from "../domain/booking.js"
+import type { Calendar } from "../domain/calendar.js"
+import type { CalendarFeed } from "../domain/calendarFeed.js"
 import type { Client } from "../domain/client.js"
+import type { Domain } from "../domain/domain.js"
 import { formatInstant } from "../domain/common.js"
 import { makeId } from "../domain/ids.js"
 import type { Payment } from "../domain/payment.js"
@@ -18,7 +21,7 @@ const HOUR = 3_600_000
 const DAY = 24 * HOUR
 
 /** The resource kind an event type is about (`booking.created` → booking). */
-export type SampleKind = "booking" | "payment" | "client" | "service" | "staff" | "availability"
+export type SampleKind = "booking" | "payment" | "client" | "service" | "staff" | "availability" | "calendar" | "calendar_feed" | "domain"
 
 export const kindOfEventType = (type: EventType): SampleKind => type.slice(0, type.indexOf(".")) as SampleKind
 
@@ -127,6 +130,36 @@ export const samplePayment = (now: number, bookingId: string): Payment => ({
   ...stamps(now)
 })
 
+export const sampleCalendar = (now: number): Calendar => ({
+  id: makeId("calendar", now),
+  object: "calendar",
+  staff_id: makeId("staff", now),
+  name: "Work (Google)",
+  url: "https://calendar.google.com/…",
+  status: "synced",
+  last_synced_at: formatInstant(now),
+  last_error: null,
+  event_count: 12,
+  next_sync_at: formatInstant(now + 10 * 60_000),
+  ...stamps(now)
+})
+
+export const sampleCalendarFeed = (now: number): CalendarFeed => ({
+  object: "calendar_feed",
+  staff_id: makeId("staff", now),
+  created_at: formatInstant(now)
+})
+
+export const sampleDomain = (now: number): Domain => ({
+  id: makeId("domain", now),
+  object: "domain",
+  hostname: "book.example.com",
+  status: "pending",
+  verification: { type: "TXT", name: "_slotwise.book.example.com", value: "slotwise-verification=0123456789abcdef0123456789abcdef" },
+  verified_at: null,
+  ...stamps(now)
+})
+
 /** A sample of the resource an event type is about, with what the real event would carry. */
 export const sampleEventData = (type: EventType, now: number): EventData => {
   switch (type) {
@@ -182,6 +215,30 @@ export const sampleEventData = (type: EventType, now: number): EventData => {
     case "availability.updated": {
       const rule = sampleAvailability(now)
       return { object: rule, previous: { ...rule, end_time: "16:00" } }
+    }
+    case "calendar.created":
+    case "calendar.deleted":
+      return { object: sampleCalendar(now) }
+    case "calendar.updated": {
+      const calendar = sampleCalendar(now)
+      return {
+        object: { ...calendar, status: "failing", last_error: "the feed answered HTTP 404" },
+        previous: calendar
+      }
+    }
+    case "calendar_feed.created":
+    case "calendar_feed.deleted":
+      return { object: sampleCalendarFeed(now) }
+    case "calendar_feed.rotated": {
+      const feed = sampleCalendarFeed(now)
+      return { object: feed, previous: { ...feed, created_at: formatInstant(now - DAY) } }
+    }
+    case "domain.created":
+    case "domain.deleted":
+      return { object: sampleDomain(now) }
+    case "domain.verified": {
+      const domain = sampleDomain(now)
+      return { object: { ...domain, status: "verified", verified_at: formatInstant(now) }, previous: domain }
     }
   }
 }

@@ -1,12 +1,10 @@
 /**
- * Ports of manage links: the MAC that signs and checks tokens, and the public base URL links
- * point at. Both have defaults, so the core runs without them (WebCrypto in-process; the
- * server's default address); the composition root provides Node's HMAC with
- * `timingSafeEqual` and the server's `--public-url`.
+ * The port of manage links' MAC, which signs and checks tokens. Its default is WebCrypto
+ * in-process, so the core runs without it; the composition root provides Node's HMAC with
+ * `timingSafeEqual`. The base URL links point at is the `PublicUrl` port (publicUrl.ts).
  */
 import { Context, Effect } from "effect"
 import { constantTimeEqual } from "../auth/crypto.js"
-import type { TenantId } from "./tenant.js"
 
 export interface ManageLinkMacService {
   /** Base64url of the first `bytes` bytes of HMAC-SHA256(`key`, `message`). */
@@ -37,24 +35,4 @@ export const webCryptoManageLinkMac: ManageLinkMacService = {
 
 export class ManageLinkMac extends Context.Reference<ManageLinkMac>()("slotwise/ManageLinkMac", {
   defaultValue: (): ManageLinkMacService => webCryptoManageLinkMac
-}) {}
-
-/** The address a server answers at when nothing else is said (`slotwise serve`'s default). */
-export const DEFAULT_PUBLIC_URL = "http://127.0.0.1:8080"
-
-export interface PublicUrlService {
-  /**
-   * The base of a tenant's public pages (manage links), without a trailing slash: the one
-   * place a verified custom domain of the account plugs in.
-   */
-  readonly baseFor: (tenant: TenantId) => Effect.Effect<string>
-}
-
-export const fixedPublicUrl = (url: string): PublicUrlService => {
-  const base = url.replace(/\/+$/, "")
-  return { baseFor: () => Effect.succeed(base) }
-}
-
-export class PublicUrl extends Context.Reference<PublicUrl>()("slotwise/PublicUrl", {
-  defaultValue: (): PublicUrlService => fixedPublicUrl(DEFAULT_PUBLIC_URL)
 }) {}

@@ -10,6 +10,7 @@ import { createScheduling } from "../../index.js"
 import type { Principal } from "../../src/ApiKeys.js"
 import { corsOrigin, decideAccess } from "../../src/auth/access.js"
 import { hostOfHeader } from "../../src/domain/domain.js"
+import { Events } from "../../src/Events.js"
 import { DEFAULT_DOMAIN_CACHE_TTL_MS, Domains, DomainSettings } from "../../src/Domains.js"
 import { DnsResolver } from "../../src/ports/dns.js"
 import { Storage } from "../../src/ports/storage.js"
@@ -27,7 +28,11 @@ const FakeDns = Layer.succeed(DnsResolver, { resolveTxt: (name) => Effect.succee
 const twoInstances = Effect.gen(function*() {
   const storage = yield* Layer.build(MemoryStorageLive)
   const build = Effect.map(
-    Layer.build(Domains.Default.pipe(Layer.provide(Layer.merge(FakeDns, Layer.succeed(DomainSettings, { reservedHosts: ["api.example"] }))))).pipe(
+    Layer.build(Domains.Default.pipe(Layer.provide(Layer.mergeAll(
+      FakeDns,
+      Layer.succeed(DomainSettings, { reservedHosts: ["api.example"] }),
+      Events.Default
+    )))).pipe(
       Effect.provide(storage)
     ),
     (context) => Context.get(context, Domains)

@@ -170,24 +170,69 @@ describe("the feed URL's rate limit", () => {
   })
 })
 
-describe("under a mount prefix without a public URL", () => {
-  it("makes URLs under the prefix of the address the request reached, and serves them there", async () => {
-    const slotwise = await createHttpHandler({ prefix: "/scheduling", webhooks: false })
-    const host = http.createServer((req, res) => slotwise.node(req, res))
+describe("events", () => {
+  it("records calendar_feed.created, .rotated and .deleted without the URL or token", async () => {
+    const staff = expectStatus(await api.post("/v1/staff", { name: "Eve" }), 201)
+    const first = expectStatus(await api.post(`/v1/staff/${staff.id}/calendar-feed`), 201)
+    const second = expectStatus(await api.post(`/v1/staff/${staff.id}/calendar-feed`), 201)
+    expectStatus(await api.del(`/v1/staff/${staff.id}/calendar-feed`), 200)
+    const reply = await api.get("/v1/events?types=calendar_feed.created,calendar_feed.rotated,calendar_feed.deleted&limit=100")
+    const feed = expectStatus(reply, 200).data.filter((e: any) => e.data.object.staff_id === staff.id)
+    const shown = ({ url: _url, ...rest }: any) => rest
+    expect(feed.map((e: any) => e.type)).toEqual(["calendar_feed.created", "calendar_feed.rotated", "calendar_feed.deleted"])
+    expect(feed.map((e: any) => e.data)).toEqual([
+      { object: shown(first) },
+      { object: shown(second), previous: shown(first) },
+      { object: shown(second) }
+    ])
+    for (const made of [first, second]) expect(reply.text).not.toContain(/([A-Za-z0-9_-]{43})\.ics$/.exec(made.url)![1]!)
+  })
+})
+
+describe("the public URL", () => {
+  it("without --public-url: feed URLs, their UIDs and manage links all start with the listening address, whatever Host says", async () => {
+    const own = await startServer()
+    try {
+      const ownApi = client(own.url, own.first.keys.sandbox.secret)
+      const forged = { headers: { host: "evil.example", "x-forwarded-host": "evil.example", "x-forwarded-proto": "https" } }
+      const { staff, service, client: person } = await seed(ownApi)
+      const booking = expectStatus(
+        await ownApi.post("/v1/bookings", { service_id: service.id, staff_id: staff.id, client_id: person.id, start: MONDAY_9 }, forged),
+        201
+      )
+      expect(booking.manage_url.startsWith(`${own.url}/manage/`)).toBe(true)
+      const created = expectStatus(await ownApi.post(`/v1/staff/${staff.id}/calendar-feed`, undefined, forged), 201)
+      expect(created.url).toMatch(new RegExp(`^${own.url}/calendar/[A-Za-z0-9_-]{43}\\.ics$`))
+      const fetched = await request(own.url, "GET", created.url.slice(own.url.length), forged)
+      expect(fetched.status).toBe(200)
+      expect(parseFeed(fetched.text).events.map((e) => e.uid)).toEqual([`${booking.id}@127.0.0.1`])
+    } finally {
+      await own.close()
+    }
+  })
+})
+
+describe("under a mount prefix", () => {
+  it("makes feed URLs and manage links under the handler's public URL, prefix included, and serves them there", async () => {
+    let slotwise: Awaited<ReturnType<typeof createHttpHandler>> | undefined
+    const host = http.createServer((req, res) => slotwise!.node(req, res))
     try {
       await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", resolve))
       const base = `http://127.0.0.1:${(host.address() as { port: number }).port}`
+      slotwise = await createHttpHandler({ prefix: "/scheduling", publicUrl: `${base}/scheduling/`, webhooks: false })
       const key = (await slotwise.createAccount({ name: "Host", plan: "pro" })).keys.sandbox.secret
       const api = client(`${base}/scheduling`, key)
-      const staff = expectStatus(await api.post("/v1/staff", { name: "Mounted" }), 201)
+      const { staff, service, client: person } = await seed(api)
+      const booking = expectStatus(await api.post("/v1/bookings", { service_id: service.id, staff_id: staff.id, client_id: person.id, start: MONDAY_9 }), 201)
+      expect(booking.manage_url.startsWith(`${base}/scheduling/manage/`)).toBe(true)
       const created = expectStatus(await api.post(`/v1/staff/${staff.id}/calendar-feed`), 201)
       expect(created.url).toMatch(new RegExp(`^${base}/scheduling/calendar/[A-Za-z0-9_-]{43}\\.ics$`))
       const feed = await request(base, "GET", created.url.slice(base.length))
       expect(feed.status).toBe(200)
-      expect(parseFeed(feed.text)).toMatchObject({ name: "Mounted", events: [] })
+      expect(parseFeed(feed.text)).toMatchObject({ name: "Ana", events: [expect.objectContaining({ uid: `${booking.id}@127.0.0.1` })] })
     } finally {
       await new Promise((resolve) => host.close(resolve))
-      await slotwise.close()
+      await slotwise?.close()
     }
   })
 })

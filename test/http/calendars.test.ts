@@ -155,6 +155,50 @@ describe("external calendars", () => {
     expect((await explain("2026-03-05T13:00:00Z")).reasons[0]).toMatchObject({ code: "external_busy", calendar_id: created.id })
   })
 
+  it("lists sync state after a failing fetch and records calendar.created, .updated on each change of status, and .deleted", async () => {
+    const member = expectStatus(await api.post("/v1/staff", { name: "Ivo", time_zone: "Europe/Berlin" }), 201)
+    const secretPath = "/private-3f9a7c1e/basic.ics"
+    feeds.set(secretPath, { kind: "status", status: 503, body: "down" })
+    const created = expectStatus(await api.post(`/v1/staff/${member.id}/calendars`, { url: feeds.url(secretPath) }), 201)
+    const path = `/v1/staff/${member.id}/calendars/${created.id}`
+    const listed = async () => {
+      const page = expectStatus(await api.get(`/v1/staff/${member.id}/calendars`), 200)
+      expect(page.data).toHaveLength(1)
+      return page.data[0]
+    }
+
+    expectStatus(await api.post(`${path}/sync`), 200)
+    expect(await listed()).toMatchObject({ status: "failing", last_synced_at: null, last_error: "the feed answered HTTP 503", event_count: 0 })
+
+    feeds.set(secretPath, { kind: "ics", body: fixture("google.ics") })
+    await server.advance(MINUTE)
+    expectStatus(await api.post(`${path}/sync`), 200)
+    await server.advance(MINUTE)
+    const lastGood = expectStatus(await api.post(`${path}/sync`), 200)
+    feeds.set(secretPath, { kind: "status", status: 500, body: "oops" })
+    await server.advance(MINUTE)
+    expectStatus(await api.post(`${path}/sync`), 200)
+    await server.advance(MINUTE)
+    expectStatus(await api.post(`${path}/sync`), 200)
+    // The last good sync's time and count stay; the error says why the latest failed.
+    const failing = await listed()
+    expect(failing).toMatchObject({ status: "failing", last_error: "the feed answered HTTP 500", event_count: 5 })
+    expect(lastGood.last_synced_at).not.toBeNull()
+    expect(failing.last_synced_at).toBe(lastGood.last_synced_at)
+
+    expectStatus(await api.del(path), 200)
+    const reply = await api.get("/v1/events?types=calendar.created,calendar.updated,calendar.deleted&limit=100")
+    const events = expectStatus(reply, 200).data.filter((e: any) => e.data.object.id === created.id)
+    expect(events.map((e: any) => [e.type, e.data.previous?.status, e.data.object.status])).toEqual([
+      ["calendar.created", undefined, "pending"],
+      ["calendar.updated", "pending", "failing"],
+      ["calendar.updated", "failing", "synced"],
+      ["calendar.updated", "synced", "failing"],
+      ["calendar.deleted", undefined, "failing"]
+    ])
+    expect(reply.text).not.toContain("private-3f9a7c1e")
+  })
+
   it("refuses bad addresses and unknown staff with problem documents", async () => {
     const bad = expectProblem(await api.post(`/v1/staff/${setup.staff.id}/calendars`, { url: "ftp://example.com/cal.ics", x: 1 }), 422, "validation_failed")
     expect(bad.errors.map((e: any) => e.path).sort()).toEqual(["url", "x"])

@@ -38,6 +38,28 @@ const claim = async (api: Client, hostname: string) => {
   return expectStatus(await api.post(`/v1/domains/${domain.id}/verify`), 200)
 }
 
+describe("events", () => {
+  it("records domain.created, domain.verified (not a failed attempt) and domain.deleted, in the feed and the webhooks' event types", async () => {
+    const domain = await add(owner, "book.events.example")
+    expectProblem(await owner.post(`/v1/domains/${domain.id}/verify`), 422, "verification_failed")
+    dns.setTxt(domain.verification.name, [domain.verification.value])
+    const verified = expectStatus(await owner.post(`/v1/domains/${domain.id}/verify`), 200)
+    expectStatus(await owner.post(`/v1/domains/${domain.id}/verify`), 200)
+    expectStatus(await owner.del(`/v1/domains/${domain.id}`), 200)
+    const types = "domain.created,domain.verified,domain.deleted"
+    const feed = expectStatus(await owner.get(`/v1/events?types=${types}&limit=100`), 200).data.filter((e: any) => e.data.object.id === domain.id)
+    expect(feed.map((e: any) => [e.type, e.data.object.id])).toEqual([
+      ["domain.created", domain.id],
+      ["domain.verified", domain.id],
+      ["domain.deleted", domain.id]
+    ])
+    expect(feed[1].data).toEqual({ object: verified, previous: { ...domain, verification: domain.verification } })
+    expect(feed[2].data.object).toEqual(verified)
+    const openapi = expectStatus(await owner.get("/v1/openapi.json"), 200)
+    expect(JSON.stringify(openapi.components.schemas)).toContain("domain.verified")
+  })
+})
+
 describe("verification", () => {
   it("creates a pending domain with its TXT record, verifies it once the record is published, and lists it", async () => {
     const domain = await add(owner, "book.verify.example")

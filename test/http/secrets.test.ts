@@ -1,7 +1,7 @@
 /**
  * No response and no line the server prints ever repeats a secret: every kind of credential
  * (secret and publishable keys of both environments, the operator's token, a webhook signing
- * secret, an OAuth access token, an account user's password) sent in every malformed way and
+ * secret, an OAuth access token, an account user's password, a calendar feed's URL token) sent in every malformed way and
  * every wrong place, against the bundled binary, with every reply's status line, headers and
  * body, the event feed and the process's stdout and stderr searched for the secret or any
  * 8 characters of it.
@@ -58,6 +58,10 @@ beforeAll(async () => {
   expectStatus(await admin.post(`/admin/v1/accounts/${account.account.id}/users`, { email: "owner@example.com", name: "Olive", password: PASSWORD, role: "owner" }), 201)
   const site = { url: server.url, sandbox: carrier, production, user: { email: "owner@example.com" } }
   const { tokens } = await obtainTokens(site, await registerClient(site), { scope: "bookings:read staff:read" })
+  // A calendar feed's URL token: its creation and rotation are events, which must not carry it.
+  const member = expectStatus(await carrier.post("/v1/staff", { name: "Feed" }), 201)
+  expectStatus(await carrier.post(`/v1/staff/${member.id}/calendar-feed`), 201)
+  const feedUrl = expectStatus(await carrier.post(`/v1/staff/${member.id}/calendar-feed`), 201).url as string
   secrets = [
     secret("sk_test", keys.sandbox.secret),
     secret("sk_live", keys.production.secret),
@@ -66,7 +70,8 @@ beforeAll(async () => {
     secret("admin token", ADMIN, /^operator-token-/),
     secret("whsec", webhook.secret),
     secret("OAuth access token", tokens.access_token),
-    secret("password", PASSWORD, /^$/)
+    secret("password", PASSWORD, /^$/),
+    secret("calendar feed token", /([A-Za-z0-9_-]{43})\.ics$/.exec(feedUrl)![1]!, /^$/)
   ]
   for (const s of secrets) expect(s.random.length, s.kind).toBeGreaterThanOrEqual(8)
 }, 180_000)

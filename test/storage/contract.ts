@@ -27,6 +27,10 @@ import type { Service } from "../../src/domain/service.js"
 import { SYSTEM_TENANT } from "../../src/auth/collections.js"
 import { MANAGE_LINK_SECRET_ID } from "../../src/domain/manageLink.js"
 import { CoreLive } from "../../src/layers.js"
+import { Calendars } from "../../src/Calendars.js"
+import { BusyRangesCollection, CalendarsCollection } from "../../src/calendars/collections.js"
+import { busyChunks } from "../../src/domain/calendar.js"
+import { Staff as StaffService } from "../../src/Staff.js"
 import { Manage } from "../../src/Manage.js"
 import { Events } from "../../src/Events.js"
 import { type DueReminder, dueReminderId } from "../../src/domain/reminder.js"
@@ -840,6 +844,69 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
       )
     })
 
+    describe("deleting a staff member", () => {
+      const tenant: TenantId = { account_id: `acc_${"3".repeat(26)}`, environment: "sandbox" }
+      const core = Effect.map(
+        Layer.build(CoreLive.pipe(Layer.provide(Layer.succeed(WebhookPolicy, { allowPrivate: true })))),
+        (context) => ({
+          staff: Context.get(context, StaffService),
+          calendars: Context.get(context, Calendars),
+          feeds: Context.get(context, CalendarFeeds),
+          events: Context.get(context, Events)
+        })
+      )
+
+      test(
+        "removes their external calendars, busy times and calendar feed in the same transaction, each with its event",
+        Effect.scoped(Effect.gen(function*() {
+          const { calendars, events, feeds, staff } = yield* core
+          const leaving = yield* staff.create({ name: "Lee" })
+          const staying = yield* staff.create({ name: "Sam" })
+          const busy = yield* storageOf(BusyRangesCollection)
+          const made: Array<string> = []
+          for (const member of [leaving, staying]) {
+            const calendar = yield* calendars.create(member.id, { url: `https://calendar.example.com/${member.id}.ics` })
+            made.push(calendar.id)
+            // What a sync leaves: busy ranges for the calendar.
+            for (const chunk of busyChunks(calendar, [{ start: 1_800_000_000_000, end: 1_800_003_600_000 }])) yield* busy.insert(chunk)
+            yield* feeds.create(member.id)
+          }
+          const tokenEntries = Effect.flatMap(storageOf(CalendarFeedTokensCollection), (map) => map.list({})).pipe(as(CALENDAR_FEED_TOKENS_TENANT))
+          expect(yield* tokenEntries).toHaveLength(2)
+          const before = (yield* events.list({ limit: 100 })).next_cursor
+
+          yield* staff.delete(leaving.id)
+
+          const remaining = yield* storageOf(CalendarsCollection).pipe(Effect.flatMap((c) => c.list({})))
+          expect(remaining.map((c) => c.id)).toEqual([made[1]])
+          expect([...new Set((yield* busy.list({})).map((b) => b.staff_id))]).toEqual([staying.id])
+          expect((yield* Effect.flip(feeds.get(leaving.id)))._tag).toBe("NotFound")
+          expect((yield* feeds.get(staying.id)).staff_id).toBe(staying.id)
+          expect((yield* tokenEntries).map((e) => e.feed_id)).toEqual([staying.id])
+          const logged = (yield* events.list({ after: before, limit: 100 })).data
+          expect(logged.map((e) => e.type)).toEqual(["calendar.deleted", "calendar_feed.deleted", "staff.deleted"])
+          expect(logged[0]!.data.object).toMatchObject({ id: made[0], staff_id: leaving.id, url: "https://calendar.example.com/…" })
+          expect(JSON.stringify(logged)).not.toContain(`${leaving.id}.ics`)
+          expect(logged[1]!.data.object).toEqual({ object: "calendar_feed", staff_id: leaving.id, created_at: expect.any(String) })
+        }).pipe(as(tenant)))
+      )
+
+      test(
+        "leaves calendars, busy times and the feed in place when the deletion is refused",
+        Effect.scoped(Effect.gen(function*() {
+          const storage = yield* Storage
+          const { calendars, feeds, staff } = yield* core
+          const member = yield* staff.create({ name: "Kim" })
+          const calendar = yield* calendars.create(member.id, { url: "https://calendar.example.com/kim.ics" })
+          yield* feeds.create(member.id)
+          // A failure after the cascade ran: the whole transaction rolls back.
+          yield* Effect.either(storage.transaction(Effect.zipRight(staff.delete(member.id), Effect.fail("no"))))
+          expect((yield* calendars.get(member.id, calendar.id)).id).toBe(calendar.id)
+          expect((yield* feeds.get(member.id)).staff_id).toBe(member.id)
+        }).pipe(as(tenant)))
+      )
+    })
+
     describe("eraseTenant", () => {
       test(
         "removes the tenant's documents and events only; seqs are not reused",
@@ -893,9 +960,10 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
       /** The core's domains over this store, with a resolver that finds every record value in `published`. */
       const domainsOver = (published: Set<string>) =>
         Effect.map(
-          Layer.build(Domains.Default.pipe(Layer.provide(Layer.succeed(DnsResolver, {
-            resolveTxt: () => Effect.succeed([...published])
-          })))),
+          Layer.build(Domains.Default.pipe(Layer.provide(Layer.merge(
+            Layer.succeed(DnsResolver, { resolveTxt: () => Effect.succeed([...published]) }),
+            Events.Default
+          )))),
           (context) => Context.get(context, Domains)
         )
 
@@ -1014,9 +1082,12 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
     describe("calendar feeds' token map", () => {
       /** The core's feeds over this store, rendering each feed as its name and its events' UIDs. */
       const feedsOver = Effect.map(
-        Layer.build(CalendarFeeds.Default.pipe(Layer.provide(Layer.succeed(CalendarRenderer, {
-          render: (calendar) => [calendar.name, ...calendar.events.map((e) => `${e.uid} ${e.summary}`)].join("\n")
-        })))),
+        Layer.build(CalendarFeeds.Default.pipe(Layer.provide(Layer.merge(
+          Layer.succeed(CalendarRenderer, {
+            render: (calendar) => [calendar.name, ...calendar.events.map((e) => `${e.uid} ${e.summary}`)].join("\n")
+          }),
+          Events.Default
+        )))),
         (context) => Context.get(context, CalendarFeeds)
       )
       const tokenOf = (url: string) => /([A-Za-z0-9_-]{43})\.ics$/.exec(url)![1]!
@@ -1070,13 +1141,13 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           ])
           // Only hashes are stored, never the token.
           for (const entry of yield* entries) expect(entry.id).toMatch(/^[0-9a-f]{64}$/)
-          expect((yield* feeds.render(tokenOf(a1.url))).body.split("\n").slice(1)).toEqual([`bkg_${"A".repeat(26)}@slotwise Booking: Client A`])
-          expect((yield* feeds.render(tokenOf(b.url))).body.split("\n").slice(1)).toEqual([`bkg_${"B".repeat(26)}@slotwise Booking: Client B`])
+          expect((yield* feeds.render(tokenOf(a1.url))).body.split("\n").slice(1)).toEqual([`bkg_${"A".repeat(26)}@127.0.0.1 Booking: Client A`])
+          expect((yield* feeds.render(tokenOf(b.url))).body.split("\n").slice(1)).toEqual([`bkg_${"B".repeat(26)}@127.0.0.1 Booking: Client B`])
 
           const a2 = yield* feeds.create(staffA).pipe(as(tenantA))
           expect(yield* entries).toHaveLength(2)
           expect((yield* Effect.flip(feeds.render(tokenOf(a1.url))))._tag).toBe("NotFound")
-          expect((yield* feeds.render(tokenOf(a2.url))).body).toContain(`bkg_${"A".repeat(26)}@slotwise`)
+          expect((yield* feeds.render(tokenOf(a2.url))).body).toContain(`bkg_${"A".repeat(26)}@127.0.0.1`)
 
           yield* feeds.delete(staffB).pipe(as(tenantB))
           expect((yield* entries).map((e) => e.account_id)).toEqual(["acct_a"])

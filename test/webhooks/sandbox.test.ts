@@ -29,7 +29,9 @@ const PREFIX: Record<string, string> = {
   client: "cli_",
   service: "svc_",
   staff: "stf_",
-  availability: "avl_"
+  availability: "avl_",
+  calendar: "cal_",
+  domain: "dom_"
 }
 
 describe("sandbox emit", () => {
@@ -45,10 +47,12 @@ describe("sandbox emit", () => {
       expect(event).toMatchObject({ object: "event", type, created_at: NOW })
       expect(Schema.is(Event)(event)).toBe(true)
       const kind = type.slice(0, type.indexOf("."))
-      const object = event.data.object as { id: string; object: string; created_at: string }
+      const object = event.data.object as { id?: string; object: string; staff_id?: string; url?: string; created_at: string }
       expect(object.object).toBe(kind)
-      expect(object.id.startsWith(PREFIX[kind]!)).toBe(true)
-      if (/\.(updated|cancelled|rescheduled)$/.test(type)) expect(event.data.previous).toBeDefined()
+      // A calendar feed is named by its staff member and shows no URL.
+      if (kind === "calendar_feed") expect([object.staff_id!.slice(0, 4), object.url]).toEqual(["stf_", undefined])
+      else expect(object.id!.startsWith(PREFIX[kind]!)).toBe(true)
+      if (/\.(updated|cancelled|rescheduled|rotated|verified)$/.test(type)) expect(event.data.previous).toBeDefined()
       if (type === "payment.received") expect(event.data.booking).toMatchObject({ object: "booking", payment_status: "paid" })
     }
     expect(heard).toEqual([...EVENT_TYPES])
