@@ -1,12 +1,19 @@
 /** Staff: the people who deliver services (docs/api.md §3). */
 import { Effect, Schema } from "effect"
+import { ResourceInUse } from "./domain/errors.js"
 import { publicStaff, Staff as StaffMember, StaffCreate, staffDefaults, StaffUpdate } from "./domain/staff.js"
 import { removeFeedOfStaff } from "./CalendarFeeds.js"
 import { removeCalendarsOfStaff } from "./Calendars.js"
 import { Events } from "./Events.js"
 import { currentStamp, findOr404, listPage, newResource, PageParams, patchResource, visitorReads } from "./internal/resources.js"
 import { decodeInput } from "./domain/validation.js"
-import { AvailabilityCollection, BookingsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
+import {
+  AvailabilityCollection,
+  BookingsCollection,
+  MemberOccupancyCollection,
+  ServicesCollection,
+  StaffCollection
+} from "./ports/collections.js"
 import { type Condition, Storage } from "./ports/storage.js"
 import { refuseIfBooked } from "./Services.js"
 
@@ -24,6 +31,7 @@ export class Staff extends Effect.Service<Staff>()("slotwise/Staff", {
     const services = storage.collection(ServicesCollection)
     const rules = storage.collection(AvailabilityCollection)
     const bookings = storage.collection(BookingsCollection)
+    const sharedRows = storage.collection(MemberOccupancyCollection)
     const find = findOr404(staff, "staff member")
     const decodeCreate = decodeInput(StaffCreate)
     const decodeUpdate = decodeInput(StaffUpdate)
@@ -59,7 +67,22 @@ export class Staff extends Effect.Service<Staff>()("slotwise/Staff", {
       events.mutate(Effect.gen(function*() {
         const current = yield* find(id)
         yield* refuseIfBooked(bookings, [{ column: "staff_id", op: "eq", value: id }], `staff member ${id}`)
+        // A collective booking holds its further members through their occupancy rows.
         const now = yield* currentStamp
+        const attending = yield* sharedRows.listIndexes({
+          where: [
+            { column: "staff_id", op: "eq", value: id },
+            { column: "kind", op: "eq", value: "booking" },
+            { column: "end_ms", op: "gt", value: now.ms }
+          ],
+          columns: ["source_id"],
+          limit: 1
+        })
+        if (attending.length > 0) {
+          return yield* new ResourceInUse({
+            detail: `staff member ${id} has upcoming bookings (${attending[0]!.source_id}); cancel or reschedule them first`
+          })
+        }
         for (const rule of yield* rules.list({ where: [{ column: "staff_id", op: "eq", value: id }] })) {
           yield* rules.remove(rule.id)
           yield* events.record("availability.deleted", rule)

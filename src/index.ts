@@ -37,6 +37,7 @@ export { CalendarListParams, Calendars, CalendarSyncSettings, type CalendarSyncS
 export { BusyRangesCollection, CalendarsCollection } from "./calendars/collections.js"
 export { FeedFailed, FeedReader, type FeedReaderService, type FeedRequest, type FeedResult } from "./ports/feedReader.js"
 export { ClientListParams, Clients } from "./Clients.js"
+export * from "./domain/assignment.js"
 export * from "./domain/availability.js"
 export * from "./domain/booking.js"
 export * from "./domain/calendar.js"

@@ -171,6 +171,17 @@ describe("collective", () => {
     await s.bookings.create({ service_id: other.id, staff_id: staffIds[2]!, client_id: clientId, start: at(MONDAY_9, 30) })
     expect(await failure(s.bookings.create({ service_id: other.id, staff_id: staffIds[2]!, client_id: clientId, start: at(MONDAY_9, 120) })))
       .toMatchObject({ code: "slot_unavailable" })
+    // A further member cannot be deleted while the booking is upcoming.
+    const lone = await s.staff.create({ name: "Lone" })
+    await s.availability.create({ staff_id: lone.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "09:00", end_time: "17:00" })
+    await s.services.update(serviceId, { staff_ids: [...staffIds, lone.id] })
+    const withLone = await s.bookings.create({ service_id: serviceId, client_id: clientId, start: at(MONDAY_9, 240) })
+    await s.services.update(serviceId, { staff_ids: staffIds })
+    const refusal = await failure(s.staff.delete(lone.id))
+    expect(refusal).toMatchObject({ code: "resource_in_use" })
+    expect(refusal.detail).toContain(withLone.id)
+    await s.bookings.cancel(withLone.id)
+    await s.staff.delete(lone.id)
     // Cancelling frees every member.
     await s.bookings.cancel(booking.id)
     const freed = await s.bookings.create({ service_id: other.id, staff_id: staffIds[2]!, client_id: clientId, start: at(MONDAY_9, 120) })

@@ -34,6 +34,6 @@ describe("time zones in any case", () => {
     const canonical = await s.availability.slots({ ...query, time_zone: "Pacific/Auckland" })
     expect(lower).toEqual(canonical)
     // 09:00 in Berlin on Monday is already Monday evening in Auckland (UTC+13).
-    expect(lower.days).toEqual([{ date: "2027-03-29", slots: [{ start: MONDAY_9, end: "2027-03-29T08:00:00Z", staff_id: ana.id, remaining: 1 }] }])
+    expect(lower.days).toEqual([{ date: "2027-03-29", slots: [{ start: MONDAY_9, end: "2027-03-29T08:00:00Z", staff_id: ana.id, staff_ids: [ana.id], remaining: 1 }] }])
   })
 })

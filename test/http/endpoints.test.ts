@@ -177,7 +177,7 @@ describe("availability", () => {
 
     const slots = expectStatus(await api.get(`/v1/availability/slots?service_id=${s.service.id}&start=2027-03-29T00:00:00Z&end=2027-04-05T00:00:00Z&time_zone=Europe/Berlin`), 200)
     expect(slots.object).toBe("list")
-    expect(slots.data[0]).toEqual({ start: MONDAY_9, end: "2027-03-29T09:30:00Z", staff_id: s.staff.id, remaining: 1 })
+    expect(slots.data[0]).toEqual({ start: MONDAY_9, end: "2027-03-29T09:30:00Z", staff_id: s.staff.id, staff_ids: [s.staff.id], remaining: 1 })
     expect(slots.data.some((slot: any) => slot.start === "2027-03-29T12:30:00Z")).toBe(false)
     expect(slots.days[0].date).toBe("2027-03-29")
     expectProblem(await api.get(`/v1/availability/slots?service_id=${s.service.id}&start=2027-03-29T00:00:00Z&end=2027-07-29T00:00:00Z`), 400, "bad_request")

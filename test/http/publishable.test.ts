@@ -50,7 +50,7 @@ describe("holds with a publishable key", () => {
     // Nothing about the visitor is in the answer or in a later read.
     for (const body of [asked, expectStatus(await pk.get(`/v1/availability/holds/${asked.id}`, from("203.0.113.1")), 200)]) {
       expect(Object.keys(body).sort()).toEqual(
-        ["buffer_after_minutes", "buffer_before_minutes", "created_at", "end", "expires_at", "id", "metadata", "object", "service_id", "staff_id", "start", "updated_at"]
+        ["assigned_by", "buffer_after_minutes", "buffer_before_minutes", "created_at", "end", "expires_at", "id", "metadata", "object", "service_id", "staff_id", "staff_ids", "start", "updated_at"]
       )
     }
     const long = expectStatus(await secret.post("/v1/availability/holds", hold(at(90), 600)), 201)
@@ -210,7 +210,7 @@ describe("bookings with a publishable key", () => {
       }, from("203.0.113.81")),
       201
     )
-    expect(Object.keys(booked).sort()).toEqual(["created_at", "end", "id", "object", "price", "service_id", "staff_id", "start", "status", "updated_at"])
+    expect(Object.keys(booked).sort()).toEqual(["created_at", "end", "id", "object", "price", "service_id", "staff_id", "staff_ids", "start", "status", "updated_at"])
     expect(booked).toMatchObject({ object: "booking", service_id: s.service.id, staff_id: s.staff.id, start: MONDAY_9, status: "confirmed" })
 
     const stored = expectStatus(await secret.get(`/v1/bookings/${booked.id}`), 200)
