@@ -210,7 +210,7 @@ describe("bookings with a publishable key", () => {
       }, from("203.0.113.81")),
       201
     )
-    expect(Object.keys(booked).sort()).toEqual(["created_at", "end", "id", "object", "price", "service_id", "staff_id", "staff_ids", "start", "status", "updated_at"])
+    expect(Object.keys(booked).sort()).toEqual(["created_at", "end", "id", "object", "price", "series_id", "service_id", "staff_id", "staff_ids", "start", "status", "updated_at"])
     expect(booked).toMatchObject({ object: "booking", service_id: s.service.id, staff_id: s.staff.id, start: MONDAY_9, status: "confirmed" })
 
     const stored = expectStatus(await secret.get(`/v1/bookings/${booked.id}`), 200)
