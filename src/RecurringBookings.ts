@@ -2,7 +2,9 @@
  * Recurring bookings (docs/api.md §11): one request books every occurrence of an RRULE as an
  * ordinary booking with `series_id`, all checked by the booking checks and written in one
  * transaction. Built on the single-booking path of Bookings.ts (its checks, its insert), so a
- * rule of booking creation lives in one place.
+ * rule of booking creation lives in one place. Who attends follows the service's assignment
+ * through scheduling/assignment.ts, the same for every occurrence: a collective series books
+ * every member each time; otherwise one member keeps the whole series.
  *
  * The rule is evaluated in wall-clock time of a zone: the expander (a port) steps floating
  * local date-times, and each is turned into an instant here with scheduling/zones.ts. A local
