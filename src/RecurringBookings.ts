@@ -2,7 +2,9 @@
  * Recurring bookings (docs/api.md §11): one request books every occurrence of an RRULE as an
  * ordinary booking with `series_id`, all checked by the booking checks and written in one
  * transaction. Built on the single-booking path of Bookings.ts (its checks, its insert), so a
- * rule of booking creation lives in one place.
+ * rule of booking creation lives in one place. Who attends follows the service's assignment
+ * through scheduling/assignment.ts, the same for every occurrence: a collective series books
+ * every member each time; otherwise one member keeps the whole series.
  *
  * The rule is evaluated in wall-clock time of a zone: the expander (a port) steps floating
  * local date-times, and each is turned into an instant here with scheduling/zones.ts. A local
@@ -12,6 +14,7 @@
  */
 import { Effect, Either, Option } from "effect"
 import { Bookings } from "./Bookings.js"
+import type { AssignedBy } from "./domain/assignment.js"
 import { ACTIVE_STATUSES, type Booking, BookingCreate, publicBooking } from "./domain/booking.js"
 import { formatInstant, toMillis } from "./domain/common.js"
 import { InvalidReference, SeriesUnavailable, ValidationFailed } from "./domain/errors.js"
@@ -38,9 +41,9 @@ import { decodeInput } from "./domain/validation.js"
 import { AvailabilityCollection, BookingsCollection, BookingSeriesCollection, StaffCollection } from "./ports/collections.js"
 import { type LocalDateTime, RecurrenceExpander } from "./ports/recurrence.js"
 import { Storage } from "./ports/storage.js"
-import { checkStart } from "./scheduling/checks.js"
+import { blockedOccurrences, occurrenceReasons, pickLeastBlocked, tagReasons, withOccurrence } from "./scheduling/assignment.js"
 import { policyOf } from "./scheduling/loadSchedule.js"
-import type { Occupancy, StaffSchedule } from "./scheduling/types.js"
+import type { StaffSchedule } from "./scheduling/types.js"
 import { formatDay, localDayOf, localToUtc, offsetAt } from "./scheduling/zones.js"
 
 const MINUTE = 60_000
@@ -139,43 +142,72 @@ export class RecurringBookings extends Effect.Service<RecurringBookings>()("slot
         return occurrenceInstants(zone, locals)
       })
 
-    /**
-     * `member`'s schedule over every occurrence, read once (inside the caller's transaction):
-     * the same rules, bookings, holds and busy time the single-booking check reads per start.
-     */
-    const scheduleOver = (service: Service, member: Staff, starts: ReadonlyArray<number>, now: number) =>
-      Effect.map(
-        schedule.schedules([member.id], policyOf(service), { start: Math.min(...starts), end: Math.max(...starts) + 1 }, now),
-        ([one]) => one!
+    /** `invalid_reference` when the service or one of `members` cannot be booked at all, whatever the time. */
+    const refuseFixed = (service: Service, members: ReadonlyArray<Staff>) => {
+      const fixed = [...new Map(members.flatMap((m) => schedule.staffReasons(service, m)).map((r) => [r.detail, r])).values()]
+      return fixed.length === 0 ? Effect.void : Effect.fail(
+        new InvalidReference({
+          detail: fixed.map((r) => r.detail).join("; "),
+          errors: fixed.map((r) => ({ path: r.code === "service_inactive" ? "service_id" : "staff_id", message: r.detail }))
+        })
       )
+    }
 
-    /** Which occurrences `member` cannot take, each with the explain reasons (nothing written). */
-    const blockedFor = (service: Service, member: Staff, starts: ReadonlyArray<number>, now: number) =>
-      Effect.map(scheduleOver(service, member, starts, now), (loaded) => {
-        const policy = policyOf(service)
-        return starts.filter((start) => checkStart({ policy, schedule: loaded, start, now }).length > 0)
+    const noStaff = (service: Service) =>
+      new InvalidReference({
+        detail: `service ${service.id} has no staff`,
+        errors: [{ path: "staff_id", message: "is required: the service has no staff to choose from" }]
       })
 
     /**
-     * The staff member for a series without `staff_id`: the first of the service's staff (in
-     * its order) free at every occurrence; else the one with the fewest blocked occurrences.
-     * One person keeps the whole series.
+     * Who attends every occurrence (docs/api.md §11), with their schedules over the series,
+     * read inside the caller's transaction so the pick and the writes are one step:
+     * - collective: every member of the service (`requested`, if given, must be one of them);
+     * - a `requested` member: that one, `chosen`;
+     * - otherwise one member for the whole series: in the order of the service's round-robin
+     *   ranking (`round_robin`) or of its `staff_ids` (`first_free`), the first free at every
+     *   occurrence, else the first with the fewest blocked occurrences.
      */
-    const chooseMember = (service: Service, starts: ReadonlyArray<number>, now: number) =>
+    const attendeesOf = (service: Service, requested: string | undefined, starts: ReadonlyArray<number>, now: number) =>
       Effect.gen(function*() {
-        let best: { member: Staff; blocked: number } | undefined
-        for (const id of service.staff_ids) {
-          const member = Option.getOrUndefined(yield* staff.get(id))
-          if (member === undefined || schedule.staffReasons(service, member).length > 0) continue
-          const blocked = (yield* blockedFor(service, member, starts, now)).length
-          if (blocked === 0) return member
-          if (best === undefined || blocked < best.blocked) best = { member, blocked }
+        const policy = policyOf(service)
+        const range = { start: Math.min(...starts), end: Math.max(...starts) + 1 }
+        const schedulesOf = (members: ReadonlyArray<Staff>) => schedule.schedules(members.map((m) => m.id), policy, range, now)
+        if (service.assignment === "collective") {
+          if (requested !== undefined && !service.staff_ids.includes(requested)) {
+            return yield* new InvalidReference({
+              detail: `staff member ${requested} does not deliver service ${service.id}`,
+              errors: [{ path: "staff_id", message: "is not a member of this collective service (omit it: every member attends)" }]
+            })
+          }
+          if (service.staff_ids.length === 0) return yield* noStaff(service)
+          const members = yield* schedule.membersOf(service)
+          yield* refuseFixed(service, members)
+          return { members, assignedBy: "collective" as AssignedBy, schedules: yield* schedulesOf(members) }
         }
-        if (best !== undefined) return best.member
-        return yield* new InvalidReference({
-          detail: `service ${service.id} has no active staff member to book`,
-          errors: [{ path: "staff_id", message: "is required: the service has no active staff to choose from" }]
-        })
+        if (requested !== undefined) {
+          const member = yield* referencedStaff(requested)
+          yield* refuseFixed(service, [member])
+          return { members: [member], assignedBy: "chosen" as AssignedBy, schedules: yield* schedulesOf([member]) }
+        }
+        if (service.staff_ids.length === 0) return yield* noStaff(service)
+        const members = yield* schedule.membersOf(service)
+        const bookable = members.filter((m) => schedule.staffReasons(service, m).length === 0)
+        if (bookable.length === 0) {
+          yield* refuseFixed(service, members)
+          return yield* noStaff(service)
+        }
+        const found = yield* schedulesOf(bookable)
+        const blocked = new Map(bookable.map((m, i) => [m.id, blockedOccurrences(policy, [found[i]!], starts, now)]))
+        const roundRobin = service.assignment === "round_robin"
+        const order = roundRobin ? yield* schedule.ranking(service, now) : service.staff_ids
+        const picked = pickLeastBlocked(order, blocked)!
+        const index = bookable.findIndex((m) => m.id === picked)
+        return {
+          members: [bookable[index]!],
+          assignedBy: (roundRobin ? "round_robin" : "first_free") as AssignedBy,
+          schedules: [found[index]!]
+        }
       })
 
     /** The zone for a series without `time_zone`: the given staff member's, else the service's first one's. */
@@ -214,41 +246,38 @@ export class RecurringBookings extends Effect.Service<RecurringBookings>()("slot
           const answers = yield* answersFor(service, fields.answers ?? [])
           const zone = recurrence.time_zone ?? (yield* defaultZone(service, fields.staff_id))
           const starts = yield* expand(parsed, service, zone, start)
-          const member = fields.staff_id !== undefined
-            ? yield* referencedStaff(fields.staff_id)
-            : yield* chooseMember(service, starts, now.ms)
-          const fixed = schedule.staffReasons(service, member)
-          if (fixed.length > 0) {
-            return yield* new InvalidReference({
-              detail: fixed.map((r) => r.detail).join("; "),
-              errors: fixed.map((r) => ({ path: r.code === "service_inactive" ? "service_id" : "staff_id", message: r.detail }))
-            })
-          }
+          const attendees = yield* attendeesOf(service, fields.staff_id, starts, now.ms)
+          const member = attendees.members[0]!
+          const staffIds = attendees.members.map((m) => m.id)
           const client = yield* clientOf(fields)
           const { created_at, id, updated_at } = resourceAt("series", now)
           const booked: Array<Booking> = []
           const blocked: Array<BlockedOccurrence> = []
           const policy = policyOf(service)
-          let current: StaffSchedule = yield* scheduleOver(service, member, starts, now.ms)
+          let current: ReadonlyArray<StaffSchedule> = attendees.schedules
           for (const at of starts) {
-            const reasons = checkStart({ policy, schedule: current, start: at, now: now.ms })
+            const perMember = occurrenceReasons(policy, current, at, now.ms)
+            // A member the request did not name is named on each reason, as for a single team booking.
+            const reasons = attendees.assignedBy === "chosen" ? perMember.flatMap((m) => m.reasons) : tagReasons(perMember)
             if (reasons.length > 0) {
               blocked.push({ start: formatInstant(at), reasons })
               continue
             }
-            const booking = yield* insertBooking({ fields, service, member, client, answers, now, start: at, seriesId: id })
-            booked.push(booking)
-            // The occurrences written so far occupy the staff member too: a series never overlaps itself.
-            const occupied: Occupancy = {
-              kind: "booking",
-              id: booking.id,
-              service_id: service.id,
+            const booking = yield* insertBooking({
+              fields,
+              service,
+              member,
+              staffIds,
+              assignedBy: attendees.assignedBy,
+              client,
+              answers,
+              now,
               start: at,
-              end: toMillis(booking.end),
-              occupied_start: at - policy.buffer_before,
-              occupied_end: toMillis(booking.end) + policy.buffer_after
-            }
-            current = { ...current, occupancy: [...current.occupancy, occupied] }
+              seriesId: id
+            })
+            booked.push(booking)
+            // The occurrences written so far occupy the attendees too: a series never overlaps itself.
+            current = withOccurrence(policy, current, at, booking.id)
           }
           if (blocked.length > 0 && (onConflict === "reject" || booked.length === 0)) {
             return yield* new SeriesUnavailable({

@@ -13,7 +13,9 @@ const seriesFields = {
   id: Id("series"),
   object: ObjectType("booking_series"),
   service_id: Id("service").annotations({ description: "the service booked" }),
-  staff_id: Id("staff").annotations({ description: "the staff member of every occurrence" }),
+  staff_id: Id("staff").annotations({
+    description: "the staff member of every occurrence (collective services: the first of the members, who all attend; see each occurrence's `staff_ids`)"
+  }),
   client_id: Id("client").annotations({ description: "the client who booked" }),
   rule: Schema.String.annotations({ description: "the RRULE as given" }),
   time_zone: TimeZone.annotations({ description: "the zone the rule was evaluated in" }),

@@ -6,10 +6,16 @@
  * - Round robin: a start is free when any member is; the members are ranked once by the
  *   service's policy and the first free one in that ranking is picked.
  * - Collective: a start is free only when every member is; the booking takes them all.
+ * - A series keeps one member (or, collective, all of them) for every occurrence: the
+ *   attendees are checked at each occurrence in turn, each booked occurrence occupying them
+ *   for the next, and a server-picked member is the first in the order (the policy's ranking,
+ *   or `staff_ids` without round robin) free at every occurrence, else the first with the
+ *   fewest blocked.
  */
 import { DEFAULT_STAFF_WEIGHT, type RoundRobinPolicy, type StaffWeights } from "../domain/assignment.js"
 import type { Reason } from "../domain/slot.js"
-import type { SlotCandidate } from "./types.js"
+import { checkStart } from "./checks.js"
+import type { SlotCandidate, SlotPolicy, StaffSchedule } from "./types.js"
 
 /** What the policies know of one member's past assignments of the service. */
 export interface MemberRecord {
@@ -155,4 +161,68 @@ export const teamVerdict = (
   if (perMember.length === 0) return { free, reasons: [] }
   if (mode === "collective") return { free, reasons: tagReasons(perMember) }
   return { free, reasons: free.length > 0 ? [] : tagReasons(perMember) }
+}
+
+/** Each attendee's reasons at `start`, in the order of `schedules`. */
+export const occurrenceReasons = (
+  policy: SlotPolicy,
+  schedules: ReadonlyArray<StaffSchedule>,
+  start: number,
+  now: number
+): Array<{ readonly staff_id: string; readonly reasons: ReadonlyArray<Reason> }> =>
+  schedules.map((schedule) => ({ staff_id: schedule.staff_id, reasons: checkStart({ policy, schedule, start, now }) }))
+
+/** The attendees' schedules once an occurrence at `start` (booking `id`) occupies each of them. */
+export const withOccurrence = (
+  policy: SlotPolicy,
+  schedules: ReadonlyArray<StaffSchedule>,
+  start: number,
+  id: string
+): Array<StaffSchedule> => {
+  const end = start + policy.duration
+  const occupied = {
+    kind: "booking" as const,
+    id,
+    service_id: policy.service_id,
+    start,
+    end,
+    occupied_start: start - policy.buffer_before,
+    occupied_end: end + policy.buffer_after
+  }
+  return schedules.map((schedule) => ({ ...schedule, occupancy: [...schedule.occupancy, occupied] }))
+}
+
+/**
+ * How many of `starts` the attendees of `schedules` could not take together, checked in
+ * order as a series books them (each free occurrence occupies them for the later ones).
+ */
+export const blockedOccurrences = (
+  policy: SlotPolicy,
+  schedules: ReadonlyArray<StaffSchedule>,
+  starts: ReadonlyArray<number>,
+  now: number
+): number => {
+  let current: ReadonlyArray<StaffSchedule> = schedules
+  let blocked = 0
+  starts.forEach((start, i) => {
+    if (occurrenceReasons(policy, current, start, now).some((m) => m.reasons.length > 0)) blocked++
+    else current = withOccurrence(policy, current, start, `occurrence ${i + 1}`)
+  })
+  return blocked
+}
+
+/**
+ * The member who takes a whole series: the first of `order` with no blocked occurrence, else
+ * the first with the fewest. Only members counted in `blocked` (those who may be booked) are
+ * candidates.
+ */
+export const pickLeastBlocked = (order: ReadonlyArray<string>, blocked: ReadonlyMap<string, number>): string | undefined => {
+  let best: string | undefined
+  for (const id of order) {
+    const count = blocked.get(id)
+    if (count === undefined) continue
+    if (count === 0) return id
+    if (best === undefined || count < blocked.get(best)!) best = id
+  }
+  return best
 }

@@ -268,3 +268,172 @@ describe("after booking", () => {
     expect(one.series_id).toBeNull()
   })
 })
+
+describe("team services", () => {
+  interface Team {
+    readonly s: TestScheduling
+    readonly staffIds: ReadonlyArray<string>
+    readonly serviceId: string
+    /** A `chosen` service of the same members, to make each of them busy alone. */
+    readonly soloServiceId: string
+    readonly clientId: string
+  }
+
+  /** `size` members working every day 00:00–24:00 UTC, a 60-minute team service offering repeats. */
+  const team = async (size: number, service: Record<string, unknown>): Promise<Team> => {
+    const s = await createTestScheduling({ now: "2027-01-04T00:00:00Z" })
+    const staffIds: Array<string> = []
+    for (let i = 0; i < size; i++) {
+      const member = await s.staff.create({ name: `Member ${i + 1}`, time_zone: "UTC" })
+      await s.availability.create({ staff_id: member.id, type: "weekly", weekdays: [1, 2, 3, 4, 5, 6, 7], start_time: "00:00", end_time: "24:00" })
+      staffIds.push(member.id)
+    }
+    const created = await s.services.create({ name: "Class", duration_minutes: 60, staff_ids: staffIds, max_occurrences: 52, ...service })
+    const solo = await s.services.create({ name: "Solo", duration_minutes: 60, staff_ids: staffIds })
+    const client = await s.clients.create({ name: "Bo" })
+    return { s, staffIds, serviceId: created.id, soloServiceId: solo.id, clientId: client.id }
+  }
+
+  /** Makes `staffId` busy alone at `start` with a booking of the other service. */
+  const busy = (t: Team, staffId: string, start: string) =>
+    t.s.bookings.create({ service_id: t.soloServiceId, staff_id: staffId, client_id: t.clientId, start })
+
+  const weeklyFrom = (t: Team, start: string, count: number, extra: Record<string, unknown> = {}) =>
+    t.s.bookingSeries.create({ service_id: t.serviceId, client_id: t.clientId, start, recurrence: { rule: `FREQ=WEEKLY;COUNT=${count}` }, ...extra })
+
+  const WEEKS = ["2027-02-01T09:00:00Z", "2027-02-08T09:00:00Z", "2027-02-15T09:00:00Z", "2027-02-22T09:00:00Z"]
+
+  /** The refusal of a series, with the blocked occurrences it lists. */
+  const refusal = (promise: Promise<unknown>) =>
+    promise.then(() => expect.fail("the series was booked"), (e: SeriesUnavailableError) => e)
+
+  const slotStarts = async (t: Team, day: string) =>
+    (await t.s.availability.slots({ service_id: t.serviceId, start: `${day}T08:00:00Z`, end: `${day}T11:00:00Z` })).data.map((slot) => slot.start)
+
+  describe("collective", () => {
+    it("every occurrence books every member, and occupies each of them", async () => {
+      const t = await team(3, { assignment: "collective" })
+      const series = await weeklyFrom(t, WEEKS[0]!, 4)
+      expect(series.staff_id).toBe(t.staffIds[0])
+      expect(series.occurrences.map((b) => b.start)).toEqual(WEEKS)
+      for (const b of series.occurrences) {
+        expect(b).toMatchObject({ series_id: series.id, staff_id: t.staffIds[0], staff_ids: t.staffIds, assigned_by: "collective" })
+      }
+      // The third member is taken by the series at its second occurrence, though not its staff_id.
+      const taken = await failure(busy(t, t.staffIds[2]!, WEEKS[1]!))
+      expect(taken).toMatchObject({ code: "slot_unavailable", reasons: [expect.objectContaining({ code: "booking_overlap", booking_id: series.occurrences[1]!.id })] })
+      // Naming a member is allowed (everyone attends); naming someone else is not.
+      const outsider = await t.s.staff.create({ name: "Out" })
+      expect(await failure(weeklyFrom(t, "2027-03-01T09:00:00Z", 2, { staff_id: outsider.id }))).toMatchObject({
+        code: "invalid_reference", errors: [{ path: "staff_id" }]
+      })
+      const named = await weeklyFrom(t, "2027-03-01T09:00:00Z", 2, { staff_id: t.staffIds[1] })
+      expect(named.occurrences.map((b) => b.staff_ids)).toEqual([t.staffIds, t.staffIds])
+    })
+
+    it("a member busy on one date blocks that occurrence, the reasons naming them; skip books the others with everyone", async () => {
+      const t = await team(2, { assignment: "collective" })
+      const taken = await busy(t, t.staffIds[1]!, WEEKS[2]!)
+      const error = await refusal(weeklyFrom(t, WEEKS[0]!, 4))
+      expect(error).toBeInstanceOf(SeriesUnavailableError)
+      expect(error).toMatchObject({ code: "series_unavailable", status: 409 })
+      expect(error.occurrences).toEqual([{
+        start: WEEKS[2],
+        reasons: [expect.objectContaining({ code: "booking_overlap", booking_id: taken.id, staff_id: t.staffIds[1] })]
+      }])
+      expect((await t.s.bookings.list({ limit: 100 })).data.map((b) => b.id)).toEqual([taken.id])
+      const series = await weeklyFrom(t, WEEKS[0]!, 4, { on_conflict: "skip" })
+      expect(series.occurrences.map((b) => b.start)).toEqual([WEEKS[0], WEEKS[1], WEEKS[3]])
+      expect(series.occurrences.every((b) => b.staff_ids.join() === t.staffIds.join())).toBe(true)
+      expect(series.skipped).toEqual(error.occurrences)
+    })
+
+    it("an inactive member refuses the series as invalid_reference", async () => {
+      const t = await team(2, { assignment: "collective" })
+      await t.s.staff.update(t.staffIds[1]!, { active: false })
+      expect(await failure(weeklyFrom(t, WEEKS[0]!, 2))).toMatchObject({ code: "invalid_reference", errors: [{ path: "staff_id" }] })
+      expect((await t.s.bookings.list({})).data).toHaveLength(0)
+    })
+
+    it("cancel from an occurrence frees every member: the slots reappear and each can be booked alone", async () => {
+      const t = await team(2, { assignment: "collective" })
+      const series = await weeklyFrom(t, WEEKS[0]!, 3)
+      for (const day of ["2027-02-08", "2027-02-15"]) expect(await slotStarts(t, day)).not.toContain(`${day}T09:00:00Z`)
+      await t.s.bookingSeries.cancel(series.id, { from: WEEKS[1]! })
+      expect(await slotStarts(t, "2027-02-01")).not.toContain(WEEKS[0])
+      for (const day of ["2027-02-08", "2027-02-15"]) expect(await slotStarts(t, day)).toContain(`${day}T09:00:00Z`)
+      // The member who is not the bookings' staff_id is free again too.
+      expect(await busy(t, t.staffIds[1]!, WEEKS[1]!)).toMatchObject({ staff_id: t.staffIds[1], status: "confirmed" })
+      expect(await failure(busy(t, t.staffIds[1]!, WEEKS[0]!))).toMatchObject({ code: "slot_unavailable" })
+    })
+  })
+
+  describe("round robin", () => {
+    it("fewest_upcoming: the member with fewer upcoming bookings of the service gets the whole series", async () => {
+      const t = await team(2, { assignment: "round_robin", round_robin_policy: "fewest_upcoming" })
+      const [first, second] = t.staffIds as [string, string]
+      // The first member has two upcoming bookings of the service, the second one has one.
+      for (const start of ["2027-03-01T09:00:00Z", "2027-03-02T09:00:00Z"]) {
+        await t.s.bookings.create({ service_id: t.serviceId, staff_id: first, client_id: t.clientId, start })
+      }
+      await t.s.bookings.create({ service_id: t.serviceId, staff_id: second, client_id: t.clientId, start: "2027-03-03T09:00:00Z" })
+      const series = await weeklyFrom(t, WEEKS[0]!, 4)
+      expect(series.staff_id).toBe(second)
+      for (const b of series.occurrences) expect(b).toMatchObject({ staff_id: second, staff_ids: [second], assigned_by: "round_robin" })
+      // The series counts now: the first member has fewer upcoming, and gets the next one.
+      const next = await weeklyFrom(t, "2027-04-05T09:00:00Z", 2)
+      expect(next.occurrences.map((b) => [b.staff_id, b.assigned_by])).toEqual([[first, "round_robin"], [first, "round_robin"]])
+    })
+
+    it("a member free for every occurrence wins over a better-ranked one who is blocked once", async () => {
+      const t = await team(2, { assignment: "round_robin" })
+      const [first, second] = t.staffIds as [string, string]
+      // Nobody has booked the service: the ranking follows staff_ids, the first member leads.
+      await busy(t, first, WEEKS[1]!)
+      const series = await weeklyFrom(t, WEEKS[0]!, 4)
+      expect(series.occurrences.map((b) => b.staff_id)).toEqual([second, second, second, second])
+    })
+
+    it("nobody free for every occurrence: the member with the fewest blocked keeps the series; reject names them, skip books the rest", async () => {
+      const t = await team(2, { assignment: "round_robin" })
+      const [first, second] = t.staffIds as [string, string]
+      const blocksFirst = await busy(t, first, WEEKS[1]!)
+      await busy(t, second, WEEKS[2]!)
+      await busy(t, second, WEEKS[3]!)
+      const error = await refusal(weeklyFrom(t, WEEKS[0]!, 4))
+      expect(error).toBeInstanceOf(SeriesUnavailableError)
+      expect(error).toMatchObject({ code: "series_unavailable", status: 409 })
+      expect(error.occurrences).toEqual([{
+        start: WEEKS[1],
+        reasons: [expect.objectContaining({ code: "booking_overlap", booking_id: blocksFirst.id, staff_id: first })]
+      }])
+      const series = await weeklyFrom(t, WEEKS[0]!, 4, { on_conflict: "skip" })
+      expect(series.staff_id).toBe(first)
+      expect(series.occurrences.map((b) => [b.start, b.staff_id, b.assigned_by])).toEqual([
+        [WEEKS[0], first, "round_robin"],
+        [WEEKS[2], first, "round_robin"],
+        [WEEKS[3], first, "round_robin"]
+      ])
+      expect(series.skipped).toEqual(error.occurrences)
+    })
+
+    it("a request naming staff_id books that member, chosen", async () => {
+      const t = await team(2, { assignment: "round_robin" })
+      const series = await weeklyFrom(t, WEEKS[0]!, 2, { staff_id: t.staffIds[1] })
+      expect(series.occurrences.map((b) => [b.staff_id, b.staff_ids, b.assigned_by])).toEqual([
+        [t.staffIds[1], [t.staffIds[1]], "chosen"],
+        [t.staffIds[1], [t.staffIds[1]], "chosen"]
+      ])
+    })
+  })
+
+  it("a chosen service without staff_id: the first member free for every occurrence, first_free", async () => {
+    const t = await team(2, {})
+    const [first, second] = t.staffIds as [string, string]
+    const both = await weeklyFrom(t, WEEKS[0]!, 2)
+    expect(both.occurrences.map((b) => [b.staff_id, b.assigned_by])).toEqual([[first, "first_free"], [first, "first_free"]])
+    await busy(t, first, WEEKS[3]!)
+    const later = await weeklyFrom(t, WEEKS[2]!, 2)
+    expect(later.occurrences.map((b) => [b.staff_id, b.assigned_by])).toEqual([[second, "first_free"], [second, "first_free"]])
+  })
+})

@@ -143,3 +143,44 @@ describe("the series endpoints", () => {
     expect(closed.errors).toEqual([{ path: "recurrence", message: expect.stringContaining("max_occurrences") }])
   })
 })
+
+describe("series on team services", () => {
+  it("collective: 201 with every member on each occurrence; 409 names the member who blocks; round robin: one member, round_robin", async () => {
+    const { api, s } = await account()
+    const other = expectStatus(await api.post("/v1/staff", { name: "Ben", time_zone: "UTC" }), 201)
+    expectStatus(await api.post("/v1/availability", { staff_id: other.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "09:00", end_time: "17:00" }), 201)
+    const members = [s.staff.id, other.id]
+    const team = async (assignment: string) =>
+      expectStatus(await api.post("/v1/services", { name: `Team ${assignment}`, duration_minutes: 60, staff_ids: members, assignment, max_occurrences: 10 }), 201)
+    const collective = await team("collective")
+    const body = (serviceId: string, extra: Record<string, unknown> = {}) =>
+      ({ service_id: serviceId, client_id: s.client.id, start: MONDAY_9, recurrence: { rule: "FREQ=WEEKLY;COUNT=3" }, ...extra })
+    // The second member is busy alone at the second occurrence (the seeded service is theirs too).
+    expectStatus(await api.patch(`/v1/services/${s.service.id}`, { staff_ids: members }), 200)
+    const taken = expectStatus(await api.post("/v1/bookings", { service_id: s.service.id, staff_id: other.id, client_id: s.client.id, start: "2027-04-05T09:00:00Z" }), 201)
+    const refused = expectProblem(await api.post("/v1/bookings", body(collective.id)), 409, "series_unavailable")
+    expect(refused.occurrences).toEqual([
+      { start: "2027-04-05T09:00:00Z", reasons: [expect.objectContaining({ code: "booking_overlap", booking_id: taken.id, staff_id: other.id })] }
+    ])
+    const series = expectStatus(await api.post("/v1/bookings", body(collective.id, { on_conflict: "skip" })), 201)
+    expect(series.occurrences.map((b: any) => [b.start, b.staff_ids, b.assigned_by])).toEqual([
+      ["2027-03-29T09:00:00Z", members, "collective"],
+      ["2027-04-12T09:00:00Z", members, "collective"]
+    ])
+    expect(series.skipped).toEqual(refused.occurrences)
+    // Cancelling the series frees both members at its first occurrence: the slot comes back.
+    const starts = async () =>
+      expectStatus(await api.get(`/v1/availability/slots?service_id=${collective.id}&start=${MONDAY_9}&end=2027-03-29T10:00:00Z`), 200)
+        .data.map((slot: any) => slot.start)
+    expect(await starts()).not.toContain(MONDAY_9)
+    expectStatus(await api.post(`/v1/booking-series/${series.id}/cancel`, {}), 200)
+    expect(await starts()).toContain(MONDAY_9)
+    const roundRobin = await team("round_robin")
+    const picked = expectStatus(await api.post("/v1/bookings", body(roundRobin.id)), 201)
+    // The first member is free for every occurrence and leads the ranking (nobody has booked the service).
+    expect(picked.staff_id).toBe(s.staff.id)
+    expect(picked.occurrences.map((b: any) => [b.staff_ids, b.assigned_by])).toEqual(
+      [[[s.staff.id], "round_robin"], [[s.staff.id], "round_robin"], [[s.staff.id], "round_robin"]]
+    )
+  })
+})

@@ -1,14 +1,17 @@
 /** The assignment rule (docs/api.md §11): ranking by policy, team slots and team verdicts. */
 import { describe, expect, it } from "vitest"
 import {
+  blockedOccurrences,
   collectiveSlots,
   type MemberRecord,
   pickFree,
+  pickLeastBlocked,
   rankMembers,
   roundRobinSlots,
   teamVerdict
 } from "../../src/scheduling/assignment.js"
 import type { SlotCandidate } from "../../src/scheduling/types.js"
+import { at, HOUR, NOW, policy, staff, WEEKDAYS_9_12 } from "./fixtures.js"
 
 const members = ["stf_a", "stf_b", "stf_c"]
 const records = (entries: Record<string, Partial<MemberRecord>>) =>
@@ -117,5 +120,26 @@ describe("teamVerdict", () => {
       { ...busy, staff_id: "stf_b" },
       { ...busy, staff_id: "stf_c" }
     ])
+  })
+})
+
+describe("series", () => {
+  it("pickLeastBlocked: the first in order free at every occurrence, else the first with the fewest blocked", () => {
+    const order = ["stf_c", "stf_a", "stf_b"]
+    expect(pickLeastBlocked(order, new Map([["stf_a", 0], ["stf_b", 0], ["stf_c", 1]]))).toBe("stf_a")
+    expect(pickLeastBlocked(order, new Map([["stf_a", 2], ["stf_b", 1], ["stf_c", 1]]))).toBe("stf_c")
+    // Only counted members (those who may be booked) are candidates.
+    expect(pickLeastBlocked(order, new Map([["stf_b", 3]]))).toBe("stf_b")
+    expect(pickLeastBlocked(order, new Map())).toBeUndefined()
+  })
+
+  it("blockedOccurrences: each booked occurrence occupies the attendees for the later ones", () => {
+    const nine = at("01 09:00")
+    const schedule = (id: string) => staff([WEEKDAYS_9_12], [], id)
+    // 09:00 and 09:30 for an hour each: the second overlaps the first once it is booked.
+    expect(blockedOccurrences(policy({ duration: HOUR }), [schedule("stf_a"), schedule("stf_b")], [nine, nine + HOUR / 2], NOW)).toBe(1)
+    expect(blockedOccurrences(policy({ duration: HOUR }), [schedule("stf_a")], [nine, nine + HOUR], NOW)).toBe(0)
+    // A start outside the hours is blocked, and frees nothing for the next.
+    expect(blockedOccurrences(policy(), [schedule("stf_a")], [at("01 08:00"), nine], NOW)).toBe(1)
   })
 })

@@ -7,6 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Clock, Context, Deferred, Effect, Either, Layer, Option, TestClock } from "effect"
 import { RecurrenceExpanderLive } from "../../adapters/ical/recurrence.js"
 import { Availability } from "../../src/Availability.js"
+import { Bookings } from "../../src/Bookings.js"
 import { Clients } from "../../src/Clients.js"
 import { RecurringBookings } from "../../src/RecurringBookings.js"
 import { Services } from "../../src/Services.js"
@@ -780,7 +781,7 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           const request = (rule: string, extra: Record<string, unknown> = {}) => ({
             service_id: service.id, staff_id: member.id, client_id: client.id, start: "2027-03-15T08:00:00Z", recurrence: { rule }, ...extra
           })
-          return { run, request, series: Context.get(core, RecurringBookings) }
+          return { run, request, series: Context.get(core, RecurringBookings), member, client }
         })
 
       test(
@@ -822,6 +823,54 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           expect(cancelled.occurrences.map((b) => b.status)).toEqual(["confirmed", "cancelled"])
           const log = yield* storage.events.read({ after: seqBefore, types: ["booking.cancelled"], limit: 10 }).pipe(as(tenant))
           expect(log.map((e) => (e.event.data.object as Booking).id)).toEqual([first.occurrences[1]!.id])
+        }))
+      )
+
+      test(
+        "a collective series occupies every member through stored rows, refuses a member busy alone, and its cancel removes the rows",
+        Effect.scoped(Effect.gen(function*() {
+          const storage = yield* Storage
+          const { client, member, run, series } = yield* seriesCore(storage)
+          const other = yield* run(Effect.flatMap(StaffUseCases, (s) => s.create({ name: "Ben", time_zone: "Europe/Berlin" })))
+          yield* run(Effect.flatMap(Availability, (a) =>
+            a.create({ staff_id: other.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "09:00", end_time: "17:00" })))
+          const members = [member.id, other.id]
+          const team = (assignment: "collective" | "round_robin", extra: Record<string, unknown> = {}) =>
+            run(Effect.flatMap(Services, (s) =>
+              s.create({ name: `Team ${assignment}`, duration_minutes: 60, staff_ids: members, assignment, max_occurrences: 10, ...extra })))
+          const solo = yield* run(Effect.flatMap(Services, (s) => s.create({ name: "Solo", duration_minutes: 60, staff_ids: members })))
+          const alone = (start: string) =>
+            run(Effect.flatMap(Bookings, (b) => b.create({ service_id: solo.id, staff_id: other.id, client_id: client.id, start })))
+          const collective = yield* team("collective")
+          const weekly = (serviceId: string, extra: Record<string, unknown> = {}) =>
+            series.create({ service_id: serviceId, client_id: client.id, start: "2027-03-15T08:00:00Z", recurrence: { rule: "FREQ=WEEKLY;COUNT=3" }, ...extra })
+          const busy = yield* alone("2027-03-22T08:00:00Z")
+          const refused = yield* Effect.flip(run(weekly(collective.id)))
+          expect(refused).toMatchObject({
+            _tag: "SeriesUnavailable",
+            occurrences: [{ start: "2027-03-22T08:00:00Z", reasons: [{ code: "booking_overlap", booking_id: busy.id, staff_id: other.id }] }]
+          })
+          const made = yield* run(weekly(collective.id, { on_conflict: "skip" }))
+          expect(made.occurrences.map((b) => [b.start, b.staff_ids, b.assigned_by])).toEqual([
+            ["2027-03-15T08:00:00Z", members, "collective"],
+            ["2027-03-29T07:00:00Z", members, "collective"]
+          ])
+          const rows = storage.collection(MemberOccupancyCollection)
+          const rowsOf = Effect.map(rows.list({ where: [{ column: "staff_id", op: "eq", value: other.id }] }).pipe(as(tenant)), (found) =>
+            found.map((row) => row.source_id).sort())
+          expect(yield* rowsOf).toEqual(made.occurrences.map((b) => b.id).sort())
+          expect(yield* Effect.flip(alone("2027-03-15T08:00:00Z"))).toMatchObject({ _tag: "SlotUnavailable" })
+          yield* run(series.cancel(made.id))
+          expect(yield* rowsOf).toEqual([])
+          expect((yield* alone("2027-03-15T08:00:00Z")).staff_id).toBe(other.id)
+          // Round robin, fewest upcoming: the member without upcoming bookings of the service keeps the series.
+          const roundRobin = yield* team("round_robin", { round_robin_policy: "fewest_upcoming" })
+          yield* run(Effect.flatMap(Bookings, (b) =>
+            b.create({ service_id: roundRobin.id, staff_id: member.id, client_id: client.id, start: "2027-04-30T08:00:00Z" })))
+          const picked = yield* run(weekly(roundRobin.id, { start: "2027-04-05T07:00:00Z" }))
+          expect(picked.occurrences.map((b) => [b.staff_id, b.assigned_by])).toEqual([
+            [other.id, "round_robin"], [other.id, "round_robin"], [other.id, "round_robin"]
+          ])
         }))
       )
 
