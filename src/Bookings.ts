@@ -128,8 +128,8 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
         return yield* firstRefusal !== undefined ? Effect.fail(firstRefusal) : referencedStaff(service.staff_ids[0]!)
       })
 
-    const create = (input: typeof BookingCreate.Encoded) =>
-      Effect.flatMap(decodeCreate(input), (fields) =>
+    /** A create from input already decoded with `BookingCreate` (the HTTP layer decodes each body once). */
+    const createDecoded = (fields: typeof BookingCreate.Type) =>
         events.mutate(Effect.gen(function*() {
           const now = yield* currentStamp
           const start = toMillis(fields.start)
@@ -191,7 +191,9 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
           yield* reminders.arm(booking, { fresh: true, service })
           yield* events.record("booking.created", booking)
           return booking
-        })))
+        }))
+
+    const create = (input: typeof BookingCreate.Encoded) => Effect.flatMap(decodeCreate(input), createDecoded)
 
     /**
      * A visitor's booking (publishable key): as a new client only, since attaching it to an
@@ -341,6 +343,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
 
     return {
       create,
+      createDecoded,
       createForVisitor,
       get: find,
       list,

@@ -5,7 +5,9 @@
  * rate-limit every request the same way, and to check scopes before a body is read.
  */
 import { HttpApi } from "@effect/platform"
+import { Option } from "effect"
 import { accessOf, type AccessRule } from "../contract/access.js"
+import { type BodyDecoder, bodyDecoderOf } from "../contract/decodedBodies.js"
 
 interface Route {
   readonly method: string
@@ -14,10 +16,16 @@ interface Route {
   readonly params: ReadonlyArray<boolean>
   readonly statics: number
   readonly access: AccessRule
+  readonly payload: BodyDecoder | undefined
 }
 
 export type RouteMatch =
-  | { readonly _tag: "Found"; readonly access: AccessRule }
+  | {
+    readonly _tag: "Found"
+    readonly access: AccessRule
+    /** The endpoint's body decoder, when its payload is decoded with the core's rules. */
+    readonly payload: BodyDecoder | undefined
+  }
   | { readonly _tag: "MethodNotAllowed"; readonly allow: ReadonlyArray<string> }
   | { readonly _tag: "NotFound" }
 
@@ -32,15 +40,15 @@ export const makeRouteTable = (
   extra: ReadonlyArray<{ readonly method: string; readonly path: string; readonly access: AccessRule }> = []
 ): RouteTable => {
   const routes: Array<Route> = []
-  const add = (method: string, path: string, access: AccessRule) => {
+  const add = (method: string, path: string, access: AccessRule, payload?: BodyDecoder) => {
     const segments = split(path)
     const params = segments.map((s) => s.startsWith(":"))
-    routes.push({ method, segments, params, statics: params.filter((p) => !p).length, access })
+    routes.push({ method, segments, params, statics: params.filter((p) => !p).length, access, payload })
   }
   HttpApi.reflect(api as any, {
     onGroup: () => {},
     onEndpoint: ({ endpoint, mergedAnnotations }) => {
-      add(endpoint.method, endpoint.path, accessOf(mergedAnnotations))
+      add(endpoint.method, endpoint.path, accessOf(mergedAnnotations), Option.getOrUndefined(Option.flatMapNullable(endpoint.payloadSchema, (schema) => bodyDecoderOf(schema.ast))))
     }
   })
   for (const route of extra) add(route.method, route.path, route.access)
@@ -60,7 +68,7 @@ export const makeRouteTable = (
   }
   const NOT_FOUND: RouteMatch = { _tag: "NotFound" }
   // One answer object per route, made once: this runs on every request.
-  const found = new Map(routes.map((route) => [route, { _tag: "Found", access: route.access } as const]))
+  const found = new Map(routes.map((route) => [route, { _tag: "Found", access: route.access, payload: route.payload } as const]))
 
   return {
     match: (method, path) => {
