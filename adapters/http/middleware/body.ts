@@ -187,17 +187,20 @@ export const readJsonBody = (
     return { bytes: ownBytes(buffer), text, value }
   })
 
-/** The request with its body already read: handlers get the parsed value, not the socket. */
+/**
+ * The request with its body already read: handlers get the parsed value, not the socket.
+ * The request itself is given the body (it is this request's alone), so it need not be
+ * provided to the route again: each provide copies the request's context and fiber refs.
+ */
 export const withParsedBody = (
   request: HttpServerRequest.HttpServerRequest,
   body: ParsedBody
-): HttpServerRequest.HttpServerRequest => {
-  return Object.create(request, {
-    text: { get: () => Effect.succeed(body.text) },
-    json: { get: () => Effect.succeed(body.value) },
-    arrayBuffer: { get: () => Effect.succeed(body.bytes) }
+): HttpServerRequest.HttpServerRequest =>
+  Object.defineProperties(request, {
+    text: { get: () => Effect.succeed(body.text), configurable: true },
+    json: { get: () => Effect.succeed(body.value), configurable: true },
+    arrayBuffer: { get: () => Effect.succeed(body.bytes), configurable: true }
   })
-}
 
 /** A JSON body on GET /v1/bookings becomes query parameters; the query string wins. */
 const foldIntoQuery = (request: HttpServerRequest.HttpServerRequest, value: unknown) => {
