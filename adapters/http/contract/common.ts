@@ -21,10 +21,10 @@ export const decodedAs = <A, I>(
 ): Schema.Schema<A, I> => {
   const decode = inputDecoder(schema)
   const encode = ParseResult.encodeUnknownEither(schema)
-  const check = (input: unknown) => Either.mapLeft(decode(prepare(input)), (issues) => reword(input, issues))
+  const check = (input: unknown): Either.Either<A, ReadonlyArray<FieldIssue>> => Either.mapLeft(decode(prepare(input)), (issues) => reword(input, issues))
   const declared = Schema.declare([], {
     decode: () => (input, _, ast) => {
-      const before = decodedBefore(input)
+      const before = decodedBefore(input, check)
       return before !== undefined ? Either.right(before.value as A) : Either.mapLeft(check(input), (issues) => reported(ast, input, issues))
     },
     encode: () => (value) => encode(value)

@@ -13,8 +13,8 @@ import type { FieldIssue } from "../../../src/internal/validation.js"
 export type BodyDecoder = (input: unknown) => Either.Either<unknown, ReadonlyArray<FieldIssue>>
 
 const decoders = new WeakMap<AST.AST, BodyDecoder>()
-/** By the parsed body (a fresh object per request): its decoded value, until the request ends. */
-const decodedValues = new WeakMap<object, unknown>()
+/** By the parsed body (a fresh object per request): the decoder that took it and its value. */
+const decodedValues = new WeakMap<object, { readonly decoder: BodyDecoder; readonly value: unknown }>()
 
 export const registerBodyDecoder = (ast: AST.AST, decoder: BodyDecoder): void => {
   decoders.set(ast, decoder)
@@ -23,10 +23,13 @@ export const registerBodyDecoder = (ast: AST.AST, decoder: BodyDecoder): void =>
 /** The decoder of a payload schema made by `decodedAs`, if it is one. */
 export const bodyDecoderOf = (ast: AST.AST): BodyDecoder | undefined => decoders.get(ast)
 
-export const rememberDecoded = (parsed: object, value: unknown): void => {
-  decodedValues.set(parsed, value)
+export const rememberDecoded = (parsed: object, decoder: BodyDecoder, value: unknown): void => {
+  decodedValues.set(parsed, { decoder, value })
 }
 
-/** The decoded value of a parsed body decoded earlier in this request. */
-export const decodedBefore = (parsed: unknown): { readonly value: unknown } | undefined =>
-  typeof parsed === "object" && parsed !== null && decodedValues.has(parsed) ? { value: decodedValues.get(parsed) } : undefined
+/** The value `decoder` made of this parsed body earlier in the request; only the same decoder's. */
+export const decodedBefore = (parsed: unknown, decoder: BodyDecoder): { readonly value: unknown } | undefined => {
+  if (typeof parsed !== "object" || parsed === null) return undefined
+  const remembered = decodedValues.get(parsed)
+  return remembered?.decoder === decoder ? remembered : undefined
+}

@@ -81,7 +81,7 @@ const decodeFirst = <E, R>(decode: BodyDecoder, parsed: unknown, app: Effect.Eff
   Effect.suspend((): Effect.Effect<HttpServerResponse.HttpServerResponse, E | ValidationFailed, R> => {
     const decoded = decode(parsed)
     if (Either.isLeft(decoded)) return Effect.fail(validationFailed(decoded.left.map((issue) => ({ path: pathText(issue.path), message: issue.message }))))
-    if (typeof parsed === "object" && parsed !== null) rememberDecoded(parsed, decoded.right)
+    if (typeof parsed === "object" && parsed !== null) rememberDecoded(parsed, decode, decoded.right)
     return app
   })
 
