@@ -1,7 +1,7 @@
 /**
  * The request path against its ceilings, printed (not asserted). Run: `npx tsx bench/http-ceiling.ts`
  * (BENCH_ROUNDS, BENCH_SECONDS to change the length; about two and a half minutes by default; BENCH_CAPS to try
- * other node flags in place of the bin's heap caps).
+ * other node flags in place of the bin's heap caps; `BENCH_CAPS=""` runs every server without them).
  * Each server runs in its own process, loaded with autocannon (10 connections), the
  * contestants interleaved in rounds whose order turns, compared by medians:
  *
@@ -82,7 +82,7 @@ async function compare() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "slotwise-ceiling-"))
   const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
   const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
-  const CAPS = (process.env.BENCH_CAPS ?? "--max-semi-space-size=2 --max-old-space-size=128").split(" ")
+  const CAPS = (process.env.BENCH_CAPS ?? "--max-semi-space-size=2 --max-old-space-size=128").split(" ").filter((flag) => flag !== "")
   const ADMIN = "bench-admin-token"
   const children: Array<ChildProcess> = []
   process.on("exit", () => {
