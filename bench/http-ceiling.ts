@@ -1,7 +1,7 @@
 /**
  * The request path against its ceilings, printed (not asserted). Run: `npx tsx bench/http-ceiling.ts`
- * (BENCH_ROUNDS, BENCH_SECONDS to change the length; about two minutes by default; BENCH_CAPS to try
- * other node flags in place of the bin's heap caps).
+ * (BENCH_ROUNDS, BENCH_SECONDS to change the length; about two and a half minutes by default; BENCH_CAPS to try
+ * other node flags in place of the bin's heap caps; `BENCH_CAPS=""` runs every server without them).
  * Each server runs in its own process, loaded with autocannon (10 connections), the
  * contestants interleaved in rounds whose order turns, compared by medians:
  *
@@ -11,15 +11,12 @@
  *   capped; the read takes the direct lane, and again with a query string, which sends it
  *   through the full pipeline and HttpApi) against a no-op `HttpApi` endpoint on the same
  *   stack (@effect/platform on node:http, tracing off, same node flags) returning a small
- *   booking; bare node:http for scale. The ratio is what authentication, rate limiting,
- *   storage and encoding cost.
- * - `POST /v1/bookings`: Slotwise against bench/baseline-server.ts (node:http + better-sqlite3
- *   doing the same work with nothing else).
- * - Where a create's CPU goes: a POST refused by its payload schema (no storage) beside the
- *   successful create, and a no-op `HttpApi` POST decoding the same body (the stack's own
- *   ceiling for a create) against the baseline.
- * - The heap caps: the same server without `--max-semi-space-size=2 --max-old-space-size=128`,
- *   its throughput and peak RSS beside the capped one's.
+ *   booking; bare node:http for scale. A list page of 20 and a day of slots beside them.
+ * - `POST /v1/bookings` against a no-op `HttpApi` POST decoding the same four-field body (the
+ *   stack's own ceiling for a create), and against bench/baseline-server.ts (node:http +
+ *   better-sqlite3 doing the same work with nothing else); its p99 at 32 connections.
+ * - A POST refused by its payload schema (no storage) against that no-op POST, by server CPU.
+ * - Peak RSS of the capped server under this load.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -85,7 +82,7 @@ async function compare() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "slotwise-ceiling-"))
   const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
   const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
-  const CAPS = (process.env.BENCH_CAPS ?? "--max-semi-space-size=2 --max-old-space-size=128").split(" ")
+  const CAPS = (process.env.BENCH_CAPS ?? "--max-semi-space-size=2 --max-old-space-size=128").split(" ").filter((flag) => flag !== "")
   const ADMIN = "bench-admin-token"
   const children: Array<ChildProcess> = []
   process.on("exit", () => {
@@ -143,7 +140,10 @@ async function compare() {
   }
 
   const capped = await slotwise(CAPS, "capped")
-  const uncapped = await slotwise([], "uncapped")
+  // A list page of 20 needs 20 bookings from the start (the creates below add more).
+  for (let i = 1; i <= 20; i++) {
+    await call(`${capped.url}/v1/bookings`, "POST", capped.key, { service_id: capped.service, staff_id: capped.staff, client_id: capped.client, start: slot(80_000 + i) })
+  }
   const noop = await start([...CAPS, "--import", "tsx", self, "httpapi"])
   const bare = await start([...CAPS, "--import", "tsx", self, "bare"])
   const baseline = await start([...CAPS, "--import", "tsx", "bench/baseline-server.ts", path.join(dir, "baseline.db"), capped.key])
@@ -169,31 +169,38 @@ async function compare() {
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ service_id: target.service, staff_id: target.staff, client_id: target.client, start })
   })
+  // A day of slots with no bookings, well inside the service's horizon.
+  const slotsDay = slot(40_000).slice(0, 10)
   const contestants: ReadonlyArray<{ readonly name: string; readonly pid: number; readonly options: any; readonly refusals?: boolean }> = [
     { name: "GET bare node:http", pid: bare.pid, options: { url: `${bare.url}/v1/bookings/bkg_01` } },
     { name: "GET no-op HttpApi", pid: noop.pid, options: { url: `${noop.url}/v1/bookings/bkg_01` } },
     { name: "GET slotwise", pid: capped.pid, options: { url: `${capped.url}/v1/bookings/${capped.booking}` } },
-    { name: "GET slotwise, no heap caps", pid: uncapped.pid, options: { url: `${uncapped.url}/v1/bookings/${uncapped.booking}` } },
+    // A query string sends the same read through the full pipeline and HttpApi, not the direct lane.
+    { name: "GET slotwise via HttpApi", pid: capped.pid, options: { url: `${capped.url}/v1/bookings/${capped.booking}?` } },
+    { name: "GET slotwise list of 20", pid: capped.pid, options: { url: `${capped.url}/v1/bookings?limit=20&staff_id=${capped.staff}` } },
+    {
+      name: "GET slotwise slots, one day",
+      pid: capped.pid,
+      options: { url: `${capped.url}/v1/availability/slots?service_id=${capped.service}&start=${slotsDay}T00:00:00Z&end=${slotsDay}T23:59:59Z` }
+    },
     { name: "POST baseline", pid: baseline.pid, options: post(baseline, capped) },
     { name: "POST no-op HttpApi", pid: noop.pid, options: post(noop, capped) },
     { name: "POST slotwise", pid: capped.pid, options: post(capped, capped) },
-    { name: "POST slotwise, no heap caps", pid: uncapped.pid, options: post(uncapped, uncapped) },
-    // A query string sends the same read through the full pipeline and HttpApi, not the direct lane.
-    { name: "GET slotwise via HttpApi", pid: capped.pid, options: { url: `${capped.url}/v1/bookings/${capped.booking}?` } },
+    { name: "POST slotwise, 32 connections", pid: capped.pid, options: { ...post(capped, capped), connections: 32 } },
     // Where a create's time goes: a POST refused by its payload schema has passed the pipeline,
-    // the body step and HttpApi, and touched no storage.
+    // the body step and its decoding, and touched no storage.
     { name: "POST slotwise, 422 bad start", pid: capped.pid, options: refusedPost(capped, "not a time"), refusals: true }
   ]
   const rps = contestants.map((): Array<number> => [])
   // Server CPU per request: steadier than req/s on a shared machine (load slows both alike).
   const cpu = contestants.map((): Array<number> => [])
+  const p99 = contestants.map((): Array<number> => [])
   const peak = new Map<number, number>()
   for (let round = 0; round < ROUNDS; round++) {
     for (let k = 0; k < contestants.length; k++) {
       const i = (round + k) % contestants.length
       const c = contestants[i]!
-      const key = c.pid === uncapped.pid ? uncapped.key : capped.key
-      const headers = { ...c.options.headers, authorization: `Bearer ${key}` }
+      const headers = { ...c.options.headers, authorization: `Bearer ${capped.key}` }
       const sampler = setInterval(() => peak.set(c.pid, Math.max(peak.get(c.pid) ?? 0, rssOf(c.pid))), 100)
       const cpu0 = cpuOf(c.pid)
       const result = await autocannon({ connections: 10, duration: SECONDS, ...c.options, headers })
@@ -201,6 +208,7 @@ async function compare() {
       clearInterval(sampler)
       if ((c.refusals === true ? 0 : result.non2xx) + result.errors > 0) console.log(`  (${c.name}: ${result.non2xx} non-2xx, ${result.errors} errors)`)
       rps[i]!.push(result.requests.average)
+      p99[i]!.push(result.latency.p99)
     }
   }
   const m = rps.map((xs) => median(xs))
@@ -218,23 +226,27 @@ async function compare() {
   const req = (name: string) => m[at(name)]!
   const cpuPer = (name: string) => mc[at(name)]!
   const ratio = (a: string, b: string) => req(a) / req(b)
+  const cpuRatio = (a: string, b: string) => cpuPer(a) / cpuPer(b)
   const read = ratio("GET slotwise", "GET no-op HttpApi")
-  const create = ratio("POST slotwise", "POST baseline")
+  const create = ratio("POST slotwise", "POST no-op HttpApi")
+  const refused = cpuRatio("POST slotwise, 422 bad start", "POST no-op HttpApi")
+  const viaApi = ratio("GET slotwise via HttpApi", "GET no-op HttpApi")
+  const verdict = (ok: boolean) => (ok ? "ok" : "MISSED")
+  const [one, five] = os.loadavg()
   console.log("")
-  console.log(`GET /v1/bookings/{id} / no-op HttpApi: ${read.toFixed(2)}× (target ≥ 0.75) ${read >= 0.75 ? "ok" : "MISSED"}`)
-  console.log(`  by server CPU per request:           ${(cpuPer("GET no-op HttpApi") / cpuPer("GET slotwise")).toFixed(2)}× ` +
-    `(${cpuPer("GET slotwise").toFixed(0)} µs against ${cpuPer("GET no-op HttpApi").toFixed(0)} µs)`)
-  console.log(`no-op HttpApi / bare node:http:        ${ratio("GET no-op HttpApi", "GET bare node:http").toFixed(2)}× (the stack's own ceiling)`)
-  console.log(`  the same read through HttpApi:       ${ratio("GET slotwise via HttpApi", "GET no-op HttpApi").toFixed(2)}× ` +
-    `(${cpuPer("GET slotwise via HttpApi").toFixed(0)} µs; the direct lane serves ${ratio("GET slotwise", "GET slotwise via HttpApi").toFixed(2)}× its req/s)`)
-  console.log(`POST /v1/bookings / baseline:          ${create.toFixed(2)}× (target ≥ 0.4) ${create >= 0.4 ? "ok" : "MISSED"}`)
-  console.log(`  server CPU per request:              ${cpuPer("POST slotwise").toFixed(0)} µs to create, ` +
-    `${cpuPer("POST slotwise, 422 bad start").toFixed(0)} µs to refuse a bad payload (no storage), ` +
-    `${cpuPer("POST baseline").toFixed(0)} µs for the baseline's whole create`)
-  console.log(`  a no-op HttpApi POST / baseline:     ${ratio("POST no-op HttpApi", "POST baseline").toFixed(2)}× ` +
-    `(${cpuPer("POST no-op HttpApi").toFixed(0)} µs: the stack's own ceiling for a create)`)
-  console.log(`peak RSS under load: ${peak.get(capped.pid)!.toFixed(0)} MB with the heap caps (target < 200 MB) ${peak.get(capped.pid)! < 200 ? "ok" : "MISSED"}, ` +
-    `${peak.get(uncapped.pid)!.toFixed(0)} MB without`)
-  console.log(`without the caps: GET ${ratio("GET slotwise, no heap caps", "GET slotwise").toFixed(2)}×, ` +
-    `POST ${ratio("POST slotwise, no heap caps", "POST slotwise").toFixed(2)}× the capped server's req/s`)
+  console.log(`load average at the end: ${one!.toFixed(2)} (1 min), ${five!.toFixed(2)} (5 min)`)
+  console.log(`POST /v1/bookings / no-op HttpApi POST:      ${create.toFixed(2)}× by req/s (target ≥ 0.5) ${verdict(create >= 0.5)}; ` +
+    `${cpuPer("POST slotwise").toFixed(0)} µs against ${cpuPer("POST no-op HttpApi").toFixed(0)} µs of server CPU`)
+  console.log(`POST refused by its schema / no-op POST:     ${refused.toFixed(2)}× by server CPU per request (target ≤ 1.3) ${verdict(refused <= 1.3)}; ` +
+    `${cpuPer("POST slotwise, 422 bad start").toFixed(0)} µs`)
+  console.log(`GET /v1/bookings/{id} / no-op HttpApi GET:   ${read.toFixed(2)}× by req/s (target ≥ 0.75) ${verdict(read >= 0.75)}; ` +
+    `${cpuRatio("GET no-op HttpApi", "GET slotwise").toFixed(2)}× by server CPU (${cpuPer("GET slotwise").toFixed(0)} against ${cpuPer("GET no-op HttpApi").toFixed(0)} µs)`)
+  console.log(`  the same read through HttpApi:             ${viaApi.toFixed(2)}× (${cpuPer("GET slotwise via HttpApi").toFixed(0)} µs)`)
+  console.log(`GET /v1/bookings?limit=20 / no-op GET:       ${ratio("GET slotwise list of 20", "GET no-op HttpApi").toFixed(2)}× (${cpuPer("GET slotwise list of 20").toFixed(0)} µs)`)
+  console.log(`GET slots (one day, 48 starts) / no-op GET:  ${ratio("GET slotwise slots, one day", "GET no-op HttpApi").toFixed(2)}× (${cpuPer("GET slotwise slots, one day").toFixed(0)} µs)`)
+  console.log(`POST /v1/bookings / baseline (node:http + better-sqlite3): ${ratio("POST slotwise", "POST baseline").toFixed(2)}×; ` +
+    `no-op HttpApi POST / baseline ${ratio("POST no-op HttpApi", "POST baseline").toFixed(2)}×; no-op GET / bare node:http ${ratio("GET no-op HttpApi", "GET bare node:http").toFixed(2)}×`)
+  console.log(`creates at 32 connections: p99 ${median(p99[at("POST slotwise, 32 connections")]!).toFixed(0)} ms ` +
+    `(${req("POST slotwise, 32 connections").toFixed(0)} req/s); at 10: p99 ${median(p99[at("POST slotwise")]!).toFixed(0)} ms`)
+  console.log(`peak RSS under load with the heap caps: ${peak.get(capped.pid)!.toFixed(0)} MB (target < 200 MB) ${verdict(peak.get(capped.pid)! < 200)}`)
 }

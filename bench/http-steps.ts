@@ -3,10 +3,12 @@
  * authentication (a cached API key), rate limiting (memory store), the route table, the
  * access decision, the whole pipeline around an app that answers at once, a JSON body's
  * checks (beside making and reading the Fetch request it comes in), and a booking's Schema
- * encoding, each beside what a whole in-process GET /v1/bookings/{id} and GET /health
- * cost. Run: `npx tsx bench/http-steps.ts`.
+ * encoding, each beside what whole in-process requests cost (GET /health, a read, a create, a
+ * create refused by its schema, and a no-op `HttpApi` GET and POST for scale), with the heap
+ * each call allocates. Run: `node --expose-gc --max-semi-space-size=256 --import tsx bench/http-steps.ts`
+ * (without `--expose-gc` the allocation column is left out).
  */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiError, HttpApiGroup, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, ManagedRuntime, Schema } from "effect"
 import { SlotwiseApi } from "../adapters/http/api.js"
 import { makeAuthenticate } from "../adapters/http/middleware/authenticate.js"
@@ -30,6 +32,21 @@ const cpuMicros = async (n: number, f: () => unknown): Promise<number> => {
     for (let i = 0; i < n / 5; i++) await f()
     const c = process.cpuUsage(c0)
     runs.push((c.user + c.system) / (n / 5))
+  }
+  return runs.sort((a, b) => a - b)[2]!
+}
+
+/** Heap bytes (KB) one call leaves allocated, the young generation large enough that no collection runs in between. */
+const allocKB = async (f: () => unknown): Promise<number | undefined> => {
+  const gc = (globalThis as { gc?: () => void }).gc
+  if (gc === undefined) return undefined
+  for (let i = 0; i < 300; i++) await f()
+  const runs: Array<number> = []
+  for (let r = 0; r < 5; r++) {
+    gc()
+    const before = process.memoryUsage().heapUsed
+    for (let i = 0; i < 100; i++) await f()
+    runs.push((process.memoryUsage().heapUsed - before) / 100 / 1024)
   }
   return runs.sort((a, b) => a - b)[2]!
 }
@@ -68,25 +85,61 @@ const call = (method: string, path: string, payload?: unknown) =>
     ...(payload !== undefined ? { body: JSON.stringify(payload) } : {})
   })).then((r) => r.json() as Promise<any>)
 const staff = await call("POST", "/v1/staff", { name: "Ana", time_zone: "UTC" })
-const service = await call("POST", "/v1/services", { name: "Cut", duration_minutes: 30, staff_ids: [staff.id] })
+const service = await call("POST", "/v1/services", { name: "Cut", duration_minutes: 30, staff_ids: [staff.id], max_advance_days: 1830 })
 await call("POST", "/v1/availability", { staff_id: staff.id, type: "weekly", weekdays: [1, 2, 3, 4, 5, 6, 7], start_time: "00:00", end_time: "24:00" })
 const booking = await call("POST", "/v1/bookings", { service_id: service.id, staff_id: staff.id, start: new Date(Math.ceil(Date.now() / 86_400_000) * 86_400_000 + 86_400_000 * 2).toISOString(), client: { name: "Bob" } })
 const decoded = Schema.decodeUnknownSync(Booking)(booking)
 const encode = Schema.encodeSync(Booking)
 
-const figures: Array<[string, number]> = [
-  ["authenticate (cached API key)", await cpuMicros(20_000, () => Effect.runSync(authenticate(`Bearer ${secret}`, rule)))],
-  ["rate limit (memory store)", await cpuMicros(20_000, () => Effect.runSync(countRequest(limiter, policyOf(caller, () => "127.0.0.1"))))],
-  ["route table match", await cpuMicros(50_000, () => routes.match("GET", "/v1/bookings/bkg_01M84X9MJPREH7HYNSVRASAFDA"))],
-  ["access decision", await cpuMicros(50_000, () => decideAccess(rule, caller, undefined))],
-  ["JSON body read and checked", await cpuMicros(5_000, () => Effect.runPromise(readJsonBody(request())))],
-  ["  of which: the Fetch request, read", await cpuMicros(5_000, () => Effect.runPromise(request().arrayBuffer))],
-  ["pipeline around a no-op app", await cpuMicros(20_000, () => Effect.runSync(piped))],
-  ["  the no-op app alone", await cpuMicros(20_000, () => Effect.runSync(unpiped))],
-  ["booking Schema encode", await cpuMicros(20_000, () => encode(decoded))],
-  ["whole GET /v1/bookings/{id}", await cpuMicros(3_000, () => call("GET", `/v1/bookings/${booking.id}`))],
-  ["whole GET /health (no key)", await cpuMicros(3_000, () => handler.fetch(new Request("http://x/health")).then((r) => r.text()))]
+// A no-op HttpApi (one GET, one POST decoding a four-string body) for scale.
+const Tiny = Schema.Struct({ id: Schema.String, object: Schema.Literal("booking"), start: Schema.String, status: Schema.String })
+const NoopApi = HttpApi.make("noop").add(HttpApiGroup.make("g")
+  .add(HttpApiEndpoint.get("get", "/v1/bookings/:id").setPath(Schema.Struct({ id: Schema.String })).addSuccess(Tiny))
+  .add(HttpApiEndpoint.post("create", "/v1/bookings").setPayload(Schema.Struct({ service_id: Schema.String, staff_id: Schema.String, client_id: Schema.String, start: Schema.String })).addSuccess(Tiny, { status: 201 })))
+const noop = HttpApiBuilder.toWebHandler(Layer.mergeAll(
+  HttpApiBuilder.api(NoopApi).pipe(Layer.provide(HttpApiBuilder.group(NoopApi, "g", (h) =>
+    h.handle("get", ({ path }) => Effect.succeed({ id: path.id, object: "booking" as const, start: "2027-01-01T10:00:00Z", status: "confirmed" }))
+      .handle("create", ({ payload }) => Effect.succeed({ id: "bkg_01", object: "booking" as const, start: payload.start, status: "confirmed" }))))),
+  HttpServer.layerContext
+))
+const client = await call("POST", "/v1/clients", { name: "Cy" })
+const createBody = (start: string) => JSON.stringify({ service_id: service.id, staff_id: staff.id, client_id: client.id, start })
+let slotIndex = 10
+const nextStart = () => new Date(Math.ceil(Date.now() / 86_400_000) * 86_400_000 + 86_400_000 * 3 + (slotIndex++) * 1_800_000).toISOString()
+const send = (fetch: (r: Request) => Promise<Response>, method: string, path: string, body?: string) => () =>
+  fetch(new Request(`http://x${path}`, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, ...(body !== undefined ? { body } : {}) }))
+    .then((r) => r.arrayBuffer())
+const createDecoder = routes.match("POST", "/v1/bookings")
+const decodeCreateBody = createDecoder._tag === "Found" ? createDecoder.payload! : () => { throw new Error("no create route") }
+const parsedCreate = JSON.parse(createBody("2027-03-29T09:00:00Z"))
+const decodeFailure = Schema.decodeUnknownEither(Schema.Struct({ start: Schema.String }))({ start: 1 })
+const parseError = decodeFailure._tag === "Left" ? decodeFailure.left : undefined!
+
+const steps: Array<[string, number, () => unknown]> = [
+  ["authenticate (cached API key)", 20_000, () => Effect.runSync(authenticate(`Bearer ${secret}`, rule))],
+  ["rate limit (memory store)", 20_000, () => Effect.runSync(countRequest(limiter, policyOf(caller, () => "127.0.0.1")))],
+  ["route table match", 50_000, () => routes.match("GET", "/v1/bookings/bkg_01M84X9MJPREH7HYNSVRASAFDA")],
+  ["access decision", 50_000, () => decideAccess(rule, caller, undefined)],
+  ["JSON body read and checked", 5_000, () => Effect.runPromise(readJsonBody(request()))],
+  ["  of which: the Fetch request, read", 5_000, () => Effect.runPromise(request().arrayBuffer)],
+  ["booking create body decoded", 20_000, () => decodeCreateBody(parsedCreate)],
+  ["pipeline around a no-op app", 20_000, () => Effect.runSync(piped)],
+  ["  the no-op app alone", 20_000, () => Effect.runSync(unpiped)],
+  ["booking Schema encode", 20_000, () => encode(decoded)],
+  ["platform decode error of one field", 2_000, () => Effect.runSync(HttpApiError.HttpApiDecodeError.fromParseError(parseError))],
+  ["whole GET /health (no key)", 3_000, () => handler.fetch(new Request("http://x/health")).then((r) => r.text())],
+  ["whole GET no-op HttpApi", 3_000, send(noop.handler, "GET", "/v1/bookings/bkg_01")],
+  ["whole GET /v1/bookings/{id}", 3_000, send(handler.fetch, "GET", `/v1/bookings/${booking.id}`)],
+  ["whole POST no-op HttpApi", 3_000, send(noop.handler, "POST", "/v1/bookings", createBody("2027-03-29T09:00:00Z"))],
+  ["whole POST refused by its schema", 3_000, send(handler.fetch, "POST", "/v1/bookings", createBody("not a time"))],
+  ["whole POST /v1/bookings (memory)", 2_000, () => send(handler.fetch, "POST", "/v1/bookings", createBody(nextStart()))()]
 ]
-for (const [name, micros] of figures) console.log(`${name.padEnd(32)} ${micros.toFixed(1).padStart(7)} CPU µs`)
+console.log(`${"".padEnd(36)} ${"CPU µs".padStart(7)} ${"KB".padStart(7)}  (KB: heap allocated per call; run with --expose-gc)`)
+for (const [name, n, f] of steps) {
+  const micros = await cpuMicros(n, f)
+  const kb = await allocKB(f)
+  console.log(`${name.padEnd(36)} ${micros.toFixed(1).padStart(7)} ${kb === undefined ? "      -" : kb.toFixed(1).padStart(7)}`)
+}
+await noop.dispose()
 await handler.close()
 await runtime.dispose()

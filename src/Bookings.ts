@@ -103,8 +103,8 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
     const answersFor = (service: Service, given: ReadonlyArray<AnswerInput>) =>
       Either.mapLeft(checkAnswers(service.questions, given), validationFailed)
 
-    const create = (input: typeof BookingCreate.Encoded) =>
-      Effect.flatMap(decodeCreate(input), (fields) =>
+    /** A create from input already decoded with `BookingCreate` (the HTTP layer decodes each body once). */
+    const createDecoded = (fields: typeof BookingCreate.Type) =>
         events.mutate(Effect.gen(function*() {
           if (fields.recurrence !== undefined) {
             return yield* new ValidationFailed({
@@ -155,7 +155,9 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
             seriesId: null,
             held
           })
-        })))
+        }))
+
+    const create = (input: typeof BookingCreate.Encoded) => Effect.flatMap(decodeCreate(input), createDecoded)
 
     /** The request's client: an existing one, or a new one made now (recording `client.created`). */
     const clientOf = (fields: BookingCreateFields) =>
@@ -380,6 +382,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
 
     return {
       create,
+      createDecoded,
       createForVisitor,
       get: find,
       list,

@@ -6,9 +6,9 @@
  * server, which speaks only Node's `(req, res)`), under the same prefix. Without a prefix, the
  * Node handler serves plain reads through the direct read lane (directReads.ts), as the server does.
  */
-import { HttpApiBuilder, HttpApp, type HttpRouter } from "@effect/platform"
+import { Etag, FileSystem, HttpApiBuilder, HttpApp, HttpPlatform, type HttpRouter, Path } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer, ManagedRuntime, Option } from "effect"
+import { Context, Effect, Layer, ManagedRuntime, Option } from "effect"
 import type * as http from "node:http"
 import { Accounts } from "../../src/Accounts.js"
 import type { Account, AccountCreate, AccountUpdate, AccountWithKeys } from "../../src/domain/account.js"
@@ -79,8 +79,12 @@ export const makeHttpHandler = async <E>(options: MountOptions, wiring: AppWirin
   )
   const { fetch, node, side, lane } = await runtime.runPromise(Effect.gen(function*() {
     const app = yield* HttpApiBuilder.httpApp
-    const node = yield* NodeHttpServer.makeHandler(app)
-    const fetch = HttpApp.toWebHandlerRuntime(yield* Effect.runtime<HttpRouter.HttpRouter.DefaultServices>())(app)
+    // Requests run with the platform's services only, as the server's do (server.ts, `serveApi`).
+    const requestContext = Context.pick(HttpPlatform.HttpPlatform, Etag.Generator, FileSystem.FileSystem, Path.Path)(
+      yield* Effect.context<HttpRouter.HttpRouter.DefaultServices>()
+    )
+    const node = yield* Effect.provide(NodeHttpServer.makeHandler(app), requestContext)
+    const fetch = HttpApp.toWebHandlerRuntime(yield* Effect.provide(Effect.runtime<HttpRouter.HttpRouter.DefaultServices>(), requestContext))(app)
     const side = options.oauth !== undefined && wiring.beside !== undefined ? yield* wiring.beside(options.oauth.issuer) : undefined
     // The direct read lane serves plain reads on node:http; it knows no mount prefix.
     const lane = prefix === "" ? yield* directReadLane : undefined

@@ -5,9 +5,9 @@
  * are cut), then flush the dispatcher (attempts in flight finish and are recorded), then
  * close storage; each step is logged as it ends.
  */
-import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
+import { Etag, FileSystem, HttpApiBuilder, HttpMiddleware, HttpPlatform, HttpServer, Path } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Scope } from "effect"
 import * as http from "node:http"
 import { Accounts } from "../../src/Accounts.js"
 import type { AccountWithKeys } from "../../src/domain/account.js"
@@ -59,6 +59,19 @@ export const bootstrapAccount = (allowedOrigins: ReadonlyArray<string> = []) =>
     })
     return yield* Option.match(storage, { onNone: () => once, onSome: (s) => s.transaction(once) })
   })
+
+/**
+ * The API on the platform's server, its requests run with the platform's own services only:
+ * every handler, middleware step and page took the services it uses when it was built. Each
+ * step that adds to a request's context (the request, the route, the principal, the tenant)
+ * copies it, so a request starts from six entries instead of every service of the server.
+ */
+export const serveApi = Layer.scopedDiscard(Effect.gen(function*() {
+  const app = yield* HttpApiBuilder.httpApp
+  const context = yield* Effect.context<HttpServer.HttpServer | HttpPlatform.HttpPlatform | Etag.Generator | FileSystem.FileSystem | Path.Path | Scope.Scope>()
+  const requestContext = Context.pick(HttpServer.HttpServer, HttpPlatform.HttpPlatform, Etag.Generator, FileSystem.FileSystem, Path.Path, Scope.Scope)(context)
+  yield* Effect.provide(HttpServer.serveEffect(app), requestContext)
+})).pipe(Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]))
 
 export const makeServerLayer = <E>(options: ServeOptions, wiring: AppWiring<E>) => {
   const server = http.createServer({ keepAliveTimeout: 5_000, maxHeaderSize: MAX_HEADER_BYTES })
@@ -113,7 +126,7 @@ export const makeServerLayer = <E>(options: ServeOptions, wiring: AppWiring<E>) 
   // last) closes first and waits for its requests, then the dispatcher drains, then storage.
   const web = announce.pipe(
     Layer.provide(cutOff),
-    Layer.provide(HttpApiBuilder.serve().pipe(
+    Layer.provide(serveApi.pipe(
       Layer.provide(makeAppLayer(options)),
       // A tracing span per request costs a third of a small request's time, and nothing reads them.
       HttpMiddleware.withTracerDisabledWhen(() => true)

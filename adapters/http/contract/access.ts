@@ -4,7 +4,7 @@
  * it). The request pipeline enforces it before the handler runs; the OpenAPI document shows it.
  */
 import { HttpApi, OpenApi } from "@effect/platform"
-import { Context } from "effect"
+import { Context, Option, type SchemaAST } from "effect"
 import { type AccessRequirement, requiredScopes } from "../../../src/auth/access.js"
 import type { Scope } from "../../../src/domain/apiKey.js"
 
@@ -56,6 +56,8 @@ export interface EndpointAccess {
   readonly method: string
   readonly path: string
   readonly access: AccessRule
+  /** The payload schema's AST, for endpoints that take a body. */
+  readonly payload: SchemaAST.AST | undefined
 }
 
 /** Every endpoint of `api` with its access rule, read from the annotations (never listed by hand). */
@@ -64,7 +66,12 @@ export const endpointAccess = (api: HttpApi.HttpApi.Any): ReadonlyArray<Endpoint
   HttpApi.reflect(api as any, {
     onGroup: () => {},
     onEndpoint: ({ endpoint, mergedAnnotations }) => {
-      endpoints.push({ method: endpoint.method, path: endpoint.path, access: accessOf(mergedAnnotations) })
+      endpoints.push({
+        method: endpoint.method,
+        path: endpoint.path,
+        access: accessOf(mergedAnnotations),
+        payload: Option.getOrUndefined(Option.map(endpoint.payloadSchema, (schema) => schema.ast))
+      })
     }
   })
   return endpoints

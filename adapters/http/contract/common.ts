@@ -2,6 +2,7 @@
 import { Either, ParseResult, Schema, SchemaAST as AST } from "effect"
 import { PageSchema } from "../../../src/internal/pagination.js"
 import { type FieldIssue, inputDecoder } from "../../../src/domain/validation.js"
+import { decodedBefore, registerBodyDecoder } from "./decodedBodies.js"
 
 /** `{id}` in a path: any text; an id that names nothing (or another tenant's) is a 404. */
 export const IdPath = Schema.Struct({ id: Schema.String })
@@ -20,11 +21,16 @@ export const decodedAs = <A, I>(
 ): Schema.Schema<A, I> => {
   const decode = inputDecoder(schema)
   const encode = ParseResult.encodeUnknownEither(schema)
-  return Schema.declare([], {
-    decode: () => (input, _, ast) =>
-      Either.mapLeft(decode(prepare(input)), (issues) => reported(ast, input, reword(input, issues))),
+  const check = (input: unknown): Either.Either<A, ReadonlyArray<FieldIssue>> => Either.mapLeft(decode(prepare(input)), (issues) => reword(input, issues))
+  const declared = Schema.declare([], {
+    decode: () => (input, _, ast) => {
+      const before = decodedBefore(input, check)
+      return before !== undefined ? Either.right(before.value as A) : Either.mapLeft(check(input), (issues) => reported(ast, input, issues))
+    },
     encode: () => (value) => encode(value)
   }, { [AST.SurrogateAnnotationId]: schema.ast })
+  registerBodyDecoder(declared.ast, check)
+  return declared
 }
 
 const reported = (ast: AST.AST, input: unknown, fields: ReadonlyArray<FieldIssue>): ParseResult.ParseIssue => {

@@ -30,7 +30,7 @@ export const BookingsLive = HttpApiBuilder.group(SlotwiseApi, "bookings", (handl
       .handle("create", ({ payload }) =>
         payload.recurrence !== undefined
           ? asAudience(Effect.flatMap(series.create(payload), seriesLinked), () => series.createForVisitor(payload))
-          : asAudience(Effect.flatMap(bookings.create(payload), manage.withManageUrl), () => bookings.createForVisitor(payload)), write)
+          : asAudience(Effect.flatMap(bookings.createDecoded(payload), manage.withManageUrl), () => bookings.createForVisitor(payload)), write)
       .handle("get", ({ path }) => one(bookings.get(path.id)))
       .handle("update", ({ path, payload }) => one(bookings.update(path.id, payload)), write)
       .handle("delete", ({ path }) => one(bookings.delete(path.id)), write)

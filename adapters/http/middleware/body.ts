@@ -69,7 +69,8 @@ export interface ParsedBody {
   readonly value: unknown
 }
 
-const EMPTY: ParsedBody = { bytes: new ArrayBuffer(0), text: "", value: {} }
+/** A new value each time: a decoded body is remembered by its parsed value (contract/decodedBodies.ts). */
+const empty = (): ParsedBody => ({ bytes: new ArrayBuffer(0), text: "", value: {} })
 
 /** The bytes of `buffer` alone: node:http's Buffer may be a view into a larger pooled one. */
 const ownBytes = (buffer: ArrayBuffer | Uint8Array): ArrayBuffer =>
@@ -159,7 +160,7 @@ export const readJsonBody = (
     if (declared !== undefined && Number(declared) > MAX_BODY_BYTES) {
       return yield* new PayloadTooLarge({ detail: `the body is ${declared} bytes; the limit is ${MAX_BODY_BYTES} (1 MiB)` })
     }
-    if (!hasBody(request)) return EMPTY
+    if (!hasBody(request)) return empty()
     if (!isJsonContentType(headers["content-type"])) {
       return yield* new UnsupportedMediaType({
         detail: `a request body must be application/json, not ${headers["content-type"] ?? "(no Content-Type)"}`
@@ -169,7 +170,7 @@ export const readJsonBody = (
     if (charset !== undefined) return yield* charset
     const buffer = yield* readBytes(request)
     if (buffer.byteLength > MAX_BODY_BYTES) return yield* tooLarge()
-    if (buffer.byteLength === 0) return EMPTY
+    if (buffer.byteLength === 0) return empty()
     let text: string
     try {
       text = utf8.decode(buffer)
@@ -186,17 +187,20 @@ export const readJsonBody = (
     return { bytes: ownBytes(buffer), text, value }
   })
 
-/** The request with its body already read: handlers get the parsed value, not the socket. */
+/**
+ * The request with its body already read: handlers get the parsed value, not the socket.
+ * The request itself is given the body (it is this request's alone), so it need not be
+ * provided to the route again: each provide copies the request's context and fiber refs.
+ */
 export const withParsedBody = (
   request: HttpServerRequest.HttpServerRequest,
   body: ParsedBody
-): HttpServerRequest.HttpServerRequest => {
-  return Object.create(request, {
-    text: { get: () => Effect.succeed(body.text) },
-    json: { get: () => Effect.succeed(body.value) },
-    arrayBuffer: { get: () => Effect.succeed(body.bytes) }
+): HttpServerRequest.HttpServerRequest =>
+  Object.defineProperties(request, {
+    text: { get: () => Effect.succeed(body.text), configurable: true },
+    json: { get: () => Effect.succeed(body.value), configurable: true },
+    arrayBuffer: { get: () => Effect.succeed(body.bytes), configurable: true }
   })
-}
 
 /** A JSON body on GET /v1/bookings becomes query parameters; the query string wins. */
 const foldIntoQuery = (request: HttpServerRequest.HttpServerRequest, value: unknown) => {

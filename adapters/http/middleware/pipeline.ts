@@ -14,7 +14,7 @@
  *  8. run the router, and render any failure as a problem (problem.ts).
  */
 import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, FiberRef, Option } from "effect"
+import { Effect, Either, FiberRef, Option } from "effect"
 import { Accounts } from "../../../src/Accounts.js"
 import { type Caller, corsOrigin, decideAccess, visitorOf } from "../../../src/auth/access.js"
 import { Authenticator } from "../../../src/auth/Authenticator.js"
@@ -24,6 +24,9 @@ import { RateLimiter } from "../../../src/ratelimit/RateLimiter.js"
 import { SlotwiseApi } from "../api.js"
 import { DOCS_PATH, DOCS_SCRIPT_PATH, OPENAPI_PATH } from "../docs.js"
 import { publicAccess } from "../contract/access.js"
+import { type BodyDecoder, rememberDecoded } from "../contract/decodedBodies.js"
+import { pathText, validationFailed } from "../../../src/domain/validation.js"
+import type { ValidationFailed } from "../../../src/domain/errors.js"
 import { MethodNotAllowed } from "../contract/problems.js"
 import { makeBrowserOrigin } from "../hostRouting.js"
 import { makeAuthenticate, presentedCredential } from "./authenticate.js"
@@ -65,6 +68,22 @@ const stripPrefix = (request: HttpServerRequest.HttpServerRequest, prefix: strin
     ? request.modify({ url: url.slice(prefix.length) || "/" })
     : request
 }
+
+/** The router gives up on a path segment over 100 characters (a 404) before it decodes any body. */
+const routable = (path: string): boolean => path.length <= 100 || path.split("/").every((segment) => segment.length <= 100)
+
+/**
+ * Decodes a write's body with its endpoint's decoder before the route runs: a bad body is
+ * refused here with the core's `validation_failed`; a good one is decoded once, and the
+ * payload schema takes the decoded value as it is (contract/decodedBodies.ts).
+ */
+const decodeFirst = <E, R>(decode: BodyDecoder, parsed: unknown, app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  Effect.suspend((): Effect.Effect<HttpServerResponse.HttpServerResponse, E | ValidationFailed, R> => {
+    const decoded = decode(parsed)
+    if (Either.isLeft(decoded)) return Effect.fail(validationFailed(decoded.left.map((issue) => ({ path: pathText(issue.path), message: issue.message }))))
+    if (typeof parsed === "object" && parsed !== null) rememberDecoded(parsed, decode, decoded.right)
+    return app
+  })
 
 export const makePipeline = (options: PipelineOptions = {}) =>
   Effect.gen(function*() {
@@ -134,9 +153,12 @@ export const makePipeline = (options: PipelineOptions = {}) =>
           // Each request runs in a fiber of its own, so setting the FiberRef (rather than
           // `Effect.locally`, a release step per request) cannot leak into another request;
           // the request is provided again only when the body step replaced it.
+          const routed = route._tag === "Found" && route.payload !== undefined && body.value !== undefined && routable(path)
+            ? decodeFirst(route.payload, body.value, app)
+            : app
           const run = Effect.zipRight(
             FiberRef.set(currentAuth, { principal, operator: caller._tag === "Operator", visitor, address }),
-            body.request === original ? app : Effect.provideService(app, HttpServerRequest.HttpServerRequest, body.request)
+            body.request === original ? routed : Effect.provideService(routed, HttpServerRequest.HttpServerRequest, body.request)
           )
 
           // 7. Idempotency, 8. the route.

@@ -6,6 +6,7 @@
  */
 import type { HttpApi } from "@effect/platform"
 import { type AccessRule, endpointAccess } from "../contract/access.js"
+import { type BodyDecoder, bodyDecoderOf } from "../contract/decodedBodies.js"
 
 interface Route {
   readonly method: string
@@ -14,10 +15,16 @@ interface Route {
   readonly params: ReadonlyArray<boolean>
   readonly statics: number
   readonly access: AccessRule
+  readonly payload: BodyDecoder | undefined
 }
 
 export type RouteMatch =
-  | { readonly _tag: "Found"; readonly access: AccessRule }
+  | {
+    readonly _tag: "Found"
+    readonly access: AccessRule
+    /** The endpoint's body decoder, when its payload is decoded with the core's rules. */
+    readonly payload: BodyDecoder | undefined
+  }
   | { readonly _tag: "MethodNotAllowed"; readonly allow: ReadonlyArray<string> }
   | { readonly _tag: "NotFound" }
 
@@ -32,12 +39,14 @@ export const makeRouteTable = (
   extra: ReadonlyArray<{ readonly method: string; readonly path: string; readonly access: AccessRule }> = []
 ): RouteTable => {
   const routes: Array<Route> = []
-  const add = (method: string, path: string, access: AccessRule) => {
+  const add = (method: string, path: string, access: AccessRule, payload?: BodyDecoder) => {
     const segments = split(path)
     const params = segments.map((s) => s.startsWith(":"))
-    routes.push({ method, segments, params, statics: params.filter((p) => !p).length, access })
+    routes.push({ method, segments, params, statics: params.filter((p) => !p).length, access, payload })
   }
-  for (const route of endpointAccess(api)) add(route.method, route.path, route.access)
+  for (const route of endpointAccess(api)) {
+    add(route.method, route.path, route.access, route.payload === undefined ? undefined : bodyDecoderOf(route.payload))
+  }
   for (const route of extra) add(route.method, route.path, route.access)
 
   const bySize = new Map<number, Array<Route>>()
@@ -55,7 +64,7 @@ export const makeRouteTable = (
   }
   const NOT_FOUND: RouteMatch = { _tag: "NotFound" }
   // One answer object per route, made once: this runs on every request.
-  const found = new Map(routes.map((route) => [route, { _tag: "Found", access: route.access } as const]))
+  const found = new Map(routes.map((route) => [route, { _tag: "Found", access: route.access, payload: route.payload } as const]))
 
   return {
     match: (method, path) => {
