@@ -60,6 +60,20 @@ const EVENT_OF_ACTION: Record<StatusAction, "booking.updated" | "booking.cancell
   no_show: "booking.updated"
 }
 
+/**
+ * A visitor's request (publishable key) books for a new client only: attaching it to an
+ * existing client would let anyone who learns a client id book in their name.
+ */
+export const newClientOnly = <A, E, R>(input: typeof BookingCreate.Encoded, book: Effect.Effect<A, E, R>) =>
+  typeof input === "object" && input !== null && input.client_id !== undefined
+    ? Effect.fail(
+      new ValidationFailed({
+        detail: "a publishable key books only for a new client: send `client` (name, email…) instead of `client_id`",
+        errors: [{ path: "client_id", message: "is not accepted with a publishable key; send client instead" }]
+      })
+    )
+    : book
+
 export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
   effect: Effect.gen(function*() {
     const storage = yield* Storage
@@ -229,14 +243,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
      * email: nothing about the account's existing clients is merged or shown.
      */
     const createForVisitor = (input: typeof BookingCreate.Encoded) =>
-      typeof input === "object" && input !== null && input.client_id !== undefined
-        ? Effect.fail(
-          new ValidationFailed({
-            detail: "a publishable key books only for a new client: send `client` (name, email…) instead of `client_id`",
-            errors: [{ path: "client_id", message: "is not accepted with a publishable key; send client instead" }]
-          })
-        )
-        : Effect.map(create(input), publicBooking)
+      newClientOnly(input, Effect.map(create(input), publicBooking))
 
     const list = (params: BookingListParams = {}) =>
       Effect.gen(function*() {

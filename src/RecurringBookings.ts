@@ -13,7 +13,7 @@
  * earlier of its two instants.
  */
 import { Effect, Either, Option } from "effect"
-import { Bookings } from "./Bookings.js"
+import { Bookings, newClientOnly } from "./Bookings.js"
 import type { AssignedBy } from "./domain/assignment.js"
 import { ACTIVE_STATUSES, type Booking, BookingCreate, publicBooking } from "./domain/booking.js"
 import { formatInstant, toMillis } from "./domain/common.js"
@@ -153,12 +153,6 @@ export class RecurringBookings extends Effect.Service<RecurringBookings>()("slot
       )
     }
 
-    const noStaff = (service: Service) =>
-      new InvalidReference({
-        detail: `service ${service.id} has no staff`,
-        errors: [{ path: "staff_id", message: "is required: the service has no staff to choose from" }]
-      })
-
     /**
      * Who attends every occurrence (docs/api.md §11), with their schedules over the series,
      * read inside the caller's transaction so the pick and the writes are one step:
@@ -174,14 +168,7 @@ export class RecurringBookings extends Effect.Service<RecurringBookings>()("slot
         const range = { start: Math.min(...starts), end: Math.max(...starts) + 1 }
         const schedulesOf = (members: ReadonlyArray<Staff>) => schedule.schedules(members.map((m) => m.id), policy, range, now)
         if (service.assignment === "collective") {
-          if (requested !== undefined && !service.staff_ids.includes(requested)) {
-            return yield* new InvalidReference({
-              detail: `staff member ${requested} does not deliver service ${service.id}`,
-              errors: [{ path: "staff_id", message: "is not a member of this collective service (omit it: every member attends)" }]
-            })
-          }
-          if (service.staff_ids.length === 0) return yield* noStaff(service)
-          const members = yield* schedule.membersOf(service)
+          const members = yield* schedule.candidatesOf(service, requested)
           yield* refuseFixed(service, members)
           return { members, assignedBy: "collective" as AssignedBy, schedules: yield* schedulesOf(members) }
         }
@@ -190,12 +177,11 @@ export class RecurringBookings extends Effect.Service<RecurringBookings>()("slot
           yield* refuseFixed(service, [member])
           return { members: [member], assignedBy: "chosen" as AssignedBy, schedules: yield* schedulesOf([member]) }
         }
-        if (service.staff_ids.length === 0) return yield* noStaff(service)
-        const members = yield* schedule.membersOf(service)
+        const members = yield* schedule.candidatesOf(service, undefined)
         const bookable = members.filter((m) => schedule.staffReasons(service, m).length === 0)
         if (bookable.length === 0) {
           yield* refuseFixed(service, members)
-          return yield* noStaff(service)
+          return yield* schedule.noStaff(service)
         }
         const found = yield* schedulesOf(bookable)
         const blocked = new Map(bookable.map((m, i) => [m.id, blockedOccurrences(policy, [found[i]!], starts, now)]))
@@ -307,14 +293,7 @@ export class RecurringBookings extends Effect.Service<RecurringBookings>()("slot
 
     /** A visitor's series (publishable key): a new client only, answered with the public view. */
     const createForVisitor = (input: typeof BookingCreate.Encoded) =>
-      typeof input === "object" && input !== null && input.client_id !== undefined
-        ? Effect.fail(
-          new ValidationFailed({
-            detail: "a publishable key books only for a new client: send `client` (name, email…) instead of `client_id`",
-            errors: [{ path: "client_id", message: "is not accepted with a publishable key; send client instead" }]
-          })
-        )
-        : Effect.map(create(input), publicSeries)
+      newClientOnly(input, Effect.map(create(input), publicSeries))
 
     const get = (id: string) =>
       Effect.gen(function*() {

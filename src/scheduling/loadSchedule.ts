@@ -446,6 +446,22 @@ export const makeScheduleLoader = (storage: StorageService) => {
     })
 
   /**
+   * The members a booking of `service` is decided among: all of them (for a collective service
+   * `requested`, if given, must be one of them); `invalid_reference` when it has none.
+   */
+  const candidatesOf = (service: Service, requested: string | undefined) =>
+    Effect.gen(function*() {
+      if (service.assignment === "collective" && requested !== undefined && !service.staff_ids.includes(requested)) {
+        return yield* new InvalidReference({
+          detail: `staff member ${requested} does not deliver service ${service.id}`,
+          errors: [{ path: "staff_id", message: "is not a member of this collective service (omit it: every member attends)" }]
+        })
+      }
+      if (service.staff_ids.length === 0) return yield* noStaff(service)
+      return yield* membersOf(service)
+    })
+
+  /**
    * Who a booking or hold of `service` at `start` goes to (docs/api.md §11), decided and
    * checked in one step inside the caller's transaction, so the pick and the write are atomic:
    * - collective: every member, each checked (`requested`, if given, must be one of them);
@@ -465,14 +481,7 @@ export const makeScheduleLoader = (storage: StorageService) => {
   ) =>
     Effect.gen(function*() {
       if (service.assignment === "collective") {
-        if (requested !== undefined && !service.staff_ids.includes(requested)) {
-          return yield* new InvalidReference({
-            detail: `staff member ${requested} does not deliver service ${service.id}`,
-            errors: [{ path: "staff_id", message: "is not a member of this collective service (omit it: every member attends)" }]
-          })
-        }
-        if (service.staff_ids.length === 0) return yield* noStaff(service)
-        const members = yield* membersOf(service)
+        const members = yield* candidatesOf(service, requested)
         const verdict = teamVerdict("collective", yield* membersReasons(service, members, start, now, exclude))
         if (verdict.reasons.length > 0) return yield* refuseTeam(service, members, start, now, exclude, verdict.reasons)
         return { member: members[0]!, staff_ids: members.map((m) => m.id), assigned_by: "collective" } satisfies StaffChoice
@@ -482,8 +491,7 @@ export const makeScheduleLoader = (storage: StorageService) => {
         yield* ensureBookable(service, member, start, now, exclude)
         return { member, staff_ids: [member.id], assigned_by: "chosen" } satisfies StaffChoice
       }
-      if (service.staff_ids.length === 0) return yield* noStaff(service)
-      const members = yield* membersOf(service)
+      const members = yield* candidatesOf(service, undefined)
       const perMember = yield* membersReasons(service, members, start, now, exclude)
       const verdict = teamVerdict("round_robin", perMember)
       const roundRobin = service.assignment === "round_robin"
@@ -506,6 +514,8 @@ export const makeScheduleLoader = (storage: StorageService) => {
 
   return {
     assign,
+    candidatesOf,
+    noStaff,
     membersOf,
     schedules,
     explain,
