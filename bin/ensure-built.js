@@ -42,8 +42,8 @@ export const ensureBuilt = (entry) => {
     }
     // The browser widget served at /widget.js: its own esbuild bundle, dist/widget.js.
     const widget = join(root, "dist", "widget.js")
-    if (!existsSync(widget) || newest(join(root, "adapters", "widget")) > statSync(widget).mtimeMs) {
-      spawnSync(process.execPath, [join(root, "adapters", "widget", "build.mjs")], { cwd: root, stdio: "inherit" })
+    if (!existsSync(widget) || newest(join(root, "widget")) > statSync(widget).mtimeMs) {
+      spawnSync(process.execPath, [join(root, "widget", "build.mjs")], { cwd: root, stdio: "inherit" })
     }
   }
   if (!existsSync(entry)) throw new Error(`slotwise: ${entry} is missing; run npm run build`)

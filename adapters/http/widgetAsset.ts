@@ -1,6 +1,6 @@
 /**
  * Serves the booking widget's bundle, `GET /widget.js`, built ahead of time by
- * `npm run build` (esbuild, adapters/widget/build.mjs) into `dist/widget.js`: never bundled
+ * `npm run build` (esbuild, widget/build.mjs) into `dist/widget.js`: never bundled
  * at request time. The file is read once and again only when its mtime changes, gzipped once,
  * and answered with an ETag and a five-minute public cache. It sits in front of the API
  * pipeline: a static asset needs no credential and is not counted against anyone's rate limit
@@ -93,7 +93,7 @@ const respond = (request: HttpServerRequest.HttpServerRequest): HttpServerRespon
  * key" instead of a blind network error: there is no account whose origins could be checked,
  * and the problem says nothing a server-side caller could not learn with the same string.
  * Everything else keeps the pipeline's rule (CORS only for the account's allowed origins); a
- * refused origin is recognised by the widget itself (see adapters/widget/widget.ts `fail`).
+ * refused origin is recognised by the widget itself (see widget/widget.ts `fail`).
  */
 const readableRefusals = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {

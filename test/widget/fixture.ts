@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url"
 import type { AddressInfo } from "node:net"
 import { createRequire } from "node:module"
 import type { Browser, BrowserContext, Page } from "playwright-core"
-import { buildWidget, widgetOutfile } from "../../adapters/widget/build.mjs"
+import { buildWidget, widgetOutfile } from "../../widget/build.mjs"
 import { launchChromium } from "../support/browser.js"
 import { client, type Client, expectStatus, newAccount, startServer, type TestServer } from "../http/harness.js"
 import { type Receiver, startReceiver } from "../webhooks/receiver.js"
@@ -22,7 +22,7 @@ export const launchBrowser: () => Promise<Browser> = launchChromium
 
 /** Builds dist/widget.js unless it is newer than every widget source. */
 export const ensureWidgetBuilt = async (): Promise<string> => {
-  const dir = fileURLToPath(new URL("../../adapters/widget/", import.meta.url))
+  const dir = fileURLToPath(new URL("../../widget/", import.meta.url))
   const newest = Math.max(...readdirSync(dir).map((f) => statSync(join(dir, f)).mtimeMs))
   const built = statSync(widgetOutfile, { throwIfNoEntry: false })?.mtimeMs ?? 0
   if (built < newest) await buildWidget()

@@ -1,7 +1,7 @@
 /** The widget's "add to calendar" file: RFC 5545 text escaping and line folding. */
 import ICAL from "ical.js"
 import { describe, expect, it } from "vitest"
-import { fold, ics, icsText } from "../../adapters/widget/time.js"
+import { fold, ics, icsText } from "../../widget/time.js"
 
 const event = (summary: string, description = "Booking bkg_01") =>
   ics({

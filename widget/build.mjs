@@ -1,12 +1,12 @@
-// Bundles the booking widget (adapters/widget/index.ts) into dist/widget.js: one minified
-// IIFE for browsers, no eval, no inline styles. `node adapters/widget/build.mjs` or
+// Bundles the booking widget (widget/index.ts) into dist/widget.js: one minified
+// IIFE for browsers, no eval, no inline styles. `node widget/build.mjs` or
 // `import { buildWidget } from "./build.mjs"`; part of `npm run build`.
 import { mkdirSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 
 const here = dirname(fileURLToPath(import.meta.url))
-export const root = join(here, "..", "..")
+export const root = join(here, "..")
 export const widgetOutfile = join(root, "dist", "widget.js")
 
 export const buildWidget = async (outfile = widgetOutfile) => {
