@@ -3,61 +3,29 @@
  * `ApiError`s, a rate limit's `429` waited out (Retry-After) a few times before giving up.
  */
 
-export interface Slot {
-  readonly start: string
-  readonly end: string
-  /** Absent on a start that a team shares (round robin, collective): `staff_ids` says who is free. */
-  readonly staff_id?: string | undefined
-  readonly staff_ids?: ReadonlyArray<string> | undefined
-  readonly remaining: number
-}
-export interface Question {
-  readonly id: string
-  readonly label: string
-  readonly type: "text" | "long_text" | "email" | "phone" | "number" | "select" | "multi_select" | "checkbox"
-  readonly required: boolean
-  readonly options?: ReadonlyArray<string>
-  readonly help?: string
-}
-export interface Service {
-  readonly id: string
-  readonly name: string
-  readonly description: string | null
-  readonly duration_minutes: number
-  readonly price: { readonly amount: number; readonly currency: string } | null
-  readonly staff_ids: ReadonlyArray<string>
-  readonly active: boolean
-  readonly questions?: ReadonlyArray<Question>
-  /** Who attends (absent from older servers: `chosen`). */
-  readonly assignment?: "chosen" | "round_robin" | "collective"
-  /** How many occurrences a recurring booking may have; 0 or absent: no repeat choice. */
-  readonly max_occurrences?: number
-}
-export interface StaffMember {
-  readonly id: string
-  readonly name: string
-  readonly active: boolean
-}
-export interface Hold {
-  readonly id: string
-  readonly start: string
-  readonly end: string
-  readonly staff_id: string
-  readonly expires_at: string
-  readonly created_at: string
-}
-export interface Booking {
-  readonly id: string
-  readonly start: string
-  readonly end: string
-  readonly status: string
-  readonly staff_id: string
-  readonly service_id: string
-  /** Everyone who attends: one member, or all of a collective service's. */
-  readonly staff_ids?: ReadonlyArray<string>
-  readonly series_id?: string | null
-  readonly [field: string]: unknown
-}
+import type { Booking as BookingSchema } from "../src/domain/booking.js"
+import type { Hold as HoldSchema } from "../src/domain/hold.js"
+import type { ManagedBooking as ManagedBookingSchema } from "../src/domain/manageLink.js"
+import type { Question as QuestionSchema } from "../src/domain/question.js"
+import type { PublicService } from "../src/domain/service.js"
+import type { Slot as SlotSchema } from "../src/domain/slot.js"
+import type { PublicStaff } from "../src/domain/staff.js"
+
+// The wire shapes are the core schemas' encoded sides, imported as types only: the bundle
+// carries none of the core's code.
+
+/** `T` with the keys `K` possibly absent: fields an older server, or some answers, leave out. */
+type Absent<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P] | undefined }
+
+/** `staff_id` is absent on a start that a team shares (round robin, collective): `staff_ids` says who is free. */
+export type Slot = Absent<typeof SlotSchema.Encoded, "staff_id" | "staff_ids">
+export type Question = typeof QuestionSchema.Encoded
+/** `assignment` (`chosen` when absent), `max_occurrences` and `questions` are absent from older servers. */
+export type Service = Absent<typeof PublicService.Encoded, "questions" | "assignment" | "max_occurrences">
+export type StaffMember = typeof PublicStaff.Encoded
+export type Hold = typeof HoldSchema.Encoded
+/** `staff_ids` and `series_id` are absent from older servers. */
+export type Booking = Absent<typeof BookingSchema.Encoded, "staff_ids" | "series_id">
 export interface WidgetConfig {
   readonly account_name: string
   readonly environment: "sandbox" | "production"
@@ -91,21 +59,7 @@ export class ApiError extends Error {
 }
 
 /** A booking as its client sees it through a manage link (`GET /v1/manage/{token}`). */
-export interface ManagedBooking {
-  readonly id: string
-  readonly status: string
-  readonly start: string
-  readonly end: string
-  readonly time_zone: string
-  readonly service: { readonly name: string; readonly duration_minutes: number; readonly cancellation_notice_minutes: number }
-  readonly staff: { readonly name: string }
-  readonly answers?: ReadonlyArray<{ readonly question_id: string; readonly label: string; readonly type: string; readonly value: unknown }>
-  readonly cancellation_reason: string | null
-  readonly can_cancel: boolean
-  readonly can_reschedule: boolean
-  readonly cancel_refusal: { readonly code: string; readonly detail: string } | null
-  readonly reschedule_refusal: { readonly code: string; readonly detail: string } | null
-}
+export type ManagedBooking = typeof ManagedBookingSchema.Encoded
 
 export interface ClientOptions {
   readonly base: string
