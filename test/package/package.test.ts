@@ -77,6 +77,10 @@ describe("npm pack", { timeout: 300_000 }, () => {
     expect(installed("effect").version).toBe(supportedEffect)
     // One effect in the tree: the package uses the application's, not a copy of its own.
     expect(fs.existsSync(path.join(project, "node_modules", "slotwise", "node_modules", "effect"))).toBe(false)
+    // The browser widget ships bundled (`slotwise serve` answers /widget.js from it), without its sources.
+    const shipped: ReadonlyArray<string> = JSON.parse(packed.stdout)[0].files.map((f: { path: string }) => f.path)
+    expect(shipped).toContain("dist/widget.js")
+    expect(shipped.filter((f) => f.startsWith("widget/"))).toEqual([])
 
     fs.writeFileSync(
       path.join(project, "book.mjs"),
