@@ -1,6 +1,6 @@
 /**
  * The pipeline's own steps in isolation, printed (not asserted): CPU µs per call of
- * authentication (a cached API key), rate limiting (memory store), the route table, the
+ * authentication (a cached API key), the gate (that and the access decision), rate limiting (memory store), the route table, the
  * access decision, the whole pipeline around an app that answers at once, a JSON body's
  * checks (beside making and reading the Fetch request it comes in), and a booking's Schema
  * encoding, each beside what whole in-process requests cost (GET /health, a read, a create, a
@@ -12,6 +12,7 @@ import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiError, HttpApiGroup, H
 import { Effect, Layer, ManagedRuntime, Schema } from "effect"
 import { SlotwiseApi } from "../adapters/http/api.js"
 import { makeAuthenticate } from "../adapters/http/middleware/authenticate.js"
+import { makeGate, noOrigin } from "../adapters/http/middleware/gate.js"
 import { readJsonBody } from "../adapters/http/middleware/body.js"
 import { countRequest, policyOf } from "../adapters/http/middleware/ratelimit.js"
 import { makePipeline } from "../adapters/http/middleware/pipeline.js"
@@ -57,6 +58,7 @@ const runtime = ManagedRuntime.make(
 const { keys } = await runtime.runPromise(Effect.flatMap(Accounts, (a) => a.create({ name: "Bench", plan: "business", rate_limit_per_minute: 1_000_000 })))
 const secret = keys.sandbox.secret
 const authenticate = makeAuthenticate(await runtime.runPromise(Authenticator), undefined)
+const gate = makeGate(await runtime.runPromise(Authenticator), undefined)
 const limiter = await runtime.runPromise(RateLimiter)
 const routes = makeRouteTable(SlotwiseApi)
 const rule = { auth: "key", scope: "bookings:read", publishable: false } as const
@@ -117,6 +119,7 @@ const parseError = decodeFailure._tag === "Left" ? decodeFailure.left : undefine
 
 const steps: Array<[string, number, () => unknown]> = [
   ["authenticate (cached API key)", 20_000, () => Effect.runSync(authenticate(`Bearer ${secret}`, rule))],
+  ["gate: authenticate and decide access", 20_000, () => Effect.runSync(gate(rule, `Bearer ${secret}`, () => "127.0.0.1", noOrigin))],
   ["rate limit (memory store)", 20_000, () => Effect.runSync(countRequest(limiter, policyOf(caller, () => "127.0.0.1")))],
   ["route table match", 50_000, () => routes.match("GET", "/v1/bookings/bkg_01M84X9MJPREH7HYNSVRASAFDA")],
   ["access decision", 50_000, () => decideAccess(rule, caller, undefined)],

@@ -7,7 +7,7 @@
  *
  * The lane takes only the plain case: a GET with no query and no `Origin`, an id the router
  * would match, and a credential that authenticates and may read the resource. It runs the
- * pipeline's own steps (authenticate, decide access, count, read, encode with the endpoint's
+ * pipeline's own steps (the same gate, count, read, encode with the endpoint's
  * success schema, render a failure with the same problem renderer), so an answer is the same
  * by either path. Anything else passes to the full pipeline before it is counted (so it is
  * counted once, there): no or a refused credential, a denied scope, a publishable key (its
@@ -17,13 +17,12 @@
 import { HttpApi, type HttpServerResponse } from "@effect/platform"
 import { Context, Effect, Either, type ParseResult, Runtime, Schema } from "effect"
 import type * as http from "node:http"
-import { decideAccess, visitorOf } from "../../src/auth/access.js"
 import { Authenticator } from "../../src/auth/Authenticator.js"
 import type { SlotwiseFailure } from "../../src/domain/errors.js"
 import { Tenant } from "../../src/ports/tenant.js"
 import { RateLimiter } from "../../src/ratelimit/RateLimiter.js"
 import { accessOf, type AccessRule } from "./contract/access.js"
-import { makeAuthenticate } from "./middleware/authenticate.js"
+import { makeGate, noOrigin } from "./middleware/gate.js"
 import { responseOfCause } from "./middleware/problem.js"
 import { countRequest, policyOf } from "./middleware/ratelimit.js"
 
@@ -77,7 +76,7 @@ const writeResponse = (res: http.ServerResponse, response: HttpServerResponse.Ht
  */
 export const makeDirectReadLane = (api: HttpApi.HttpApi.Any, reads: ReadonlyArray<DirectRead>) =>
   Effect.gen(function*() {
-    const authenticate = makeAuthenticate(yield* Authenticator, undefined)
+    const gate = makeGate(yield* Authenticator, undefined)
     const limiter = yield* RateLimiter
     // The lane's fibers need nothing from the context but what they are given (a read needs
     // only its `Tenant`, by its type): an empty context keeps providing the tenant a copy of
@@ -125,18 +124,17 @@ export const makeDirectReadLane = (api: HttpApi.HttpApi.Any, reads: ReadonlyArra
 
     // Plain combinators, not a generator: this runs on every read.
     const serve = (lane: Lane, id: string, authorization: string, res: http.ServerResponse, next: () => void) =>
-      Effect.matchCauseEffect(authenticate(authorization, lane.access), {
+      Effect.matchCauseEffect(gate(lane.access, authorization, noAddress, noOrigin), {
         // A storage fault while authenticating: the full pipeline answers it (nothing was counted).
         onFailure: () => Effect.sync(next),
-        onSuccess: (caller) =>
-          caller._tag !== "Authenticated" || visitorOf(caller.principal, noAddress) !== undefined ||
-            decideAccess(lane.access, caller, undefined)._tag !== "Allowed"
+        onSuccess: ({ caller, principal, verdict, visitor }) =>
+          principal === undefined || visitor !== undefined || verdict._tag !== "Allowed"
             ? Effect.sync(next)
             : Effect.flatMap(countRequest(limiter, policyOf(caller, noAddress)), (counted) =>
               reply(res, counted.headers)(
                 counted.refusal !== undefined
                   ? Effect.fail(counted.refusal)
-                  : Effect.flatMap(Effect.provideService(lane.read(id), Tenant, caller.principal.tenant), lane.encode)
+                  : Effect.flatMap(Effect.provideService(lane.read(id), Tenant, principal.tenant), lane.encode)
               ))
       })
 

@@ -5,10 +5,11 @@
  *
  *  1. strip the mount prefix; answer CORS preflights (cors.ts);
  *  2. find the route (routes.ts; 404 / 405 come after counting the request);
- *  3. authenticate: the bearer becomes a `Caller` (authenticate.ts);
+ *  3. the gate (gate.ts): the bearer becomes a `Caller`, and the verdict on the call is
+ *     reached (401, 403 scope, publishable key, origin: the core's `decideAccess`);
  *  4. count the request against its credential (a publishable key's per client address), else
  *     its client address (ratelimit.ts);
- *  5. decide access: 401, 403 scope, publishable key, origin (the core's `decideAccess`);
+ *  5. answer 405, or the gate's refusal (404 for a hidden route, 401/403);
  *  6. read and check the body: 415, 413, 400 (body.ts);
  *  7. replay or claim an `Idempotency-Key` on POSTs (idempotency.ts);
  *  8. run the router, and render any failure as a problem (problem.ts).
@@ -16,7 +17,7 @@
 import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Either, FiberRef, Option } from "effect"
 import { Accounts } from "../../../src/Accounts.js"
-import { type Caller, corsOrigin, decideAccess, visitorOf } from "../../../src/auth/access.js"
+import { type Caller, corsOrigin } from "../../../src/auth/access.js"
 import { Authenticator } from "../../../src/auth/Authenticator.js"
 import { Domains } from "../../../src/Domains.js"
 import { Idempotency } from "../../../src/Idempotency.js"
@@ -29,9 +30,10 @@ import { pathText, validationFailed } from "../../../src/domain/validation.js"
 import type { ValidationFailed } from "../../../src/domain/errors.js"
 import { MethodNotAllowed } from "../contract/problems.js"
 import { makeBrowserOrigin } from "../hostRouting.js"
-import { makeAuthenticate, presentedCredential } from "./authenticate.js"
+import { presentedCredential } from "./authenticate.js"
 import { readBody } from "./body.js"
 import { addCorsHeaders, isPreflight, preflight } from "./cors.js"
+import { makeGate } from "./gate.js"
 import { makeIdempotent } from "./idempotency.js"
 import { noRoute, responseOfCause, shownPath } from "./problem.js"
 import { countRequest, policyOf } from "./ratelimit.js"
@@ -90,7 +92,7 @@ export const makePipeline = (options: PipelineOptions = {}) =>
     const accounts = yield* Accounts
     const limiter = yield* RateLimiter
     const adminToken = options.adminToken !== undefined && options.adminToken.length > 0 ? options.adminToken : undefined
-    const authenticate = makeAuthenticate(yield* Authenticator, adminToken)
+    const gate = makeGate(yield* Authenticator, adminToken)
     const idempotent = makeIdempotent(yield* Idempotency)
     const prefix = options.prefix?.replace(/\/+$/, "") || undefined
     const trustProxy = options.trustProxy === true
@@ -127,26 +129,24 @@ export const makePipeline = (options: PipelineOptions = {}) =>
           const route = routes.match(method, path)
           const rule = route._tag === "Found" ? route.access : undefined
 
-          // 3. Who is calling.
-          caller = yield* authenticate(headers.authorization, rule)
-          const principal = caller._tag === "Authenticated" ? caller.principal : undefined
-          const visitor = principal === undefined ? undefined : visitorOf(principal, address)
+          // 3. Who is calling, and whether they may call this.
+          const passage = yield* gate(rule, headers.authorization, address, (who) => browserOrigin(who, headers))
+          caller = passage.caller
+          const { principal, visitor } = passage
 
           // 4. Count the request; every response from here on carries the figures.
           const counted = yield* countRequest(limiter, policyOf(caller, address, visitor))
-          const from = yield* browserOrigin(caller, headers)
-          const allowedOrigin = corsOrigin(caller, from.origin, from.domainOwner)
+          const allowedOrigin = corsOrigin(caller, passage.from.origin, passage.from.domainOwner)
           if (allowedOrigin !== undefined) addCorsHeaders(counted.headers, allowedOrigin)
           extraHeaders = counted.headers
           if (counted.refusal !== undefined) return yield* counted.refusal
 
-          // 5. What the caller may do here.
+          // 5. The gate's verdict, once the request is counted.
           if (route._tag === "MethodNotAllowed") {
             return yield* new MethodNotAllowed({ detail: `${method} is not allowed on ${shownPath(path)}`, allow: route.allow })
           }
-          const decision = route._tag === "NotFound" ? { _tag: "Hidden" as const } : decideAccess(route.access, caller, from.origin, from.domainOwner)
-          if (decision._tag === "Hidden") return yield* noRoute(method, path)
-          if (decision._tag === "Denied") return yield* decision.error
+          if (passage.verdict._tag === "Hidden") return yield* noRoute(method, path)
+          if (passage.verdict._tag === "Denied") return yield* passage.verdict.error
 
           // 6. The body.
           const body = yield* readBody(request, method, path)

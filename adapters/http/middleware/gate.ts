@@ -1,0 +1,66 @@
+/**
+ * The gate every way into the API admits a request through (the pipeline behind the server,
+ * the mounted Node and Fetch handlers, and the direct read lane): the endpoint's rule, the
+ * `Authorization` header and the client address become who is calling (the principal, and
+ * the visitor a publishable key acts for) and the verdict on the call: allowed, hidden (404)
+ * or denied with its 401/403. The gate answers nothing itself: the caller counts the request
+ * first, so a refusal carries the rate-limit figures and a spent quota is a 429 before any
+ * 401/403.
+ */
+import { Effect } from "effect"
+import type { Principal } from "../../../src/ApiKeys.js"
+import { type AccessDecision, type Caller, decideAccess, visitorOf } from "../../../src/auth/access.js"
+import type { AuthenticatorService } from "../../../src/auth/Authenticator.js"
+import type { StorageFailure } from "../../../src/domain/errors.js"
+import type { Visitor } from "../../../src/domain/visitor.js"
+import type { AccessRule } from "../contract/access.js"
+import type { BrowserOrigin } from "../hostRouting.js"
+import { makeAuthenticate } from "./authenticate.js"
+
+export interface Passage {
+  readonly caller: Caller
+  readonly principal: Principal | undefined
+  /** The visitor a publishable key acts for; undefined for other credentials. */
+  readonly visitor: Visitor | undefined
+  /** The request's origin as the origin checks see it (a custom domain's, or a hosted page's). */
+  readonly from: BrowserOrigin
+  /** Allowed, hidden (no route, or an operator route for anyone else) or denied with its 401/403. */
+  readonly verdict: AccessDecision
+}
+
+/** Where a request comes from, looked up once its caller is known (only publishable keys need a lookup). */
+export type OriginOf = (caller: Caller) => Effect.Effect<BrowserOrigin, StorageFailure>
+
+const HIDDEN: AccessDecision = { _tag: "Hidden" }
+const NO_ORIGIN: BrowserOrigin = { origin: undefined, domainOwner: undefined }
+
+/** No `Origin` at all: the direct read lane takes only requests without one. */
+export const noOrigin: OriginOf = () => Effect.succeed(NO_ORIGIN)
+
+/**
+ * The gate: `rule` is the endpoint's access rule, undefined when no route matched (hidden,
+ * whoever calls). Fails only with a storage fault while looking a credential or origin up.
+ */
+export const makeGate = (authenticator: AuthenticatorService, adminToken: string | undefined) => {
+  const authenticate = makeAuthenticate(authenticator, adminToken)
+  const passageOf = (rule: AccessRule | undefined, caller: Caller, address: () => string, from: BrowserOrigin): Passage => {
+    const principal = caller._tag === "Authenticated" ? caller.principal : undefined
+    return {
+      caller,
+      principal,
+      visitor: principal === undefined ? undefined : visitorOf(principal, address),
+      from,
+      verdict: rule === undefined ? HIDDEN : decideAccess(rule, caller, from.origin, from.domainOwner)
+    }
+  }
+  return (
+    rule: AccessRule | undefined,
+    authorization: string | undefined,
+    address: () => string,
+    originOf: OriginOf
+  ): Effect.Effect<Passage, StorageFailure> =>
+    Effect.flatMap(authenticate(authorization, rule), (caller) =>
+      Effect.map(originOf(caller), (from) => passageOf(rule, caller, address, from)))
+}
+
+export type Gate = ReturnType<typeof makeGate>
