@@ -8,6 +8,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import type { AddressInfo } from "node:net"
+import { expect } from "vitest"
 import { createRequire } from "node:module"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { buildWidget, widgetOutfile } from "../../widget/build.mjs"
@@ -17,6 +18,9 @@ import { type Receiver, startReceiver } from "../webhooks/receiver.js"
 
 /** The browser's wall clock: the server's controlled clock starts here too. */
 export const NOW = "2027-03-26T08:00:00Z"
+
+/** Polls with a deadline that tolerates a loaded machine (vitest's default is one second). */
+export const poll = <T>(check: () => T | Promise<T>): ReturnType<typeof expect.poll<T>> => expect.poll(check, { timeout: 10_000, interval: 20 })
 
 export const launchBrowser: () => Promise<Browser> = launchChromium
 

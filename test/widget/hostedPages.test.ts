@@ -12,7 +12,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { BrowserContext, Page } from "playwright-core"
 import { expectStatus } from "../http/harness.js"
-import { active, type Bench, seriousViolations, startBench, tabTo, violations } from "./fixture.js"
+import { active, type Bench, poll, seriousViolations, startBench, tabTo, violations } from "./fixture.js"
 
 let bench: Bench
 let handle: string
@@ -30,7 +30,6 @@ beforeEach(async () => {
   await bench.server.advance(61_000)
 })
 
-const poll = <T>(check: () => T | Promise<T>) => expect.poll(check, { timeout: 10_000, interval: 20 })
 const W = "[data-slotwise-widget]"
 const heading = (page: Page) => page.locator(`${W} h2`)
 

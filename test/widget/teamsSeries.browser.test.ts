@@ -14,7 +14,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { Page } from "playwright-core"
 import { expectStatus } from "../http/harness.js"
-import { active, type Bench, seriousViolations, startBench, tabTo, violations } from "./fixture.js"
+import { active, type Bench, poll, seriousViolations, startBench, tabTo, violations } from "./fixture.js"
 
 let bench: Bench
 let handle: string
@@ -38,7 +38,6 @@ beforeEach(async () => {
 
 const service = async (body: Record<string, unknown>) => expectStatus(await bench.admin.post("/v1/services", body), 201).id as string
 
-const poll = <T>(check: () => T | Promise<T>) => expect.poll(check, { timeout: 10_000, interval: 20 })
 const W = "#w"
 const widget = (service: string, extra = "") => `<div id="w" data-slotwise-widget data-key="${bench.pk}" data-service="${service}"${extra}></div>`
 const heading = (page: Page) => page.locator(`${W} h2`)

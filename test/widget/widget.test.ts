@@ -7,7 +7,7 @@ import { gzipSync } from "node:zlib"
 import { createHttpHandler } from "../../compose.js"
 import { ADMIN_TOKEN, client, expectStatus, newAccount, request } from "../http/harness.js"
 import { verifies, waitFor } from "../webhooks/receiver.js"
-import { active, type Bench, COLOUR_QUESTIONS, events, seriousViolations, startBench, tabTo, violations } from "./fixture.js"
+import { active, type Bench, COLOUR_QUESTIONS, events, poll, seriousViolations, startBench, tabTo, violations } from "./fixture.js"
 
 let bench: Bench
 const shots = join(tmpdir(), `slotwise-widget-shots-${process.pid}`)
@@ -24,8 +24,6 @@ beforeEach(async () => {
   await bench.server.advance(61_000)
 })
 
-/** Polls with a deadline that tolerates a loaded machine (vitest's default is one second). */
-const poll = <T>(check: () => T | Promise<T>) => expect.poll(check, { timeout: 10_000, interval: 20 })
 
 const widget = (attrs: Record<string, string>) =>
   `<div id="w" data-slotwise-widget ${Object.entries(attrs).map(([k, v]) => `data-${k}="${v}"`).join(" ")}></div>`
