@@ -15,6 +15,9 @@
  *    and a page deep in the keyset, the bookings seeded with generate_series in SQL.
  * 0. The driver: one primary-key SELECT (named and prepared on `pg`) alone and eight of them in a transaction, on
  *    `pg` and on `@effect/sql-pg`, interleaved (why the adapter calls `pg` directly).
+ * 5. Concurrent creates for different staff members, two cores (two pools, as two processes
+ *    would be) with 20 in flight: under the member locks the adapter takes, and under one
+ *    lock per account (the same storage without `keyedTransaction`), interleaved rounds.
  * 4. The write lock's alternatives, on raw `pg`: 200 concurrent check-then-insert
  *    transactions for one seat from two pools of 10, under the per-tenant advisory lock the
  *    adapter takes, and under SERIALIZABLE with retries on serialization failures.
@@ -30,14 +33,14 @@ import { createScheduling } from "../index.js"
 import { PostgresStorageLive } from "../adapters/postgres/layer.js"
 import { DEFAULT_TENANT, makeFacade, type SchedulingClient, startCore } from "../src/facade.js"
 import { CoreLive } from "../src/layers.js"
-import { Storage } from "../src/ports/storage.js"
+import { Storage, type StorageService } from "../src/ports/storage.js"
 import { WebhookPolicy } from "../src/webhooks/policy.js"
 import { HALF_HOUR, iso, seedSlotsCase, slotStart, team } from "./fixtures.js"
 import { interleaved, median } from "./rounds.js"
 
 const SERVER = process.env.SLOTWISE_BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const DB = `slotwise_bench_${randomBytes(4).toString("hex")}`
-/** Sections to run (default all): `driver`, `creates`, `slots`, `lists`, `locks`. */
+/** Sections to run (default all): `driver`, `creates`, `slots`, `lists`, `locks`, `members`. */
 const only = new Set(process.argv.slice(2))
 const runs = (section: string) => only.size === 0 || only.has(section)
 /** A raw client that survives a server-side disconnect as an error, not a crash. */
@@ -55,15 +58,23 @@ const url = (() => {
   return u.toString()
 })()
 
-/** The core on PostgreSQL; `sequentialReads` has it read one statement after another, as before reads went together. */
-const scheduling = async (schema: string, sequentialReads = false): Promise<SchedulingClient> => {
+/**
+ * The core on PostgreSQL; `sequentialReads` has it read one statement after another, as
+ * before reads went together; `accountLock` has every write take the account's lock, as
+ * before bookings locked their members.
+ */
+const scheduling = async (schema: string, sequentialReads = false, accountLock = false): Promise<SchedulingClient> => {
   const storage = PostgresStorageLive({ url, schema })
+  const changed = (service: StorageService): StorageService => {
+    const { keyedTransaction: _keyed, lockKeys: _locks, ...plain } = service
+    return { ...(accountLock ? plain : service), ...(sequentialReads ? { readConcurrency: Effect.succeed(1) } : {}) }
+  }
   const runtime = ManagedRuntime.make(
     CoreLive.pipe(
       Layer.provide(Layer.succeed(WebhookPolicy, { allowPrivate: false })),
       Layer.provide(
-        sequentialReads
-          ? Layer.map(storage, (context) => Context.add(context, Storage, { ...Context.get(context, Storage), readConcurrency: Effect.succeed(1) }))
+        sequentialReads || accountLock
+          ? Layer.map(storage, (context) => Context.add(context, Storage, changed(Context.get(context, Storage))))
           : storage
       )
     )
@@ -209,6 +220,35 @@ const lists = async (bookings: number, rounds: number) => {
   return { first: median(firstTimes!), deep: median(deepTimes!), size: first.data.length }
 }
 
+// 5. Concurrent creates for different members.
+const members = async (rounds: number, perRound: number) => {
+  const contestant = async (schema: string, accountLock: boolean) => {
+    const cores = [await scheduling(schema, false, accountLock), await scheduling(schema, false, accountLock)]
+    const { clientId, serviceId, staffIds } = await team(cores[0]!, 10)
+    let i = 0
+    const run = async () => {
+      const next = async (core: SchedulingClient): Promise<void> => {
+        if (i >= end) return
+        const k = i++
+        await core.bookings.create({ service_id: serviceId, staff_id: staffIds[k % 10]!, client_id: clientId, start: iso(slotStart(k, 10, 200)) })
+        return next(core)
+      }
+      const end = i + perRound
+      await Promise.all(Array.from({ length: 20 }, (_, w) => next(cores[w % 2]!)))
+    }
+    return { run, close: () => Promise.all(cores.map((c) => c.close())) }
+  }
+  const keyed = await contestant("members_keyed", false)
+  const whole = await contestant("members_account", true)
+  await keyed.run()
+  await whole.run()
+  const [a, b] = await interleaved([keyed.run, whole.run], rounds)
+  await Promise.all([keyed.close(), whole.close()])
+  const rate = (ms: number) => perRound / (ms / 1000)
+  const ratios = a!.map((ms, k) => rate(ms) / rate(b![k]!))
+  return { keyed: median(a!.map(rate)), whole: median(b!.map(rate)), ratio: median(ratios), range: [Math.min(...ratios), Math.max(...ratios)] }
+}
+
 // 4. Locks.
 const contention = async (mode: "advisory" | "serializable", claims: number) => {
   const setup = client(url)
@@ -294,6 +334,13 @@ try {
       const ms = median(runs5.map((r) => r.ms))
       console.log(`  ${mode.padEnd(13)} ${ms.toFixed(0).padStart(6)} ms   winners ${runs5.map((r) => r.winners).join("/")}   retries ${runs5.map((r) => r.retries).join("/")}`)
     }
+  }
+  if (runs("members")) {
+    const m = await members(9, 200)
+    console.log("\nConcurrent creates, 10 members, 20 in flight from two cores (9 interleaved rounds of 200, medians):")
+    console.log(`  member locks         ${m.keyed.toFixed(0).padStart(7)} /s`)
+    console.log(`  one lock per account ${m.whole.toFixed(0).padStart(7)} /s`)
+    console.log(`  ratio                ${m.ratio.toFixed(2).padStart(7)}×  (rounds ${m.range[0]!.toFixed(2)}–${m.range[1]!.toFixed(2)})`)
   }
 } finally {
   await admin.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`)

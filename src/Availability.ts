@@ -29,10 +29,10 @@ import { currentStamp, findOr404, listPage, newResource, PageParams, patchResour
 import { makeScheduleLoader, makeSlotFormatter, policyOf, readTogether } from "./scheduling/loadSchedule.js"
 import { decodeInput } from "./domain/validation.js"
 import { AvailabilityCollection, HoldsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
-import { type Condition, Storage } from "./ports/storage.js"
+import { type Condition, keyedTransactionOf, lockKeysOf, Storage } from "./ports/storage.js"
 import { localDateOf } from "./scheduling/zones.js"
 import { computeSlots } from "./scheduling/slots.js"
-import { teamVerdict } from "./scheduling/assignment.js"
+import { memberLockKeys, teamVerdict } from "./scheduling/assignment.js"
 import { makeMemberOccupancy } from "./scheduling/memberOccupancy.js"
 import type { StaffSchedule } from "./scheduling/types.js"
 import { InvalidReference } from "./domain/errors.js"
@@ -117,6 +117,10 @@ export class Availability extends Effect.Service<Availability>()("slotwise/Avail
     const services = storage.collection(ServicesCollection)
     const holds = storage.collection(HoldsCollection)
     const schedule = makeScheduleLoader(storage)
+    // A hold excludes only the holds and creates that could take one of its members' seats
+    // or count against its visitor's limit.
+    const keyedWrite = keyedTransactionOf(storage)
+    const lockKeys = lockKeysOf(storage)
     const shared = makeMemberOccupancy(storage)
     const together = readTogether(storage)
     const findRule = findOr404(rules, "availability rule")
@@ -300,8 +304,10 @@ export class Availability extends Effect.Service<Availability>()("slotwise/Avail
     const hold = (input: typeof HoldCreate.Encoded, visitor?: Visitor) =>
       Effect.gen(function*() {
         const fields = yield* decodeHold(input)
-        return yield* events.mutate(Effect.gen(function*() {
+        return yield* keyedWrite(Effect.gen(function*() {
           const service = yield* referencedService(fields.service_id)
+          const members = memberLockKeys(service, fields.staff_id)
+          yield* lockKeys(visitor === undefined ? members : [...members, `visitor/${visitor.key_id}`])
           const now = yield* currentStamp
           if (visitor !== undefined) yield* ensureVisitorMayHold(visitor, now.ms)
           const start = toMillis(fields.start)

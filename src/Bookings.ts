@@ -33,8 +33,9 @@ import { changes, currentStamp, findOr404, listPage, PageParams, resourceAt, typ
 import { decodeInput, validationFailed } from "./domain/validation.js"
 import { Payments } from "./Payments.js"
 import { BookingsCollection, ClientsCollection, HoldsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
-import { type Condition, Storage } from "./ports/storage.js"
+import { type Condition, keyedTransactionOf, lockKeysOf, Storage } from "./ports/storage.js"
 import { makeReminderArming } from "./Reminders.js"
+import { memberLockKeys } from "./scheduling/assignment.js"
 import { type Exclusions, makeScheduleLoader } from "./scheduling/loadSchedule.js"
 import { makeMemberOccupancy } from "./scheduling/memberOccupancy.js"
 import { endsAfter } from "./Services.js"
@@ -86,6 +87,9 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
     const holds = storage.collection(HoldsCollection)
     const staff = storage.collection(StaffCollection)
     const schedule = makeScheduleLoader(storage)
+    // A create excludes only the creates and holds that could take one of its members' seats.
+    const keyedWrite = keyedTransactionOf(storage)
+    const lockKeys = lockKeysOf(storage)
     const shared = makeMemberOccupancy(storage)
     const reminders = yield* makeReminderArming(storage)
     const find = findOr404(bookings, "booking")
@@ -119,7 +123,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
 
     /** A create from input already decoded with `BookingCreate` (the HTTP layer decodes each body once). */
     const createDecoded = (fields: typeof BookingCreate.Type) =>
-        events.mutate(Effect.gen(function*() {
+        keyedWrite(Effect.gen(function*() {
           if (fields.recurrence !== undefined) {
             return yield* new ValidationFailed({
               detail: "a recurring request makes a series: use bookingSeries.create (POST /v1/bookings takes both)",
@@ -129,6 +133,8 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
           const now = yield* currentStamp
           const start = toMillis(fields.start)
           const service = yield* referencedService(fields.service_id)
+          // Before the reads that decide it (the hold, the members' schedules).
+          yield* lockKeys(memberLockKeys(service, fields.staff_id))
           // Checked before anything is written: refused answers leave no client or event behind.
           const answers = yield* answersFor(service, fields.answers ?? [])
           const exclude: Exclusions = {}
@@ -403,7 +409,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
       recordPayment: payments.record,
       listPayments: payments.list,
       /** The steps of creation, for recurring bookings (BookingSeries) to build on. */
-      creation: { decodeCreate, referencedService, referencedStaff, answersFor, clientOf, insertBooking, schedule, transition }
+      creation: { keyedWrite, lockKeys, decodeCreate, referencedService, referencedStaff, answersFor, clientOf, insertBooking, schedule, transition }
     } as const
   })
 }) {}

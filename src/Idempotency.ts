@@ -11,7 +11,7 @@ import { IdempotencyCollection, type IdempotencyRecord, type StoredResponse } fr
 import { sha256Hex } from "./auth/crypto.js"
 import { BadRequest, IdempotencyConflict, IdempotencyMismatch } from "./domain/errors.js"
 import { currentStamp } from "./internal/resources.js"
-import { Storage } from "./ports/storage.js"
+import { keyedTransactionOf, lockKeysOf, Storage } from "./ports/storage.js"
 
 export type { StoredResponse }
 
@@ -53,6 +53,9 @@ export class Idempotency extends Effect.Service<Idempotency>()("slotwise/Idempot
   effect: Effect.gen(function*() {
     const storage = yield* Storage
     const records = storage.collection(IdempotencyCollection)
+    // A claim excludes only the claims of the same key.
+    const keyedWrite = keyedTransactionOf(storage)
+    const lockKeys = lockKeysOf(storage)
 
     /** What makes two requests "the same": method, path and the body's canonical JSON. */
     const fingerprint = (method: string, path: string, body: unknown) =>
@@ -62,7 +65,8 @@ export class Idempotency extends Effect.Service<Idempotency>()("slotwise/Idempot
     const begin = (key: string, requestFingerprint: string) =>
       Effect.gen(function*() {
         const id = yield* sha256Hex(key)
-        return yield* storage.transaction(Effect.gen(function*() {
+        return yield* keyedWrite(Effect.gen(function*() {
+          yield* lockKeys([`idempotency/${id}`])
           const now = yield* currentStamp
           const found = Option.getOrUndefined(yield* records.get(id))
           const live = found !== undefined && found.expires_ms > now.ms
@@ -98,7 +102,8 @@ export class Idempotency extends Effect.Service<Idempotency>()("slotwise/Idempot
     const complete = (key: string, response: StoredResponse) =>
       Effect.gen(function*() {
         const id = yield* sha256Hex(key)
-        yield* storage.transaction(Effect.gen(function*() {
+        yield* keyedWrite(Effect.gen(function*() {
+          yield* lockKeys([`idempotency/${id}`])
           const found = Option.getOrUndefined(yield* records.get(id))
           if (found === undefined) return
           yield* records.update({ ...found, state: "completed", response })
@@ -109,7 +114,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("slotwise/Idempot
     const release = (key: string) =>
       Effect.gen(function*() {
         const id = yield* sha256Hex(key)
-        yield* records.remove(id)
+        yield* keyedWrite(Effect.zipRight(lockKeys([`idempotency/${id}`]), records.remove(id)))
       })
 
     return { fingerprint, begin, complete, release } as const

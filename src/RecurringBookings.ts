@@ -41,7 +41,7 @@ import { decodeInput } from "./domain/validation.js"
 import { AvailabilityCollection, BookingsCollection, BookingSeriesCollection, StaffCollection } from "./ports/collections.js"
 import { type LocalDateTime, RecurrenceExpander } from "./ports/recurrence.js"
 import { Storage } from "./ports/storage.js"
-import { blockedOccurrences, occurrenceReasons, pickLeastBlocked, tagReasons, withOccurrence } from "./scheduling/assignment.js"
+import { blockedOccurrences, memberLockKeys, occurrenceReasons, pickLeastBlocked, tagReasons, withOccurrence } from "./scheduling/assignment.js"
 import { policyOf } from "./scheduling/loadSchedule.js"
 import type { StaffSchedule } from "./scheduling/types.js"
 import { formatDay, localDayOf, localToUtc, offsetAt } from "./scheduling/zones.js"
@@ -76,7 +76,7 @@ export class RecurringBookings extends Effect.Service<RecurringBookings>()("slot
     const bookings = storage.collection(BookingsCollection)
     const rules = storage.collection(AvailabilityCollection)
     const staff = storage.collection(StaffCollection)
-    const { answersFor, clientOf, insertBooking, referencedService, referencedStaff, schedule, transition } =
+    const { answersFor, clientOf, insertBooking, keyedWrite, lockKeys, referencedService, referencedStaff, schedule, transition } =
       bookingUseCases.creation
     const decodeCreate = decodeInput(BookingCreate)
     const decodeCancel = decodeInput(BookingSeriesCancel)
@@ -216,7 +216,7 @@ export class RecurringBookings extends Effect.Service<RecurringBookings>()("slot
      */
     const create = (input: typeof BookingCreate.Encoded) =>
       Effect.flatMap(decodeCreate(input), (fields) =>
-        events.mutate(Effect.gen(function*() {
+        keyedWrite(Effect.gen(function*() {
           const recurrence = fields.recurrence
           if (recurrence === undefined) {
             return yield* new ValidationFailed({
@@ -229,6 +229,7 @@ export class RecurringBookings extends Effect.Service<RecurringBookings>()("slot
           const start = toMillis(fields.start)
           const parsed = yield* Either.mapLeft(parseRule(recurrence.rule), ruleProblem)
           const service = yield* referencedService(fields.service_id)
+          yield* lockKeys(memberLockKeys(service, fields.staff_id))
           const answers = yield* answersFor(service, fields.answers ?? [])
           const zone = recurrence.time_zone ?? (yield* defaultZone(service, fields.staff_id))
           const starts = yield* expand(parsed, service, zone, start)

@@ -75,6 +75,38 @@ const types = {
     oid === INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser
 }
 
+/** A pool on `options`' database with `max` connections (closed with the scope). */
+const pooled = (options: PostgresStorageOptions, max: number) =>
+  Effect.acquireRelease(
+    Effect.try({
+      try: () => {
+        const pool = new pg.Pool({
+          connectionString: options.url,
+          max,
+          types,
+          // A process that stalls inside a transaction would hold its tenant's write lock;
+          // the server ends such a session after a minute idle, releasing the lock.
+          idle_in_transaction_session_timeout: 60_000,
+          ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` })
+        })
+        // A connection that breaks (a restart, a failover, pg_terminate_backend, a pooler's
+        // idle timeout) emits 'error' on its client; without a listener that ends the process.
+        // The pool listens only while a connection is idle, so every connection gets a
+        // listener of its own for its whole life, checked out or not. The statement in
+        // flight fails by itself (a 503 to its request), and the pool drops the connection
+        // when it is released broken or found broken idle.
+        pool.on("connect", (client) => {
+          client.on("error", (error) => Effect.runFork(Effect.logWarning(`slotwise postgres: connection lost: ${error.message}`)))
+        })
+        // The pool re-emits an idle connection's error; the listener above has logged it.
+        pool.on("error", () => {})
+        return pool
+      },
+      catch: (cause) => failure("cannot create the PostgreSQL pool", cause)
+    }),
+    (pool) => Effect.promise(() => pool.end())
+  )
+
 export const makePostgresStorage = (
   options: PostgresStorageOptions
 ): Effect.Effect<StorageService, StorageFailure, Scope.Scope> =>
@@ -84,37 +116,14 @@ export const makePostgresStorage = (
       return yield* Effect.fail(new StorageFailure({ detail: `schema ${JSON.stringify(schema)} is not an identifier` }))
     }
     const connections = options.maxConnections ?? 10
-    const pool = yield* Effect.acquireRelease(
-      Effect.try({
-        try: () => {
-          const pool = new pg.Pool({
-            connectionString: options.url,
-            max: connections,
-            types,
-            // A process that stalls inside a transaction would hold its tenant's write lock;
-            // the server ends such a session after a minute idle, releasing the lock.
-            idle_in_transaction_session_timeout: 60_000,
-            ...(schema === undefined ? {} : { options: `-c search_path=${schema}` })
-          })
-          // A connection that breaks (a restart, a failover, pg_terminate_backend, a pooler's
-          // idle timeout) emits 'error' on its client; without a listener that ends the process.
-          // The pool listens only while a connection is idle, so every connection gets a
-          // listener of its own for its whole life, checked out or not. The statement in
-          // flight fails by itself (a 503 to its request), and the pool drops the connection
-          // when it is released broken or found broken idle.
-          pool.on("connect", (client) => {
-            client.on("error", (error) => Effect.runFork(Effect.logWarning(`slotwise postgres: connection lost: ${error.message}`)))
-          })
-          // The pool re-emits an idle connection's error; the listener above has logged it.
-          pool.on("error", () => {})
-          return pool
-        },
-        catch: (cause) => failure("cannot create the PostgreSQL pool", cause)
-      }),
-      (pool) => Effect.promise(() => pool.end())
-    )
+    const pool = yield* pooled(options, connections)
+    // Collections first used after start are prepared on a connection of their own, in their
+    // own transaction: a booking's transaction holding its members' locks must never wait for
+    // the migration lock while another holds that lock and waits for a member's.
+    const aside = makeSql(yield* pooled(options, 1))
     const sql = makeSql(pool)
     const run: Run = (text, params, what) => sql.query(text, params, what)
+    const asideRun: Run = (text, params, what) => aside.query(text, params, what)
 
     /** Specs whose table this process has migrated (committed). */
     const ready = new WeakSet<CollectionSpec<any>>()
@@ -139,7 +148,7 @@ export const makePostgresStorage = (
       Effect.suspend(() =>
         ready.has(spec)
           ? Effect.void
-          : Effect.zipRight(sql.locked(MIGRATION_LOCK, migrateCollection(run, spec)), markReady(spec))
+          : aside.outside(aside.locked(MIGRATION_LOCK, Effect.zipRight(migrateCollection(asideRun, spec), markReady(spec))))
       )
 
     const collections = new WeakMap<CollectionSpec<any>, Collection<any>>()
@@ -181,6 +190,8 @@ export const makePostgresStorage = (
       collection,
       events,
       transaction: sql.transaction,
+      keyedTransaction: sql.keyedTransaction,
+      lockKeys: sql.lockKeys,
       leaseTransaction: sql.leaseTransaction,
       afterCommit: sql.afterCommit,
       eraseTenant,

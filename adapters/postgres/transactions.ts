@@ -15,6 +15,14 @@
  * while other tenants' transactions proceed in parallel. A statement for another tenant
  * inside the transaction takes that tenant's lock first. The locks end with the
  * transaction. The open transaction is a fiber-local value; nested calls join it.
+ *
+ * Keyed transactions (bookings, holds, idempotency claims) take their tenant's lock shared
+ * instead, and then the locks of the keys they name (`lockKeys`: a tenant's staff member, a
+ * publishable key's visitor, an idempotency key), exclusively, in one sorted batch. Two of
+ * them wait for each other only when they name a common key; every plain transaction of the
+ * tenant (which changes services, staff, hours, anything a check reads) still excludes them
+ * all. The event counter (eventLog.ts) is the one row every write touches: its lock is taken
+ * by the last statement before COMMIT and held only through it.
  */
 import { Context, Effect, type Exit, FiberRef, Option } from "effect"
 import pg from "pg"
@@ -29,6 +37,8 @@ interface OpenTransaction extends AfterCommitQueue {
   /** Tenants whose lock this transaction holds (all of them when `global`). */
   readonly locked: Set<string>
   readonly global: boolean
+  /** Holding its tenant's lock shared: writes are excluded only by the keys it locks. */
+  readonly keyed: boolean
   /** Run once the transaction has committed, after its connection is back in the pool. */
   readonly afterCommit: Array<Effect.Effect<void>>
 }
@@ -75,9 +85,15 @@ export const failure = (what: string, cause: unknown): StorageFailure =>
 
 const tenantKey = (tenant: TenantId): string => `${tenant.account_id}/${tenant.environment}`
 
+/** The transaction's exclusive lock on a text key (a 64-bit hash of it: a clash only serialises). */
+const advisoryLock = (key: string): string => `pg_advisory_xact_lock(hashtextextended(${pg.escapeLiteral(key)}, 0))`
+
 /** `SELECT` of the lock for one tenant's key. */
-const tenantLock = (tenant: TenantId): string =>
-  `pg_advisory_xact_lock(hashtextextended(${pg.escapeLiteral(tenantKey(tenant))}, 0))`
+const tenantLock = (tenant: TenantId): string => advisoryLock(tenantKey(tenant))
+
+/** The same lock, shared: keyed transactions of the tenant hold it together. */
+const tenantSharedLock = (tenant: TenantId): string =>
+  `pg_advisory_xact_lock_shared(hashtextextended(${pg.escapeLiteral(tenantKey(tenant))}, 0))`
 
 export interface Sql {
   /** Runs one statement on the fiber's connection; rows as objects, or as arrays with `arrays`. */
@@ -96,6 +112,10 @@ export interface Sql {
     f: (tenant: TenantId) => Effect.Effect<A, StorageFailure>
   ) => Effect.Effect<A, StorageFailure, Tenant>
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageFailure, R>
+  /** A transaction under its tenant's shared lock and the keys it locks: see `lockKeys`. */
+  readonly keyedTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageFailure, R>
+  /** In a keyed transaction, the tenant's exclusive locks on `keys`, sorted, in one round trip. */
+  readonly lockKeys: (keys: ReadonlyArray<string>) => Effect.Effect<void, StorageFailure, Tenant>
   /** A transaction for leases: see `begin`. */
   readonly leaseTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageFailure, R>
   readonly afterCommit: (effect: Effect.Effect<void>) => Effect.Effect<void>
@@ -106,6 +126,8 @@ export interface Sql {
   readonly locked: <A>(key: string, f: Effect.Effect<A, StorageFailure>) => Effect.Effect<A, StorageFailure>
   /** Whether this fiber has a transaction open (its statements then share one connection). */
   readonly inTransaction: Effect.Effect<boolean>
+  /** Runs `effect` as if no transaction were open: its statements go to this pool's connections. */
+  readonly outside: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }
 
 export const makeSql = (pool: pg.Pool): Sql => {
@@ -201,17 +223,18 @@ export const makeSql = (pool: pg.Pool): Sql => {
    * tenants' writes and other lessees; it writes only rows it locked (`FOR UPDATE SKIP
    * LOCKED`), and still waits for (and holds off) the transactions that take the global key.
    */
-  const begin = <A, E, R>(effect: Effect.Effect<A, E, R>, leasing: boolean): Effect.Effect<A, E | StorageFailure, R> =>
+  const begin = <A, E, R>(effect: Effect.Effect<A, E, R>, mode: "plain" | "keyed" | "leasing"): Effect.Effect<A, E | StorageFailure, R> =>
     Effect.withFiberRuntime<A, E | StorageFailure, R>((fiber) => {
       if (fiber.getFiberRef(openTransaction) !== undefined) return effect
-      const tenant = leasing
+      const tenant = mode === "leasing"
         ? undefined
         : Option.getOrUndefined(Context.getOption(fiber.currentContext as Context.Context<Tenant>, Tenant))
-      const opening = leasing
+      const keyed = mode === "keyed" && tenant !== undefined
+      const opening = mode === "leasing"
         ? `BEGIN; SELECT pg_advisory_xact_lock_shared(${GLOBAL_LOCK})`
         : tenant === undefined
         ? `BEGIN; SELECT pg_advisory_xact_lock(${GLOBAL_LOCK})`
-        : `BEGIN; SELECT pg_advisory_xact_lock_shared(${GLOBAL_LOCK}), ${tenantLock(tenant)}`
+        : `BEGIN; SELECT pg_advisory_xact_lock_shared(${GLOBAL_LOCK}), ${keyed ? tenantSharedLock(tenant) : tenantLock(tenant)}`
       // One uninterruptible region: the connection goes back on every path out of it, and
       // the fiber's transaction is set and cleared by hand.
       const committed = Effect.uninterruptibleMask((restore) =>
@@ -220,6 +243,7 @@ export const makeSql = (pool: pg.Pool): Sql => {
             client,
             locked: new Set(tenant === undefined ? [] : [tenantKey(tenant)]),
             global: tenant === undefined,
+            keyed,
             afterCommit: []
           }
           return Effect.flatMap(
@@ -241,8 +265,21 @@ export const makeSql = (pool: pg.Pool): Sql => {
       return Effect.flatMap(committed, ([a, open]) => Effect.as(runAfterCommit(open), a))
     })
 
-  const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>) => begin(effect, false)
-  const leaseTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) => begin(effect, true)
+  const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>) => begin(effect, "plain")
+  const keyedTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) => begin(effect, "keyed")
+  const leaseTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) => begin(effect, "leasing")
+
+  const lockKeys = (keys: ReadonlyArray<string>) =>
+    Effect.withFiberRuntime<void, StorageFailure, Tenant>((fiber) => {
+      const open = fiber.getFiberRef(openTransaction)
+      // Outside a keyed transaction there is nothing finer to take: a plain one excludes all.
+      if (open === undefined || !open.keyed) return Effect.void
+      const prefix = tenantKey(Context.unsafeGet(fiber.currentContext as Context.Context<Tenant>, Tenant))
+      const wanted = [...new Set(keys.map((key) => `${prefix}/${key}`))].filter((key) => !open.locked.has(key)).sort()
+      if (wanted.length === 0) return Effect.void
+      for (const key of wanted) open.locked.add(key)
+      return Effect.asVoid(simple(open.client, wanted.map((key) => `SELECT ${advisoryLock(key)}`).join("; "), "lock keys"))
+    })
 
   const afterCommit = afterCommitOn(openTransaction)
 
@@ -253,19 +290,22 @@ export const makeSql = (pool: pg.Pool): Sql => {
 
   const locked = <A>(key: string, f: Effect.Effect<A, StorageFailure>): Effect.Effect<A, StorageFailure> =>
     Effect.withFiberRuntime((fiber) => {
-      const lock = `SELECT pg_advisory_xact_lock(hashtextextended(${pg.escapeLiteral(key)}, 0))`
+      const lock = `SELECT ${advisoryLock(key)}`
       const open = fiber.getFiberRef(openTransaction)
       if (open !== undefined) return Effect.zipRight(simple(open.client, lock, "lock"), f)
       return Effect.uninterruptibleMask((restore) =>
         Effect.flatMap(restore(connect), (client) => {
-          const own: OpenTransaction = { client, locked: new Set(), global: true, afterCommit: [] }
+          const own: OpenTransaction = { client, locked: new Set(), global: true, keyed: false, afterCommit: [] }
           const body = Effect.zipRight(simple(client, `BEGIN; ${lock}`, "begin"), Effect.locally(restore(f), openTransaction, own))
-          return Effect.flatMap(Effect.exit(body), (exit) => finish(own, exit))
+          // What it queued for after its commit (a migrated table marked ready) runs then.
+          return Effect.tap(Effect.flatMap(Effect.exit(body), (exit) => finish(own, exit)), () => runAfterCommit(own))
         })
       )
     })
 
   const inTransaction = Effect.map(FiberRef.get(openTransaction), (open) => open !== undefined)
 
-  return { query, forTenant, write, transaction, leaseTransaction, afterCommit, locked, inTransaction }
+  const outside = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.locally(effect, openTransaction, undefined)
+
+  return { query, forTenant, write, transaction, keyedTransaction, lockKeys, leaseTransaction, afterCommit, locked, inTransaction, outside }
 }

@@ -4,7 +4,7 @@
  * all the core ever filters or orders by; events live in an append-only log whose sequence
  * numbers follow commit order. Adapters: adapters/memory, adapters/sqlite, adapters/postgres.
  */
-import { Context, type Effect, type Option } from "effect"
+import { Context, Effect, type Option } from "effect"
 import type { StorageFailure } from "../domain/errors.js"
 import type { Event } from "../events/catalogue.js"
 import type { Tenant, TenantId } from "./tenant.js"
@@ -157,6 +157,21 @@ export interface StorageService {
    */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageFailure, R>
   /**
+   * Optional: an atomic write like `transaction` that excludes only what it names. It waits
+   * for (and holds off) the tenant's `transaction`s, but runs alongside the tenant's other
+   * keyed transactions, of which only those that lock a common key (`lockKeys`) wait for
+   * each other. Without it, `transaction` runs in its place (every write of the tenant then
+   * excludes every other, which is at least as strict). Nested calls join the outer transaction.
+   */
+  readonly keyedTransaction?: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageFailure, R>
+  /**
+   * Optional: inside a keyed transaction, takes the tenant's locks on `keys` (all at once, in
+   * one order, so two transactions never wait for each other in a cycle), held to its end; the
+   * reads that decide its writes come after. Elsewhere (and without it) a no-op: a
+   * `transaction` excludes every other write already.
+   */
+  readonly lockKeys?: (keys: ReadonlyArray<string>) => Effect.Effect<void, StorageFailure, Tenant>
+  /**
    * Runs `effect` once the open transaction has committed, in the order registered, and
    * never if it rolls back; outside a transaction, at once. Subscribers of the event log hear
    * of a change through this, only after it is durable.
@@ -187,3 +202,10 @@ export interface StorageService {
 }
 
 export class Storage extends Context.Tag("slotwise/Storage")<Storage, StorageService>() {}
+
+/** `storage`'s keyed transaction, or its plain one where it has none (at least as strict). */
+export const keyedTransactionOf = (storage: StorageService) => storage.keyedTransaction ?? storage.transaction
+
+/** `storage`'s `lockKeys`, or nothing to do where it has none. */
+export const lockKeysOf = (storage: StorageService) =>
+  storage.lockKeys ?? ((_keys: ReadonlyArray<string>): Effect.Effect<void, StorageFailure, Tenant> => Effect.void)

@@ -226,3 +226,15 @@ export const pickLeastBlocked = (order: ReadonlyArray<string>, blocked: Readonly
   }
   return best
 }
+
+/**
+ * The lock keys of a booking or hold of a service for `requested` (absent: the server
+ * picks): the members whose schedules can decide it, so requests for different members
+ * never wait for each other while two that could take one member's seat always do. A
+ * named member alone, unless the service is collective; else every member.
+ */
+export const memberLockKeys = (
+  service: { readonly assignment: string; readonly staff_ids: ReadonlyArray<string> },
+  requested: string | undefined
+): Array<string> =>
+  (service.assignment !== "collective" && requested !== undefined ? [requested] : service.staff_ids).map((id) => `staff/${id}`)
