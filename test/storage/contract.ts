@@ -993,6 +993,34 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
       )
 
       test(
+        "a collective class of capacity 3 counts each member's seats through stored rows: 3 bookings, the 4th refused for both",
+        Effect.scoped(Effect.gen(function*() {
+          const storage = yield* Storage
+          const { client, member, run } = yield* seriesCore(storage)
+          const other = yield* run(Effect.flatMap(StaffUseCases, (s) => s.create({ name: "Ben", time_zone: "Europe/Berlin" })))
+          yield* run(Effect.flatMap(Availability, (a) =>
+            a.create({ staff_id: other.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "09:00", end_time: "17:00" })))
+          const members = [member.id, other.id]
+          const cls = yield* run(Effect.flatMap(Services, (s) =>
+            s.create({ name: "Class", duration_minutes: 60, staff_ids: members, assignment: "collective", capacity: 3 })))
+          const start = "2027-03-15T08:00:00Z"
+          const book = run(Effect.flatMap(Bookings, (b) => b.create({ service_id: cls.id, client_id: client.id, start })))
+          const remaining = run(Effect.flatMap(Availability, (a) => a.slots({ service_id: cls.id, start, end: "2027-03-15T08:01:00Z" })))
+          for (const left of [2, 1]) {
+            expect((yield* book).staff_ids).toEqual(members)
+            expect((yield* remaining).data.map((slot) => slot.remaining)).toEqual([left])
+          }
+          yield* book
+          expect((yield* remaining).data).toEqual([])
+          const refused = yield* Effect.flip(book)
+          expect(refused).toMatchObject({
+            _tag: "SlotUnavailable",
+            reasons: [{ code: "capacity_full", staff_id: member.id }, { code: "capacity_full", staff_id: other.id }]
+          })
+        }))
+      )
+
+      test(
         "two series racing for the same starts: one is booked whole, the other refused, nothing mixed",
         Effect.scoped(Effect.gen(function*() {
           const storage = yield* Storage
