@@ -272,3 +272,25 @@ describe("collective", () => {
       .toMatchObject({ code: "invalid_reference", errors: [{ path: "staff_id" }] })
   })
 })
+
+describe("a refused team start", () => {
+  for (const assignment of ["collective", "round_robin"] as const) {
+    it(`${assignment}: offers the nearest free starts as far out as one staff member's refusal does`, async () => {
+      const { s, serviceId, staffIds, clientId } = await team(2, { assignment })
+      // Nobody the team needs is free for two weeks: the nearest free starts are 14 days on.
+      const away = assignment === "collective" ? [staffIds[1]!] : staffIds
+      for (const id of away) await s.availability.create({ staff_id: id, type: "blocked", start: NOW, end: "2027-04-12T00:00:00Z" })
+      const refused = await failure(s.bookings.create({ service_id: serviceId, client_id: clientId, start: MONDAY_9 }))
+      expect(refused).toMatchObject({ code: "outside_availability", status: 409 })
+      // 09:00 in Berlin (CEST) on Monday 2027-04-12.
+      const back = "2027-04-12T07:00:00Z"
+      const alternatives = refused.alternatives as Array<{ start: string; staff_ids: ReadonlyArray<string> }>
+      expect(alternatives.map((slot) => slot.start)).toEqual([back, at(back, 30), at(back, 60)])
+      if (assignment === "collective") for (const slot of alternatives) expect(slot.staff_ids).toEqual(staffIds)
+      // The same member's own refusal finds the same starts.
+      const solo = await s.services.create({ name: "Solo", duration_minutes: 30, staff_ids: [staffIds[1]!] })
+      const alone = await failure(s.bookings.create({ service_id: solo.id, staff_id: staffIds[1]!, client_id: clientId, start: MONDAY_9 }))
+      expect((alone.alternatives as Array<{ start: string }>).map((slot) => slot.start)).toEqual(alternatives.map((slot) => slot.start))
+    })
+  }
+})
