@@ -72,7 +72,7 @@ export const BookingsCollection: CollectionSpec<Booking> = {
   addedFields: { answers: [], series_id: null, staff_ids: new ListOfField("staff_id"), assigned_by: "chosen" }
 }
 
-/** A series' first occurrence that is still its member's: where a series stored before it kept its attendees finds them. */
+/** A series stored before it kept its attendees finds them on its earliest occurrence that also matches `match`. */
 const seriesAttendees = (fallback: unknown, match: { readonly [theirs: string]: string }) =>
   new FieldOfRelated("bookings", { series_id: "id", ...match }, "start_ms", fallback)
 
