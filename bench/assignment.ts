@@ -4,7 +4,9 @@
  *    sandbox), printing each member's count and max/min (weighted: against the weights);
  * 2. slots: a 10-member round-robin service over 31 days with 5,000 bookings (SQLite file),
  *    median ms, next to a `chosen` service over the same members and bookings in the same
- *    rounds (bench/rounds.ts), with the ratio.
+ *    rounds (bench/rounds.ts), with the ratio;
+ * 3. refusals over the same data: a start outside everyone's hours, answered with the three
+ *    nearest free starts (searched up to 31 days away), round robin next to one member.
  * Run: npx tsx bench/assignment.ts
  */
 import { mkdtempSync, rmSync } from "node:fs"
@@ -89,6 +91,24 @@ const times = await interleaved(lists, 41)
 const [chosenMs, roundRobinMs] = times.map(median) as [number, number]
 console.log(`  chosen (baseline)      ${String(counts[0]).padStart(6)} slots  median ${chosenMs.toFixed(2).padStart(7)} ms`)
 console.log(`  round_robin            ${String(counts[1]).padStart(6)} starts median ${roundRobinMs.toFixed(2).padStart(7)} ms  (${(roundRobinMs / chosenMs).toFixed(2)}× chosen)`)
+console.log(`  load average ${load()}`)
+
+console.log("\nRefusals: a start outside everyone's hours, with the nearest free starts (same file)")
+const outside = iso(MONDAY + 14 * DAY + 3 * 3_600_000)
+const refusal = (request: { readonly service_id: string; readonly staff_id?: string }) => () =>
+  s.bookings.create({ client_id: client.id, start: outside, ...request }).then(
+    () => Promise.reject(new Error("a start outside the hours was booked")),
+    (error: { alternatives?: ReadonlyArray<unknown> }) => error.alternatives?.length ?? 0
+  )
+const refusals = [refusal({ service_id: chosen.id, staff_id: staffIds[0]! }), refusal({ service_id: roundRobin.id })]
+const offered: Array<unknown> = []
+for (const refuse of refusals) {
+  for (let i = 0; i < 5; i++) await refuse()
+  offered.push(await refuse())
+}
+const [oneMs, teamMs] = (await interleaved(refusals, 41)).map(median) as [number, number]
+console.log(`  one member             ${offered[0]} alternatives  median ${oneMs.toFixed(2).padStart(7)} ms`)
+console.log(`  round_robin, 10        ${offered[1]} alternatives  median ${teamMs.toFixed(2).padStart(7)} ms  (${(teamMs / oneMs).toFixed(2)}× one member)`)
 console.log(`  load average ${load()}`)
 await s.close()
 rmSync(dir, { recursive: true, force: true })

@@ -12,12 +12,13 @@
  * the same convention as availability windows; one inside a fall-back overlap takes the
  * earlier of its two instants.
  */
-import { Effect, Either, Option } from "effect"
+import { Effect, Either, Option, Schema } from "effect"
 import { Bookings, newClientOnly } from "./Bookings.js"
 import type { AssignedBy } from "./domain/assignment.js"
 import { ACTIVE_STATUSES, type Booking, BookingCreate, publicBooking } from "./domain/booking.js"
-import { formatInstant, toMillis } from "./domain/common.js"
+import { formatInstant, optional, toMillis } from "./domain/common.js"
 import { InvalidReference, SeriesUnavailable, ValidationFailed } from "./domain/errors.js"
+import { Id } from "./domain/ids.js"
 import {
   MAX_SERIES_DAYS,
   MAX_SERIES_OCCURRENCES,
@@ -36,11 +37,11 @@ import type { Service } from "./domain/service.js"
 import type { BlockedOccurrence } from "./domain/slot.js"
 import type { Staff } from "./domain/staff.js"
 import { Events } from "./Events.js"
-import { currentStamp, findOr404, resourceAt, type Stamp } from "./internal/resources.js"
+import { currentStamp, findOr404, listPage, PageParams, resourceAt, type Stamp } from "./internal/resources.js"
 import { decodeInput } from "./domain/validation.js"
 import { AvailabilityCollection, BookingsCollection, BookingSeriesCollection, StaffCollection } from "./ports/collections.js"
 import { type LocalDateTime, RecurrenceExpander } from "./ports/recurrence.js"
-import { Storage } from "./ports/storage.js"
+import { type Condition, Storage } from "./ports/storage.js"
 import { blockedOccurrences, memberLockKeys, occurrenceReasons, pickLeastBlocked, tagReasons, withOccurrence } from "./scheduling/assignment.js"
 import { policyOf } from "./scheduling/loadSchedule.js"
 import type { StaffSchedule } from "./scheduling/types.js"
@@ -66,6 +67,14 @@ export const localDateTimeOf = (timeZone: string, ms: number): LocalDateTime => 
 export const occurrenceInstants = (timeZone: string, locals: ReadonlyArray<LocalDateTime>): Array<number> =>
   locals.map((l) => localToUtc(timeZone, l.date, l.minutes))
 
+export const BookingSeriesListParams = Schema.Struct({
+  ...PageParams,
+  client_id: optional(Id("client").annotations({ description: "only the series of this client" })),
+  staff_id: optional(Id("staff").annotations({ description: "only the series whose `staff_id` (first attendee) is this member" })),
+  service_id: optional(Id("service").annotations({ description: "only the series of this service" }))
+}).annotations({ identifier: "BookingSeriesListParams" })
+export type BookingSeriesListParams = typeof BookingSeriesListParams.Encoded
+
 export class RecurringBookings extends Effect.Service<RecurringBookings>()("slotwise/RecurringBookings", {
   effect: Effect.gen(function*() {
     const storage = yield* Storage
@@ -80,6 +89,7 @@ export class RecurringBookings extends Effect.Service<RecurringBookings>()("slot
       bookingUseCases.creation
     const decodeCreate = decodeInput(BookingCreate)
     const decodeCancel = decodeInput(BookingSeriesCancel)
+    const decodeList = decodeInput(BookingSeriesListParams)
     const find = findOr404(series, "booking series")
 
     /** The zone a staff member's rule follows by default: their weekly hours' zone, else their own. */
@@ -279,6 +289,8 @@ export class RecurringBookings extends Effect.Service<RecurringBookings>()("slot
             object: "booking_series",
             service_id: service.id,
             staff_id: member.id,
+            staff_ids: staffIds,
+            assigned_by: attendees.assignedBy,
             client_id: client.id,
             rule: recurrence.rule,
             time_zone: zone,
@@ -300,6 +312,31 @@ export class RecurringBookings extends Effect.Service<RecurringBookings>()("slot
       Effect.gen(function*() {
         const doc = yield* find(id)
         return withOccurrences(doc, yield* occurrencesOf(doc.id))
+      })
+
+    /**
+     * The series in creation order, each with its occurrences (by start), which one read finds
+     * for the whole page. `staff_id` matches the series' `staff_id`, as it does for bookings.
+     */
+    const list = (params: BookingSeriesListParams = {}) =>
+      Effect.gen(function*() {
+        const { cursor, limit, ...filters } = yield* decodeList(params)
+        const where: Array<Condition> = []
+        for (const column of ["client_id", "staff_id", "service_id"] as const) {
+          const value = filters[column]
+          if (value !== undefined) where.push({ column, op: "eq", value })
+        }
+        const page = yield* listPage(series, { where, limit, cursor, filters })
+        const found = page.data.length === 0
+          ? []
+          : yield* bookings.list({ where: [{ column: "series_id", op: "in", value: page.data.map((doc) => doc.id) }] })
+        const bySeries = new Map<string, Array<Booking>>()
+        for (const booking of found) {
+          const into = bySeries.get(booking.series_id!)
+          if (into === undefined) bySeries.set(booking.series_id!, [booking])
+          else into.push(booking)
+        }
+        return { ...page, data: page.data.map((doc) => withOccurrences(doc, bySeries.get(doc.id) ?? [])) }
       })
 
     /**
@@ -331,7 +368,7 @@ export class RecurringBookings extends Effect.Service<RecurringBookings>()("slot
         ? bookingUseCases.createForVisitor(input)
         : bookingUseCases.create(input)
 
-    return { create, createForVisitor, createFromRequest, get, cancel } as const
+    return { create, createForVisitor, createFromRequest, get, list, cancel } as const
   })
 }) {}
 
@@ -340,6 +377,7 @@ export const publicSeries = (s: BookingSeries): PublicBookingSeries => ({
   object: s.object,
   service_id: s.service_id,
   staff_id: s.staff_id,
+  staff_ids: s.staff_ids,
   rule: s.rule,
   time_zone: s.time_zone,
   skipped: s.skipped,

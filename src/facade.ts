@@ -141,9 +141,10 @@ export interface SchedulingClient {
   }
   /**
    * Recurring bookings: `create` takes a booking request with `recurrence` (and `on_conflict`)
-   * and resolves with the series and its occurrences; `cancel(id, { from?, reason? })`.
+   * and resolves with the series and its occurrences; `list({ client_id?, staff_id?, service_id?,
+   * limit?, cursor? })` pages them by creation; `cancel(id, { from?, reason? })`.
    */
-  readonly bookingSeries: Promisified<RecurringBookings, "create" | "get" | "cancel">
+  readonly bookingSeries: Promisified<RecurringBookings, "create" | "get" | "list" | "cancel">
   /**
    * The client's side of a manage link: the token is the credential and names its tenant,
    * so these act on the token's booking whatever tenant this client is for.
@@ -261,7 +262,7 @@ export const makeFacade = (core: CoreInstance, tenant: TenantId): SchedulingClie
       manageLink: (id) => run(services.manage.manageLink(id)),
       rotateManageLink: (id) => run(services.manage.rotate(id))
     },
-    bookingSeries: promisify(services.bookingSeries, ["create", "get", "cancel"]),
+    bookingSeries: promisify(services.bookingSeries, ["create", "get", "list", "cancel"]),
     manage: promisify(services.manage, ["get", "slots", "cancel", "reschedule"]),
     events: {
       ...promisify(services.events, ["list", "get"]),

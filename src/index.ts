@@ -18,7 +18,7 @@ export {
 } from "./domain/account.js"
 export { Availability, ExplainQuery, Explanation, SlotList, SlotQuery } from "./Availability.js"
 export { BookingListParams, Bookings } from "./Bookings.js"
-export { publicSeries, RecurringBookings } from "./RecurringBookings.js"
+export { BookingSeriesListParams, publicSeries, RecurringBookings } from "./RecurringBookings.js"
 export * from "./domain/recurrence.js"
 export * from "./domain/series.js"
 export { type LocalDateTime, RecurrenceExpander, type RecurrenceExpanderService, type RecurrenceExpansion } from "./ports/recurrence.js"

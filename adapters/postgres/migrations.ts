@@ -135,6 +135,16 @@ const postgres: MigrationDialect = {
     `UPDATE ${table} SET doc = (doc::jsonb || jsonb_build_object($1::text, jsonb_build_array(doc::jsonb -> $2::text)))::json WHERE doc -> $1 IS NULL`,
     [field, source]
   ],
+  fillRelatedField: (table, field, related, fallback) => {
+    const on = related.match.map(([theirs, ours]) => `r.${theirs} = ${table}.${ours}`).join(" AND ")
+    const otherwise = "json" in fallback ? "$2::jsonb" : "jsonb_build_array(doc::jsonb -> $2::text)"
+    return [
+      `UPDATE ${table} SET doc = (doc::jsonb || jsonb_build_object($1::text, coalesce((SELECT r.doc::jsonb -> $1::text ` +
+      `FROM ${related.table} AS r WHERE r.account_id = ${table}.account_id AND r.environment = ${table}.environment ` +
+      `AND ${on} ORDER BY r.${related.orderBy}, r.id LIMIT 1), ${otherwise})))::json WHERE doc -> $1 IS NULL`,
+      [field, "json" in fallback ? fallback.json : fallback.listOf]
+    ]
+  },
   // The driver parses `json` columns already.
   documentOf: (stored) => stored
 }

@@ -9,7 +9,7 @@
 import { Effect, Either } from "effect"
 import { StorageFailure } from "../../src/domain/errors.js"
 import { indexColumnsToAdd, indexValuesOf, specProblem, storageIndexGroups } from "../../src/ports/specs.js"
-import { type CollectionSpec, ListOfField } from "../../src/ports/storage.js"
+import { type CollectionSpec, FieldOfRelated, ListOfField } from "../../src/ports/storage.js"
 import type { Dialect, IndexType } from "./dialect.js"
 import { quote, tableOf } from "./query.js"
 
@@ -53,8 +53,28 @@ export interface MigrationDialect extends Dialect {
   readonly fillField: (quotedTable: string, field: string, json: string) => readonly [sql: string, params: ReadonlyArray<unknown>]
   /** Writes `field` as a one-element list of the document's own `source` into every document that lacks it. */
   readonly fillListField: (quotedTable: string, field: string, source: string) => readonly [sql: string, params: ReadonlyArray<unknown>]
+  /**
+   * Writes `field` into every document that lacks it, copied from the first matching row of
+   * `related` (see `FieldOfRelated`), else `fallback`. Names come quoted.
+   */
+  readonly fillRelatedField: (
+    quotedTable: string,
+    field: string,
+    related: RelatedRows,
+    fallback: FillValue
+  ) => readonly [sql: string, params: ReadonlyArray<unknown>]
   /** A stored document as the driver returns it, parsed. */
   readonly documentOf: (stored: unknown) => unknown
+}
+
+/** A value written into documents: JSON text, or a one-element list of the document's own field. */
+export type FillValue = { readonly json: string } | { readonly listOf: string }
+
+/** Where `fillRelatedField` looks: a table, its columns equal to ours (`[theirs, ours]`), its order. */
+export interface RelatedRows {
+  readonly table: string
+  readonly match: ReadonlyArray<readonly [theirs: string, ours: string]>
+  readonly orderBy: string
 }
 
 /** Records a step in `slotwise_migrations`, for operators (never read to decide, but for added fields). */
@@ -139,13 +159,44 @@ const fillAddedFields = (dialect: MigrationDialect, run: Run, spec: CollectionSp
           `check ${step}`
         )
         if (done.length > 0) continue
-        const [fill, params] = value instanceof ListOfField
-          ? dialect.fillListField(quote(table), field, value.field)
-          : dialect.fillField(quote(table), field, JSON.stringify(value))
+        const [fill, params] = value instanceof FieldOfRelated
+          ? yield* relatedFill(dialect, run, table, field, value)
+          : plainFill(dialect, table, field, value)
         yield* run(fill, params, `fill ${step}`)
       }
       yield* record(dialect, run, step)
     }
+  })
+
+const fillValueOf = (value: unknown): FillValue =>
+  value instanceof ListOfField ? { listOf: value.field } : { json: JSON.stringify(value) }
+
+const plainFill = (dialect: MigrationDialect, table: string, field: string, value: unknown) => {
+  const fill = fillValueOf(value)
+  return "listOf" in fill
+    ? dialect.fillListField(quote(table), field, fill.listOf)
+    : dialect.fillField(quote(table), field, fill.json)
+}
+
+/**
+ * The fill of a field kept on related documents; the fallback alone while their table (or a
+ * column the match needs) does not exist yet, since then there is nothing to copy from.
+ */
+const relatedFill = (dialect: MigrationDialect, run: Run, table: string, field: string, related: FieldOfRelated) =>
+  Effect.map(dialect.columnsOf(run, tableOf({ name: related.from })), (columns) => {
+    const present = new Set(columns.map((c) => c.name))
+    const needed = [...Object.keys(related.match), related.orderBy]
+    if (!needed.every((column) => present.has(column))) return plainFill(dialect, table, field, related.fallback)
+    return dialect.fillRelatedField(
+      quote(table),
+      field,
+      {
+        table: quote(tableOf({ name: related.from })),
+        match: Object.entries(related.match).map(([theirs, ours]) => [quote(theirs), quote(ours)] as const),
+        orderBy: quote(related.orderBy)
+      },
+      fillValueOf(related.fallback)
+    )
   })
 
 /** Fills index columns from each row's document, with the spec's getters. */

@@ -8,7 +8,7 @@ import type { CollectionSpec, Condition, IndexValue, ListQuery } from "../../src
 import type { TenantId } from "../../src/ports/tenant.js"
 import { type Dialect, type IndexType, param } from "./dialect.js"
 
-export const tableOf = (spec: CollectionSpec<any>): string => `c_${spec.name}`
+export const tableOf = (spec: { readonly name: string }): string => `c_${spec.name}`
 
 /** Identifiers are validated by `specProblem`; quoting keeps keywords (`type`, `order`) legal. */
 export const quote = (identifier: string): string => `"${identifier}"`

@@ -166,5 +166,18 @@ const sqlite: MigrationDialect = {
     `UPDATE ${table} SET doc = json_set(doc, ?, json_array(json_extract(doc, ?))) WHERE json_type(doc, ?) IS NULL`,
     [`$.${field}`, `$.${source}`, `$.${field}`]
   ],
+  fillRelatedField: (table, field, related, fallback) => {
+    const path = `$.${field}`
+    const on = related.match.map(([theirs, ours]) => `r.${theirs} = ${table}.${ours}`).join(" AND ")
+    const [otherwise, params] = "json" in fallback
+      ? ["json(?)", [fallback.json]]
+      : ["json_array(json_extract(doc, ?))", [`$.${fallback.listOf}`]]
+    return [
+      `UPDATE ${table} SET doc = json_set(doc, ?, json(coalesce((SELECT r.doc -> ? FROM ${related.table} AS r ` +
+      `WHERE r.account_id = ${table}.account_id AND r.environment = ${table}.environment AND ${on} ` +
+      `ORDER BY r.${related.orderBy}, r.id LIMIT 1), ${otherwise}))) WHERE json_type(doc, ?) IS NULL`,
+      [path, path, ...params, path]
+    ]
+  },
   documentOf: (stored) => JSON.parse(stored as string)
 }

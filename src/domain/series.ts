@@ -3,6 +3,7 @@
  * occurrences are ordinary bookings whose `series_id` names it.
  */
 import { Schema } from "effect"
+import { AssignedBy } from "./assignment.js"
 import { Instant, Metadata, ObjectType, optional, Text, TimeZone, Timestamps } from "./common.js"
 import { Booking, PublicBooking } from "./booking.js"
 import { Id } from "./ids.js"
@@ -14,8 +15,12 @@ const seriesFields = {
   object: ObjectType("booking_series"),
   service_id: Id("service").annotations({ description: "the service booked" }),
   staff_id: Id("staff").annotations({
-    description: "the staff member of every occurrence (collective services: the first of the members, who all attend; see each occurrence's `staff_ids`)"
+    description: "the staff member of every occurrence (collective services: the first of `staff_ids`, who all attend)"
   }),
+  staff_ids: Schema.Array(Id("staff")).annotations({
+    description: "everyone who attends every occurrence: one member, or all the service's members for a collective service"
+  }),
+  assigned_by: AssignedBy,
   client_id: Id("client").annotations({ description: "the client who booked" }),
   rule: Schema.String.annotations({ description: "the RRULE as given" }),
   time_zone: TimeZone.annotations({ description: "the zone the rule was evaluated in" }),
@@ -48,6 +53,7 @@ export const PublicBookingSeries = Schema.Struct({
   object: seriesFields.object,
   service_id: seriesFields.service_id,
   staff_id: seriesFields.staff_id,
+  staff_ids: seriesFields.staff_ids,
   rule: seriesFields.rule,
   time_zone: seriesFields.time_zone,
   skipped: seriesFields.skipped,

@@ -10,7 +10,7 @@ import type { StoredBookingSeries } from "../domain/series.js"
 import type { Service } from "../domain/service.js"
 import type { Staff } from "../domain/staff.js"
 import { assignmentDefaults } from "../domain/assignment.js"
-import { type CollectionSpec, ListOfField } from "./storage.js"
+import { type CollectionSpec, FieldOfRelated, ListOfField } from "./storage.js"
 
 const MINUTE = 60_000
 
@@ -72,12 +72,27 @@ export const BookingsCollection: CollectionSpec<Booking> = {
   addedFields: { answers: [], series_id: null, staff_ids: new ListOfField("staff_id"), assigned_by: "chosen" }
 }
 
+/** A series stored before it kept its attendees finds them on its earliest occurrence that also matches `match`. */
+const seriesAttendees = (fallback: unknown, match: { readonly [theirs: string]: string }) =>
+  new FieldOfRelated("bookings", { series_id: "id", ...match }, "start_ms", fallback)
+
 /** Recurring bookings; their occurrences are found through the bookings' `series_id`. */
 export const BookingSeriesCollection: CollectionSpec<StoredBookingSeries> = {
   name: "booking_series",
-  indexes: { staff_id: { type: "text", get: (s) => s.staff_id } },
+  indexes: {
+    staff_id: { type: "text", get: (s) => s.staff_id },
+    client_id: { type: "text", get: (s) => s.client_id },
+    service_id: { type: "text", get: (s) => s.service_id }
+  },
   order: [],
-  storageIndexes: []
+  // The list's filters; series are written far less often than bookings.
+  storageIndexes: [["staff_id"], ["client_id"], ["service_id"]],
+  addedFields: {
+    // A rescheduled round-robin occurrence may have another member: read one that kept the series' own.
+    staff_ids: seriesAttendees(new ListOfField("staff_id"), { staff_id: "staff_id" }),
+    // How the attendees were decided never changes after the series is booked.
+    assigned_by: seriesAttendees("chosen", {})
+  }
 }
 
 export const HoldsCollection: CollectionSpec<StoredHold> = {

@@ -32,7 +32,8 @@ export interface CollectionSpec<A extends { readonly id: string }> {
    * Document fields added after documents of the collection were first stored, each with
    * the value an earlier document means by leaving it out. Database adapters write it into
    * the earlier documents once, when they migrate, so every document read has the field.
-   * A `ListOfField` value stands for a one-element list of another field of the same document.
+   * A `ListOfField` value stands for a one-element list of another field of the same document;
+   * a `FieldOfRelated` for the same field of a related document of another collection.
    */
   readonly addedFields?: { readonly [field: string]: unknown }
 }
@@ -40,6 +41,22 @@ export interface CollectionSpec<A extends { readonly id: string }> {
 /** In `addedFields`: the earlier document's value of `field`, as a one-element list. */
 export class ListOfField {
   constructor(readonly field: string) {}
+}
+
+/**
+ * In `addedFields`: the same field of a related document, for documents whose true value was
+ * kept elsewhere (a series' attendees, on its bookings). The related document is the first,
+ * by `orderBy` then id, of the collection named `from` whose index columns equal this
+ * document's columns as `match` pairs them (`{ their column: our column }`, `id` included);
+ * without one, or when it lacks the field too, `fallback` (a value or a `ListOfField`).
+ */
+export class FieldOfRelated {
+  constructor(
+    readonly from: string,
+    readonly match: { readonly [theirs: string]: string },
+    readonly orderBy: string,
+    readonly fallback: unknown
+  ) {}
 }
 
 export type Condition =

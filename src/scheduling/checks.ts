@@ -242,10 +242,38 @@ export const checkStart = (input: {
   return reasons
 }
 
+/** How far from a refused start alternatives are looked for, in days. */
+const WIDEST_RADIUS = 31
 /** Search radii around a refused start, in days, widened until enough slots are found. */
-const RADII = [1, 7, 31] as const
+const RADII = [1, 7, WIDEST_RADIUS] as const
 
-/** Up to `count` bookable starts nearest to `start` (itself excluded), in start order. */
+export const ALTERNATIVES_RANGE = WIDEST_RADIUS * DAY
+
+/**
+ * Up to `count` starts nearest to `start` (itself excluded), in start order, for every refusal
+ * (one staff member or a team): `within(range)` gives the free starts of a range, asked for
+ * ranges ever wider around `start` until `count` are found.
+ */
+export const nearestStarts = <S extends { readonly start: number }>(
+  start: number,
+  count: number,
+  within: (range: { readonly start: number; readonly end: number }) => ReadonlyArray<S>
+): Array<S> => {
+  if (count <= 0) return []
+  let found: Array<S> = []
+  for (const radius of RADII) {
+    const range = { start: start - radius * DAY, end: start + radius * DAY + 1 }
+    // Every start within `radius` is known, so once `count` are found the nearest are among them.
+    found = within(range)
+      .filter((s) => s.start !== start)
+      .sort((a, b) => Math.abs(a.start - start) - Math.abs(b.start - start) || a.start - b.start)
+      .slice(0, count)
+    if (found.length >= count) break
+  }
+  return found.sort((a, b) => a.start - b.start)
+}
+
+/** Up to `count` bookable starts of one staff member nearest to `start` (itself excluded), in start order. */
 export const nearestSlots = (input: {
   readonly policy: SlotPolicy
   readonly schedule: StaffSchedule
@@ -253,17 +281,6 @@ export const nearestSlots = (input: {
   readonly now: number
   readonly count: number
 }): Array<SlotCandidate> => {
-  const { policy, schedule, start, now, count } = input
-  if (count <= 0) return []
-  let found: Array<SlotCandidate> = []
-  for (const radius of RADII) {
-    const range = { start: start - radius * DAY, end: start + radius * DAY + 1 }
-    const slots = computeSlots({ policy, schedules: [schedule], range, now }).filter((s) => s.start !== start)
-    // Every slot within `radius` is known, so once `count` are found the nearest are among them.
-    found = slots
-      .sort((a, b) => Math.abs(a.start - start) - Math.abs(b.start - start) || a.start - b.start)
-      .slice(0, count)
-    if (found.length >= count) break
-  }
-  return found.sort((a, b) => a.start - b.start)
+  const { policy, schedule, now } = input
+  return nearestStarts(input.start, input.count, (range) => computeSlots({ policy, schedules: [schedule], range, now }))
 }

@@ -6,7 +6,7 @@
 import { Effect } from "effect"
 import { ACTIVE_STATUSES } from "../domain/booking.js"
 import type { AssignedBy } from "../domain/assignment.js"
-import { formatInstant, toMillis } from "../domain/common.js"
+import { formatInstant } from "../domain/common.js"
 import { InvalidReference, OutsideAvailability, SlotUnavailable } from "../domain/errors.js"
 import type { AvailabilityRule } from "../domain/availability.js"
 import { MAX_OCCUPIED_MINUTES, type Service } from "../domain/service.js"
@@ -24,16 +24,24 @@ import {
 import type { StorageFailure } from "../domain/errors.js"
 import type { ColumnValues, IndexedRow, StorageService } from "../ports/storage.js"
 import type { Tenant } from "../ports/tenant.js"
-import { collectiveSlots, type MemberRecord, pickFree, rankMembers, roundRobinSlots, teamVerdict } from "./assignment.js"
-import { checkStart, nearestSlots } from "./checks.js"
+import {
+  collectiveSlots,
+  type MemberRecord,
+  pickFree,
+  rankMembers,
+  roundRobinSlots,
+  type TeamSlot,
+  teamVerdict
+} from "./assignment.js"
+import { ALTERNATIVES_RANGE, checkStart, nearestSlots, nearestStarts } from "./checks.js"
 import { computeSlots, type SlotMaker } from "./slots.js"
 import type { BusyInterval, Interval, Occupancy, SlotPolicy, StaffSchedule } from "./types.js"
 
 const MINUTE = 60_000
 const DAY = 86_400_000
 const MAX_OCCUPIED = MAX_OCCUPIED_MINUTES * MINUTE
-/** How far from a refused start alternatives are looked for. */
-const ALTERNATIVES_RANGE = 31 * DAY
+/** How many free starts a refusal offers. */
+const ALTERNATIVES = 3
 /**
  * How far beyond the candidates' range busy time is read: slots step from the start of the
  * window they are in, so busy time earlier in that window (the same working day) moves them.
@@ -285,7 +293,7 @@ export const makeScheduleLoader = (storage: StorageService) => {
     )
   }
 
-  /** Up to three free slots of `staff` nearest to `start`. */
+  /** Up to `ALTERNATIVES` free slots of `staff` nearest to `start`. */
   const alternatives = (service: Service, staff: Staff, start: number, now: number, exclude: Exclusions = {}) =>
     Effect.gen(function*() {
       if (staffReasons(service, staff).length > 0) return []
@@ -293,7 +301,7 @@ export const makeScheduleLoader = (storage: StorageService) => {
       const range = { start: start - ALTERNATIVES_RANGE, end: start + ALTERNATIVES_RANGE }
       const [schedule] = yield* schedules([staff.id], policy, range, now, exclude)
       const format = makeSlotFormatter()
-      return nearestSlots({ policy, schedule: schedule!, start, now, count: 3 })
+      return nearestSlots({ policy, schedule: schedule!, start, now, count: ALTERNATIVES })
         .map((slot) => format(slot.start, slot.end, slot.staff_id, slot.remaining))
     })
 
@@ -374,35 +382,43 @@ export const makeScheduleLoader = (storage: StorageService) => {
       rankMembers({ policy: service.round_robin_policy, members: service.staff_ids, records, weights: service.staff_weights }))
 
   /**
+   * What a team service's starts in `range` are computed from: the bookable members'
+   * schedules over `range`, and `within`, the team's starts of any part of it composed by the
+   * assignment rule. Nothing when the team has no starts at all (a collective service with an
+   * inactive member, a service nobody can be booked for).
+   */
+  const teamSchedules = (service: Service, members: ReadonlyArray<Staff>, range: Interval, now: number, exclude: Exclusions) =>
+    Effect.gen(function*() {
+      const policy = policyOf(service)
+      const bookable = members.filter((m) => staffReasons(service, m).length === 0)
+      const collective = service.assignment === "collective"
+      if (bookable.length === 0 || (collective && bookable.length < service.staff_ids.length)) return undefined
+      const found = yield* schedules(bookable.map((m) => m.id), policy, range, now, exclude, "list")
+      const order = collective ? service.staff_ids : yield* ranking(service, now)
+      return (part: Interval): Array<TeamSlot> => {
+        const candidates = computeSlots({ policy, schedules: found, range: part, now })
+        return collective ? collectiveSlots(candidates, order) : roundRobinSlots(candidates, order)
+      }
+    })
+
+  const formatTeamSlots = (team: ReadonlyArray<TeamSlot>): Array<Slot> => {
+    const format = makeSlotFormatter()
+    return team.map((slot): Slot => ({ ...format(slot.start, slot.end, slot.staff_id, slot.remaining), staff_ids: slot.staff_ids }))
+  }
+
+  /**
    * A team service's starts in `range` (round robin or collective), as public slots: the
    * per-member slots composed by the assignment rule. `members`: those who may be booked
    * (active, assigned); a collective service with an inactive member has no slots.
    */
   const teamSlots = (service: Service, members: ReadonlyArray<Staff>, range: Interval, now: number, exclude: Exclusions = {}) =>
-    Effect.gen(function*() {
-      const policy = policyOf(service)
-      const bookable = members.filter((m) => staffReasons(service, m).length === 0)
-      if (service.assignment === "collective" && (bookable.length < service.staff_ids.length || bookable.length === 0)) return []
-      if (bookable.length === 0) return []
-      const found = yield* schedules(bookable.map((m) => m.id), policy, range, now, exclude, "list")
-      const candidates = computeSlots({ policy, schedules: found, range, now })
-      const team = service.assignment === "collective"
-        ? collectiveSlots(candidates, service.staff_ids)
-        : roundRobinSlots(candidates, yield* ranking(service, now))
-      const format = makeSlotFormatter()
-      return team.map((slot): Slot => ({ ...format(slot.start, slot.end, slot.staff_id, slot.remaining), staff_ids: slot.staff_ids }))
-    })
+    Effect.map(teamSchedules(service, members, range, now, exclude), (within) => within === undefined ? [] : formatTeamSlots(within(range)))
 
-  /** Up to three team slots nearest to `start` (itself excluded), in start order. */
+  /** Up to `ALTERNATIVES` team slots nearest to `start` (itself excluded), found as for one staff member. */
   const teamAlternatives = (service: Service, members: ReadonlyArray<Staff>, start: number, now: number, exclude: Exclusions = {}) =>
     Effect.map(
-      teamSlots(service, members, { start: start - 7 * DAY, end: start + 7 * DAY }, now, exclude),
-      (slots) =>
-        slots
-          .filter((slot) => toMillis(slot.start) !== start)
-          .sort((a, b) => Math.abs(toMillis(a.start) - start) - Math.abs(toMillis(b.start) - start))
-          .slice(0, 3)
-          .sort((a, b) => toMillis(a.start) - toMillis(b.start))
+      teamSchedules(service, members, { start: start - ALTERNATIVES_RANGE, end: start + ALTERNATIVES_RANGE }, now, exclude),
+      (within) => within === undefined ? [] : formatTeamSlots(nearestStarts(start, ALTERNATIVES, within))
     )
 
   /** The API's refusal for a team start with `reasons` (each naming its member). */

@@ -203,6 +203,64 @@ describe("collective", () => {
       .toMatchObject({ code: "slot_unavailable", reasons: [{ code: "booking_overlap", booking_id: booking.id }] })
   })
 
+  it("capacity 3: each member's seats count on their own; the class takes 3 bookings and refuses the 4th", async () => {
+    const { s, serviceId, staffIds, clientId } = await team(2, { assignment: "collective", capacity: 3 })
+    const [first, second] = staffIds as [string, string]
+    const remaining = async (start: string) =>
+      (await s.availability.slots({ service_id: serviceId, start, end: at(start, 1) })).data.map((slot) => slot.remaining)
+    const book = (start: string) => s.bookings.create({ service_id: serviceId, client_id: clientId, start })
+    expect(await remaining(MONDAY_9)).toEqual([3])
+    const seats = []
+    for (const left of [2, 1, 0]) {
+      const booking = await book(MONDAY_9)
+      expect(booking).toMatchObject({ staff_ids: staffIds, assigned_by: "collective", status: "confirmed" })
+      seats.push(booking)
+      expect(await remaining(MONDAY_9)).toEqual(left === 0 ? [] : [left])
+    }
+    const full = await failure(book(MONDAY_9))
+    expect(full).toMatchObject({ code: "slot_unavailable", status: 409 })
+    expect((full.reasons as Array<{ code: string; staff_id: string }>).map((r) => [r.code, r.staff_id])).toEqual([
+      ["capacity_full", first],
+      ["capacity_full", second]
+    ])
+    // A seat given back is a seat for the class again.
+    await s.bookings.cancel(seats[1]!.id)
+    expect(await remaining(MONDAY_9)).toEqual([1])
+    expect((await book(MONDAY_9)).staff_ids).toEqual(staffIds)
+    // A seat taken while the class had the first member alone is the first member's only: the
+    // class has the seats its fullest member has left.
+    const later = at(MONDAY_9, 60)
+    await s.services.update(serviceId, { staff_ids: [first] })
+    expect((await book(later)).staff_ids).toEqual([first])
+    await s.services.update(serviceId, { staff_ids: staffIds })
+    expect(await remaining(later)).toEqual([2])
+    await book(later)
+    await book(later)
+    const firstFull = await failure(book(later))
+    expect(firstFull.reasons).toEqual([expect.objectContaining({ code: "capacity_full", staff_id: first })])
+  })
+
+  it("capacity 3: a member's other one-seat booking blocks the class, and a seat of the class blocks the member's other bookings", async () => {
+    const { s, serviceId, staffIds, clientId } = await team(2, { assignment: "collective", capacity: 3 })
+    const solo = await s.services.create({ name: "Solo", duration_minutes: 30, staff_ids: staffIds })
+    const alone = await s.bookings.create({ service_id: solo.id, staff_id: staffIds[1]!, client_id: clientId, start: at(MONDAY_9, 15) })
+    // The class at 09:00 and 09:30 overlaps 09:15–09:45: neither is offered nor bookable.
+    const slots = (await s.availability.slots({ service_id: serviceId, start: MONDAY_9, end: at(MONDAY_9, 61) })).data
+    expect(slots.map((slot) => [slot.start, slot.remaining])).toEqual([[at(MONDAY_9, 60), 3]])
+    for (const start of [MONDAY_9, at(MONDAY_9, 30)]) {
+      expect(await failure(s.bookings.create({ service_id: serviceId, client_id: clientId, start }))).toMatchObject({
+        code: "slot_unavailable",
+        reasons: [{ code: "booking_overlap", booking_id: alone.id, staff_id: staffIds[1] }]
+      })
+    }
+    const seat = await s.bookings.create({ service_id: serviceId, client_id: clientId, start: at(MONDAY_9, 60) })
+    // One seat taken of three, yet each member is in the class: neither can be booked elsewhere then.
+    for (const member of staffIds) {
+      expect(await failure(s.bookings.create({ service_id: solo.id, staff_id: member, client_id: clientId, start: at(MONDAY_9, 60) })))
+        .toMatchObject({ code: "slot_unavailable", reasons: [{ code: "booking_overlap", booking_id: seat.id }] })
+    }
+  })
+
   it("refuses a staff_id outside the service, and an inactive member blocks every start", async () => {
     const { s, serviceId, staffIds, clientId } = await team(2, { assignment: "collective" })
     const outsider = await s.staff.create({ name: "Out" })
@@ -213,4 +271,26 @@ describe("collective", () => {
     expect(await failure(s.bookings.create({ service_id: serviceId, client_id: clientId, start: MONDAY_9 })))
       .toMatchObject({ code: "invalid_reference", errors: [{ path: "staff_id" }] })
   })
+})
+
+describe("a refused team start", () => {
+  for (const assignment of ["collective", "round_robin"] as const) {
+    it(`${assignment}: offers the nearest free starts as far out as one staff member's refusal does`, async () => {
+      const { s, serviceId, staffIds, clientId } = await team(2, { assignment })
+      // Nobody the team needs is free for two weeks: the nearest free starts are 14 days on.
+      const away = assignment === "collective" ? [staffIds[1]!] : staffIds
+      for (const id of away) await s.availability.create({ staff_id: id, type: "blocked", start: NOW, end: "2027-04-12T00:00:00Z" })
+      const refused = await failure(s.bookings.create({ service_id: serviceId, client_id: clientId, start: MONDAY_9 }))
+      expect(refused).toMatchObject({ code: "outside_availability", status: 409 })
+      // 09:00 in Berlin (CEST) on Monday 2027-04-12.
+      const back = "2027-04-12T07:00:00Z"
+      const alternatives = refused.alternatives as Array<{ start: string; staff_ids: ReadonlyArray<string> }>
+      expect(alternatives.map((slot) => slot.start)).toEqual([back, at(back, 30), at(back, 60)])
+      if (assignment === "collective") for (const slot of alternatives) expect(slot.staff_ids).toEqual(staffIds)
+      // The same member's own refusal finds the same starts.
+      const solo = await s.services.create({ name: "Solo", duration_minutes: 30, staff_ids: [staffIds[1]!] })
+      const alone = await failure(s.bookings.create({ service_id: solo.id, staff_id: staffIds[1]!, client_id: clientId, start: MONDAY_9 }))
+      expect((alone.alternatives as Array<{ start: string }>).map((slot) => slot.start)).toEqual(alternatives.map((slot) => slot.start))
+    })
+  }
 })

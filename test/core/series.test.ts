@@ -261,6 +261,25 @@ describe("after booking", () => {
     expect(read.occurrences.map((b) => b.start)).toEqual(["2027-02-01T09:00:00Z", "2027-02-09T11:00:00Z", "2027-02-15T09:00:00Z"])
   })
 
+  it("list pages the series by creation with their occurrences, filtered by client, staff and service", async () => {
+    const x = await setup("UTC")
+    const other = await x.s.clients.create({ name: "Cy" })
+    const a = await x.s.bookingSeries.create(request(x, "2027-02-01T09:00:00Z", "FREQ=WEEKLY;COUNT=2"))
+    const b = await x.s.bookingSeries.create(request(x, "2027-02-01T11:00:00Z", "FREQ=DAILY;COUNT=3", { client_id: other.id }))
+    await x.s.bookingSeries.cancel(a.id)
+    const first = await x.s.bookingSeries.list({ limit: 1 })
+    expect(first).toMatchObject({ object: "list", has_more: true })
+    expect(first.data).toEqual([await x.s.bookingSeries.get(a.id)])
+    expect(first.data[0]!.occurrences.map((o) => o.status)).toEqual(["cancelled", "cancelled"])
+    expect(await x.s.bookingSeries.list({ limit: 1, cursor: first.next_cursor! })).toEqual({ object: "list", data: [b], has_more: false, next_cursor: null })
+    expect((await x.s.bookingSeries.list({ client_id: other.id })).data.map((s) => s.id)).toEqual([b.id])
+    expect((await x.s.bookingSeries.list({ staff_id: x.staffId, service_id: x.serviceId })).data.map((s) => s.id)).toEqual([a.id, b.id])
+    expect(await failure(x.s.bookingSeries.list({ limit: 1, cursor: first.next_cursor!, client_id: other.id }))).toMatchObject({
+      code: "bad_request", errors: [{ path: "cursor" }]
+    })
+    expect(await failure(x.s.bookingSeries.list({ staff_id: "cli_1" }))).toMatchObject({ errors: [{ path: "staff_id" }] })
+  })
+
   it("an unknown series is not_found; a single booking has series_id null", async () => {
     const x = await setup("UTC")
     expect(await failure(x.s.bookingSeries.get("ser_01JQ4Z8X9V3K7M2N5P6R8T0W1Y"))).toMatchObject({ code: "not_found" })
@@ -314,7 +333,8 @@ describe("team services", () => {
     it("every occurrence books every member, and occupies each of them", async () => {
       const t = await team(3, { assignment: "collective" })
       const series = await weeklyFrom(t, WEEKS[0]!, 4)
-      expect(series.staff_id).toBe(t.staffIds[0])
+      expect(series).toMatchObject({ staff_id: t.staffIds[0], staff_ids: t.staffIds, assigned_by: "collective" })
+      expect(await t.s.bookingSeries.get(series.id)).toEqual(series)
       expect(series.occurrences.map((b) => b.start)).toEqual(WEEKS)
       for (const b of series.occurrences) {
         expect(b).toMatchObject({ series_id: series.id, staff_id: t.staffIds[0], staff_ids: t.staffIds, assigned_by: "collective" })
@@ -378,7 +398,7 @@ describe("team services", () => {
       }
       await t.s.bookings.create({ service_id: t.serviceId, staff_id: second, client_id: t.clientId, start: "2027-03-03T09:00:00Z" })
       const series = await weeklyFrom(t, WEEKS[0]!, 4)
-      expect(series.staff_id).toBe(second)
+      expect(series).toMatchObject({ staff_id: second, staff_ids: [second], assigned_by: "round_robin" })
       for (const b of series.occurrences) expect(b).toMatchObject({ staff_id: second, staff_ids: [second], assigned_by: "round_robin" })
       // The series counts now: the first member has fewer upcoming, and gets the next one.
       const next = await weeklyFrom(t, "2027-04-05T09:00:00Z", 2)
@@ -420,6 +440,7 @@ describe("team services", () => {
     it("a request naming staff_id books that member, chosen", async () => {
       const t = await team(2, { assignment: "round_robin" })
       const series = await weeklyFrom(t, WEEKS[0]!, 2, { staff_id: t.staffIds[1] })
+      expect(series).toMatchObject({ staff_ids: [t.staffIds[1]], assigned_by: "chosen" })
       expect(series.occurrences.map((b) => [b.staff_id, b.staff_ids, b.assigned_by])).toEqual([
         [t.staffIds[1], [t.staffIds[1]], "chosen"],
         [t.staffIds[1], [t.staffIds[1]], "chosen"]
@@ -432,6 +453,7 @@ describe("team services", () => {
     const [first, second] = t.staffIds as [string, string]
     const both = await weeklyFrom(t, WEEKS[0]!, 2)
     expect(both.occurrences.map((b) => [b.staff_id, b.assigned_by])).toEqual([[first, "first_free"], [first, "first_free"]])
+    expect(both).toMatchObject({ staff_ids: [first], assigned_by: "first_free" })
     await busy(t, first, WEEKS[3]!)
     const later = await weeklyFrom(t, WEEKS[2]!, 2)
     expect(later.occurrences.map((b) => [b.staff_id, b.assigned_by])).toEqual([[second, "first_free"], [second, "first_free"]])

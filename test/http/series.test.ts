@@ -42,7 +42,16 @@ describe("POST /v1/bookings with recurrence", () => {
   it("201 with the booking_series; each occurrence a booking with series_id and a manage link; GET reads it back", async () => {
     const { api, s } = await account()
     const series = expectStatus(await api.post("/v1/bookings", weekly(s)), 201)
-    expect(series).toMatchObject({ object: "booking_series", service_id: s.service.id, staff_id: s.staff.id, client_id: s.client.id, time_zone: "UTC", skipped: [] })
+    expect(series).toMatchObject({
+      object: "booking_series",
+      service_id: s.service.id,
+      staff_id: s.staff.id,
+      staff_ids: [s.staff.id],
+      assigned_by: "chosen",
+      client_id: s.client.id,
+      time_zone: "UTC",
+      skipped: []
+    })
     expect(series.occurrences.map((b: any) => b.start)).toEqual(["2027-03-29T09:00:00Z", "2027-04-05T09:00:00Z", "2027-04-12T09:00:00Z"])
     for (const b of series.occurrences) {
       expect(b).toMatchObject({ object: "booking", series_id: series.id, status: "confirmed" })
@@ -130,7 +139,7 @@ describe("the series endpoints", () => {
     const visitor = { headers: { origin: ORIGIN } }
     const body = { service_id: s.service.id, staff_id: s.staff.id, client: { name: "Vi", email: "vi@example.com" }, start: MONDAY_9, recurrence: { rule: "FREQ=WEEKLY;COUNT=2" } }
     const series = expectStatus(await pk.post("/v1/bookings", body, visitor), 201)
-    expect(Object.keys(series).sort()).toEqual(["created_at", "id", "object", "occurrences", "rule", "service_id", "skipped", "staff_id", "time_zone", "updated_at"])
+    expect(Object.keys(series).sort()).toEqual(["created_at", "id", "object", "occurrences", "rule", "service_id", "skipped", "staff_id", "staff_ids", "time_zone", "updated_at"])
     for (const b of series.occurrences) {
       expect(b.client_id).toBeUndefined()
       expect(b.manage_url).toBeUndefined()
@@ -168,6 +177,8 @@ describe("series on team services", () => {
       ["2027-04-12T09:00:00Z", members, "collective"]
     ])
     expect(series.skipped).toEqual(refused.occurrences)
+    expect(series).toMatchObject({ staff_id: s.staff.id, staff_ids: members, assigned_by: "collective" })
+    expect(expectStatus(await api.get(`/v1/booking-series/${series.id}`), 200)).toMatchObject({ staff_ids: members, assigned_by: "collective" })
     // Cancelling the series frees both members at its first occurrence: the slot comes back.
     const starts = async () =>
       expectStatus(await api.get(`/v1/availability/slots?service_id=${collective.id}&start=${MONDAY_9}&end=2027-03-29T10:00:00Z`), 200)
@@ -178,9 +189,77 @@ describe("series on team services", () => {
     const roundRobin = await team("round_robin")
     const picked = expectStatus(await api.post("/v1/bookings", body(roundRobin.id)), 201)
     // The first member is free for every occurrence and leads the ranking (nobody has booked the service).
-    expect(picked.staff_id).toBe(s.staff.id)
+    expect(picked).toMatchObject({ staff_id: s.staff.id, staff_ids: [s.staff.id], assigned_by: "round_robin" })
     expect(picked.occurrences.map((b: any) => [b.staff_ids, b.assigned_by])).toEqual(
       [[[s.staff.id], "round_robin"], [[s.staff.id], "round_robin"], [[s.staff.id], "round_robin"]]
     )
+  })
+})
+
+describe("GET /v1/booking-series", () => {
+  it("pages the series by creation with keyset cursors, each with its occurrences and their manage links", async () => {
+    const { api, s } = await account()
+    const made = []
+    for (const start of [MONDAY_9, "2027-03-29T11:00:00Z", "2027-03-29T13:00:00Z"]) {
+      made.push(expectStatus(await api.post("/v1/bookings", weekly(s, "FREQ=WEEKLY;COUNT=2", { start })), 201))
+    }
+    const first = expectStatus(await api.get("/v1/booking-series?limit=2"), 200)
+    expect(first).toMatchObject({ object: "list", has_more: true })
+    expect(first.data).toEqual(made.slice(0, 2))
+    expect(first.data[0].occurrences[0].manage_url).toMatch(/\/manage\//)
+    // A series made between the pages neither shifts nor repeats one: it comes last.
+    made.push(expectStatus(await api.post("/v1/bookings", weekly(s, "FREQ=WEEKLY;COUNT=2", { start: "2027-03-30T09:00:00Z" })), 201))
+    const second = expectStatus(await api.get(`/v1/booking-series?limit=2&cursor=${first.next_cursor}`), 200)
+    expect(second.data.map((x: any) => x.id)).toEqual([made[2].id, made[3].id])
+    expect(second).toMatchObject({ has_more: false, next_cursor: null })
+    // A cancelled occurrence stays listed, as GET shows it.
+    await api.post(`/v1/booking-series/${made[0].id}/cancel`, {})
+    const all = expectStatus(await api.get("/v1/booking-series"), 200)
+    expect(all.data[0].occurrences.map((b: any) => b.status)).toEqual(["cancelled", "cancelled"])
+    expect(all.data.slice(1)).toEqual(made.slice(1))
+    const bad = expectProblem(await api.get(`/v1/booking-series?limit=2&cursor=${first.next_cursor}&client_id=${s.client.id}`), 400, "bad_request")
+    expect(bad.errors).toEqual([{ path: "cursor", message: expect.stringContaining("other filters") }])
+    expectProblem(await api.get("/v1/booking-series?limit=0"), 400)
+    expectProblem(await api.get("/v1/booking-series?status=confirmed"), 400)
+  })
+
+  it("filters by client_id, staff_id and service_id", async () => {
+    const { api, s } = await account()
+    const other = expectStatus(await api.post("/v1/clients", { name: "Cy", email: "cy@example.com" }), 201)
+    const ben = expectStatus(await api.post("/v1/staff", { name: "Ben", time_zone: "UTC" }), 201)
+    expectStatus(await api.post("/v1/availability", { staff_id: ben.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "09:00", end_time: "17:00" }), 201)
+    const second = expectStatus(await api.post("/v1/services", { name: "Trim", duration_minutes: 30, staff_ids: [ben.id], max_occurrences: 5 }), 201)
+    const ana = expectStatus(await api.post("/v1/bookings", weekly(s)), 201)
+    const cy = expectStatus(await api.post("/v1/bookings", weekly(s, "FREQ=WEEKLY;COUNT=3", { client_id: other.id, start: "2027-03-29T10:00:00Z" })), 201)
+    const benSeries = expectStatus(
+      await api.post("/v1/bookings", { ...weekly(s), service_id: second.id, staff_id: ben.id, client_id: other.id }),
+      201
+    )
+    const ids = async (query: string) => expectStatus(await api.get(`/v1/booking-series?${query}`), 200).data.map((x: any) => x.id)
+    expect(await ids(`client_id=${other.id}`)).toEqual([cy.id, benSeries.id])
+    expect(await ids(`staff_id=${s.staff.id}`)).toEqual([ana.id, cy.id])
+    expect(await ids(`service_id=${second.id}`)).toEqual([benSeries.id])
+    expect(await ids(`client_id=${other.id}&staff_id=${ben.id}`)).toEqual([benSeries.id])
+    expect(await ids(`client_id=${s.client.id}&service_id=${second.id}`)).toEqual([])
+    const wrong = expectProblem(await api.get("/v1/booking-series?staff_id=cli_x"), 400)
+    expect(wrong.errors.map((e: any) => e.path)).toEqual(["staff_id"])
+  })
+
+  it("scopes like bookings:read; publishable keys refused; accounts and environments never see each other's series", async () => {
+    const { acct, api, s, pk } = await account()
+    const series = expectStatus(await api.post("/v1/bookings", weekly(s)), 201)
+    const reader = client(server.url, await scopedKey(api, ["bookings:read"]))
+    expect(expectStatus(await reader.get("/v1/booking-series"), 200).data.map((x: any) => x.id)).toEqual([series.id])
+    const elsewhere = client(server.url, await scopedKey(api, ["services:read"]))
+    expectProblem(await elsewhere.get("/v1/booking-series"), 403, "forbidden")
+    expectProblem(await pk.get("/v1/booking-series", { headers: { origin: ORIGIN } }), 403, "forbidden")
+    expectProblem(await client(server.url).get("/v1/booking-series"), 401)
+    const production = client(server.url, acct.keys.production.secret)
+    expect(expectStatus(await production.get("/v1/booking-series"), 200)).toEqual({ object: "list", data: [], has_more: false, next_cursor: null })
+    const other = await account()
+    const theirs = expectStatus(await other.api.post("/v1/bookings", weekly(other.s)), 201)
+    expect(expectStatus(await other.api.get("/v1/booking-series"), 200).data.map((x: any) => x.id)).toEqual([theirs.id])
+    expect(expectStatus(await api.get(`/v1/booking-series?client_id=${other.s.client.id}`), 200).data).toEqual([])
+    expect(expectStatus(await api.get("/v1/booking-series"), 200).data.map((x: any) => x.id)).toEqual([series.id])
   })
 })

@@ -8,7 +8,18 @@ import pg from "pg"
 import { PostgresStorageLive } from "../../adapters/postgres/layer.js"
 import { CoreCollections } from "../../src/ports/collections.js"
 import { type CollectionSpec, ListOfField, Storage, type StoredEvent } from "../../src/ports/storage.js"
-import { as, event, tenantA, tenantAProd, tenantB, type Thing, thing, Things } from "../storage/contract.js"
+import {
+  as,
+  event,
+  expectSeriesAttendees,
+  storeSeriesBeforeAttendees,
+  tenantA,
+  tenantAProd,
+  tenantB,
+  type Thing,
+  thing,
+  Things
+} from "../storage/contract.js"
 import { createTestDatabase, type TestDatabase } from "./database.js"
 
 let database: TestDatabase
@@ -172,6 +183,21 @@ describe("postgres migrations: a field that lists another", () => {
         { ...thing("old", 1, "seat"), kinds: ["seat"] },
         { ...thing("given", 2), kinds: ["a", "b"] }
       ])
+    }).pipe(Effect.scoped), 60_000)
+})
+
+describe("postgres migrations: a field kept on related documents", () => {
+  it.live("series stored before they kept their attendees get them from their own tenant's occurrences", () =>
+    Effect.gen(function*() {
+      const [before] = yield* storages("attendees", 1)
+      yield* storeSeriesBeforeAttendees(before!)
+      const client = new pg.Client({ connectionString: database.url })
+      yield* Effect.promise(() => client.connect())
+      // As if the database predated the step.
+      yield* Effect.promise(() => client.query("DELETE FROM attendees.slotwise_migrations WHERE id LIKE 'c_booking_series.doc.%'"))
+      yield* Effect.promise(() => client.end())
+      const [after] = yield* storages("attendees", 1)
+      yield* expectSeriesAttendees(after!)
     }).pipe(Effect.scoped), 60_000)
 })
 

@@ -21,6 +21,7 @@ import { CALENDAR_FEED_TOKENS_TENANT, CalendarFeeds, CalendarFeedTokensCollectio
 import type { Booking } from "../../src/domain/booking.js"
 import type { Client } from "../../src/domain/client.js"
 import { formatInstant } from "../../src/domain/common.js"
+import type { StoredBookingSeries } from "../../src/domain/series.js"
 import type { Staff } from "../../src/domain/staff.js"
 import { CalendarRenderer } from "../../src/ports/calendar.js"
 import { DOMAIN_OWNERS_TENANT, DomainOwnersCollection, Domains } from "../../src/Domains.js"
@@ -102,6 +103,95 @@ export const thing = (id: string, rank: number, kind = "plain", tag: string | nu
   rank,
   tag
 })
+
+/**
+ * Series stored before a series kept its attendees (no `staff_ids`, `assigned_by`), with the
+ * occurrences a migration reads them from, per tenant; `after` is what the migration must make
+ * of each series. Tenant B's series shares an id with one of tenant A's: only its own
+ * occurrences answer for it.
+ */
+export const seriesBeforeAttendees = () => {
+  const base = sampleBooking(Date.UTC(2027, 2, 1))
+  const occurrence = (id: string, series_id: string, start: string, staff: ReadonlyArray<string>, assigned_by?: string) => {
+    const { assigned_by: _, staff_ids: __, ...rest } = base
+    return {
+      ...rest,
+      id,
+      series_id,
+      staff_id: staff[0]!,
+      // Occurrences made before bookings kept their attendees lack both fields too.
+      ...(assigned_by === undefined ? {} : { staff_ids: staff, assigned_by }),
+      start,
+      end: start.replace("T09:00", "T09:45")
+    } as unknown as Booking
+  }
+  const series = (id: string, staff_id: string, kept: Record<string, unknown> = {}) =>
+    ({
+      id,
+      object: "booking_series",
+      service_id: base.service_id,
+      staff_id,
+      client_id: base.client_id,
+      rule: "FREQ=WEEKLY;COUNT=2",
+      time_zone: "UTC",
+      on_conflict: "reject",
+      skipped: [],
+      metadata: {},
+      created_at: base.created_at,
+      updated_at: base.updated_at,
+      ...kept
+    }) as unknown as StoredBookingSeries
+  return {
+    [tenantA.account_id]: {
+      tenant: tenantA,
+      series: [
+        series("ser_team", "stf_a"),
+        series("ser_solo", "stf_b"),
+        series("ser_moved", "stf_a"),
+        series("ser_kept", "stf_d", { staff_ids: ["stf_d"], assigned_by: "first_free" }),
+        series("ser_bare", "stf_e")
+      ],
+      occurrences: [
+        // Stored later-first: the earliest start answers, whatever the order written.
+        occurrence("bkg_t2", "ser_team", "2027-04-05T09:00:00Z", ["stf_a", "stf_b", "stf_c"], "collective"),
+        occurrence("bkg_t1", "ser_team", "2027-03-29T09:00:00Z", ["stf_a", "stf_b"], "collective"),
+        occurrence("bkg_s1", "ser_solo", "2027-03-30T09:00:00Z", ["stf_b"]),
+        // Rescheduled to another member: the series' own member stays its attendee.
+        occurrence("bkg_m1", "ser_moved", "2027-03-31T09:00:00Z", ["stf_c"], "round_robin"),
+        occurrence("bkg_k1", "ser_kept", "2027-04-01T09:00:00Z", ["stf_x"], "round_robin")
+      ],
+      after: {
+        ser_team: { staff_ids: ["stf_a", "stf_b"], assigned_by: "collective" },
+        ser_solo: { staff_ids: ["stf_b"], assigned_by: "chosen" },
+        ser_moved: { staff_ids: ["stf_a"], assigned_by: "round_robin" },
+        ser_kept: { staff_ids: ["stf_d"], assigned_by: "first_free" },
+        ser_bare: { staff_ids: ["stf_e"], assigned_by: "chosen" }
+      } as Record<string, unknown>
+    },
+    [tenantB.account_id]: {
+      tenant: tenantB,
+      series: [series("ser_team", "stf_f")],
+      occurrences: [occurrence("bkg_t1", "ser_team", "2027-03-29T09:00:00Z", ["stf_f"], "round_robin")],
+      after: { ser_team: { staff_ids: ["stf_f"], assigned_by: "round_robin" } } as Record<string, unknown>
+    }
+  }
+}
+
+/** Writes the series and occurrences of `seriesBeforeAttendees`. */
+export const storeSeriesBeforeAttendees = (storage: Context.Tag.Service<Storage>) =>
+  Effect.forEach(Object.values(seriesBeforeAttendees()), ({ occurrences, series, tenant }) =>
+    Effect.gen(function*() {
+      for (const b of occurrences) yield* storage.collection(BookingsCollection).insert(b)
+      for (const s of series) yield* storage.collection(BookingSeriesCollection).insert(s)
+    }).pipe(as(tenant)), { discard: true })
+
+/** Checks every series of `seriesBeforeAttendees` reads back with the attendees it must have got. */
+export const expectSeriesAttendees = (storage: Context.Tag.Service<Storage>) =>
+  Effect.forEach(Object.values(seriesBeforeAttendees()), ({ after, tenant }) =>
+    Effect.gen(function*() {
+      const stored = yield* storage.collection(BookingSeriesCollection).list({})
+      expect(Object.fromEntries(stored.map((s) => [s.id, { staff_ids: s.staff_ids, assigned_by: s.assigned_by }]))).toEqual(after)
+    }).pipe(as(tenant)), { discard: true })
 
 let eventCounter = 0
 export const event = (type = "booking.created", object: unknown = {}): Event => ({
@@ -762,7 +852,7 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
     describe("booking series", () => {
       const tenant: TenantId = { account_id: `acc_${"3".repeat(26)}`, environment: "sandbox" }
       /** The core over this store with the ical.js expander, its clock at 2027-01-01, and a bookable tenant. */
-      const seriesCore = (storage: Context.Tag.Service<Storage>) =>
+      const seriesCore = (storage: Context.Tag.Service<Storage>, at: TenantId = tenant) =>
         Effect.gen(function*() {
           const clock = Context.get(yield* Layer.build(TestClockAt(Date.parse("2027-01-01T00:00:00Z"))), TestClock.TestClock)
           const core = yield* Layer.build(CoreLive.pipe(
@@ -771,7 +861,7 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
             Layer.provide(Layer.succeed(Storage, storage))
           ))
           const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
-            Effect.withClock(Effect.provide(effect, core), clock).pipe(as(tenant)) as Effect.Effect<A, E>
+            Effect.withClock(Effect.provide(effect, core), clock).pipe(as(at)) as Effect.Effect<A, E>
           const member = yield* run(Effect.flatMap(StaffUseCases, (s) => s.create({ name: "Ana", time_zone: "Europe/Berlin" })))
           yield* run(Effect.flatMap(Availability, (a) =>
             a.create({ staff_id: member.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "09:00", end_time: "17:00" })))
@@ -781,8 +871,31 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           const request = (rule: string, extra: Record<string, unknown> = {}) => ({
             service_id: service.id, staff_id: member.id, client_id: client.id, start: "2027-03-15T08:00:00Z", recurrence: { rule }, ...extra
           })
-          return { run, request, series: Context.get(core, RecurringBookings), member, client }
+          return { run, request, series: Context.get(core, RecurringBookings), member, client, service }
         })
+
+      test(
+        "list pages a tenant's series by creation, each with its occurrences; filters; other accounts and environments see none",
+        Effect.scoped(Effect.gen(function*() {
+          const storage = yield* Storage
+          const { client, member, request, run, series, service } = yield* seriesCore(storage)
+          const a = yield* run(series.create(request("FREQ=WEEKLY;COUNT=2")))
+          const b = yield* run(series.create(request("FREQ=WEEKLY;COUNT=3", { start: "2027-03-15T10:00:00Z" })))
+          const c = yield* run(series.create(request("FREQ=DAILY;COUNT=2", { start: "2027-03-16T12:00:00Z" })))
+          const first = yield* run(series.list({ limit: 2 }))
+          expect(first).toMatchObject({ object: "list", data: [a, b], has_more: true })
+          expect(yield* run(series.list({ limit: 2, cursor: first.next_cursor! }))).toEqual({ object: "list", data: [c], has_more: false, next_cursor: null })
+          const ids = (page: { readonly data: ReadonlyArray<{ readonly id: string }> }) => page.data.map((x) => x.id)
+          expect(ids(yield* run(series.list({ client_id: client.id, staff_id: member.id, service_id: service.id })))).toEqual([a.id, b.id, c.id])
+          expect(ids(yield* run(series.list({ staff_id: `stf_${"9".repeat(26)}` })))).toEqual([])
+          const production = yield* seriesCore(storage, { ...tenant, environment: "production" })
+          const theirs = yield* production.run(production.series.create(production.request("FREQ=WEEKLY;COUNT=2")))
+          expect(ids(yield* production.run(production.series.list()))).toEqual([theirs.id])
+          const elsewhere = yield* seriesCore(storage, { account_id: `acc_${"4".repeat(26)}`, environment: "sandbox" })
+          expect(yield* elsewhere.run(elsewhere.series.list())).toEqual({ object: "list", data: [], has_more: false, next_cursor: null })
+          expect(ids(yield* run(series.list()))).toEqual([a.id, b.id, c.id])
+        }))
+      )
 
       test(
         "a series and its occurrences are stored and read back by series_id, across the DST change, in start order",
@@ -855,6 +968,9 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
             ["2027-03-15T08:00:00Z", members, "collective"],
             ["2027-03-29T07:00:00Z", members, "collective"]
           ])
+          const storedSeries = storage.collection(BookingSeriesCollection)
+          expect(Option.map(yield* storedSeries.get(made.id).pipe(as(tenant)), (doc) => [doc.staff_ids, doc.assigned_by]))
+            .toEqual(Option.some([members, "collective"]))
           const rows = storage.collection(MemberOccupancyCollection)
           const rowsOf = Effect.map(rows.list({ where: [{ column: "staff_id", op: "eq", value: other.id }] }).pipe(as(tenant)), (found) =>
             found.map((row) => row.source_id).sort())
@@ -871,6 +987,36 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           expect(picked.occurrences.map((b) => [b.staff_id, b.assigned_by])).toEqual([
             [other.id, "round_robin"], [other.id, "round_robin"], [other.id, "round_robin"]
           ])
+          expect(Option.map(yield* storedSeries.get(picked.id).pipe(as(tenant)), (doc) => [doc.staff_ids, doc.assigned_by]))
+            .toEqual(Option.some([[other.id], "round_robin"]))
+        }))
+      )
+
+      test(
+        "a collective class of capacity 3 counts each member's seats through stored rows: 3 bookings, the 4th refused for both",
+        Effect.scoped(Effect.gen(function*() {
+          const storage = yield* Storage
+          const { client, member, run } = yield* seriesCore(storage)
+          const other = yield* run(Effect.flatMap(StaffUseCases, (s) => s.create({ name: "Ben", time_zone: "Europe/Berlin" })))
+          yield* run(Effect.flatMap(Availability, (a) =>
+            a.create({ staff_id: other.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "09:00", end_time: "17:00" })))
+          const members = [member.id, other.id]
+          const cls = yield* run(Effect.flatMap(Services, (s) =>
+            s.create({ name: "Class", duration_minutes: 60, staff_ids: members, assignment: "collective", capacity: 3 })))
+          const start = "2027-03-15T08:00:00Z"
+          const book = run(Effect.flatMap(Bookings, (b) => b.create({ service_id: cls.id, client_id: client.id, start })))
+          const remaining = run(Effect.flatMap(Availability, (a) => a.slots({ service_id: cls.id, start, end: "2027-03-15T08:01:00Z" })))
+          for (const left of [2, 1]) {
+            expect((yield* book).staff_ids).toEqual(members)
+            expect((yield* remaining).data.map((slot) => slot.remaining)).toEqual([left])
+          }
+          yield* book
+          expect((yield* remaining).data).toEqual([])
+          const refused = yield* Effect.flip(book)
+          expect(refused).toMatchObject({
+            _tag: "SlotUnavailable",
+            reasons: [{ code: "capacity_full", staff_id: member.id }, { code: "capacity_full", staff_id: other.id }]
+          })
         }))
       )
 

@@ -7,7 +7,18 @@ import * as path from "node:path"
 import { SqliteStorageLive } from "../../adapters/sqlite/layer.js"
 import { BookingsCollection } from "../../src/ports/collections.js"
 import { type CollectionSpec, ListOfField, Storage } from "../../src/ports/storage.js"
-import { as, event, type Thing, thing, Things, storageContract, tenantA, tenantB } from "./contract.js"
+import {
+  as,
+  event,
+  expectSeriesAttendees,
+  storageContract,
+  storeSeriesBeforeAttendees,
+  tenantA,
+  tenantB,
+  type Thing,
+  thing,
+  Things
+} from "./contract.js"
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "slotwise-sqlite-"))
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
@@ -170,6 +181,17 @@ describe("sqlite storage", () => {
         { ...thing("given", 2), kinds: ["a", "b"] },
         { ...thing("old", 1, "seat"), kinds: ["seat"] }
       ])
+    }))
+
+  it.live("series stored before they kept their attendees get them from their own tenant's occurrences", () =>
+    Effect.gen(function*() {
+      const filename = freshFile()
+      yield* withStorage(filename, Effect.flatMap(Storage, storeSeriesBeforeAttendees))
+      // As if the file predated the step.
+      const raw = new Database(filename)
+      raw.prepare("DELETE FROM slotwise_migrations WHERE id LIKE 'c_booking_series.doc.%'").run()
+      raw.close()
+      yield* withStorage(filename, Effect.flatMap(Storage, expectSeriesAttendees))
     }))
 
   it.live("a spec that names other storage indexes gets them, and loses the ones it dropped", () =>

@@ -1,12 +1,20 @@
 /** Recurring bookings: a series and its occurrences (docs/api.md §11). Created through POST /v1/bookings. */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { BookingSeries, BookingSeriesCancel } from "../../../src/domain/series.js"
+import { BookingSeriesListParams } from "../../../src/RecurringBookings.js"
 import { doc, key } from "./access.js"
-import { body, IdPath } from "./common.js"
+import { body, IdPath, pageOf } from "./common.js"
 import { InvalidTransitionProblem } from "./problems.js"
+import { queryOf } from "./query.js"
 import { Authentication } from "./security.js"
 
 export const BookingSeriesGroup = HttpApiGroup.make("bookingSeries")
+  .add(
+    HttpApiEndpoint.get("list", "/v1/booking-series")
+      .setUrlParams(queryOf(BookingSeriesListParams))
+      .addSuccess(pageOf(BookingSeries, "BookingSeriesList"))
+      .annotateContext(doc("List booking series by creation, each with its occurrences", key("bookings:read")))
+  )
   .add(
     HttpApiEndpoint.get("get", "/v1/booking-series/:id")
       .setPath(IdPath)

@@ -12,24 +12,27 @@ import { asAudience, asTenant } from "./security.js"
 
 const write = { uninterruptible: true } as const
 
+/** The account's reads carry manage links; a publishable key (the widget, a browser) never sees them. */
+const linked = <A, E, E2>(effect: Effect.Effect<A, E, Tenant>, add: (a: A) => Effect.Effect<A, E2, Tenant>) =>
+  Effect.flatMap(CurrentPrincipal, (p) =>
+    Effect.provideService(p.key.type === "secret" ? Effect.flatMap(effect, add) : effect, Tenant, p.tenant))
+
+/** A series' occurrences with their manage links, as single bookings get them. */
+const seriesLinked = (manage: Manage) => (s: BookingSeries) =>
+  Effect.map(manage.withManageUrls({ data: s.occurrences }), ({ data }) => ({ ...s, occurrences: data }))
+
 export const BookingsLive = HttpApiBuilder.group(SlotwiseApi, "bookings", (handlers) =>
   Effect.gen(function*() {
     const bookings = yield* Bookings
     const manage = yield* Manage
-    /** The account's reads carry the manage link; a publishable key (the widget, a browser) never sees it. */
-    const linked = <A, E, E2>(effect: Effect.Effect<A, E, Tenant>, add: (a: A) => Effect.Effect<A, E2, Tenant>) =>
-      Effect.flatMap(CurrentPrincipal, (p) =>
-        Effect.provideService(p.key.type === "secret" ? Effect.flatMap(effect, add) : effect, Tenant, p.tenant))
     const one = <E>(effect: Effect.Effect<Booking, E, Tenant>) => linked(effect, manage.withManageUrl)
     const series = yield* RecurringBookings
-    /** A series' occurrences with their manage links, as single bookings get them. */
-    const seriesLinked = (s: BookingSeries) =>
-      Effect.map(manage.withManageUrls({ data: s.occurrences }), ({ data }) => ({ ...s, occurrences: data }))
+    const withLinks = seriesLinked(manage)
     return handlers
       .handle("list", ({ urlParams }) => linked(bookings.list(urlParams), manage.withManageUrls))
       .handle("create", ({ payload }) =>
         payload.recurrence !== undefined
-          ? asAudience(Effect.flatMap(series.create(payload), seriesLinked), () => series.createForVisitor(payload))
+          ? asAudience(Effect.flatMap(series.create(payload), withLinks), () => series.createForVisitor(payload))
           : asAudience(Effect.flatMap(bookings.createDecoded(payload), manage.withManageUrl), () => bookings.createForVisitor(payload)), write)
       .handle("get", ({ path }) => one(bookings.get(path.id)))
       .handle("update", ({ path, payload }) => one(bookings.update(path.id, payload)), write)
@@ -52,17 +55,10 @@ export const BookingSeriesLive = HttpApiBuilder.group(SlotwiseApi, "bookingSerie
   Effect.gen(function*() {
     const series = yield* RecurringBookings
     const manage = yield* Manage
-    const linked = <E>(effect: Effect.Effect<BookingSeries, E, Tenant>) =>
-      Effect.flatMap(CurrentPrincipal, (p) =>
-        Effect.provideService(
-          p.key.type === "secret"
-            ? Effect.flatMap(effect, (s) =>
-              Effect.map(manage.withManageUrls({ data: s.occurrences }), ({ data }) => ({ ...s, occurrences: data })))
-            : effect,
-          Tenant,
-          p.tenant
-        ))
+    const withLinks = seriesLinked(manage)
     return handlers
-      .handle("get", ({ path }) => linked(series.get(path.id)))
-      .handle("cancel", ({ path, payload }) => linked(series.cancel(path.id, payload)), write)
+      .handle("list", ({ urlParams }) =>
+        linked(series.list(urlParams), (page) => Effect.map(Effect.forEach(page.data, withLinks), (data) => ({ ...page, data }))))
+      .handle("get", ({ path }) => linked(series.get(path.id), withLinks))
+      .handle("cancel", ({ path, payload }) => linked(series.cancel(path.id, payload), withLinks), write)
   }))
