@@ -20,7 +20,7 @@ export const applyAppearance = (w: Widget): void => {
   w.frame.setAttribute("data-theme", theme)
   w.frame.setAttribute("lang", w.intl)
   // The widget's own option wins over the account's branding, which wins over the default.
-  const primary = safeColor(w.options.primary_color) ?? safeColor(w.config?.primary_color ?? undefined) ?? DEFAULT_PRIMARY[theme]
+  const primary = safeColor(w.options.primary_color) ?? safeColor(w.state.config?.primary_color ?? undefined) ?? DEFAULT_PRIMARY[theme]
   const base = { primary, font: safeFont(w.options.font_family), radius: safeRadius(w.options.radius) }
   w.instanceSheet.replaceSync(appearanceCss({ ...base, onPrimary: "#fff", primaryLine: primary }))
   // The text on primary-coloured buttons: white or near-black, whichever contrasts more.
