@@ -343,7 +343,7 @@ export const transition = (s: State, a: Action): State => {
     case "Held":
       return to({ ...s, alternatives: [] }, { _tag: "details", slot: a.slot, hold: a.hold })
     case "HoldRenewed":
-      return s.step._tag === "details" && s.step.hold === a.from ? { ...s, step: { ...s.step, hold: a.to } } : s
+      return s.step._tag === "details" && s.step.hold?.id === a.from.id ? { ...s, step: { ...s.step, hold: a.to } } : s
     case "HoldReleased":
       return s.step._tag === "details" ? { ...s, step: { ...s.step, hold: undefined } } : s
     case "Taken": {
