@@ -3,9 +3,12 @@ import { langOf } from "./strings.js"
 import { appearanceCss, contrast, luminance, safeColor, safeFont, safeRadius } from "./styles.js"
 import type { Widget } from "./widget.js"
 
+/** What this module reads of the widget, and how it reports back. */
+type Host = Pick<Widget, "frame" | "instanceSheet" | "intl" | "lang" | "media" | "options" | "probe" | "state">
+
 const DEFAULT_PRIMARY = { light: "#2563eb", dark: "#93c5fd" }
 
-export const applyAppearance = (w: Widget): void => {
+export const applyAppearance = (w: Host): void => {
   const locale = w.options.locale ?? (typeof navigator === "undefined" ? "en" : navigator.language) ?? "en"
   w.lang = langOf(locale)
   let intl: string = w.lang

@@ -8,9 +8,15 @@ import { daysWithSlots, slotsOn } from "./state.js"
 import { addDays, addMonths, addMonthsToDay, civil, daysInMonth, monthIndex, monthOf, weekday } from "./time.js"
 import type { Widget } from "./widget.js"
 
-const firstWeekday = (w: Widget): number => (w.lang === "de" ? 1 : 0)
+/** What this module reads of the widget, and how it reports back. */
+type Host = Pick<
+  Widget,
+  "announce" | "apply" | "focusAfter" | "formats" | "intl" | "lang" | "render" | "showMonth" | "state" | "t" | "zone"
+>
 
-export const calendar = (w: Widget): Array<Node> => {
+const firstWeekday = (w: Host): number => (w.lang === "de" ? 1 : 0)
+
+export const calendar = (w: Host): Array<Node> => {
   const { month, monthSlots, day } = w.state
   const days = daysWithSlots(w.zone, monthSlots ?? [], month)
   const now = today(w)
@@ -77,7 +83,7 @@ export const calendar = (w: Widget): Array<Node> => {
   ]
 }
 
-const calendarKey = (w: Widget, event: KeyboardEvent, from: string): void => {
+const calendarKey = (w: Host, event: KeyboardEvent, from: string): void => {
   const target = event.target as HTMLElement
   const current = target.getAttribute("data-day") ?? from
   const weekStart = (weekday(current) - firstWeekday(w) + 7) % 7

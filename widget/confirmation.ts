@@ -13,7 +13,14 @@ import { attendees } from "./team.js"
 import { ics } from "./time.js"
 import type { Widget } from "./widget.js"
 
-export const doneView = (w: Widget, { booking, occurrences, skipped }: Extract<Step, { _tag: "done" }>): Array<Node> => {
+/** What this module reads of the widget, and how it reports back. */
+type Host = Pick<
+  Widget,
+  "apply" | "blobUrl" | "enterDate" | "formats" | "intl" | "options" | "run" | "slotCache" | "staffNames" | "state" |
+  "t" | "zone"
+>
+
+export const doneView = (w: Host, { booking, occurrences, skipped }: Extract<Step, { _tag: "done" }>): Array<Node> => {
   const service = w.state.service!
   const series = occurrences.length > 1 ? occurrences : undefined
   if (w.blobUrl !== undefined) URL.revokeObjectURL(w.blobUrl)

@@ -11,9 +11,16 @@ import { header } from "./header.js"
 import { HOLD_SECONDS, releaseHold, taken } from "./hold.js"
 import { type Field, FIELDS } from "./options.js"
 import { answersBody, controlId, questionControls, questionsOf, validateAnswers } from "./questions.js"
-import { type Blocked, blockedOf, blockedView, bookedOf, repeatControls, repeatCount, repeating, rrule, validateRepeat } from "./repeat.js"
-import { holdOf, slotOf, teamBooking } from "./state.js"
+import { blockedOf, blockedView, bookedOf, repeatControls, repeatCount, repeating, rrule, validateRepeat } from "./repeat.js"
+import { type Blocked, holdOf, slotOf, teamBooking } from "./state.js"
 import type { Widget } from "./widget.js"
+
+/** What this module reads of the widget, and how it reports back. */
+type Host = Pick<
+  Widget,
+  "announce" | "apply" | "baseUrl" | "body" | "client" | "fail" | "focusAfter" | "formats" | "go" | "host" | "intl" |
+  "monthSlotsFor" | "options" | "render" | "renewal" | "slotCache" | "state" | "t" | "zone"
+>
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 const PHONE = /^\+?[0-9 ()\-.]{3,32}$/
@@ -22,7 +29,7 @@ const PHONE = /^\+?[0-9 ()\-.]{3,32}$/
 export const newId = (): string =>
   typeof crypto.randomUUID === "function" ? crypto.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`
 
-const validate = (w: Widget): boolean => {
+const validate = (w: Host): boolean => {
   const fields = w.state.form.fields
   const fieldErrors: Partial<Record<Field, string>> = {}
   const phone = fields.phone.trim()
@@ -36,7 +43,7 @@ const validate = (w: Widget): boolean => {
 }
 
 /** Marks the form invalid: the message shown and announced, focus on the first invalid control. */
-const showInvalid = (w: Widget): void => {
+const showInvalid = (w: Host): void => {
   const { answerErrors, fieldErrors, repeatError } = w.state.form
   const first = FIELDS.find((f) => fieldErrors[f] !== undefined)
   const question = questionsOf(w).find((q) => answerErrors[q.id] !== undefined)
@@ -55,7 +62,7 @@ const showInvalid = (w: Widget): void => {
 /** How a series with blocked dates is answered: refused whole (the default), or booked where free. */
 type OnConflict = "reject" | "skip"
 
-const submit = async (w: Widget, onConflict: OnConflict = "reject"): Promise<void> => {
+const submit = async (w: Host, onConflict: OnConflict = "reject"): Promise<void> => {
   if (w.state.busy !== undefined) return
   if (!validate(w)) return showInvalid(w)
   const text = w.t("booking")
@@ -65,7 +72,7 @@ const submit = async (w: Widget, onConflict: OnConflict = "reject"): Promise<voi
   await book(w, true, onConflict)
 }
 
-const book = async (w: Widget, withHold: boolean, onConflict: OnConflict = "reject"): Promise<void> => {
+const book = async (w: Host, withHold: boolean, onConflict: OnConflict = "reject"): Promise<void> => {
   const slot = slotOf(w.state)!
   const f = w.state.form.fields
   const client: Record<string, string> = { name: f.name.trim(), email: f.email.trim(), time_zone: w.zone }
@@ -136,7 +143,7 @@ const book = async (w: Widget, withHold: boolean, onConflict: OnConflict = "reje
 }
 
 /** A refused series: the details step stays, with each blocked date and why. */
-const showBlocked = (w: Widget, blocked: ReadonlyArray<Blocked>, code: string): void => {
+const showBlocked = (w: Host, blocked: ReadonlyArray<Blocked>, code: string): void => {
   w.apply({ _tag: "SeriesBlocked", blocked })
   w.focusAfter = ".blocked"
   w.render()
@@ -145,7 +152,7 @@ const showBlocked = (w: Widget, blocked: ReadonlyArray<Blocked>, code: string): 
   emit(w.host, "slotwise:error", { code, message })
 }
 
-export const detailsView = (w: Widget): Array<Node> => {
+export const detailsView = (w: Host): Array<Node> => {
   const slot = slotOf(w.state)!
   const { fieldErrors, fields } = w.state.form
   const nodes = header(w, w.t("details_heading"), () => {

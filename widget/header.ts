@@ -6,8 +6,11 @@ import { h } from "./dom.js"
 import type { Problem, StepName } from "./state.js"
 import type { Widget } from "./widget.js"
 
+/** What this module reads of the widget, and how it reports back. */
+type Host = Pick<Widget, "apply" | "options" | "state" | "t">
+
 /** The steps this configuration shows, in order: a preset service or staff member skips its step. */
-export const stepsShown = (w: Widget): Array<StepName> => {
+export const stepsShown = (w: Host): Array<StepName> => {
   const steps: Array<StepName> = []
   // Managing a booking is not a numbered flow.
   if (w.options.manage_token !== undefined) return steps
@@ -17,14 +20,14 @@ export const stepsShown = (w: Widget): Array<StepName> => {
   return steps
 }
 
-export const progress = (w: Widget): string | undefined => {
+export const progress = (w: Host): string | undefined => {
   const steps = stepsShown(w)
   const index = steps.indexOf(w.state.step._tag)
   return index < 0 ? undefined : w.t("step", { n: index + 1, total: steps.length })
 }
 
 /** The account's logo and display name, when its branding sets them; the logo's alt text is the name. */
-const brand = (w: Widget): HTMLElement | null => {
+const brand = (w: Host): HTMLElement | null => {
   const config = w.state.config
   const name = config?.display_name ?? undefined
   const logo = config?.logo_url ?? undefined
@@ -37,7 +40,7 @@ const brand = (w: Widget): HTMLElement | null => {
   )
 }
 
-export const header = (w: Widget, title: string, back?: () => void, headingClass?: string): Array<Node> => {
+export const header = (w: Host, title: string, back?: () => void, headingClass?: string): Array<Node> => {
   const top = h(
     "div",
     { class: "top" },
@@ -56,7 +59,7 @@ export const header = (w: Widget, title: string, back?: () => void, headingClass
   return nodes
 }
 
-export const alert = (w: Widget, problem: Problem): HTMLElement =>
+export const alert = (w: Host, problem: Problem): HTMLElement =>
   h(
     "div",
     { class: "alert", role: "alert" },

@@ -11,6 +11,13 @@ import { chooseNewTime } from "./manage.js"
 import { holdOf, slotOf, teamBooking } from "./state.js"
 import type { Widget } from "./widget.js"
 
+/** What this module reads of the widget, and how it reports back. */
+type Host = Pick<
+  Widget,
+  "announce" | "apply" | "baseUrl" | "client" | "fail" | "formats" | "go" | "host" | "intl" | "monthSlotsFor" |
+  "options" | "render" | "renewal" | "slotCache" | "state" | "t" | "zone"
+>
+
 /** How long one hold lasts: the most the API grants a publishable key. */
 export const HOLD_SECONDS = 180
 /** How long a picked time is kept held in all, renewal after renewal, while the visitor types. */
@@ -18,7 +25,7 @@ const KEEP_HELD_SECONDS = 600
 /** How long before a hold lapses it is renewed. */
 const RENEW_BEFORE_SECONDS = 30
 
-export const pickSlot = async (w: Widget, slot: Slot): Promise<void> => {
+export const pickSlot = async (w: Host, slot: Slot): Promise<void> => {
   if (w.state.busy !== undefined) return // a hold is already on its way
   // Moving a booking holds nothing: the move itself is checked atomically.
   if (w.state.managed !== undefined) return chooseNewTime(w, slot)
@@ -40,7 +47,7 @@ export const pickSlot = async (w: Widget, slot: Slot): Promise<void> => {
 }
 
 /** Holds the slot's member, or, when the server assigns, whoever it picks (a collective service: everyone). */
-const holdSlot = (w: Widget, slot: Slot): Promise<Hold> =>
+const holdSlot = (w: Host, slot: Slot): Promise<Hold> =>
   w.client.hold({
     service_id: w.state.service!.id,
     ...(teamBooking(w.state) || slot.staff_id === undefined ? {} : { staff_id: slot.staff_id }),
@@ -53,7 +60,7 @@ const holdSlot = (w: Widget, slot: Slot): Promise<Hold> =>
  * widget's, until `until` (epoch ms). A renewal that fails leaves the time unheld: booking
  * it directly still works while it is free.
  */
-const keepHeld = (w: Widget, hold: Hold, until: number): void => {
+const keepHeld = (w: Host, hold: Hold, until: number): void => {
   clearTimeout(w.renewal)
   // The hold's own span, on the server's clock: the two clocks need not agree.
   const lasts = Date.parse(hold.expires_at) - Date.parse(hold.created_at)
@@ -73,7 +80,7 @@ const keepHeld = (w: Widget, hold: Hold, until: number): void => {
 }
 
 /** The time went to someone else: fresh slots, and the API's alternatives as choices. */
-export const taken = async (w: Widget, error: ApiError): Promise<void> => {
+export const taken = async (w: Host, error: ApiError): Promise<void> => {
   const alternatives = error.alternatives
   const notice = alternatives.length > 0 ? w.t("taken") : w.t("taken_none")
   emit(w.host, "slotwise:error", { code: error.code, message: notice })
@@ -89,7 +96,7 @@ export const taken = async (w: Widget, error: ApiError): Promise<void> => {
   w.announce(notice)
 }
 
-export const releaseHold = (w: Widget, hold: Hold | undefined = holdOf(w.state)): void => {
+export const releaseHold = (w: Pick<Widget, "apply" | "baseUrl" | "client" | "options" | "renewal" | "state">, hold: Hold | undefined = holdOf(w.state)): void => {
   if (hold === undefined || w.client === undefined) return
   if (hold === holdOf(w.state)) {
     w.apply({ _tag: "HoldReleased" })

@@ -13,15 +13,22 @@ import { type Step } from "./state.js"
 import { isTimeZone, monthRange, type YearMonth } from "./time.js"
 import type { Widget } from "./widget.js"
 
-const token = (w: Widget): string => w.options.manage_token ?? ""
+/** What this module reads of the widget, and how it reports back. */
+type Host = Pick<
+  Widget,
+  "apply" | "body" | "client" | "enterDate" | "fail" | "formats" | "go" | "intl" | "linkInvalid" | "options" |
+  "render" | "run" | "slotCache" | "state" | "t" | "zone"
+>
+
+const token = (w: Pick<Widget, "options">): string => w.options.manage_token ?? ""
 
 /** Reads the booking again and shows it, with `note` (what just happened) announced. */
-export const loadManaged = async (w: Widget, note?: string): Promise<void> => {
+export const loadManaged = async (w: Host, note?: string): Promise<void> => {
   const managed = await w.client.manage(token(w))
   showManaged(w, managed, note)
 }
 
-const showManaged = (w: Widget, managed: ManagedBooking, note?: string): void => {
+const showManaged = (w: Host, managed: ManagedBooking, note?: string): void => {
   w.go(
     { _tag: "ManagedShown", managed, zone: isTimeZone(managed.time_zone) ? managed.time_zone : undefined, note },
     note === undefined ? "h2" : ".notice"
@@ -29,7 +36,7 @@ const showManaged = (w: Widget, managed: ManagedBooking, note?: string): void =>
 }
 
 /** A manage call's failure: an unknown link ends the page; a refused action shows the booking as it is now. */
-const failAction = (w: Widget, error: unknown, retry: () => void): Promise<void> => {
+const failAction = (w: Host, error: unknown, retry: () => void): Promise<void> => {
   if (error instanceof ApiError && error.status === 404) return Promise.resolve(w.linkInvalid())
   if (error instanceof ApiError && (error.status === 409 || error.status === 422)) {
     const key: StringKey = error.status === 409 ? "move_taken" : "action_refused"
@@ -39,7 +46,7 @@ const failAction = (w: Widget, error: unknown, retry: () => void): Promise<void>
   return w.fail(error, retry)
 }
 
-export const manageSlots = (w: Widget, month: YearMonth): Promise<ReadonlyArray<Slot>> =>
+export const manageSlots = (w: Pick<Widget, "client" | "options">, month: YearMonth): Promise<ReadonlyArray<Slot>> =>
   w.client.manageSlots(token(w), monthRange(month))
 
 const STATUS_KEYS: Record<string, StringKey> = {
@@ -50,14 +57,14 @@ const STATUS_KEYS: Record<string, StringKey> = {
   no_show: "status_no_show"
 }
 
-const when = (w: Widget, iso: string): string =>
+const when = (w: Host, iso: string): string =>
   `${formatDay(w, dayIn(w, iso))}, ${formatTime(w, iso)} (${zoneLabel(w.zone)})`
 
-const answerText = (w: Widget, value: unknown): string =>
+const answerText = (w: Host, value: unknown): string =>
   Array.isArray(value) ? value.map(String).join(", ") : typeof value === "boolean" ? w.t(value ? "yes" : "no") : String(value ?? "")
 
 /** Why an action is not offered: the notice period, or a booking that is final. */
-const refusalText = (w: Widget, refusal: ManagedBooking["cancel_refusal"]): string | undefined =>
+const refusalText = (w: Host, refusal: ManagedBooking["cancel_refusal"]): string | undefined =>
   refusal === null
     ? undefined
     : refusal.code === "notice_period_passed"
@@ -66,7 +73,7 @@ const refusalText = (w: Widget, refusal: ManagedBooking["cancel_refusal"]): stri
 
 const row = (label: string, value: string, attrs: Record<string, string> = {}): Array<Node> => [h("dt", {}, label), h("dd", attrs, value)]
 
-export const manageView = (w: Widget): Array<Node> => {
+export const manageView = (w: Host): Array<Node> => {
   const b = w.state.managed!
   const nodes: Array<Node> = [...header(w, b.status === "cancelled" ? w.t("cancelled_heading") : w.t("manage_heading"))]
   const note = w.state.manageNote
@@ -101,18 +108,18 @@ export const manageView = (w: Widget): Array<Node> => {
   return nodes
 }
 
-const toManage = (w: Widget) => () => w.go({ _tag: "Shown", step: "manage" })
-const toDate = (w: Widget) => () => w.go({ _tag: "Shown", step: "date" })
+const toManage = (w: Host) => () => w.go({ _tag: "Shown", step: "manage" })
+const toDate = (w: Host) => () => w.go({ _tag: "Shown", step: "date" })
 
 /** Sends a manage action once, with `text` shown while it runs. */
-const busyWith = (w: Widget, text: string): boolean => {
+const busyWith = (w: Host, text: string): boolean => {
   if (w.state.busy !== undefined) return false
   w.apply({ _tag: "Busy", text })
   w.render()
   return true
 }
 
-export const cancelView = (w: Widget): Array<Node> => {
+export const cancelView = (w: Host): Array<Node> => {
   const b = w.state.managed!
   const submit = (event: Event) => {
     event.preventDefault()
@@ -136,11 +143,11 @@ export const cancelView = (w: Widget): Array<Node> => {
 }
 
 /** A time picked on the calendar in manage mode: confirm the move first. */
-export const chooseNewTime = (w: Widget, slot: Slot): void => {
+export const chooseNewTime = (w: Pick<Widget, "go">, slot: Slot): void => {
   w.go({ _tag: "MoveChosen", slot })
 }
 
-export const moveView = (w: Widget, { slot }: Extract<Step, { _tag: "move" }>): Array<Node> => {
+export const moveView = (w: Host, { slot }: Extract<Step, { _tag: "move" }>): Array<Node> => {
   const b = w.state.managed!
   const confirm = () => {
     if (!busyWith(w, w.t("moving"))) return

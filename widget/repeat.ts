@@ -5,24 +5,28 @@
  */
 import type { Booking } from "./api.js"
 import { h } from "./dom.js"
-import { dayIn, formatDay, formatTime } from "./format.js"
-import type { StringKey } from "./strings.js"
+import { dayIn, formatDay, formatTime, type Formatting } from "./format.js"
 import { type Blocked, slotOf } from "./state.js"
+import type { StringKey } from "./strings.js"
 import { addDays } from "./time.js"
 import type { Widget } from "./widget.js"
 
-export type { Blocked }
+/** What writing dates and reasons in the visitor's words takes. */
+type Words = Formatting & Pick<Widget, "t">
+
+/** What this module reads of the widget, and how it reports back. */
+type Host = Pick<Widget, "apply" | "body" | "focusAfter" | "formats" | "intl" | "render" | "state" | "t" | "zone">
 
 /** The weekly intervals offered: every week up to every 4 weeks. */
 const INTERVALS = [1, 2, 3, 4]
 const MIN_COUNT = 2
 
-export const maxOccurrences = (w: Widget): number => Math.max(0, Math.floor(w.state.service?.max_occurrences ?? 0))
+export const maxOccurrences = (w: Pick<Widget, "state">): number => Math.max(0, Math.floor(w.state.service?.max_occurrences ?? 0))
 
 /** Whether the visitor chose to repeat (and the service allows it). */
-export const repeating = (w: Widget): boolean => w.state.form.repeatWeeks > 0 && maxOccurrences(w) >= MIN_COUNT
+export const repeating = (w: Pick<Widget, "state">): boolean => w.state.form.repeatWeeks > 0 && maxOccurrences(w) >= MIN_COUNT
 
-export const repeatCount = (w: Widget): number | undefined => {
+export const repeatCount = (w: Pick<Widget, "state">): number | undefined => {
   const n = Number(w.state.form.repeatCount)
   return Number.isInteger(n) && n >= MIN_COUNT && n <= maxOccurrences(w) ? n : undefined
 }
@@ -67,19 +71,19 @@ const REASONS: Record<string, StringKey> = {
   max_advance: "reason_horizon"
 }
 
-export const reasonText = (w: Widget, reason: string): string => w.t(REASONS[reason] ?? "reason_other")
+export const reasonText = (w: Words, reason: string): string => w.t(REASONS[reason] ?? "reason_other")
 
 /** One date of a series in the visitor's words: the day and the time. */
-const when = (w: Widget, start: string): string => `${formatDay(w, dayIn(w, start))}, ${formatTime(w, start)}`
+const when = (w: Words, start: string): string => `${formatDay(w, dayIn(w, start))}, ${formatTime(w, start)}`
 
-export const blockedList = (w: Widget, blocked: ReadonlyArray<Blocked>): HTMLElement =>
+export const blockedList = (w: Words, blocked: ReadonlyArray<Blocked>): HTMLElement =>
   h("ul", { class: "dates" }, blocked.map((b) => h("li", { "data-blocked": b.start }, `${when(w, b.start)}: ${reasonText(w, b.reason)}`)))
 
-export const datesList = (w: Widget, bookings: ReadonlyArray<Booking>): HTMLElement =>
+export const datesList = (w: Words, bookings: ReadonlyArray<Booking>): HTMLElement =>
   h("ul", { class: "dates" }, bookings.map((b) => h("li", { "data-occurrence": b.id }, when(w, b.start))))
 
 /** The repeat controls: a frequency select, and the number of appointments once repeating. */
-export const repeatControls = (w: Widget): HTMLElement | null => {
+export const repeatControls = (w: Host): HTMLElement | null => {
   const max = maxOccurrences(w)
   const { repeatError, repeatWeeks } = w.state.form
   if (max < MIN_COUNT || slotOf(w.state) === undefined) return null
@@ -131,7 +135,7 @@ export const repeatControls = (w: Widget): HTMLElement | null => {
 }
 
 /** "4 appointments, the last on …", or nothing while the count is not a valid one. */
-const summaryText = (w: Widget): string => {
+const summaryText = (w: Host): string => {
   const count = repeatCount(w)
   const slot = slotOf(w.state)
   if (count === undefined || slot === undefined) return ""
@@ -139,11 +143,11 @@ const summaryText = (w: Widget): string => {
 }
 
 /** What is wrong with the count, if anything: the message shown at the field, as other fields' are. */
-export const validateRepeat = (w: Widget): string | undefined =>
+export const validateRepeat = (w: Pick<Widget, "state" | "t">): string | undefined =>
   repeating(w) && repeatCount(w) === undefined ? w.t("repeat_count_invalid", { max: maxOccurrences(w) }) : undefined
 
 /** The refused series: each blocked date and why, and a button that books only the free ones. */
-export const blockedView = (w: Widget, bookFree: () => void): HTMLElement | null => {
+export const blockedView = (w: Host, bookFree: () => void): HTMLElement | null => {
   const blocked = w.state.form.blocked
   if (blocked.length === 0) return null
   const total = repeatCount(w) ?? 0

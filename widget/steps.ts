@@ -12,7 +12,15 @@ import { isTimeZone, timeZones } from "./time.js"
 import { timesView } from "./times.js"
 import type { Widget } from "./widget.js"
 
-export const view = (w: Widget): Array<Node> => {
+/** What this module reads of the widget, and how it reports back. */
+type Host = Pick<
+  Widget,
+  "afterService" | "announce" | "apply" | "baseUrl" | "blobUrl" | "body" | "client" | "enterDate" | "fail" |
+  "focusAfter" | "formats" | "go" | "host" | "intl" | "lang" | "linkInvalid" | "monthSlotsFor" | "options" |
+  "render" | "renewal" | "run" | "showMonth" | "slotCache" | "staffNames" | "state" | "t" | "zone" | "zonePicker"
+>
+
+export const view = (w: Host): Array<Node> => {
   const { busy, problem, step } = w.state
   switch (step._tag) {
     case "loading":
@@ -43,7 +51,7 @@ export const view = (w: Widget): Array<Node> => {
   }
 }
 
-const serviceView = (w: Widget): Array<Node> => [
+const serviceView = (w: Host): Array<Node> => [
   ...header(w, w.t("service_heading")),
   h("ul", { class: "choices" }, w.state.services.map((service) =>
     h("li", {}, h("button", {
@@ -60,7 +68,7 @@ const serviceView = (w: Widget): Array<Node> => [
   )
 ]
 
-const staffView = (w: Widget): Array<Node> => {
+const staffView = (w: Host): Array<Node> => {
   const choose = (id: string) => () => {
     w.apply({ _tag: "StaffChosen", staff: id })
     w.run(() => w.enterDate(true))
@@ -74,16 +82,16 @@ const staffView = (w: Widget): Array<Node> => {
   ]
 }
 
-const shown = (w: Widget, step: "service" | "staff" | "manage") => () => w.go({ _tag: "Shown", step })
+const shown = (w: Host, step: "service" | "staff" | "manage") => () => w.go({ _tag: "Shown", step })
 
-const backFromDate = (w: Widget): (() => void) | undefined => {
+const backFromDate = (w: Host): (() => void) | undefined => {
   if (w.state.managed !== undefined) return shown(w, "manage")
   if (stepsShown(w).includes("staff")) return shown(w, "staff")
   if (w.options.service === undefined) return shown(w, "service")
   return undefined
 }
 
-const dateView = (w: Widget): Array<Node> => {
+const dateView = (w: Host): Array<Node> => {
   const { alternatives, notice, service } = w.state
   const nodes = header(w, w.t("date_heading"), backFromDate(w))
   if (service !== undefined) {
@@ -113,14 +121,14 @@ const dateView = (w: Widget): Array<Node> => {
  * The zone picker: ~400 options, so built once and kept across renders, and filled only when
  * the visitor reaches it (focus comes before any key or click), off the path to first times.
  */
-export const fillZones = (w: Widget): void => {
+export const fillZones = (w: Host): void => {
   const select = w.zonePicker
   if (select === undefined || select.options.length > 1) return
   select.replaceChildren(...timeZones(w.zone).map((zone) => h("option", { value: zone }, zoneLabel(zone))))
   select.value = w.zone
 }
 
-const zoneSelect = (w: Widget): HTMLSelectElement => {
+const zoneSelect = (w: Host): HTMLSelectElement => {
   if (w.zonePicker === undefined) {
     const fill = () => fillZones(w)
     w.zonePicker = h("select", {

@@ -5,7 +5,14 @@ import { formatDay, formatTime } from "./format.js"
 import { pickSlot } from "./hold.js"
 import type { Widget } from "./widget.js"
 
-export const timesView = (w: Widget): Array<Node> => {
+/** What this module reads of the widget, and how it reports back. */
+type Host = Pick<
+  Widget,
+  "announce" | "apply" | "baseUrl" | "body" | "client" | "fail" | "formats" | "go" | "host" | "intl" |
+  "monthSlotsFor" | "options" | "render" | "renewal" | "slotCache" | "state" | "t" | "zone"
+>
+
+export const timesView = (w: Host): Array<Node> => {
   const { day, monthSlots, focusTime } = w.state
   if (day === undefined) return monthSlots === undefined ? [] : [h("p", { class: "muted" }, w.t("choose_day"))]
   const slots = slotsOn(w.state, day)
@@ -33,7 +40,7 @@ export const timesView = (w: Widget): Array<Node> => {
   ]
 }
 
-const timesKey = (w: Widget, event: KeyboardEvent, count: number): void => {
+const timesKey = (w: Host, event: KeyboardEvent, count: number): void => {
   const target = event.target as HTMLElement
   const index = Number(target.getAttribute("data-index") ?? 0)
   const buttons = Array.from(w.body.querySelectorAll<HTMLElement>(".time"))

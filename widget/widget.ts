@@ -4,10 +4,11 @@
  * state change. A picked time is held through the API while the visitor types; a 409 offers
  * the API's alternatives; every step change and error is announced through a live region.
  *
- * This module keeps the state and the flow between steps; the look, the views and their key
- * handling live beside it (appearance, steps, calendar, times, hold, details, confirmation)
- * and read the state directly, so the members below are public to those modules, not to the
- * page (index.ts hands out a `WidgetHandle`).
+ * This module runs the flow between steps: the flow's data is one immutable `state`, changed
+ * only through `apply` by the pure `transition` (state.ts). The look, the views and their key
+ * handling live beside it (appearance, steps, calendar, times, hold, details, confirmation),
+ * each reading only the members it names (its `Host`) and reporting what happened as actions;
+ * the members below are public to those modules, not to the page (index.ts hands out a `WidgetHandle`).
  */
 import { applyAppearance } from "./appearance.js"
 import { ApiError, type Client, makeClient, type Slot } from "./api.js"
@@ -27,8 +28,6 @@ import { loadStaffNames } from "./team.js"
 import { addMonths, detectTimeZone, monthOf, monthRange, type YearMonth } from "./time.js"
 
 export type { Prefill, WidgetHandle, WidgetOptions } from "./options.js"
-
-export type { Problem, StepName as Step } from "./state.js"
 
 export class Widget implements WidgetHandle {
   options: WidgetOptions
