@@ -3,9 +3,12 @@ import { langOf } from "./strings.js"
 import { appearanceCss, contrast, luminance, safeColor, safeFont, safeRadius } from "./styles.js"
 import type { Widget } from "./widget.js"
 
+/** What this module reads of the widget, and how it reports back. */
+type Host = Pick<Widget, "frame" | "instanceSheet" | "intl" | "lang" | "media" | "options" | "probe" | "state">
+
 const DEFAULT_PRIMARY = { light: "#2563eb", dark: "#93c5fd" }
 
-export const applyAppearance = (w: Widget): void => {
+export const applyAppearance = (w: Host): void => {
   const locale = w.options.locale ?? (typeof navigator === "undefined" ? "en" : navigator.language) ?? "en"
   w.lang = langOf(locale)
   let intl: string = w.lang
@@ -20,7 +23,7 @@ export const applyAppearance = (w: Widget): void => {
   w.frame.setAttribute("data-theme", theme)
   w.frame.setAttribute("lang", w.intl)
   // The widget's own option wins over the account's branding, which wins over the default.
-  const primary = safeColor(w.options.primary_color) ?? safeColor(w.config?.primary_color ?? undefined) ?? DEFAULT_PRIMARY[theme]
+  const primary = safeColor(w.options.primary_color) ?? safeColor(w.state.config?.primary_color ?? undefined) ?? DEFAULT_PRIMARY[theme]
   const base = { primary, font: safeFont(w.options.font_family), radius: safeRadius(w.options.radius) }
   w.instanceSheet.replaceSync(appearanceCss({ ...base, onPrimary: "#fff", primaryLine: primary }))
   // The text on primary-coloured buttons: white or near-black, whichever contrasts more.

@@ -2,70 +2,28 @@
  * The month grid: days with free times, month navigation, and a roving tabindex moved by
  * arrow keys, Home/End (week) and PageUp/PageDown (month), crossing month edges.
  */
-import type { Slot } from "./api.js"
 import { h } from "./dom.js"
-import { dayIn, fmt, formatDay, monthLabel, today } from "./format.js"
-import { addDays, addMonths, addMonthsToDay, civil, daysInMonth, monthIndex, monthOf, weekday, type YearMonth } from "./time.js"
+import { fmt, formatDay, monthLabel, today } from "./format.js"
+import { daysWithSlots, slotsOn } from "./state.js"
+import { addDays, addMonths, addMonthsToDay, civil, daysInMonth, monthIndex, monthOf, weekday } from "./time.js"
 import type { Widget } from "./widget.js"
 
-/** The local day of each slot in the current zone, computed once per slot list and zone. */
-export interface DayIndex {
-  readonly slots: ReadonlyArray<Slot>
-  readonly zone: string
-  readonly days: Map<string, string>
-}
+/** What this module reads of the widget, and how it reports back. */
+type Host = Pick<
+  Widget,
+  "announce" | "apply" | "focusAfter" | "formats" | "intl" | "lang" | "render" | "showMonth" | "state" | "t" | "zone"
+>
 
-const dayOf = (w: Widget, slot: Slot): string => {
-  if (w.dayIndex === undefined || w.dayIndex.slots !== w.monthSlots || w.dayIndex.zone !== w.zone) {
-    w.dayIndex = { slots: w.monthSlots ?? [], zone: w.zone, days: new Map() }
-  }
-  let day = w.dayIndex.days.get(slot.start)
-  if (day === undefined) {
-    day = dayIn(w, slot.start)
-    w.dayIndex.days.set(slot.start, day)
-  }
-  return day
-}
+const firstWeekday = (w: Host): number => (w.lang === "de" ? 1 : 0)
 
-export const daysWithSlots = (w: Widget, slots: ReadonlyArray<Slot>, month: YearMonth): Set<string> => {
-  const prefix = civil(month.year, month.month, 1).slice(0, 8)
-  const days = new Set<string>()
-  for (const slot of slots) {
-    const key = dayOf(w, slot)
-    if (key.startsWith(prefix)) days.add(key)
-  }
-  return days
-}
-
-/** The day's free starts, one per start (the first staff member's when "anyone"). */
-export const slotsOn = (w: Widget, day: string): Array<Slot> => {
-  const seen = new Set<string>()
-  const out: Array<Slot> = []
-  for (const slot of w.monthSlots ?? []) {
-    if (seen.has(slot.start) || dayOf(w, slot) !== day) continue
-    seen.add(slot.start)
-    out.push(slot)
-  }
-  return out.sort((a, b) => a.start.localeCompare(b.start))
-}
-
-export const pickFirstDay = (w: Widget): void => {
-  const days = [...daysWithSlots(w, w.monthSlots ?? [], w.month)].sort()
-  w.day = days[0]
-  w.focusDay = days[0] ?? civil(w.month.year, w.month.month, 1)
-  w.focusTime = 0
-}
-
-const firstWeekday = (w: Widget): number => (w.lang === "de" ? 1 : 0)
-
-export const calendar = (w: Widget): Array<Node> => {
-  const month = w.month
-  const days = daysWithSlots(w, w.monthSlots ?? [], month)
+export const calendar = (w: Host): Array<Node> => {
+  const { month, monthSlots, day } = w.state
+  const days = daysWithSlots(w.zone, monthSlots ?? [], month)
   const now = today(w)
   const first = civil(month.year, month.month, 1)
   const last = civil(month.year, month.month, daysInMonth(month))
   const atStart = monthIndex(month) <= monthIndex(monthOf(now))
-  const focusDay = [w.focusDay, w.day].find((d) => d !== undefined && d >= first && d <= last) ?? first
+  const focusDay = [w.state.focusDay, day].find((d) => d !== undefined && d >= first && d <= last) ?? first
   const offset = (weekday(first) - firstWeekday(w) + 7) % 7
   const headers: Array<Node> = []
   for (let i = 0; i < 7; i++) {
@@ -80,7 +38,7 @@ export const calendar = (w: Widget): Array<Node> => {
   for (let d = 1; d <= daysInMonth(month); d++) {
     const key = civil(month.year, month.month, d)
     const free = days.has(key)
-    cells.push(h("td", { "aria-selected": key === w.day ? "true" : "false" }, h("button", {
+    cells.push(h("td", { "aria-selected": key === day ? "true" : "false" }, h("button", {
       type: "button",
       class: `day${free ? " free" : ""}${key === now ? " today" : ""}`,
       tabindex: key === focusDay ? "0" : "-1",
@@ -90,14 +48,11 @@ export const calendar = (w: Widget): Array<Node> => {
       "aria-current": key === now ? "date" : null,
       "aria-label": `${formatDay(w, key)}, ${free ? w.t("times_available") : w.t("no_times_day")}`,
       onclick: () => {
-        w.focusDay = key
-        if (!free) return
-        w.day = key
-        w.focusTime = 0
-        w.notice = undefined
+        if (!free) return w.apply({ _tag: "DayFocused", day: key })
+        w.apply({ _tag: "DayPicked", day: key })
         w.focusAfter = `[data-day="${key}"]`
         w.render()
-        w.announce(w.t("times_count", { n: slotsOn(w, key).length, date: formatDay(w, key) }))
+        w.announce(w.t("times_count", { n: slotsOn(w.state, key).length, date: formatDay(w, key) }))
       }
     }, String(d))))
     if (cells.length === 7) {
@@ -124,11 +79,11 @@ export const calendar = (w: Widget): Array<Node> => {
       h("strong", { id: "month", tabindex: "-1" }, monthLabel(w, month)),
       h("button", { type: "button", class: "nav", "data-focus": "next", "aria-label": w.t("next_month"), onclick: () => void w.showMonth(addMonths(month, 1)) }, "›")),
     table,
-    ...(w.monthSlots !== undefined && days.size === 0 ? [h("p", { class: "muted" }, w.t("no_times_month"))] : [])
+    ...(monthSlots !== undefined && days.size === 0 ? [h("p", { class: "muted" }, w.t("no_times_month"))] : [])
   ]
 }
 
-const calendarKey = (w: Widget, event: KeyboardEvent, from: string): void => {
+const calendarKey = (w: Host, event: KeyboardEvent, from: string): void => {
   const target = event.target as HTMLElement
   const current = target.getAttribute("data-day") ?? from
   const weekStart = (weekday(current) - firstWeekday(w) + 7) % 7
@@ -148,11 +103,11 @@ const calendarKey = (w: Widget, event: KeyboardEvent, from: string): void => {
   const next = move()
   const nextMonth = monthOf(next)
   if (monthIndex(nextMonth) < monthIndex(monthOf(today(w)))) return
-  if (monthIndex(nextMonth) !== monthIndex(w.month)) {
+  if (monthIndex(nextMonth) !== monthIndex(w.state.month)) {
     void w.showMonth(nextMonth, next)
     return
   }
-  w.focusDay = next
+  w.apply({ _tag: "DayFocused", day: next })
   w.focusAfter = `[data-day="${next}"]`
   w.render()
 }

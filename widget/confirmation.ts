@@ -4,6 +4,7 @@
  * ones; its one .ics file holds an event per booked occurrence, so skipped dates never appear.
  */
 import type { Booking } from "./api.js"
+import type { Step } from "./state.js"
 import { h } from "./dom.js"
 import { dayIn, formatDay, formatTime, zoneLabel } from "./format.js"
 import { header } from "./header.js"
@@ -12,12 +13,18 @@ import { attendees } from "./team.js"
 import { ics } from "./time.js"
 import type { Widget } from "./widget.js"
 
-export const doneView = (w: Widget): Array<Node> => {
-  const booking = w.booking!
-  const service = w.service!
-  const series = w.occurrences.length > 1 ? w.occurrences : undefined
+/** What this module reads of the widget, and how it reports back. */
+type Host = Pick<
+  Widget,
+  "apply" | "blobUrl" | "enterDate" | "formats" | "intl" | "options" | "run" | "slotCache" | "staffNames" | "state" |
+  "t" | "zone"
+>
+
+export const doneView = (w: Host, { booking, occurrences, skipped }: Extract<Step, { _tag: "done" }>): Array<Node> => {
+  const service = w.state.service!
+  const series = occurrences.length > 1 ? occurrences : undefined
   if (w.blobUrl !== undefined) URL.revokeObjectURL(w.blobUrl)
-  const account = w.config?.account_name ?? ""
+  const account = w.state.config?.account_name ?? ""
   const stamp = new Date().toISOString()
   const event = (b: Booking) => ({
     uid: `${b.id}@slotwise`,
@@ -37,8 +44,8 @@ export const doneView = (w: Widget): Array<Node> => {
     h("p", { "data-booking": booking.id, "data-series": series === undefined ? null : String(booking.series_id ?? "") },
       series === undefined ? w.t("confirmation", when) : w.t("series_confirmation", when)),
     series === undefined ? null : datesList(w, series),
-    w.skipped.length === 0 ? null : h("p", {}, h("strong", {}, w.t("skipped"))),
-    w.skipped.length === 0 ? null : blockedList(w, w.skipped),
+    skipped.length === 0 ? null : h("p", {}, h("strong", {}, w.t("skipped"))),
+    skipped.length === 0 ? null : blockedList(w, skipped),
     names === undefined ? null : h("p", { "data-attendees": "" }, w.t("with_names", { names })),
     pending ? h("p", { class: "muted" }, w.t("pending_note")) : null,
     h("div", { class: "actions" },
@@ -49,10 +56,6 @@ export const doneView = (w: Widget): Array<Node> => {
         class: "link",
         "data-focus": "again",
         onclick: () => {
-          w.booking = undefined
-          w.occurrences = []
-          w.skipped = []
-          w.slot = undefined
           w.slotCache.clear()
           w.run(() => w.enterDate(false))
         }

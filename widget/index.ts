@@ -3,7 +3,7 @@
  * `<div data-slotwise-widget data-key="pk_…">` on the page, now and whenever one is added
  * later, and exposes `window.Slotwise.mount(element, options)`.
  */
-import { optionsFromAttributes, type WidgetHandle, type WidgetOptions } from "./options.js"
+import { optionsFromAttributes, readOptions, type WidgetHandle, type WidgetOptions } from "./options.js"
 import { Widget } from "./widget.js"
 
 export { optionsFromAttributes }
@@ -37,7 +37,9 @@ const install = (): void => {
   const base = scriptOrigin()
   const mounted = new WeakMap<HTMLElement, WidgetHandle>()
 
-  const mount = (element: HTMLElement, options: WidgetOptions = {}): WidgetHandle => {
+  // A page's script may pass anything: its options are read by the same rules as attributes.
+  const mount = (element: HTMLElement, given: WidgetOptions = {}): WidgetHandle => {
+    const options = readOptions(given)
     const existing = mounted.get(element)
     if (existing !== undefined) {
       existing.update(options)
@@ -45,7 +47,7 @@ const install = (): void => {
     }
     const widget = new Widget(element, { ...optionsFromAttributes(element), ...options }, base)
     const handle: WidgetHandle = {
-      update: (next) => widget.update(next),
+      update: (next) => widget.update(readOptions(next)),
       destroy: () => {
         widget.destroy()
         mounted.delete(element)

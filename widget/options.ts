@@ -1,27 +1,79 @@
-/** The widget's options: from `Slotwise.mount(element, options)` and from `data-*` attributes. */
+/**
+ * The widget's options: from `Slotwise.mount(element, options)` and from `data-*` attributes.
+ * One table says how each is read, from an attribute's text or a script's value; the
+ * `WidgetOptions` type is derived from it, so the two cannot drift apart.
+ */
 
-export interface Prefill {
-  readonly name?: string | undefined
-  readonly email?: string | undefined
-  readonly phone?: string | undefined
-  readonly notes?: string | undefined
+/** The visitor's details, in form order. */
+export const FIELDS = ["name", "email", "phone", "notes"] as const
+export type Field = typeof FIELDS[number]
+
+const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
+
+/** How each option is read; a value of another type is left out, as if not given. */
+const OPTIONS = {
+  key: text,
+  service: text,
+  /** A staff id, or `"any"` to skip the staff step. */
+  staff: text,
+  base_url: text,
+  primary_color: text,
+  font_family: text,
+  radius: (value: unknown): string | number | undefined => (typeof value === "string" || typeof value === "number" ? value : undefined),
+  theme: (value: unknown): "light" | "dark" | "auto" | undefined => (value === "light" || value === "dark" || value === "auto" ? value : undefined),
+  locale: text,
+  /** As an attribute, present means true unless it says `"false"`. */
+  hide_branding: (value: unknown): boolean | undefined =>
+    typeof value === "boolean" ? value : typeof value === "string" ? value !== "false" : undefined,
+  /** A manage link's token: the widget shows that booking to its client (cancel, move) instead of the booking flow. */
+  manage_token: text
 }
 
-export interface WidgetOptions {
-  readonly key?: string | undefined
-  readonly service?: string | undefined
-  /** A staff id, or `"any"` to skip the staff step. */
-  readonly staff?: string | undefined
-  readonly base_url?: string | undefined
-  readonly primary_color?: string | undefined
-  readonly font_family?: string | undefined
-  readonly radius?: string | number | undefined
-  readonly theme?: "light" | "dark" | "auto" | undefined
-  readonly locale?: string | undefined
-  readonly prefill?: Prefill | undefined
-  readonly hide_branding?: boolean | undefined
-  /** A manage link's token: the widget shows that booking to its client (cancel, move) instead of the booking flow. */
-  readonly manage_token?: string | undefined
+type OptionName = keyof typeof OPTIONS
+
+/** The visitor's details to start the form with. */
+export type Prefill = { readonly [F in Field]?: string | undefined }
+
+export type WidgetOptions =
+  & { readonly [K in OptionName]?: ReturnType<typeof OPTIONS[K]> }
+  & { readonly prefill?: Prefill | undefined }
+
+const NAMES = Object.keys(OPTIONS) as Array<OptionName>
+
+/** `base_url` → `baseUrl`: the `dataset` key of `data-base-url`. */
+const camel = (name: string): string => name.replace(/_(.)/g, (_, c: string) => c.toUpperCase())
+
+const record = (value: unknown): Readonly<Record<string, unknown>> | undefined =>
+  typeof value === "object" && value !== null ? value as Readonly<Record<string, unknown>> : undefined
+
+/** The options `given` holds, each read by its rule; absent and unreadable ones left out. */
+export const readOptions = (given: unknown): WidgetOptions => {
+  const raw = record(given) ?? {}
+  const options: Record<string, unknown> = {}
+  for (const name of NAMES) {
+    const value = OPTIONS[name](raw[name])
+    if (value !== undefined) options[name] = value
+  }
+  const prefill = record(raw.prefill)
+  if (prefill !== undefined) {
+    const fields: Record<string, string> = {}
+    for (const field of FIELDS) {
+      const value = text(prefill[field])
+      if (value !== undefined) fields[field] = value
+    }
+    options.prefill = fields
+  }
+  return options as WidgetOptions
+}
+
+/** Options from `data-*` attributes in kebab case (`data-primary-color`, `data-prefill-email`, …). */
+export const optionsFromAttributes = (el: HTMLElement): WidgetOptions => {
+  const d = el.dataset
+  const raw: Record<string, unknown> = {}
+  for (const name of NAMES) raw[name] = d[camel(name)]
+  const prefill: Record<string, string | undefined> = {}
+  for (const field of FIELDS) prefill[field] = d[camel(`prefill_${field}`)]
+  return readOptions({ ...raw, prefill })
 }
 
 export interface WidgetHandle {
@@ -32,36 +84,6 @@ export interface WidgetHandle {
 /** The `staff` option that lets the API choose any free staff member. */
 export const ANY = "any"
 
-/** The visitor's details, in form order. */
-export const FIELDS = ["name", "email", "phone", "notes"] as const
-export type Field = typeof FIELDS[number]
-
 /** Options that pick another account, service or staff member: changing one restarts the flow. */
 export const RESTART_OPTIONS = ["key", "service", "staff", "base_url", "manage_token"] as const
 
-/** Options from `data-*` attributes in kebab case (`data-primary-color`, `data-prefill-email`, …). */
-export const optionsFromAttributes = (el: HTMLElement): WidgetOptions => {
-  const d = el.dataset
-  const prefill: Record<string, string> = {}
-  for (const field of FIELDS) {
-    const value = d[`prefill${field[0]!.toUpperCase()}${field.slice(1)}`]
-    if (value !== undefined) prefill[field] = value
-  }
-  const theme = d.theme === "dark" || d.theme === "auto" || d.theme === "light" ? d.theme : undefined
-  const options: Record<string, unknown> = {
-    key: d.key,
-    service: d.service,
-    staff: d.staff,
-    base_url: d.baseUrl,
-    primary_color: d.primaryColor,
-    font_family: d.fontFamily,
-    radius: d.radius,
-    theme,
-    locale: d.locale,
-    prefill: prefill as Prefill,
-    hide_branding: d.hideBranding === undefined ? undefined : d.hideBranding !== "false",
-    manage_token: d.manageToken
-  }
-  for (const name of Object.keys(options)) if (options[name] === undefined) delete options[name]
-  return options as WidgetOptions
-}

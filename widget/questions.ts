@@ -6,9 +6,11 @@
  */
 import type { Question } from "./api.js"
 import { h, type Props } from "./dom.js"
+import type { AnswerValue } from "./state.js"
 import type { Widget } from "./widget.js"
 
-export type AnswerValue = string | boolean | ReadonlyArray<string>
+/** What this module reads of the widget, and how it reports back. */
+type Host = Pick<Widget, "apply" | "state" | "t">
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 const PHONE = /^\+?[0-9 ()\-.]{3,32}$/
@@ -16,23 +18,23 @@ const MAX_LENGTH = 2000
 
 const INPUT_TYPES: Partial<Record<Question["type"], string>> = { text: "text", email: "email", phone: "tel", number: "number" }
 
-export const questionsOf = (w: Widget): ReadonlyArray<Question> => w.service?.questions ?? []
+export const questionsOf = (w: Pick<Widget, "state">): ReadonlyArray<Question> => w.state.service?.questions ?? []
 
 /** The id of a question's control (its first box, for a group): where focus goes when it is invalid. */
 export const controlId = (q: Question): string => (q.type === "multi_select" ? `q-${q.id}-0` : `q-${q.id}`)
 
-const textOf = (w: Widget, q: Question): string => {
-  const value = w.answers[q.id]
+const textOf = (w: Host, q: Question): string => {
+  const value = w.state.form.answers[q.id]
   return typeof value === "string" ? value.trim() : ""
 }
-const picked = (w: Widget, q: Question): ReadonlyArray<string> => {
-  const value = w.answers[q.id]
+const picked = (w: Host, q: Question): ReadonlyArray<string> => {
+  const value = w.state.form.answers[q.id]
   return Array.isArray(value) ? value : []
 }
 
 /** What is wrong with the visitor's answer to `q`, in their language, if anything. */
-const problemOf = (w: Widget, q: Question): string | undefined => {
-  if (q.type === "checkbox") return q.required && w.answers[q.id] !== true ? w.t("must_check") : undefined
+const problemOf = (w: Host, q: Question): string | undefined => {
+  if (q.type === "checkbox") return q.required && w.state.form.answers[q.id] !== true ? w.t("must_check") : undefined
   if (q.type === "multi_select") return q.required && picked(w, q).length === 0 ? w.t("answer_missing") : undefined
   const text = textOf(w, q)
   if (text === "") return q.required ? w.t("answer_missing") : undefined
@@ -42,21 +44,20 @@ const problemOf = (w: Widget, q: Question): string | undefined => {
   return undefined
 }
 
-/** Checks every answer; the problems are kept on the widget, keyed by question id. */
-export const validateAnswers = (w: Widget): boolean => {
+/** What is wrong with the answers, keyed by question id (empty when nothing is). */
+export const validateAnswers = (w: Host): Record<string, string> => {
   const errors: Record<string, string> = {}
   for (const q of questionsOf(w)) {
     const problem = problemOf(w, q)
     if (problem !== undefined) errors[q.id] = problem
   }
-  w.answerErrors = errors
-  return Object.keys(errors).length === 0
+  return errors
 }
 
 /** The answers as the API takes them: blank optional answers left out, numbers as numbers. */
-export const answersBody = (w: Widget): Array<{ question_id: string; value: AnswerValue | number }> =>
+export const answersBody = (w: Host): Array<{ question_id: string; value: AnswerValue | number }> =>
   questionsOf(w).flatMap((q): Array<{ question_id: string; value: AnswerValue | number }> => {
-    if (q.type === "checkbox") return [{ question_id: q.id, value: w.answers[q.id] === true }]
+    if (q.type === "checkbox") return [{ question_id: q.id, value: w.state.form.answers[q.id] === true }]
     if (q.type === "multi_select") return picked(w, q).length === 0 ? [] : [{ question_id: q.id, value: picked(w, q) }]
     const text = textOf(w, q)
     if (text === "") return []
@@ -66,8 +67,8 @@ export const answersBody = (w: Widget): Array<{ question_id: string; value: Answ
 const requiredMark = (q: Question) => (q.required ? h("span", { "aria-hidden": "true" }, " *") : null)
 
 /** The question's help and error paragraphs, and the ids that describe its control. */
-const descriptions = (w: Widget, q: Question) => {
-  const error = w.answerErrors[q.id]
+const descriptions = (w: Host, q: Question) => {
+  const error = w.state.form.answerErrors[q.id]
   const ids = [q.help ? `hq-${q.id}` : "", error !== undefined ? `eq-${q.id}` : ""].filter(Boolean).join(" ")
   return {
     error,
@@ -79,7 +80,7 @@ const descriptions = (w: Widget, q: Question) => {
   }
 }
 
-const questionControl = (w: Widget, q: Question): Array<Node | null> => {
+const questionControl = (w: Host, q: Question): Array<Node | null> => {
   const { describedBy, error, nodes } = descriptions(w, q)
   const id = `q-${q.id}`
   const common: Props = {
@@ -92,8 +93,8 @@ const questionControl = (w: Widget, q: Question): Array<Node | null> => {
   if (q.type === "checkbox") {
     return [
       h("label", { class: "check solo", for: id },
-        h("input", { ...common, type: "checkbox", checked: w.answers[q.id] === true, "aria-required": q.required ? "true" : null, onchange: (e: Event) => {
-          w.answers[q.id] = (e.target as HTMLInputElement).checked
+        h("input", { ...common, type: "checkbox", checked: w.state.form.answers[q.id] === true, "aria-required": q.required ? "true" : null, onchange: (e: Event) => {
+          w.apply({ _tag: "AnswerEdited", id: q.id, value: (e.target as HTMLInputElement).checked })
         } }),
         h("span", {}, q.label, requiredMark(q))),
       ...nodes
@@ -120,7 +121,7 @@ const questionControl = (w: Widget, q: Question): Array<Node | null> => {
                 if (box.checked) now.add(option)
                 else now.delete(option)
                 // Kept in the question's order, whatever order the boxes were ticked in.
-                w.answers[q.id] = (q.options ?? []).filter((o) => now.has(o))
+                w.apply({ _tag: "AnswerEdited", id: q.id, value: (q.options ?? []).filter((o) => now.has(o)) })
               }
             }),
             h("span", {}, option))),
@@ -131,9 +132,9 @@ const questionControl = (w: Widget, q: Question): Array<Node | null> => {
     ...common,
     required: q.required,
     "aria-required": q.required ? "true" : null,
-    value: typeof w.answers[q.id] === "string" ? w.answers[q.id] as string : "",
+    value: typeof w.state.form.answers[q.id] === "string" ? w.state.form.answers[q.id] as string : "",
     [q.type === "select" ? "onchange" : "oninput"]: (e: Event) => {
-      w.answers[q.id] = (e.target as HTMLInputElement).value
+      w.apply({ _tag: "AnswerEdited", id: q.id, value: (e.target as HTMLInputElement).value })
     }
   }
   const control = q.type === "select"
@@ -152,4 +153,4 @@ const questionControl = (w: Widget, q: Question): Array<Node | null> => {
   return [h("label", { for: id }, q.label, requiredMark(q)), control, ...nodes]
 }
 
-export const questionControls = (w: Widget): Array<Node | null> => questionsOf(w).flatMap((q) => questionControl(w, q))
+export const questionControls = (w: Host): Array<Node | null> => questionsOf(w).flatMap((q) => questionControl(w, q))

@@ -5,28 +5,29 @@
  */
 import type { Booking } from "./api.js"
 import { h } from "./dom.js"
-import { dayIn, formatDay, formatTime } from "./format.js"
+import { dayIn, formatDay, formatTime, type Formatting } from "./format.js"
+import { type Blocked, slotOf } from "./state.js"
 import type { StringKey } from "./strings.js"
 import { addDays } from "./time.js"
 import type { Widget } from "./widget.js"
+
+/** What writing dates and reasons in the visitor's words takes. */
+type Words = Formatting & Pick<Widget, "t">
+
+/** What this module reads of the widget, and how it reports back. */
+type Host = Pick<Widget, "apply" | "body" | "focusAfter" | "formats" | "intl" | "render" | "state" | "t" | "zone">
 
 /** The weekly intervals offered: every week up to every 4 weeks. */
 const INTERVALS = [1, 2, 3, 4]
 const MIN_COUNT = 2
 
-/** A date of a series that could not be booked, and why. */
-export interface Blocked {
-  readonly start: string
-  readonly reason: string
-}
-
-export const maxOccurrences = (w: Widget): number => Math.max(0, Math.floor(w.service?.max_occurrences ?? 0))
+export const maxOccurrences = (w: Pick<Widget, "state">): number => Math.max(0, Math.floor(w.state.service?.max_occurrences ?? 0))
 
 /** Whether the visitor chose to repeat (and the service allows it). */
-export const repeating = (w: Widget): boolean => w.repeatWeeks > 0 && maxOccurrences(w) >= MIN_COUNT
+export const repeating = (w: Pick<Widget, "state">): boolean => w.state.form.repeatWeeks > 0 && maxOccurrences(w) >= MIN_COUNT
 
-export const repeatCount = (w: Widget): number | undefined => {
-  const n = Number(w.repeatCount)
+export const repeatCount = (w: Pick<Widget, "state">): number | undefined => {
+  const n = Number(w.state.form.repeatCount)
   return Number.isInteger(n) && n >= MIN_COUNT && n <= maxOccurrences(w) ? n : undefined
 }
 
@@ -70,42 +71,40 @@ const REASONS: Record<string, StringKey> = {
   max_advance: "reason_horizon"
 }
 
-export const reasonText = (w: Widget, reason: string): string => w.t(REASONS[reason] ?? "reason_other")
+export const reasonText = (w: Words, reason: string): string => w.t(REASONS[reason] ?? "reason_other")
 
 /** One date of a series in the visitor's words: the day and the time. */
-const when = (w: Widget, start: string): string => `${formatDay(w, dayIn(w, start))}, ${formatTime(w, start)}`
+const when = (w: Words, start: string): string => `${formatDay(w, dayIn(w, start))}, ${formatTime(w, start)}`
 
-export const blockedList = (w: Widget, blocked: ReadonlyArray<Blocked>): HTMLElement =>
+export const blockedList = (w: Words, blocked: ReadonlyArray<Blocked>): HTMLElement =>
   h("ul", { class: "dates" }, blocked.map((b) => h("li", { "data-blocked": b.start }, `${when(w, b.start)}: ${reasonText(w, b.reason)}`)))
 
-export const datesList = (w: Widget, bookings: ReadonlyArray<Booking>): HTMLElement =>
+export const datesList = (w: Words, bookings: ReadonlyArray<Booking>): HTMLElement =>
   h("ul", { class: "dates" }, bookings.map((b) => h("li", { "data-occurrence": b.id }, when(w, b.start))))
 
 /** The repeat controls: a frequency select, and the number of appointments once repeating. */
-export const repeatControls = (w: Widget): HTMLElement | null => {
+export const repeatControls = (w: Host): HTMLElement | null => {
   const max = maxOccurrences(w)
-  if (max < MIN_COUNT || w.slot === undefined) return null
-  const changed = (focus: string) => {
-    w.blocked = []
-    w.focusAfter = focus
-    w.render()
-  }
+  const { repeatError, repeatWeeks } = w.state.form
+  if (max < MIN_COUNT || slotOf(w.state) === undefined) return null
   const frequency = h("select", {
     id: "r-every",
     name: "repeat",
     "data-focus": "r-every",
     onchange: (event: Event) => {
-      w.repeatWeeks = Number((event.target as HTMLSelectElement).value) || 0
-      if (w.repeatWeeks > 0 && repeatCount(w) === undefined) w.repeatCount = String(Math.min(4, max))
-      changed("#r-every")
+      const weeks = Number((event.target as HTMLSelectElement).value) || 0
+      const count = weeks > 0 && repeatCount(w) === undefined ? String(Math.min(4, max)) : w.state.form.repeatCount
+      w.apply({ _tag: "RepeatChosen", weeks, count })
+      w.focusAfter = "#r-every"
+      w.render()
     }
   },
     h("option", { value: "0" }, w.t("repeat_none")),
     INTERVALS.map((n) => h("option", { value: String(n) }, n === 1 ? w.t("repeat_weekly") : w.t("repeat_weeks", { n }))))
-  frequency.value = String(w.repeatWeeks)
+  frequency.value = String(repeatWeeks)
   const nodes: Array<Node | null> = [h("label", { for: "r-every" }, w.t("repeat")), frequency]
-  if (w.repeatWeeks > 0) {
-    const error = w.repeatError
+  if (repeatWeeks > 0) {
+    const error = repeatError
     // Typing updates the summary in place: re-rendering here would take focus from the field.
     const summary = h("p", { class: "muted hint", id: "r-summary" }, summaryText(w))
     nodes.push(
@@ -121,11 +120,9 @@ export const repeatControls = (w: Widget): HTMLElement | null => {
         "data-focus": "r-count",
         "aria-invalid": error !== undefined ? "true" : null,
         "aria-describedby": error !== undefined ? "e-r-count r-summary" : "r-summary",
-        value: w.repeatCount,
+        value: w.state.form.repeatCount,
         oninput: (event: Event) => {
-          w.repeatCount = (event.target as HTMLInputElement).value
-          // Blocked dates of another count no longer apply.
-          w.blocked = []
+          w.apply({ _tag: "RepeatCountTyped", count: (event.target as HTMLInputElement).value })
           w.body.querySelector(".blocked")?.remove()
           summary.textContent = summaryText(w)
         }
@@ -138,26 +135,26 @@ export const repeatControls = (w: Widget): HTMLElement | null => {
 }
 
 /** "4 appointments, the last on …", or nothing while the count is not a valid one. */
-const summaryText = (w: Widget): string => {
+const summaryText = (w: Host): string => {
   const count = repeatCount(w)
-  if (count === undefined || w.slot === undefined) return ""
-  return w.t("repeat_summary", { n: count, date: formatDay(w, addDays(dayIn(w, w.slot.start), 7 * w.repeatWeeks * (count - 1))) })
+  const slot = slotOf(w.state)
+  if (count === undefined || slot === undefined) return ""
+  return w.t("repeat_summary", { n: count, date: formatDay(w, addDays(dayIn(w, slot.start), 7 * w.state.form.repeatWeeks * (count - 1))) })
 }
 
-/** Checks the count before sending: the message at the field, as other fields' are. */
-export const validateRepeat = (w: Widget): boolean => {
-  w.repeatError = repeating(w) && repeatCount(w) === undefined ? w.t("repeat_count_invalid", { max: maxOccurrences(w) }) : undefined
-  return w.repeatError === undefined
-}
+/** What is wrong with the count, if anything: the message shown at the field, as other fields' are. */
+export const validateRepeat = (w: Pick<Widget, "state" | "t">): string | undefined =>
+  repeating(w) && repeatCount(w) === undefined ? w.t("repeat_count_invalid", { max: maxOccurrences(w) }) : undefined
 
 /** The refused series: each blocked date and why, and a button that books only the free ones. */
-export const blockedView = (w: Widget, bookFree: () => void): HTMLElement | null => {
-  if (w.blocked.length === 0) return null
+export const blockedView = (w: Host, bookFree: () => void): HTMLElement | null => {
+  const blocked = w.state.form.blocked
+  if (blocked.length === 0) return null
   const total = repeatCount(w) ?? 0
-  const free = total - w.blocked.length
+  const free = total - blocked.length
   return h("div", { class: "notice blocked", role: "group", "aria-labelledby": "blocked-label", tabindex: "-1" },
     h("p", { id: "blocked-label" }, h("strong", {}, w.t("blocked"))),
-    blockedList(w, w.blocked),
+    blockedList(w, blocked),
     h("p", { class: "muted" }, w.t("blocked_hint")),
     free > 0
       ? h("button", { type: "button", class: "secondary", "data-focus": "book-free", onclick: bookFree }, w.t("book_free", { n: free }))

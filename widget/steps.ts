@@ -1,5 +1,5 @@
 /** Each step's view: service and staff choices, the day-and-time step with its zone picker, and the dispatch over steps. */
-import { calendar, pickFirstDay, slotsOn } from "./calendar.js"
+import { calendar } from "./calendar.js"
 import { doneView } from "./confirmation.js"
 import { detailsView } from "./details.js"
 import { h } from "./dom.js"
@@ -12,17 +12,26 @@ import { isTimeZone, timeZones } from "./time.js"
 import { timesView } from "./times.js"
 import type { Widget } from "./widget.js"
 
-export const view = (w: Widget): Array<Node> => {
-  switch (w.step) {
+/** What this module reads of the widget, and how it reports back. */
+type Host = Pick<
+  Widget,
+  "afterService" | "announce" | "apply" | "baseUrl" | "blobUrl" | "body" | "client" | "enterDate" | "fail" |
+  "focusAfter" | "formats" | "go" | "host" | "intl" | "lang" | "linkInvalid" | "monthSlotsFor" | "options" |
+  "render" | "renewal" | "run" | "showMonth" | "slotCache" | "staffNames" | "state" | "t" | "zone" | "zonePicker"
+>
+
+export const view = (w: Host): Array<Node> => {
+  const { busy, problem, step } = w.state
+  switch (step._tag) {
     case "loading":
       return [
         h("h2", { tabindex: "-1" }, w.t("loading")),
-        ...(w.busy !== undefined && w.busy !== w.t("loading") ? [h("p", { class: "muted", role: "status" }, w.busy)] : []),
-        ...(w.problem !== undefined ? [alert(w, w.problem)] : [])
+        ...(busy !== undefined && busy !== w.t("loading") ? [h("p", { class: "muted", role: "status" }, busy)] : []),
+        ...(problem !== undefined ? [alert(w, problem)] : [])
       ]
     case "fatal":
-      // fatal() sets the problem before this step; it carries no retry.
-      return [h("h2", { tabindex: "-1" }, w.t("error_heading")), alert(w, w.problem!)]
+      // The step is entered with its problem, which carries no retry.
+      return [h("h2", { tabindex: "-1" }, w.t("error_heading")), alert(w, problem!)]
     case "service":
       return serviceView(w)
     case "staff":
@@ -32,28 +41,26 @@ export const view = (w: Widget): Array<Node> => {
     case "details":
       return detailsView(w)
     case "done":
-      return doneView(w)
+      return doneView(w, step)
     case "manage":
       return manageView(w)
     case "cancel":
       return cancelView(w)
     case "move":
-      return moveView(w)
+      return moveView(w, step)
   }
 }
 
-const serviceView = (w: Widget): Array<Node> => [
+const serviceView = (w: Host): Array<Node> => [
   ...header(w, w.t("service_heading")),
-  h("ul", { class: "choices" }, w.services.map((service) =>
+  h("ul", { class: "choices" }, w.state.services.map((service) =>
     h("li", {}, h("button", {
       type: "button",
       class: "choice",
       "data-focus": `svc-${service.id}`,
       "data-service": service.id,
       onclick: () => {
-        w.service = service
-        w.monthSlots = undefined
-        w.staffList = []
+        w.apply({ _tag: "ServiceChosen", service })
         w.run(() => w.afterService(true))
       }
     }, h("span", {}, h("strong", {}, service.name), service.description ? h("span", { class: "muted" }, ` · ${service.description}`) : null),
@@ -61,39 +68,41 @@ const serviceView = (w: Widget): Array<Node> => [
   )
 ]
 
-const staffView = (w: Widget): Array<Node> => {
+const staffView = (w: Host): Array<Node> => {
   const choose = (id: string) => () => {
-    w.staffChoice = id
-    w.monthSlots = undefined
+    w.apply({ _tag: "StaffChosen", staff: id })
     w.run(() => w.enterDate(true))
   }
   return [
-    ...header(w, w.t("staff_heading"), w.options.service === undefined ? () => w.go("service") : undefined),
+    ...header(w, w.t("staff_heading"), w.options.service === undefined ? shown(w, "service") : undefined),
     h("ul", { class: "choices" },
       h("li", {}, h("button", { type: "button", class: "choice", "data-focus": "stf-any", "data-staff": ANY, onclick: choose(ANY) }, h("strong", {}, w.t("anyone")))),
-      w.staffList.map((member) =>
+      w.state.staffList.map((member) =>
         h("li", {}, h("button", { type: "button", class: "choice", "data-focus": `stf-${member.id}`, "data-staff": member.id, onclick: choose(member.id) }, member.name))))
   ]
 }
 
-const backFromDate = (w: Widget): (() => void) | undefined => {
-  if (w.managed !== undefined) return () => w.go("manage")
-  if (stepsShown(w).includes("staff")) return () => w.go("staff")
-  if (w.options.service === undefined) return () => w.go("service")
+const shown = (w: Host, step: "service" | "staff" | "manage") => () => w.go({ _tag: "Shown", step })
+
+const backFromDate = (w: Host): (() => void) | undefined => {
+  if (w.state.managed !== undefined) return shown(w, "manage")
+  if (stepsShown(w).includes("staff")) return shown(w, "staff")
+  if (w.options.service === undefined) return shown(w, "service")
   return undefined
 }
 
-const dateView = (w: Widget): Array<Node> => {
+const dateView = (w: Host): Array<Node> => {
+  const { alternatives, notice, service } = w.state
   const nodes = header(w, w.t("date_heading"), backFromDate(w))
-  if (w.service !== undefined) {
-    nodes.push(h("p", { class: "muted" }, `${w.service.name} · ${w.t("minutes", { n: w.service.duration_minutes })}`))
+  if (service !== undefined) {
+    nodes.push(h("p", { class: "muted" }, `${service.name} · ${w.t("minutes", { n: service.duration_minutes })}`))
   }
-  if (w.notice !== undefined) {
+  if (notice !== undefined) {
     nodes.push(h(
       "div",
       { class: "notice", role: "group", "aria-label": w.t("alternatives") },
-      h("p", {}, w.notice),
-      w.alternatives.length === 0 ? null : h("ul", { class: "choices" }, w.alternatives.map((slot, i) =>
+      h("p", {}, notice),
+      alternatives.length === 0 ? null : h("ul", { class: "choices" }, alternatives.map((slot, i) =>
         h("li", {}, h("button", {
           type: "button",
           class: "choice",
@@ -112,14 +121,14 @@ const dateView = (w: Widget): Array<Node> => {
  * The zone picker: ~400 options, so built once and kept across renders, and filled only when
  * the visitor reaches it (focus comes before any key or click), off the path to first times.
  */
-export const fillZones = (w: Widget): void => {
+export const fillZones = (w: Host): void => {
   const select = w.zonePicker
   if (select === undefined || select.options.length > 1) return
   select.replaceChildren(...timeZones(w.zone).map((zone) => h("option", { value: zone }, zoneLabel(zone))))
   select.value = w.zone
 }
 
-const zoneSelect = (w: Widget): HTMLSelectElement => {
+const zoneSelect = (w: Host): HTMLSelectElement => {
   if (w.zonePicker === undefined) {
     const fill = () => fillZones(w)
     w.zonePicker = h("select", {
@@ -130,9 +139,7 @@ const zoneSelect = (w: Widget): HTMLSelectElement => {
       onchange: (event: Event) => {
         const zone = (event.target as HTMLSelectElement).value
         if (!isTimeZone(zone)) return
-        w.zone = zone
-        // Keep the chosen day when it still has times in the new zone.
-        if (w.day === undefined || slotsOn(w, w.day).length === 0) pickFirstDay(w)
+        w.apply({ _tag: "ZoneChanged", zone })
         w.focusAfter = "#tz"
         w.render()
         w.announce(`${w.t("time_zone")}: ${zone}`)

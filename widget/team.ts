@@ -4,28 +4,24 @@
  * nothing for a particular member, sends no `staff_id`, and names who attends afterwards.
  */
 import type { Booking } from "./api.js"
-import { ANY } from "./options.js"
 import type { Widget } from "./widget.js"
 
-/** Whether the server picks the attendees: a round-robin service with "anyone", or a collective one. */
-export const teamBooking = (w: Widget): boolean => {
-  const assignment = w.service?.assignment
-  return assignment === "collective" || (assignment === "round_robin" && w.staffChoice === ANY)
-}
+/** What this module reads of the widget, and how it reports back. */
+type Host = Pick<Widget, "client" | "intl" | "render" | "staffNames" | "state">
 
 /** Staff names for the confirmation, read once per service; a failure only leaves them unnamed. */
-export const loadStaffNames = (w: Widget): void => {
+export const loadStaffNames = (w: Host): void => {
   if (w.staffNames.size > 0) return
   w.client.staff().then((all) => {
     for (const member of all) w.staffNames.set(member.id, member.name)
-    if (w.step === "done") w.render()
+    if (w.state.step._tag === "done") w.render()
   }, () => undefined)
 }
 
 /** "Ana" or "Ana and Ben": the booking's attendees by name, when their names are known. */
-export const attendees = (w: Widget, booking: Booking): string | undefined => {
+export const attendees = (w: Pick<Widget, "intl" | "staffNames" | "state">, booking: Booking): string | undefined => {
   const ids = booking.staff_ids !== undefined && booking.staff_ids.length > 0 ? booking.staff_ids : [booking.staff_id]
-  const names = ids.map((id) => w.staffNames.get(id) ?? w.staffList.find((s) => s.id === id)?.name)
+  const names = ids.map((id) => w.staffNames.get(id) ?? w.state.staffList.find((s) => s.id === id)?.name)
   if (names.length === 0 || names.some((n) => n === undefined)) return undefined
   try {
     return new Intl.ListFormat(w.intl, { type: "conjunction" }).format(names as Array<string>)

@@ -1,16 +1,24 @@
 /** The chosen day's times: a group of buttons with a roving tabindex that follows the laid-out grid. */
-import { slotsOn } from "./calendar.js"
+import { slotsOn } from "./state.js"
 import { h } from "./dom.js"
 import { formatDay, formatTime } from "./format.js"
 import { pickSlot } from "./hold.js"
 import type { Widget } from "./widget.js"
 
-export const timesView = (w: Widget): Array<Node> => {
-  if (w.day === undefined) return w.monthSlots === undefined ? [] : [h("p", { class: "muted" }, w.t("choose_day"))]
-  const slots = slotsOn(w, w.day)
-  const focusIndex = Math.min(w.focusTime, Math.max(0, slots.length - 1))
+/** What this module reads of the widget, and how it reports back. */
+type Host = Pick<
+  Widget,
+  "announce" | "apply" | "baseUrl" | "body" | "client" | "fail" | "formats" | "go" | "host" | "intl" |
+  "monthSlotsFor" | "options" | "render" | "renewal" | "slotCache" | "state" | "t" | "zone"
+>
+
+export const timesView = (w: Host): Array<Node> => {
+  const { day, monthSlots, focusTime } = w.state
+  if (day === undefined) return monthSlots === undefined ? [] : [h("p", { class: "muted" }, w.t("choose_day"))]
+  const slots = slotsOn(w.state, day)
+  const focusIndex = Math.min(focusTime, Math.max(0, slots.length - 1))
   return [
-    h("h3", { id: "times-label" }, w.t("times_for", { date: formatDay(w, w.day) })),
+    h("h3", { id: "times-label" }, w.t("times_for", { date: formatDay(w, day) })),
     h("div", {
       class: "times",
       role: "group",
@@ -25,14 +33,14 @@ export const timesView = (w: Widget): Array<Node> => {
         "data-index": String(i),
         "data-focus": `time-${slot.start}`,
         onclick: () => {
-          w.focusTime = i
+          w.apply({ _tag: "TimeFocused", index: i })
           void pickSlot(w, slot)
         }
       }, formatTime(w, slot.start))))
   ]
 }
 
-const timesKey = (w: Widget, event: KeyboardEvent, count: number): void => {
+const timesKey = (w: Host, event: KeyboardEvent, count: number): void => {
   const target = event.target as HTMLElement
   const index = Number(target.getAttribute("data-index") ?? 0)
   const buttons = Array.from(w.body.querySelectorAll<HTMLElement>(".time"))
@@ -50,7 +58,7 @@ const timesKey = (w: Widget, event: KeyboardEvent, count: number): void => {
   if (next === undefined) return
   event.preventDefault()
   if (next < 0 || next >= count) return
-  w.focusTime = next
+  w.apply({ _tag: "TimeFocused", index: next })
   for (const button of buttons) button.setAttribute("tabindex", button === buttons[next] ? "0" : "-1")
   buttons[next]?.focus()
 }

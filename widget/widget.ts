@@ -4,14 +4,14 @@
  * state change. A picked time is held through the API while the visitor types; a 409 offers
  * the API's alternatives; every step change and error is announced through a live region.
  *
- * This module keeps the state and the flow between steps; the look, the views and their key
- * handling live beside it (appearance, steps, calendar, times, hold, details, confirmation)
- * and read the state directly, so the members below are public to those modules, not to the
- * page (index.ts hands out a `WidgetHandle`).
+ * This module runs the flow between steps: the flow's data is one immutable `state`, changed
+ * only through `apply` by the pure `transition` (state.ts). The look, the views and their key
+ * handling live beside it (appearance, steps, calendar, times, hold, details, confirmation),
+ * each reading only the members it names (its `Host`) and reporting what happened as actions;
+ * the members below are public to those modules, not to the page (index.ts hands out a `WidgetHandle`).
  */
 import { applyAppearance } from "./appearance.js"
-import { ApiError, type Booking, type Client, type Hold, makeClient, type ManagedBooking, type Service, type Slot, type StaffMember, type WidgetConfig } from "./api.js"
-import { type DayIndex, daysWithSlots, pickFirstDay } from "./calendar.js"
+import { ApiError, type Client, makeClient, type Slot } from "./api.js"
 import { newId } from "./details.js"
 import { h } from "./dom.js"
 import { emit } from "./events.js"
@@ -19,24 +19,15 @@ import { monthLabel, today } from "./format.js"
 import { progress } from "./header.js"
 import { releaseHold } from "./hold.js"
 import { loadManaged, manageSlots } from "./manage.js"
-import type { AnswerValue } from "./questions.js"
-import { ANY, type Field, FIELDS, RESTART_OPTIONS, type WidgetHandle, type WidgetOptions } from "./options.js"
+import { ANY, RESTART_OPTIONS, type WidgetHandle, type WidgetOptions } from "./options.js"
+import { type Action, daysWithSlots, initialState, staffFor, type State, transition } from "./state.js"
 import { fillZones, view } from "./steps.js"
-import type { Blocked } from "./repeat.js"
 import { type Lang, type StringKey, translate } from "./strings.js"
 import { BASE_CSS } from "./styles.js"
 import { loadStaffNames } from "./team.js"
 import { addMonths, detectTimeZone, monthOf, monthRange, type YearMonth } from "./time.js"
 
 export type { Prefill, WidgetHandle, WidgetOptions } from "./options.js"
-
-export type Step = "loading" | "service" | "staff" | "date" | "details" | "done" | "fatal" | "manage" | "cancel" | "move"
-
-export interface Problem {
-  readonly code: string
-  readonly message: string
-  readonly retry?: (() => void) | undefined
-}
 
 export class Widget implements WidgetHandle {
   options: WidgetOptions
@@ -59,53 +50,17 @@ export class Widget implements WidgetHandle {
   readyEmitted = false
   destroyed = false
   zonePicker: HTMLSelectElement | undefined
-
-  // flow state
-  step: Step = "loading"
-  config: WidgetConfig | undefined
-  services: ReadonlyArray<Service> = []
-  service: Service | undefined
-  staffList: ReadonlyArray<StaffMember> = []
-  staffChoice: string = ANY
-  zone = detectTimeZone()
-  month: YearMonth = { year: 1970, month: 1 }
-  monthSlots: ReadonlyArray<Slot> | undefined
-  dayIndex: DayIndex | undefined
+  /** The flow: changed only through `apply`, by `transition`. */
+  state: State
   readonly slotCache = new Map<string, Promise<ReadonlyArray<Slot>>>()
-  day: string | undefined
-  focusDay: string | undefined
-  focusTime = 0
-  slot: Slot | undefined
-  hold: Hold | undefined
   /** The timer that renews the hold before it lapses. */
   renewal: ReturnType<typeof setTimeout> | undefined
-  alternatives: ReadonlyArray<Slot> = []
-  notice: string | undefined
-  problem: Problem | undefined
-  busy: string | undefined
-  fields: Record<Field, string> = { name: "", email: "", phone: "", notes: "" }
-  fieldErrors: Partial<Record<Field, string>> = {}
-  /** Answers to the service's questions, and what is wrong with them, by question id. */
-  answers: Record<string, AnswerValue> = {}
-  answerErrors: Record<string, string> = {}
-  booking: Booking | undefined
-  bookingKey = newId()
-  /** The repeat choice: every `repeatWeeks` weeks (0: once), `repeatCount` times as typed. */
-  repeatWeeks = 0
-  repeatCount = "4"
-  repeatError: string | undefined
-  /** A refused series' blocked dates; after booking, the series' occurrences and the dates skipped. */
-  blocked: ReadonlyArray<Blocked> = []
-  occurrences: ReadonlyArray<Booking> = []
-  skipped: ReadonlyArray<Blocked> = []
   /** Staff names by id, for naming who was assigned or attends. */
   readonly staffNames = new Map<string, string>()
-  /** Manage mode: the booking the manage link opened, and what the last action did. */
-  managed: ManagedBooking | undefined
-  manageNote: string | undefined
 
   constructor(readonly host: HTMLElement, options: WidgetOptions, private readonly defaultBase: string) {
     this.options = options
+    this.state = initialState(detectTimeZone(), newId(), options.prefill)
     this.root = host.shadowRoot ?? host.attachShadow({ mode: "open" })
     this.sheet.replaceSync(BASE_CSS)
     this.root.adoptedStyleSheets = [this.sheet, this.instanceSheet]
@@ -133,7 +88,7 @@ export class Widget implements WidgetHandle {
       this.start()
     } else {
       applyAppearance(this)
-      if (options.prefill !== undefined && this.step !== "done") this.prefill(true)
+      if (options.prefill !== undefined && this.state.step._tag !== "done") this.apply({ _tag: "Prefilled", prefill: this.options.prefill, overwrite: true })
       this.render()
     }
   }
@@ -151,20 +106,17 @@ export class Widget implements WidgetHandle {
 
   // ---------------------------------------------------------------- setup
 
+  /** The zone times are shown in (`Formatting`). */
+  get zone(): string {
+    return this.state.zone
+  }
+
   t(key: StringKey, vars?: Record<string, string | number>): string {
     return translate(this.lang, key, vars)
   }
 
   private readonly onScheme = () => {
     if (this.options.theme === "auto") applyAppearance(this)
-  }
-
-  private prefill(overwrite: boolean): void {
-    const p = this.options.prefill ?? {}
-    for (const field of FIELDS) {
-      const value = p[field]
-      if (value !== undefined && (overwrite || this.fields[field] === "")) this.fields[field] = String(value)
-    }
   }
 
   /** The API's origin without a trailing slash. */
@@ -174,24 +126,8 @@ export class Widget implements WidgetHandle {
 
   private start(): void {
     applyAppearance(this)
-    this.step = "loading"
-    this.config = undefined
-    this.problem = undefined
-    this.notice = undefined
-    this.alternatives = []
-    this.hold = undefined
-    this.slot = undefined
-    this.booking = undefined
-    this.occurrences = []
-    this.skipped = []
-    this.blocked = []
-    this.repeatWeeks = 0
+    this.apply({ _tag: "Restarted", prefill: this.options.prefill })
     this.staffNames.clear()
-    this.fieldErrors = {}
-    this.answers = {}
-    this.answerErrors = {}
-    this.prefill(false)
-    this.managed = undefined
     this.render()
     if (this.options.manage_token !== undefined) {
       this.client = makeClient({ base: this.baseUrl(), key: "", signal: this.controller.signal, onWait: (seconds) => this.waiting(seconds) })
@@ -213,9 +149,10 @@ export class Widget implements WidgetHandle {
   }
 
   private waiting(seconds: number): void {
-    this.busy = this.t("busy", { n: seconds })
+    const text = this.t("busy", { n: seconds })
+    this.apply({ _tag: "Busy", text })
     this.render()
-    this.announce(this.busy)
+    this.announce(text)
   }
 
   /** A manage link that opens nothing: one message, whatever was wrong with it. */
@@ -231,15 +168,14 @@ export class Widget implements WidgetHandle {
     const services = serviceId === undefined ? this.client.services() : undefined
     // Start the first month's slots with the rest: the calendar usually needs them next.
     if (serviceId !== undefined) {
-      this.month = monthOf(today(this))
-      void this.slotsFor(serviceId, staffOption === ANY ? undefined : staffOption, this.month).catch(() => undefined)
+      void this.slotsFor(serviceId, staffOption === ANY ? undefined : staffOption, monthOf(today(this))).catch(() => undefined)
     }
-    this.config = await config
+    this.apply({ _tag: "ConfigLoaded", config: await config })
     // The account's branding may set the primary colour.
     applyAppearance(this)
     if (service !== undefined) {
       try {
-        this.service = await service
+        this.apply({ _tag: "ServiceChosen", service: await service })
       } catch (error) {
         if (error instanceof ApiError && error.status === 404) {
           return this.fatal("unknown_service", this.t("unknown_service", { id: serviceId! }))
@@ -248,38 +184,26 @@ export class Widget implements WidgetHandle {
       }
       return this.afterService(true)
     }
-    this.services = (await services!).filter((s) => s.active && s.staff_ids.length > 0)
-    if (this.services.length === 0) return this.fatal("no_services", this.t("no_services"))
-    this.go("service")
+    const listed = (await services!).filter((s) => s.active && s.staff_ids.length > 0)
+    if (listed.length === 0) return this.fatal("no_services", this.t("no_services"))
+    this.apply({ _tag: "ServicesLoaded", services: listed })
+    this.go({ _tag: "Shown", step: "service" })
   }
 
   /** After the service is known: the staff step, or straight to the calendar. */
   async afterService(first: boolean): Promise<void> {
-    const service = this.service!
-    const option = this.options.staff
-    this.repeatWeeks = 0
-    this.blocked = []
-    // A team service needs no staff step: the server assigns, or everyone attends.
+    const service = this.state.service!
     const assignment = service.assignment
     if (assignment === "round_robin" || assignment === "collective") loadStaffNames(this)
-    if (assignment === "collective" || (assignment === "round_robin" && (option === undefined || option === ANY))) {
-      this.staffChoice = ANY
-      return this.enterDate(first)
-    }
-    if (option !== undefined && option !== ANY) {
-      if (!service.staff_ids.includes(option)) return this.fatal("unknown_staff", this.t("unknown_staff", { id: option }))
-      this.staffChoice = option
-      return this.enterDate(first)
-    }
-    if (option === ANY || service.staff_ids.length <= 1) {
-      this.staffChoice = ANY
+    const staff = staffFor(service, this.options.staff)
+    if (typeof staff === "object") return this.fatal("unknown_staff", this.t("unknown_staff", { id: staff.unknown }))
+    if (staff !== "ask") {
+      this.apply({ _tag: "StaffChosen", staff })
       return this.enterDate(first)
     }
     this.showLoading()
     const all = await this.client.staff()
-    this.busy = undefined
-    this.staffList = all.filter((s) => s.active && service.staff_ids.includes(s.id))
-    this.go("staff")
+    this.go({ _tag: "StaffLoaded", staff: all.filter((s) => s.active && service.staff_ids.includes(s.id)) })
   }
 
   // ---------------------------------------------------------------- state changes
@@ -289,9 +213,15 @@ export class Widget implements WidgetHandle {
     void task().catch((error) => this.fail(error, () => this.run(task)))
   }
 
-  go(step: Step, focus?: string): void {
-    this.step = step
-    this.busy = undefined
+  /** Changes the state, nothing else: the caller renders when the change shows. */
+  apply(action: Action): void {
+    this.state = transition(this.state, action)
+  }
+
+  /** Changes the state to another step: rendered, focus on its heading (or `focus`), and announced. */
+  go(action: Action, focus?: string): void {
+    this.apply(action)
+    const step = this.state.step._tag
     this.focusAfter = focus ?? "h2"
     this.render()
     const heading = this.body.querySelector("h2")?.textContent ?? ""
@@ -299,20 +229,18 @@ export class Widget implements WidgetHandle {
     this.announce(shown === undefined ? heading : `${shown}: ${heading}`)
     if (!this.readyEmitted && step !== "loading" && step !== "fatal") {
       this.readyEmitted = true
-      emit(this.host, "slotwise:ready", { service: this.service?.id ?? null, step })
+      emit(this.host, "slotwise:ready", { service: this.state.service?.id ?? null, step })
     }
   }
 
   fatal(code: string, message: string): void {
-    this.problem = { code, message }
-    this.go("fatal")
+    this.go({ _tag: "Fatal", problem: { code, message } })
     emit(this.host, "slotwise:error", { code, message })
   }
 
   /** A failure during the flow: a retry for network trouble, a fatal message for bad configuration. */
   async fail(error: unknown, retry: () => void): Promise<void> {
     if (this.controller.signal.aborted || this.destroyed) return
-    this.busy = undefined
     const notAllowed = () => this.fatal("origin_not_allowed", this.t("origin_not_allowed", { origin: location.origin }))
     let code = "internal_error"
     let message = this.t("failed", { detail: String(error) })
@@ -321,7 +249,7 @@ export class Widget implements WidgetHandle {
         // The browser hides why a cross-origin call failed. When the very first call (the config)
         // fails but the server's widget.js, readable from any origin, answers, the API refused
         // this page's origin (CORS). Later failures are the network's: they get a retry.
-        if (this.config === undefined && await this.client.reachable()) return notAllowed()
+        if (this.state.config === undefined && await this.client.reachable()) return notAllowed()
         code = "network_error"
         message = this.t("network")
       } else if (error.status === 404 && this.options.manage_token !== undefined) {
@@ -335,7 +263,7 @@ export class Widget implements WidgetHandle {
         message = this.t("failed", { detail: error.message })
       }
     }
-    this.problem = { code, message, retry }
+    this.apply({ _tag: "Failed", problem: { code, message, retry } })
     this.render()
     if (error instanceof ApiError) this.focus(".alert")
     emit(this.host, "slotwise:error", { code, message })
@@ -357,7 +285,7 @@ export class Widget implements WidgetHandle {
 
   /** A step is waiting on the API; a "waiting out a 429" message already shown stays. */
   private showLoading(): void {
-    this.busy ??= this.t("loading")
+    this.apply({ _tag: "Busy", text: this.t("loading"), keep: true })
     this.render()
   }
 
@@ -376,7 +304,7 @@ export class Widget implements WidgetHandle {
 
   /** The chosen service's and staff member's slots in a month. */
   monthSlotsFor(month: YearMonth): Promise<ReadonlyArray<Slot>> {
-    if (this.managed !== undefined) {
+    if (this.state.managed !== undefined) {
       const key = `manage|${month.year}-${month.month}`
       let pending = this.slotCache.get(key)
       if (pending === undefined) {
@@ -386,44 +314,39 @@ export class Widget implements WidgetHandle {
       }
       return pending
     }
-    return this.slotsFor(this.service!.id, this.staffChoice === ANY ? undefined : this.staffChoice, month)
+    const { service, staffChoice } = this.state
+    return this.slotsFor(service!.id, staffChoice === ANY ? undefined : staffChoice, month)
   }
 
   async enterDate(first: boolean): Promise<void> {
-    if (first || this.monthSlots === undefined) this.month = monthOf(today(this))
+    let month = first || this.state.monthSlots === undefined ? monthOf(today(this)) : this.state.month
     this.showLoading()
-    let slots = await this.monthSlotsFor(this.month)
+    let slots = await this.monthSlotsFor(month)
     // A quiet month: look up to two months ahead before showing an empty calendar.
-    for (let i = 0; first && i < 2 && daysWithSlots(this, slots, this.month).size === 0; i++) {
-      const next = addMonths(this.month, 1)
+    for (let i = 0; first && i < 2 && daysWithSlots(this.zone, slots, month).size === 0; i++) {
+      const next = addMonths(month, 1)
       slots = await this.monthSlotsFor(next)
-      this.month = next
+      month = next
     }
-    this.monthSlots = slots
-    pickFirstDay(this)
-    this.go("date")
+    this.go({ _tag: "DateEntered", month, slots })
     setTimeout(() => fillZones(this), 0)
   }
 
   async showMonth(month: YearMonth, focusDay?: string): Promise<void> {
-    this.month = month
-    this.monthSlots = undefined
-    this.showLoading()
+    this.apply({ _tag: "MonthRequested", month, text: this.t("loading") })
+    this.render()
+    let slots: ReadonlyArray<Slot>
     try {
-      this.monthSlots = await this.monthSlotsFor(month)
+      slots = await this.monthSlotsFor(month)
     } catch (error) {
       return this.fail(error, () => void this.showMonth(month, focusDay))
     }
-    this.busy = undefined
-    const days = daysWithSlots(this, this.monthSlots, month)
+    this.apply({ _tag: "MonthShown", slots, focusDay })
+    const days = daysWithSlots(this.zone, slots, month)
     if (focusDay !== undefined) {
-      this.focusDay = focusDay
-      if (days.has(focusDay)) this.day = focusDay
       // Arrow keys carried focus across the month edge: it lands on that day. From the month
       // buttons, focus stays on the button (restored by render) so it can be pressed again.
       this.focusAfter = `[data-day="${focusDay}"]`
-    } else {
-      pickFirstDay(this)
     }
     this.render()
     this.announce(days.size === 0 ? this.t("no_times_month") : monthLabel(this, month))
@@ -437,9 +360,10 @@ export class Widget implements WidgetHandle {
     const activeKey = active?.getAttribute("data-focus") ?? undefined
     this.body.replaceChildren(...view(this))
     // Free plans always show it; on paid plans the widget's own option wins over the account's choice.
-    const branding = this.config === undefined
+    const config = this.state.config
+    const branding = config === undefined
       ? !this.options.hide_branding
-      : this.config.branding_required || (this.options.hide_branding === undefined ? this.config.powered_by !== false : !this.options.hide_branding)
+      : config.branding_required || (this.options.hide_branding === undefined ? config.powered_by !== false : !this.options.hide_branding)
     this.footer.replaceChildren(
       ...(branding ? [h("a", { href: "https://slotwise.dev", target: "_blank", rel: "noopener" }, this.t("branding"))] : [])
     )

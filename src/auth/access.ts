@@ -91,6 +91,17 @@ export const unauthenticated = (caller: Exclude<Caller, { _tag: "Authenticated" 
 export const visitorOf = (principal: Principal, address: () => string): Visitor | undefined =>
   principal.key.type === "publishable" ? { key_id: principal.key.id, address: visitorAddress(address()) } : undefined
 
+/**
+ * Why a publishable key is refused on an endpoint, from that endpoint's own rule: which
+ * endpoints are open to publishable keys is the endpoints' annotations' business, never a list here.
+ */
+const secretOnly = (rule: AccessRequirement): string => {
+  const scopes = requiredScopes(rule)
+  return `publishable keys may only call the widget's endpoints; this one takes a secret key${
+    scopes.length === 0 ? "" : ` with the scope${scopes.length > 1 ? "s" : ""} ${scopes.join(", ")}`
+  }`
+}
+
 /** May `caller` call an endpoint that requires `rule`, from `origin` (a custom domain of `domainOwner`)? */
 export const decideAccess = (
   rule: AccessRequirement,
@@ -108,10 +119,7 @@ export const decideAccess = (
       const key = caller.principal.key
       if (key.type === "publishable") {
         if (!rule.publishable) {
-          return {
-            _tag: "Denied",
-            error: new Forbidden({ detail: "publishable keys may only read services, staff and slots, hold slots and create bookings" })
-          }
+          return { _tag: "Denied", error: new Forbidden({ detail: secretOnly(rule) }) }
         }
         if (corsOrigin(caller, origin, domainOwner) === undefined) {
           return {

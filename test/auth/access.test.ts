@@ -89,6 +89,10 @@ describe("decideAccess", () => {
     ["publishable key, allowed route and origin", key("services:read", true), publishable, SHOP, "allowed"],
     ["publishable key on a secret-only route", key("bookings:read"), caller("publishable", ["bookings:read"]), SHOP, /^403: publishable keys may only/],
     ["publishable key on a route with no scope", key(), publishable, SHOP, /^403: publishable keys may only/],
+    // The refusal names what the endpoint itself takes, from its rule.
+    ["publishable key on a route with two scopes", key(["bookings:write", "clients:write"]), publishable, SHOP, "403: publishable keys may only call the widget's endpoints; this one takes a secret key with the scopes bookings:write, clients:write"],
+    ["publishable key on a route with one scope", key("events:read"), publishable, SHOP, "403: publishable keys may only call the widget's endpoints; this one takes a secret key with the scope events:read"],
+    ["publishable key on a route any secret key may call", key(), publishable, SHOP, "403: publishable keys may only call the widget's endpoints; this one takes a secret key"],
     ["publishable key without Origin", key("services:read", true), publishable, undefined, "403: publishable keys work only from the account's allowed origins, and this request has no Origin header"],
     ["publishable key from another origin", key("services:read", true), publishable, "https://other.example", "403: publishable keys work only from the account's allowed origins, and https://other.example is not one of them"],
     ["an origin that only starts like an allowed one", key("services:read", true), publishable, `${SHOP}.evil.io`, /^403: publishable keys work only/],
