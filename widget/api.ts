@@ -10,6 +10,7 @@ import type { Question as QuestionSchema } from "../src/domain/question.js"
 import type { PublicService } from "../src/domain/service.js"
 import type { Slot as SlotSchema } from "../src/domain/slot.js"
 import type { PublicStaff } from "../src/domain/staff.js"
+import type { WidgetConfig as WidgetConfigSchema } from "../src/domain/widgetConfig.js"
 
 // The wire shapes are the core schemas' encoded sides, imported as types only: the bundle
 // carries none of the core's code.
@@ -26,16 +27,8 @@ export type StaffMember = typeof PublicStaff.Encoded
 export type Hold = typeof HoldSchema.Encoded
 /** `staff_ids` and `series_id` are absent from older servers. */
 export type Booking = Absent<typeof BookingSchema.Encoded, "staff_ids" | "series_id">
-export interface WidgetConfig {
-  readonly account_name: string
-  readonly environment: "sandbox" | "production"
-  readonly branding_required: boolean
-  /** The account's branding: defaults an explicit widget option overrides (absent from older servers). */
-  readonly display_name?: string | null
-  readonly logo_url?: string | null
-  readonly primary_color?: string | null
-  readonly powered_by?: boolean
-}
+/** The account's branding fields and `powered_by` are absent from older servers. */
+export type WidgetConfig = Absent<typeof WidgetConfigSchema.Encoded, "display_name" | "logo_url" | "primary_color" | "powered_by">
 interface Page<A> {
   readonly data: ReadonlyArray<A>
   readonly has_more?: boolean
