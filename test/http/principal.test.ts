@@ -8,37 +8,29 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createHttpHandler, type SlotwiseHttpHandler } from "../../index.js"
 import { createTestDatabase, type TestDatabase } from "../postgres/database.js"
-import { ADMIN_TOKEN, client, type Client, expectStatus, startServer, type TestServer } from "./harness.js"
+import { client, type Client, expectStatus, newAccount, startServer, type TestServer } from "./harness.js"
 
 const ORIGIN = "https://shop.example.com"
 const CONCURRENT = 50
 
 let database: TestDatabase
 let server: TestServer
-let a: Client
-let b: Client
-let aWidget: Client
-let aId = ""
-let bId = ""
-
-const newAccount = async (name: string) =>
-  expectStatus(
-    await client(server.url, ADMIN_TOKEN).post("/admin/v1/accounts", { name, plan: "business", allowed_origins: [ORIGIN] }),
-    201
-  )
+/** Two accounts that allow ORIGIN: their ids, secret keys, and the first one's publishable key. */
+let shop: { readonly aId: string; readonly bId: string; readonly a: Client; readonly b: Client; readonly aWidget: Client }
 
 beforeAll(async () => {
   database = await createTestDatabase()
   server = await startServer({ storage: { postgres: database.url } })
-  const first = await newAccount("Alpha")
-  const second = await newAccount("Beta")
-  aId = first.account.id
-  bId = second.account.id
-  a = client(server.url, first.keys.sandbox.secret)
-  b = client(server.url, second.keys.sandbox.secret)
-  aWidget = client(server.url, first.keys.sandbox.publishable)
-  expectStatus(await a.post("/v1/services", { name: "Alpha cut", duration_minutes: 30, metadata: { owner: "alpha" } }), 201)
-  expectStatus(await b.post("/v1/services", { name: "Beta cut", duration_minutes: 30, metadata: { owner: "beta" } }), 201)
+  const [first, second] = await Promise.all(["Alpha", "Beta"].map((name) => newAccount(server, { name, allowed_origins: [ORIGIN] })))
+  shop = {
+    aId: first.account.id,
+    bId: second.account.id,
+    a: client(server.url, first.keys.sandbox.secret),
+    b: client(server.url, second.keys.sandbox.secret),
+    aWidget: client(server.url, first.keys.sandbox.publishable)
+  }
+  expectStatus(await shop.a.post("/v1/services", { name: "Alpha cut", duration_minutes: 30, metadata: { owner: "alpha" } }), 201)
+  expectStatus(await shop.b.post("/v1/services", { name: "Beta cut", duration_minutes: 30, metadata: { owner: "beta" } }), 201)
 })
 afterAll(async () => {
   await server.close()
@@ -50,6 +42,7 @@ const interleaved = <A>(callers: ReadonlyArray<A>) => Array.from({ length: CONCU
 
 describe("the principal under concurrency", () => {
   it("each request reads its own account, writes into it and lists only its data", async () => {
+    const { a, aId, b, bId } = shop
     const accounts = await Promise.all(interleaved([[a, aId], [b, bId]] as const).map(async ([api, id]) => {
       const account = expectStatus(await api.get("/v1/account"), 200)
       return [account.id, id]
@@ -71,6 +64,7 @@ describe("the principal under concurrency", () => {
   })
 
   it("a publishable key's requests get the visitor's view while its account's secret key gets the full one", async () => {
+    const { a, aWidget, b } = shop
     const views = await Promise.all(interleaved(["secret", "widget", "other"] as const).map(async (who) => {
       const api = who === "secret" ? a : who === "widget" ? aWidget : b
       const page = expectStatus(await api.get("/v1/services?limit=100", who === "widget" ? { headers: { origin: ORIGIN } } : {}), 200)
