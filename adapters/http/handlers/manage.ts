@@ -27,6 +27,7 @@ export const ManageLive = HttpApiBuilder.group(SlotwiseApi, "manage", (handlers)
         const refusal = refusalOf(policy, decision)
         return refusal === undefined ? Effect.void : Effect.fail(refusal)
       })
+    // A request that did not come through the gate is counted under one shared address, never not at all.
     const perAddress = Effect.flatMap(passageOf, (passage) => limit(manageAddressPolicy(passage?.address() ?? "unknown")))
     /** Counts a write against the booking the token opens (a token that opens none is the usual 404). */
     const perBooking = (token: string) =>
