@@ -4,12 +4,12 @@
  * store, so the limits hold across instances.
  */
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect, FiberRef } from "effect"
+import { Effect } from "effect"
 import { Manage } from "../../../src/Manage.js"
 import { manageAddressPolicy, manageWritePolicy, type Policy, refusalOf } from "../../../src/ratelimit/policy.js"
 import { RateLimiter } from "../../../src/ratelimit/RateLimiter.js"
 import { SlotwiseApi } from "../api.js"
-import { currentAuth } from "../middleware/state.js"
+import { passageOf } from "../middleware/gate.js"
 import { asTenant } from "./security.js"
 
 const write = { uninterruptible: true } as const
@@ -27,7 +27,8 @@ export const ManageLive = HttpApiBuilder.group(SlotwiseApi, "manage", (handlers)
         const refusal = refusalOf(policy, decision)
         return refusal === undefined ? Effect.void : Effect.fail(refusal)
       })
-    const perAddress = Effect.flatMap(FiberRef.get(currentAuth), (auth) => limit(manageAddressPolicy(auth.address())))
+    // A request that did not come through the gate is counted under one shared address, never not at all.
+    const perAddress = Effect.flatMap(passageOf, (passage) => limit(manageAddressPolicy(passage?.address() ?? "unknown")))
     /** Counts a write against the booking the token opens (a token that opens none is the usual 404). */
     const perBooking = (token: string) =>
       Effect.flatMap(manage.open(token), (opened) => limit(manageWritePolicy(opened.tenant, opened.booking.id)))

@@ -1,33 +1,34 @@
-/** The groups' security middleware: hands the pipeline's result to the handlers. */
-import { Effect, FiberRef, Layer } from "effect"
+/**
+ * The groups' security middleware: the pipeline's gate has judged the request and handed its
+ * passage on with it (middleware/gate.ts); these read that passage from the request they
+ * serve and provide its principal to the handlers.
+ */
+import { HttpServerRequest } from "@effect/platform"
+import { Effect, Layer } from "effect"
 import { Unauthorized } from "../../../src/domain/errors.js"
 import type { Visitor } from "../../../src/domain/visitor.js"
 import { Tenant } from "../../../src/ports/tenant.js"
 import { Authentication, CurrentPrincipal, OperatorAuthentication } from "../contract/security.js"
-import { currentAuth } from "../middleware/state.js"
+import { passageOf } from "../middleware/gate.js"
 
-export const AuthenticationLive = Layer.succeed(
-  Authentication,
-  Authentication.of({
-    bearer: () =>
-      Effect.flatMap(FiberRef.get(currentAuth), ({ principal }) =>
-        principal !== undefined
-          ? Effect.succeed(principal)
-          : Effect.fail(new Unauthorized({ detail: "no valid API key" })))
-  })
-)
+const NO_KEY = new Unauthorized({ detail: "no valid API key" })
+const NOT_OPERATOR = new Unauthorized({ detail: "operator token required" })
 
-export const OperatorAuthenticationLive = Layer.succeed(
-  OperatorAuthentication,
-  OperatorAuthentication.of({
-    operator: () =>
-      Effect.flatMap(FiberRef.get(currentAuth), ({ operator }) =>
-        operator ? Effect.void : Effect.fail(new Unauthorized({ detail: "operator token required" })))
-  })
-)
+// A request that did not come through the gate has no passage: refused, never anonymous access.
+const principal = Effect.flatMap(passageOf, (passage) =>
+  passage?.principal !== undefined ? Effect.succeed(passage.principal) : Effect.fail(NO_KEY))
+const operator = Effect.flatMap(passageOf, (passage) =>
+  passage?.caller._tag === "Operator" ? Effect.void : Effect.fail(NOT_OPERATOR))
+
+export const AuthenticationLive = Layer.succeed(Authentication, Authentication.of({ bearer: () => principal }))
+
+export const OperatorAuthenticationLive = Layer.succeed(OperatorAuthentication, OperatorAuthentication.of({ operator: () => operator }))
 
 /** The visitor a publishable key acts for (its key and client address); undefined for other credentials. */
-export const currentVisitor = Effect.map(FiberRef.get(currentAuth), (auth) => auth.visitor)
+export const currentVisitor: Effect.Effect<Visitor | undefined, never, HttpServerRequest.HttpServerRequest> = Effect.map(
+  passageOf,
+  (passage) => passage?.visitor
+)
 
 /** Runs a core use case as the calling credential's tenant (account + environment). */
 export const asTenant = <A, E>(effect: Effect.Effect<A, E, Tenant>): Effect.Effect<A, E, CurrentPrincipal> =>
@@ -37,5 +38,5 @@ export const asTenant = <A, E>(effect: Effect.Effect<A, E, Tenant>): Effect.Effe
 export const asAudience = <A, E, B, F>(
   forAccount: Effect.Effect<A, E, Tenant>,
   forVisitor: (visitor: Visitor) => Effect.Effect<B, F, Tenant>
-): Effect.Effect<A | B, E | F, CurrentPrincipal> =>
+): Effect.Effect<A | B, E | F, CurrentPrincipal | HttpServerRequest.HttpServerRequest> =>
   Effect.flatMap(currentVisitor, (visitor) => asTenant<A | B, E | F>(visitor === undefined ? forAccount : forVisitor(visitor)))

@@ -6,8 +6,14 @@
  * or denied with its 401/403. The gate answers nothing itself: the caller counts the request
  * first, so a refusal carries the rate-limit figures and a spent quota is a 429 before any
  * 401/403.
+ *
+ * The pipeline hands its passage on with the request it routes (`admit`): the groups'
+ * security middleware and the handlers read it from the request they serve (`passageOf`),
+ * so what a handler sees is its own request's verdict, whatever else runs beside it.
  */
+import { HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
+import { globalValue } from "effect/GlobalValue"
 import type { Principal } from "../../../src/ApiKeys.js"
 import { type AccessDecision, type Caller, decideAccess, visitorOf } from "../../../src/auth/access.js"
 import type { AuthenticatorService } from "../../../src/auth/Authenticator.js"
@@ -22,6 +28,8 @@ export interface Passage {
   readonly principal: Principal | undefined
   /** The visitor a publishable key acts for; undefined for other credentials. */
   readonly visitor: Visitor | undefined
+  /** The client address the request is counted under (X-Forwarded-For only behind a trusted proxy). */
+  readonly address: () => string
   /** The request's origin as the origin checks see it (a custom domain's, or a hosted page's). */
   readonly from: BrowserOrigin
   /** Allowed, hidden (no route, or an operator route for anyone else) or denied with its 401/403. */
@@ -49,6 +57,7 @@ export const makeGate = (authenticator: AuthenticatorService, adminToken: string
       caller,
       principal,
       visitor: principal === undefined ? undefined : visitorOf(principal, address),
+      address,
       from,
       verdict: rule === undefined ? HIDDEN : decideAccess(rule, caller, from.origin, from.domainOwner)
     }
@@ -64,3 +73,21 @@ export const makeGate = (authenticator: AuthenticatorService, adminToken: string
 }
 
 export type Gate = ReturnType<typeof makeGate>
+
+// Keyed weakly by the request object the router is handed: the entry goes with the request,
+// and no fiber-local state is set or restored per request.
+const passages = globalValue(
+  Symbol.for("slotwise/http/passages"),
+  () => new WeakMap<HttpServerRequest.HttpServerRequest, Passage>()
+)
+
+/** Hands `passage` on with `request`, the request object the router will be given. */
+export const admit = (request: HttpServerRequest.HttpServerRequest, passage: Passage): void => {
+  passages.set(request, passage)
+}
+
+/** The passage of the request being served; undefined when it did not come through the gate. */
+export const passageOf: Effect.Effect<Passage | undefined, never, HttpServerRequest.HttpServerRequest> = Effect.map(
+  HttpServerRequest.HttpServerRequest,
+  (request) => passages.get(request)
+)

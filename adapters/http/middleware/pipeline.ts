@@ -13,9 +13,12 @@
  *  6. read and check the body: 415, 413, 400 (body.ts);
  *  7. replay or claim an `Idempotency-Key` on POSTs (idempotency.ts);
  *  8. run the router, and render any failure as a problem (problem.ts).
+ *
+ * The gate's passage goes to the router with the request (gate.ts, `admit`): the groups'
+ * security middleware provides its principal to the handlers from there.
  */
 import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Either, FiberRef, Option } from "effect"
+import { Effect, Either, Option } from "effect"
 import { Accounts } from "../../../src/Accounts.js"
 import { type Caller, corsOrigin } from "../../../src/auth/access.js"
 import { Authenticator } from "../../../src/auth/Authenticator.js"
@@ -33,12 +36,11 @@ import { makeBrowserOrigin } from "../hostRouting.js"
 import { presentedCredential } from "./authenticate.js"
 import { readBody } from "./body.js"
 import { addCorsHeaders, isPreflight, preflight } from "./cors.js"
-import { makeGate } from "./gate.js"
+import { admit, makeGate } from "./gate.js"
 import { makeIdempotent } from "./idempotency.js"
 import { noRoute, responseOfCause, shownPath } from "./problem.js"
 import { countRequest, policyOf } from "./ratelimit.js"
 import { makeRouteTable } from "./routes.js"
-import { currentAuth } from "./state.js"
 
 export interface PipelineOptions {
   /** The operator's bearer token; without it the /admin routes do not exist (404). */
@@ -150,16 +152,14 @@ export const makePipeline = (options: PipelineOptions = {}) =>
 
           // 6. The body.
           const body = yield* readBody(request, method, path)
-          // Each request runs in a fiber of its own, so setting the FiberRef (rather than
-          // `Effect.locally`, a release step per request) cannot leak into another request;
-          // the request is provided again only when the body step replaced it.
+          // The passage goes with the request the router is given (the security middleware
+          // and handlers read it there); that request is provided again only when the body
+          // step or the prefix replaced it.
+          admit(body.request, passage)
           const routed = route._tag === "Found" && route.payload !== undefined && body.value !== undefined && routable(path)
             ? decodeFirst(route.payload, body.value, app)
             : app
-          const run = Effect.zipRight(
-            FiberRef.set(currentAuth, { principal, operator: caller._tag === "Operator", visitor, address }),
-            body.request === original ? routed : Effect.provideService(routed, HttpServerRequest.HttpServerRequest, body.request)
-          )
+          const run = body.request === original ? routed : Effect.provideService(routed, HttpServerRequest.HttpServerRequest, body.request)
 
           // 7. Idempotency, 8. the route.
           const idempotencyKey = headers["idempotency-key"]
