@@ -93,7 +93,8 @@ const armedListeners = new WeakMap<StorageService, Set<() => void>>()
 /**
  * Calls `listener` after each commit in this process that armed a reminder job on `storage`;
  * returns the unsubscribe. Commits that arm nothing (no reminders in force, a cancellation)
- * wake nobody, so a worker does not look at the due jobs after every booking.
+ * wake nobody, so a worker does not look at the due jobs after every booking. Other
+ * processes hear of armed jobs through the storage's `reminders` signal.
  */
 export const onReminderArmed = (storage: StorageService, listener: () => void): (() => void) => {
   let listeners = armedListeners.get(storage)
@@ -113,15 +114,19 @@ export const makeReminderArming = (storage: StorageService) =>
 
     const accountReminders = Effect.map(settings.get(ACCOUNT_SETTINGS_ID), (found) =>
       Option.match(found, { onNone: () => defaults, onSome: (s) => s.reminders }))
-    const announceArmed = storage.afterCommit(Effect.sync(() => {
-      for (const listener of armedListeners.get(storage) ?? []) {
-        try {
-          listener()
-        } catch {
-          // A listener's bug must not fail a committed change.
+    // This process's workers at once; other processes' through storage signals, where there are any.
+    const announceArmed = Effect.zipRight(
+      storage.afterCommit(Effect.sync(() => {
+        for (const listener of armedListeners.get(storage) ?? []) {
+          try {
+            listener()
+          } catch {
+            // A listener's bug must not fail a committed change.
+          }
         }
-      }
-    }))
+      })),
+      storage.signals?.publish("reminders") ?? Effect.void
+    )
 
     /**
      * Replaces `booking`'s jobs with those its state calls for. `fresh`: a booking just

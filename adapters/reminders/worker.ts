@@ -4,8 +4,8 @@
  * database, never twice.
  *
  * It wakes on commits in this process that armed a job (it may be due sooner than the
- * worker's next look; other commits cannot bring one forward), on other processes' commits
- * when storage signals them (PostgreSQL LISTEN/NOTIFY), and
+ * worker's next look; other commits cannot bring one forward), on other processes' such
+ * commits when storage signals them (PostgreSQL LISTEN/NOTIFY), and
  * otherwise sleeps until the next due time, at most `maxSleepMs`. Time is Effect's `Clock`,
  * so a test clock drives it. A round that fails is logged and retried within a minute.
  */
@@ -35,7 +35,7 @@ export const makeReminderWorker = (options: ReminderWorkerOptions = {}) =>
     const offArmed = onReminderArmed(storage, poke)
     const offSignals = Option.match(Option.fromNullable(storage.signals), {
       onNone: () => () => {},
-      onSome: (signals) => signals.subscribe("events", poke)
+      onSome: (signals) => signals.subscribe("reminders", poke)
     })
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => {
