@@ -87,6 +87,24 @@ export const copyAccountReminders = (storage: StorageService, accountId: string,
     ), { discard: true })
 }
 
+/** Per storage, who hears that a change in this process armed a job (the worker, which may sleep past its due time). */
+const armedListeners = new WeakMap<StorageService, Set<() => void>>()
+
+/**
+ * Calls `listener` after each commit in this process that armed a reminder job on `storage`;
+ * returns the unsubscribe. Commits that arm nothing (no reminders in force, a cancellation)
+ * wake nobody, so a worker does not look at the due jobs after every booking. Other
+ * processes hear of armed jobs through the storage's `reminders` signal.
+ */
+export const onReminderArmed = (storage: StorageService, listener: () => void): (() => void) => {
+  let listeners = armedListeners.get(storage)
+  if (listeners === undefined) armedListeners.set(storage, listeners = new Set())
+  listeners.add(listener)
+  return () => {
+    listeners.delete(listener)
+  }
+}
+
 /** Arming and disarming a booking's jobs, for the booking's own transaction. */
 export const makeReminderArming = (storage: StorageService) =>
   Effect.map(ReminderDefaults, (defaults) => {
@@ -96,6 +114,19 @@ export const makeReminderArming = (storage: StorageService) =>
 
     const accountReminders = Effect.map(settings.get(ACCOUNT_SETTINGS_ID), (found) =>
       Option.match(found, { onNone: () => defaults, onSome: (s) => s.reminders }))
+    // This process's workers at once; other processes' through storage signals, where there are any.
+    const announceArmed = Effect.zipRight(
+      storage.afterCommit(Effect.sync(() => {
+        for (const listener of armedListeners.get(storage) ?? []) {
+          try {
+            listener()
+          } catch {
+            // A listener's bug must not fail a committed change.
+          }
+        }
+      })),
+      storage.signals?.publish("reminders") ?? Effect.void
+    )
 
     /**
      * Replaces `booking`'s jobs with those its state calls for. `fresh`: a booking just
@@ -118,12 +149,15 @@ export const makeReminderArming = (storage: StorageService) =>
         const now = yield* Clock.currentTimeMillis
         const tenant_key = tenantKeyOf(yield* Tenant)
         const start_ms = toMillis(booking.start)
+        let armed = 0
         for (const offset_minutes of offsets) {
           const due_ms = start_ms - offset_minutes * MINUTE
           // Inside the offset already: this reminder's moment has passed.
           if (due_ms <= now) continue
           yield* jobs.insert({ id: dueReminderId(booking.id, offset_minutes), booking_id: booking.id, offset_minutes, start_ms, due_ms, tenant_key })
+          armed++
         }
+        if (armed > 0) yield* announceArmed
       })
 
     return { arm } as const

@@ -18,7 +18,7 @@ import { Effect, type Scope } from "effect"
 import pg from "pg"
 import type { SignalTopic, StorageSignals } from "../../src/ports/storage.js"
 
-const TOPICS: ReadonlyArray<SignalTopic> = ["events", "credentials", "domains"]
+const TOPICS: ReadonlyArray<SignalTopic> = ["events", "credentials", "domains", "reminders"]
 
 export interface SignalsOptions {
   readonly url: string

@@ -3,15 +3,16 @@
  * src/Reminders.ts) in every process; which process fires a given one is decided by the
  * database, never twice.
  *
- * It wakes on commits in this process (a booking armed a job that may be due sooner), on
- * other processes' commits when storage signals them (PostgreSQL LISTEN/NOTIFY), and
+ * It wakes on commits in this process that armed a job (it may be due sooner than the
+ * worker's next look; other commits cannot bring one forward), on other processes' such
+ * commits when storage signals them (PostgreSQL LISTEN/NOTIFY), and
  * otherwise sleeps until the next due time, at most `maxSleepMs`. Time is Effect's `Clock`,
  * so a test clock drives it. A round that fails is logged and retried within a minute.
  */
 import { Clock, Duration, Effect, Layer, Option, Queue } from "effect"
-import { Events } from "../../src/Events.js"
+import type { Events } from "../../src/Events.js"
 import { Storage } from "../../src/ports/storage.js"
-import { makeReminderFiring } from "../../src/Reminders.js"
+import { makeReminderFiring, onReminderArmed } from "../../src/Reminders.js"
 
 export interface ReminderWorkerOptions {
   /** The longest sleep between looks at the due jobs (default 60 000 ms). */
@@ -22,7 +23,6 @@ export interface ReminderWorkerOptions {
 export const makeReminderWorker = (options: ReminderWorkerOptions = {}) =>
   Effect.gen(function*() {
     const firing = yield* makeReminderFiring
-    const events = yield* Events
     const storage = yield* Storage
     const maxSleepMs = Math.max(1, options.maxSleepMs ?? 60_000)
     // A failed round (the database away) is retried within a minute even where nothing else wakes the worker.
@@ -32,14 +32,14 @@ export const makeReminderWorker = (options: ReminderWorkerOptions = {}) =>
     const poke = () => {
       Queue.unsafeOffer(wake, undefined)
     }
-    const offEvents = events.subscribe(poke)
+    const offArmed = onReminderArmed(storage, poke)
     const offSignals = Option.match(Option.fromNullable(storage.signals), {
       onNone: () => () => {},
-      onSome: (signals) => signals.subscribe("events", poke)
+      onSome: (signals) => signals.subscribe("reminders", poke)
     })
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => {
-        offEvents()
+        offArmed()
         offSignals()
       })
     )

@@ -150,7 +150,7 @@ export interface EventLog {
 }
 
 /** What processes sharing a database tell each other: the log grew; credentials changed; a custom domain was verified or deleted. */
-export type SignalTopic = "events" | "credentials" | "domains"
+export type SignalTopic = "events" | "credentials" | "domains" | "reminders"
 
 /**
  * Signals between processes that share one database (PostgreSQL: LISTEN/NOTIFY). They are

@@ -9,7 +9,8 @@ import type { Event } from "../../src/events/catalogue.js"
 import { BookingsCollection } from "../../src/ports/collections.js"
 import { Storage } from "../../src/ports/storage.js"
 import { Tenant } from "../../src/ports/tenant.js"
-import { makeReminderFiring, ReminderJobsCollection, tenantKeyOf } from "../../src/Reminders.js"
+import { makeReminderArming, makeReminderFiring, onReminderArmed, ReminderJobsCollection, tenantKeyOf } from "../../src/Reminders.js"
+import type { Service } from "../../src/domain/service.js"
 import { TestClockAt } from "../../src/testing/testClock.js"
 import { at, failure, MONDAY_9, NOW, salon } from "../support/fixtures.js"
 
@@ -169,5 +170,52 @@ describe("firing due reminders", () => {
       expect(outcome.left).toEqual([])
       expect(outcome.next).toBeNull()
     }
+  })
+})
+
+describe("waking the worker", () => {
+  const tenant = { account_id: `acc_${"2".repeat(26)}`, environment: "sandbox" } as const
+  const NOW_MS = Date.parse(NOW)
+  const service = { id: "svc_x", reminders: [{ offset_minutes: 60 }] } as unknown as Service
+  const booking = (startMs: number, status: Booking["status"] = "confirmed") =>
+    ({ id: "bkg_01J0000000000000000000000B", service_id: "svc_x", start: new Date(startMs).toISOString(), status }) as unknown as Booking
+
+  it("tells the listener once per commit that armed a job, after the commit, and never for one that armed none", async () => {
+    const heard = await Effect.gen(function*() {
+      const storage = yield* Storage
+      const arming = yield* makeReminderArming(storage)
+      let wakes = 0
+      const off = onReminderArmed(storage, () => wakes++)
+      const seen: Array<[string, number]> = []
+      const arm = (label: string, b: Booking) =>
+        Effect.zipRight(
+          storage.transaction(Effect.zipRight(arming.arm(b, { service }), Effect.sync(() => seen.push([`${label}, inside`, wakes])))),
+          Effect.sync(() => seen.push([label, wakes]))
+        )
+      yield* arm("confirmed, due later", booking(NOW_MS + 3_600_000 * 3))
+      yield* arm("cancelled", booking(NOW_MS + 3_600_000 * 3, "cancelled"))
+      yield* arm("its moment passed", booking(NOW_MS + 30 * 60_000))
+      // A change that rolls back armed nothing.
+      yield* Effect.either(storage.transaction(Effect.zipRight(arming.arm(booking(NOW_MS + 3_600_000 * 5), { service }), Effect.fail("undo"))))
+      seen.push(["rolled back", wakes])
+      off()
+      yield* arm("after unsubscribing", booking(NOW_MS + 3_600_000 * 6))
+      return seen
+    }).pipe(
+      Effect.provideService(Tenant, tenant),
+      Effect.provide(MemoryStorageLive.pipe(Layer.provideMerge(TestClockAt(NOW_MS)))),
+      Effect.runPromise
+    )
+    expect(heard).toEqual([
+      ["confirmed, due later, inside", 0],
+      ["confirmed, due later", 1],
+      ["cancelled, inside", 1],
+      ["cancelled", 1],
+      ["its moment passed, inside", 1],
+      ["its moment passed", 1],
+      ["rolled back", 1],
+      ["after unsubscribing, inside", 1],
+      ["after unsubscribing", 1]
+    ])
   })
 })

@@ -61,4 +61,27 @@ describe("fan-out across processes", () => {
     expect(fresh.processed).toBe(1)
     expect(two.counter.transactions).toBe(before + 1)
   })
+
+  it("takes no lock while no endpoint listens, and an endpoint created later gets only the events after it", async () => {
+    const quiet = instance()
+    const facade = makeFacade(await startCore(quiet.runtime), { account_id: `acc_${"3".repeat(26)}`, environment: "sandbox" })
+    // The file is shared with the test above: its endpoint would listen here too.
+    for (const hook of (await facade.webhooks.list()).data) await facade.webhooks.delete(hook.id)
+    const shared = makeFacade(await startCore(quiet.runtime), DEFAULT_TENANT)
+    for (const hook of (await shared.webhooks.list()).data) await shared.webhooks.delete(hook.id)
+    await quiet.fanOut()
+    const before = quiet.counter.transactions
+    await facade.clients.create({ name: "Cy" })
+    const writes = quiet.counter.transactions - before
+    expect((await quiet.fanOut()).processed).toBe(0)
+    expect(quiet.counter.transactions - before).toBe(writes)
+
+    const hook = await facade.webhooks.create({ url: "http://127.0.0.1:9/hook", events: ["client.created"] })
+    await facade.clients.create({ name: "Di" })
+    const fanned = await quiet.fanOut()
+    // Read from the cursor left behind, Cy's event among them, but delivered only what came after the endpoint.
+    expect(fanned.processed).toBeGreaterThan(1)
+    const delivered = (await facade.webhooks.listDeliveries(hook.id)).data
+    expect(delivered.map((d) => d.event_type)).toEqual(["client.created"])
+  })
 })
