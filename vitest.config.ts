@@ -10,15 +10,16 @@ import { BaseSequencer, type TestSpecification } from "vitest/node"
  */
 const LONGEST_FIRST = [
   "test/multi/startup.test.ts",
-  "test/multi/instances.test.ts",
-  "test/widget/widget.test.ts",
-  "test/package/package.test.ts",
   "test/http/processes.test.ts",
-  "test/multi/outages.test.ts",
-  "test/postgres/storage.test.ts",
   "test/multi/reminders.test.ts",
+  "test/widget/widget.test.ts",
+  "test/multi/instances.test.ts",
+  "test/package/package.test.ts",
   "test/oauth/pages.browser.test.ts",
-  "test/storage/postgres.test.ts"
+  "test/multi/calendars.test.ts",
+  "test/storage/postgres.test.ts",
+  "test/multi/outages.test.ts",
+  "test/postgres/storage.test.ts"
 ]
 
 class LongestFirst extends BaseSequencer {
@@ -39,7 +40,11 @@ export default defineConfig({
     // bounds on a busy machine; the files that start child processes set longer ones on
     // their own describe/it blocks (bounds only: every test waits on conditions, not time).
     pool: "forks",
-    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    // A fork runs its files one after another in one process, so the modules most files share
+    // (the core, the HTTP layer, effect) load once per fork rather than once per file, which
+    // was most of a short file's time. Files leave nothing for the next: each stops what it
+    // starts in afterAll, none mocks a module or sets process.env, fake timers end afterEach.
+    poolOptions: { forks: { maxForks: 2, minForks: 1, isolate: false } },
     sequence: { sequencer: LongestFirst },
     testTimeout: 30_000,
     hookTimeout: 30_000
