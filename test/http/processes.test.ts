@@ -3,14 +3,17 @@
  * `accounts create | list | update`, `users create`, the storage every command opens and
  * names, `--help` for each command, environment variables, start-up and shutdown logs, `GET /`,
  * and graceful shutdown on SIGTERM.
+ *
+ * Nearly all of the time here is processes starting, so the tests run side by side, each
+ * with its own files, and commands that do not depend on each other run at once.
  */
-import { spawnSync } from "node:child_process"
+import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase } from "../postgres/database.js"
-import { binary, client, expectProblem, expectStatus, killServers, runCli, seed, serveProcess } from "./harness.js"
+import { binary, client, expectProblem, expectStatus, killServers, seed, serveProcess } from "./harness.js"
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "slotwise-http-processes-"))
 // Bundling the binary is shared by the tests (and other files): done once, before them.
@@ -20,11 +23,39 @@ afterAll(() => {
   fs.rmSync(dir, { recursive: true, force: true })
 })
 
-const cli = (args: ReadonlyArray<string>) => runCli(args, { SLOTWISE_ADMIN_TOKEN: "" })
 const serve = (args: ReadonlyArray<string>) => serveProcess(args, { SLOTWISE_ADMIN_TOKEN: "admin-secret" })
 
+interface Run {
+  readonly status: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/**
+ * The binary run to completion with standard input, in `cwd` (default: a directory of its
+ * own, so a default ./slotwise.db would land there), without the storage and admin token
+ * variables unless `env` gives them.
+ */
+const run = async (args: ReadonlyArray<string>, env: Record<string, string> = {}, input = "", cwd = inDir): Promise<Run> => {
+  const child = spawn(process.execPath, [await binary(), ...args], {
+    cwd,
+    env: { ...process.env, SLOTWISE_DATABASE_URL: "", SLOTWISE_ADMIN_TOKEN: "", ...env }
+  })
+  let stdout = ""
+  let stderr = ""
+  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d))
+  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d))
+  child.stdin.end(input)
+  return new Promise((resolve, reject) => {
+    child.once("error", reject)
+    child.once("close", (status) => resolve({ status, stdout, stderr }))
+  })
+}
+const inDir = fs.mkdtempSync(path.join(dir, "cwd-"))
+const cli = (args: ReadonlyArray<string>) => run(args, {}, "", fs.mkdtempSync(path.join(dir, "cli-")))
+
 // Every test starts processes: their start-up, not the work, is what a busy machine stretches.
-describe("slotwise serve", { timeout: 90_000 }, () => {
+describe("slotwise serve", { timeout: 90_000, concurrent: true }, () => {
   it("two processes on one SQLite file: 50 concurrent creates for one seat → exactly one 201, the rest 409 slot_unavailable", async () => {
     const file = path.join(dir, "shared.db")
     const one = await serve(["--database", file])
@@ -68,16 +99,14 @@ describe("slotwise serve", { timeout: 90_000 }, () => {
   })
 
   it("--memory serves without a file; a bad flag is a usage error; --help documents every flag", async () => {
-    const mem = await serve(["--memory"])
+    const [mem, help, bad] = await Promise.all([serve(["--memory"]), cli(["--help"]), cli(["serve", "--prot", "1"])])
     expect((await client(mem.url).get("/health")).status).toBe(200)
     mem.process.kill("SIGTERM")
     expect((await mem.exited).code).toBe(0)
-    const help = await cli(["--help"])
     expect(help.status).toBe(0)
     for (const flag of ["--port", "--host", "--database", "--memory", "--admin-token", "SLOTWISE_ADMIN_TOKEN", "--allow-private-webhooks", "--name", "--plan", "--json"]) {
       expect(help.stdout).toContain(flag)
     }
-    const bad = await cli(["serve", "--prot", "1"])
     expect(bad.status).toBe(2)
     expect(bad.stderr).toContain("--prot")
   })
@@ -95,35 +124,29 @@ describe("slotwise serve", { timeout: 90_000 }, () => {
   })
 })
 
-/** The binary in `cwd` (default: a directory of its own, so a default ./slotwise.db lands there), with standard input. */
-const inDir = fs.mkdtempSync(path.join(dir, "cwd-"))
-const run = async (args: ReadonlyArray<string>, env: Record<string, string> = {}, input = "") =>
-  spawnSync(process.execPath, [await binary(), ...args], {
-    cwd: inDir,
-    input,
-    encoding: "utf8",
-    env: { ...process.env, SLOTWISE_DATABASE_URL: "", SLOTWISE_ADMIN_TOKEN: "", ...env }
-  })
-
-describe("every command's storage", { timeout: 90_000 }, () => {
+describe("every command's storage", { timeout: 90_000, concurrent: true }, () => {
   it("users create opens $SLOTWISE_DATABASE_URL as the other commands do, and names the database in its output and errors", async () => {
     const file = path.join(dir, "from-env.db")
     const env = { SLOTWISE_DATABASE_URL: file }
-    const created = await run(["accounts", "create", "--name", "Env", "--json"], env)
+    // Its own directory: no other test's command could have put a slotwise.db there.
+    const cwd = fs.mkdtempSync(path.join(dir, "env-"))
+    const created = await run(["accounts", "create", "--name", "Env", "--json"], env, "", cwd)
     expect(created.status).toBe(0)
     const account = JSON.parse(created.stdout).account.id
-    const user = await run(["users", "create", "--account", account, "--email", "env@example.com", "--password-stdin"], env, "a long enough passphrase\n")
+    const user = await run(["users", "create", "--account", account, "--email", "env@example.com", "--password-stdin"], env, "a long enough passphrase\n", cwd)
     expect(user.stderr).toBe("")
     expect(user.status).toBe(0)
     expect(user.stdout).toContain(`in ${account} (SQLite database ${file})`)
-    const missing = await run(["users", "create", "--account", "acc_01JZZZZZZZZZZZZZZZZZZZZZZZ", "--email", "x@example.com", "--password-stdin"], env, "a long enough passphrase")
+    // --database wins over the variable.
+    const other = path.join(dir, "flag-wins.db")
+    const [missing, listed] = await Promise.all([
+      run(["users", "create", "--account", "acc_01JZZZZZZZZZZZZZZZZZZZZZZZ", "--email", "x@example.com", "--password-stdin"], env, "a long enough passphrase", cwd),
+      run(["accounts", "list", "--database", other], env, "", cwd)
+    ])
     expect(missing.status).toBe(1)
     expect(missing.stderr).toContain(`(SQLite database ${file})`)
     // Nothing fell back to ./slotwise.db.
-    expect(fs.existsSync(path.join(inDir, "slotwise.db"))).toBe(false)
-    // --database wins over the variable.
-    const other = path.join(dir, "flag-wins.db")
-    const listed = await run(["accounts", "list", "--database", other], env)
+    expect(fs.existsSync(path.join(cwd, "slotwise.db"))).toBe(false)
     expect(listed.stdout).toContain(`No accounts in SQLite database ${other}`)
   })
 
@@ -134,11 +157,10 @@ describe("every command's storage", { timeout: 90_000 }, () => {
       url.password = "hunter2-secret"
       const env = { SLOTWISE_DATABASE_URL: url.href }
       expect((await run(["accounts", "create", "--name", "Shared", "--plan", "pro"], env)).status).toBe(0)
-      const listed = await run(["accounts", "list"], env)
+      const [listed, missing] = await Promise.all([run(["accounts", "list"], env), run(["accounts", "update", "acc_01JZZZZZZZZZZZZZZZZZZZZZZZ", "--name", "X"], env)])
       expect(listed.status).toBe(0)
       expect(listed.stdout).toContain(`1 account(s) in PostgreSQL postgres://${url.username}:***@${url.host}${url.pathname}`)
       expect(listed.stdout).toMatch(/acc_\w{26}  "Shared"  plan pro  600\/min  origins none/)
-      const missing = await run(["accounts", "update", "acc_01JZZZZZZZZZZZZZZZZZZZZZZZ", "--name", "X"], env)
       expect(missing.status).toBe(1)
       expect(missing.stderr).toContain(`:***@${url.host}`)
       for (const out of [listed.stdout, listed.stderr, missing.stdout, missing.stderr]) expect(out).not.toContain("hunter2")
@@ -148,7 +170,7 @@ describe("every command's storage", { timeout: 90_000 }, () => {
   })
 })
 
-describe("slotwise accounts", { timeout: 90_000 }, () => {
+describe("slotwise accounts", { timeout: 90_000, concurrent: true }, () => {
   it("list and update change an account offline; invalid values are refused by field", async () => {
     const file = path.join(dir, "accounts.db")
     const db = ["--database", file]
@@ -178,23 +200,21 @@ describe("slotwise accounts", { timeout: 90_000 }, () => {
     expect(JSON.parse(branded.stdout)).toMatchObject({ handle: "shop-two", branding: { display_name: "Shop Two", logo_url: null, primary_color: "#abc", hide_powered_by: true } })
     const unbranded = await run(["accounts", "update", id, ...db, "--display-name", "", "--json"])
     expect(JSON.parse(unbranded.stdout).branding).toMatchObject({ display_name: null, primary_color: "#abc" })
-    expect((await run(["accounts", "list", ...db])).stdout).toContain("handle shop-two")
-    const reserved = await run(["accounts", "update", id, ...db, "--handle", "admin"])
+    // Each of these leaves the account as it is.
+    const [listedAgain, reserved, notBoolean, noId, noChange] = await Promise.all([
+      run(["accounts", "list", ...db]),
+      run(["accounts", "update", id, ...db, "--handle", "admin"]),
+      run(["accounts", "update", id, ...db, "--hide-powered-by", "maybe"]),
+      run(["accounts", "update", ...db, "--name", "x"]),
+      run(["accounts", "update", id, ...db])
+    ])
+    expect(listedAgain.stdout).toContain("handle shop-two")
     expect(reserved.status).toBe(1)
     expect(reserved.stderr).toContain("handle: admin is reserved")
-    expect((await run(["accounts", "update", id, ...db, "--hide-powered-by", "maybe"])).status).toBe(2)
-    expect((await run(["accounts", "update", ...db, "--name", "x"])).status).toBe(2)
-    expect((await run(["accounts", "update", id, ...db])).status).toBe(2)
+    expect([notBoolean.status, noId.status, noChange.status]).toEqual([2, 2, 2])
   })
 
   it("--help for every command and subcommand; serve's lists each flag's environment variable", async () => {
-    const serveHelp = await run(["serve", "--help"])
-    expect(serveHelp.status).toBe(0)
-    for (const name of ["PORT", "HOST", "DATABASE_URL", "MEMORY", "REDIS_URL", "ADMIN_TOKEN", "PUBLIC_URL", "TRUST_PROXY", "ALLOW_PRIVATE_WEBHOOKS", "WEBHOOK_TIMEOUT_MS", "WEBHOOK_LEASE_MS"]) {
-      expect(serveHelp.stdout).toContain(`$SLOTWISE_${name}`)
-    }
-    const accounts = await run(["accounts", "--help"])
-    for (const sub of ["create", "list", "update"]) expect(accounts.stdout).toMatch(new RegExp(`^  ${sub} `, "m"))
     const cases: Array<[ReadonlyArray<string>, string]> = [
       [["accounts", "create", "--help"], "--allowed-origin"],
       [["accounts", "list", "--help"], "--json"],
@@ -202,8 +222,14 @@ describe("slotwise accounts", { timeout: 90_000 }, () => {
       [["users", "--help"], "--password-stdin"],
       [["users", "create", "--help"], "--password-stdin"]
     ]
-    for (const [args, flag] of cases) {
-      const help = await run(args)
+    const [serveHelp, accounts, ...helps] = await Promise.all([["serve", "--help"], ["accounts", "--help"], ...cases.map(([args]) => args)].map((args) => run(args)))
+    expect(serveHelp!.status).toBe(0)
+    for (const name of ["PORT", "HOST", "DATABASE_URL", "MEMORY", "REDIS_URL", "ADMIN_TOKEN", "PUBLIC_URL", "TRUST_PROXY", "ALLOW_PRIVATE_WEBHOOKS", "WEBHOOK_TIMEOUT_MS", "WEBHOOK_LEASE_MS"]) {
+      expect(serveHelp!.stdout).toContain(`$SLOTWISE_${name}`)
+    }
+    for (const sub of ["create", "list", "update"]) expect(accounts!.stdout).toMatch(new RegExp(`^  ${sub} `, "m"))
+    for (const [n, [args, flag]] of cases.entries()) {
+      const help = helps[n]!
       expect(help.status, args.join(" ")).toBe(0)
       expect(help.stdout).toContain(flag)
       expect(help.stdout).toContain("$SLOTWISE_DATABASE_URL")
@@ -211,7 +237,7 @@ describe("slotwise accounts", { timeout: 90_000 }, () => {
   })
 })
 
-describe("slotwise serve's configuration and logs", { timeout: 90_000 }, () => {
+describe("slotwise serve's configuration and logs", { timeout: 90_000, concurrent: true }, () => {
   it("reads its settings from the environment, a flag wins, and it logs storage, Redis and public URL without passwords", async () => {
     const redis = new URL(process.env.SLOTWISE_TEST_REDIS_URL ?? "redis://127.0.0.1:6379")
     redis.password = "redis-secret"

@@ -4,7 +4,8 @@
  * README's Effect example against the installed `effect`; and the server started the
  * documented ways (`npm start`, `npx slotwise serve`) stops cleanly when the npm process is
  * signalled, finishing a request in flight, releasing its port and leaving no process behind.
- * One file, in order: packing and `npm start` both build dist/.
+ * Packing and `npm start` would both build dist/ when it is stale: it is built once first,
+ * then the tests run at the same time (the install waits on the disk, the servers on the CPU).
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import * as fs from "node:fs"
@@ -15,7 +16,7 @@ import * as path from "node:path"
 import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "slotwise-package-"))
@@ -26,6 +27,9 @@ afterAll(async () => {
   for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
   await fs.promises.rm(dir, { recursive: true, force: true })
 }, 120_000)
+
+// What `npm pack` (the prepare script) and `npm start` (bin/slotwise.js) would otherwise both do.
+beforeAll(() => execute(process.execPath, [path.join(root, "bin", "prepare.js")], { cwd: root }), 180_000)
 
 const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"))
 /** The lowest `effect` the package supports, from its peer range (`>=3.22.4 <4`). */
@@ -59,7 +63,7 @@ const portOpen = (port: number) =>
     socket.once("error", () => resolve(false))
   })
 
-describe("npm pack", { timeout: 300_000 }, () => {
+describe("npm pack", { timeout: 300_000, concurrent: true }, () => {
   it("installs into an empty project: a JavaScript example books, the Effect example type-checks against the installed effect", async () => {
     expect(supportedEffect).toMatch(/^3\.\d+\.\d+$/)
     const packed = await execute("npm", ["pack", "--json", "--pack-destination", dir], { cwd: root, maxBuffer: 64 << 20 })
@@ -101,10 +105,6 @@ console.log("booked", booking.id, booking.start, booking.status)
 await s.close()
 `
     )
-    const booked = await execute(process.execPath, ["book.mjs"], { cwd: project })
-    expect(booked.stdout).toMatch(/^booked bkg_\w{26} 2027-03-29T07:00:00Z confirmed$/m)
-    expect(booked.stdout).toContain("refused slot_unavailable")
-
     // The README's Effect example, type-checked with the repository's TypeScript against
     // the project's own node_modules (the package's types and the installed effect).
     fs.writeFileSync(
@@ -128,7 +128,13 @@ export const run: Promise<{ readonly data: ReadonlyArray<{ readonly id: string }
       })
     )
     const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc")
-    const checked = await execute(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: project }).catch((e: { stdout: string }) => e)
+    // Run side by side: neither writes anything the other reads.
+    const [booked, checked] = await Promise.all([
+      execute(process.execPath, ["book.mjs"], { cwd: project }),
+      execute(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: project }).catch((e: { stdout: string }) => e)
+    ])
+    expect(booked.stdout).toMatch(/^booked bkg_\w{26} 2027-03-29T07:00:00Z confirmed$/m)
+    expect(booked.stdout).toContain("refused slot_unavailable")
     expect(checked.stdout).toBe("")
   })
 })
@@ -210,7 +216,7 @@ const requestInFlight = (url: string, key: string) =>
     req.flushHeaders()
   })
 
-describe("stopping the server started through npm", { timeout: 240_000 }, () => {
+describe("stopping the server started through npm", { timeout: 240_000, concurrent: true }, () => {
   it("npm start, SIGTERM to npm: the request in flight completes, then the port is released and no process is left", async () => {
     const server = await launch("npm", ["start", "--", "--port", "0", "--memory"])
     const key = server.lines.find((l) => l.includes("sandbox secret key"))?.match(/sk_test_\w+/)?.[0]
