@@ -11,7 +11,8 @@
  * owner deletes its domain. A map entry counts only while its domain still exists, verified,
  * under its plan: a sandbox reset or a downgrade cannot leave a hostname stuck.
  *
- * Lookups (`accountForHost`) are cached in this process for a few seconds; a verification or
+ * Lookups (`accountForHost`, and a tenant having no verified domain for `verifiedDomainsOf`)
+ * are cached in this process for a few seconds; a verification or
  * deletion clears this process's cache at once and, on storage that signals other processes
  * (PostgreSQL), theirs too. Without signals a deletion takes effect everywhere within the
  * cache's lifetime.
