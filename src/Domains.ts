@@ -11,7 +11,8 @@
  * owner deletes its domain. A map entry counts only while its domain still exists, verified,
  * under its plan: a sandbox reset or a downgrade cannot leave a hostname stuck.
  *
- * Lookups (`accountForHost`) are cached in this process for a few seconds; a verification or
+ * Lookups (`accountForHost`, and a tenant having no verified domain for `verifiedDomainsOf`)
+ * are cached in this process for a few seconds; a verification or
  * deletion clears this process's cache at once and, on storage that signals other processes
  * (PostgreSQL), theirs too. Without signals a deletion takes effect everywhere within the
  * cache's lifetime.
@@ -72,6 +73,9 @@ export class DomainSettings extends Context.Tag("slotwise/DomainSettings")<Domai
 export const DEFAULT_DOMAIN_CACHE_TTL_MS = 10_000
 /** Past this many cached hostnames the cache starts afresh (`Host` headers are the client's to choose). */
 const MAX_CACHED = 10_000
+
+const noDomains: ReadonlyArray<Domain> = []
+const tenantKey = (tenant: TenantId) => `${tenant.account_id}/${tenant.environment}`
 /** How many of the TXT values found a failed verification quotes, and how much of each. */
 const QUOTED_VALUES = 5
 const QUOTED_LENGTH = 100
@@ -149,8 +153,18 @@ export class Domains extends Effect.Service<Domains>()("slotwise/Domains", {
     // ---- the lookup cache ------------------------------------------------------------------
 
     const cache = new Map<string, { readonly tenant: TenantId | undefined; readonly expiresMs: number }>()
-    const forgetAll = Effect.sync(() => cache.clear())
-    const unsubscribe = storage.signals?.subscribe("domains", () => cache.clear())
+    // Tenants seen with no verified domain (most of them), until when: a manage link then costs
+    // no read. Only a verification can make the answer wrong, and it clears this with `cache`.
+    const unverified = new Map<string, number>()
+    // Bumped on every clear, so a read that began before a verification never caches its answer.
+    let generation = 0
+    const clear = () => {
+      cache.clear()
+      unverified.clear()
+      generation++
+    }
+    const forgetAll = Effect.sync(clear)
+    const unsubscribe = storage.signals?.subscribe("domains", clear)
     if (unsubscribe !== undefined) yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))
     /** After a commit that changed an owner: this process forgets at once, the others when signalled. */
     const announceChange = Effect.zipRight(storage.afterCommit(forgetAll), storage.signals?.publish("domains") ?? Effect.void)
@@ -169,6 +183,26 @@ export class Domains extends Effect.Service<Domains>()("slotwise/Domains", {
         if (cache.size >= MAX_CACHED) cache.clear()
         cache.set(host, { tenant: owner?.tenant, expiresMs: now + ttlMs })
         return Option.fromNullable(owner?.tenant)
+      })
+
+    /**
+     * `tenant`'s verified domains (what its manage links and hosted pages are based on). An
+     * empty answer is cached as the hostname lookups are, and cleared with them.
+     */
+    const verifiedDomainsOf = (tenant: TenantId): Effect.Effect<ReadonlyArray<Domain>, StorageFailure> =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const key = tenantKey(tenant)
+        const until = unverified.get(key)
+        if (until !== undefined && until > now) return Effect.succeed(noDomains)
+        const before = generation
+        return Effect.map(Effect.provideService(domains.list({}), Tenant, tenant), (all) => {
+          const verified = all.filter((d) => d.status === "verified")
+          if (verified.length === 0 && generation === before) {
+            if (unverified.size >= MAX_CACHED) unverified.clear()
+            unverified.set(key, now + ttlMs)
+          }
+          return verified
+        })
       })
 
     /** The tenant whose verified custom domain a browser `Origin` (`https://<hostname>`) is, or none. */
@@ -277,7 +311,7 @@ export class Domains extends Effect.Service<Domains>()("slotwise/Domains", {
         return current
       }))
 
-    return { create, get, list, verify, delete: remove, accountForHost, tenantForOrigin, tlsAllowed } as const
+    return { create, get, list, verify, delete: remove, accountForHost, tenantForOrigin, tlsAllowed, verifiedDomainsOf } as const
   })
 }) {}
 

@@ -26,7 +26,7 @@ export class HostedPageKeys extends Effect.Service<HostedPageKeys>()("slotwise/H
     const storage = yield* Storage
     const apiKeys = yield* ApiKeys
     const mac = yield* ManageLinkMac
-    const links = yield* makeManageLinks
+    const links = yield* makeManageLinks()
     const credentials = storage.collection(CredentialsCollection)
 
     const secretOf = (tenant: TenantId) =>

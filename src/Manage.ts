@@ -22,6 +22,7 @@ import {
   UNKNOWN_LINK_DETAIL
 } from "./domain/manageLink.js"
 import type { Service } from "./domain/service.js"
+import { Domains } from "./Domains.js"
 import { Events } from "./Events.js"
 import { currentStamp, findOr404 } from "./internal/resources.js"
 import { decodeInput } from "./domain/validation.js"
@@ -44,7 +45,7 @@ export class Manage extends Effect.Service<Manage>()("slotwise/Manage", {
     const events = yield* Events
     const bookingUseCases = yield* Bookings
     const availability = yield* Availability
-    const links = yield* makeManageLinks
+    const links = yield* makeManageLinks((yield* Domains).verifiedDomainsOf)
     const bookings = storage.collection(BookingsCollection)
     const services = storage.collection(ServicesCollection)
     const staff = storage.collection(StaffCollection)

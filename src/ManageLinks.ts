@@ -7,6 +7,7 @@ import { AccountsCollection, SYSTEM_TENANT } from "./auth/collections.js"
 import { DOMAIN_OWNERS_TENANT, DomainOwnersCollection, DomainsCollection } from "./Domains.js"
 import { DOMAIN_PLANS, originOfCustomDomain } from "./domain/domain.js"
 import type { Booking } from "./domain/booking.js"
+import type { Domain } from "./domain/domain.js"
 import type { StorageFailure } from "./domain/errors.js"
 import {
   type DeploymentSecret,
@@ -25,7 +26,13 @@ import { PublicUrl } from "./ports/publicUrl.js"
 import { Storage } from "./ports/storage.js"
 import { Tenant, type TenantId } from "./ports/tenant.js"
 
-export const makeManageLinks = Effect.gen(function*() {
+/**
+ * `verifiedDomainsOf` answers which verified domains a tenant has (`Domains.verifiedDomainsOf`
+ * caches the tenants without one); without it each link reads them.
+ */
+export const makeManageLinks = (
+  verifiedDomainsOf?: (tenant: TenantId) => Effect.Effect<ReadonlyArray<Domain>, StorageFailure>
+) => Effect.gen(function*() {
   const storage = yield* Storage
   // Read once, when the layer is built: the composition root provides them to the layer.
   const mac = yield* ManageLinkMac
@@ -34,6 +41,8 @@ export const makeManageLinks = Effect.gen(function*() {
   const domains = storage.collection(DomainsCollection)
   const owners = storage.collection(DomainOwnersCollection)
   const accounts = storage.collection(AccountsCollection)
+  const verifiedOf = verifiedDomainsOf ?? ((tenant: TenantId) =>
+    Effect.map(Effect.provideService(domains.list({}), Tenant, tenant), (all) => all.filter((d) => d.status === "verified")))
   const system = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, Tenant, SYSTEM_TENANT)
 
   let cachedKey: Uint8Array | undefined
@@ -70,7 +79,7 @@ export const makeManageLinks = Effect.gen(function*() {
     Effect.gen(function*() {
       // The tenant's verified domains first: most have none, and then the account's plan
       // does not matter (one read per link instead of two).
-      const verified = (yield* Effect.provideService(domains.list({}), Tenant, tenant)).filter((d) => d.status === "verified")
+      const verified = yield* verifiedOf(tenant)
       if (verified.length === 0) return yield* publicUrl.baseFor(tenant)
       const account = Option.getOrUndefined(yield* system(accounts.get(tenant.account_id)))
       if (account !== undefined && (DOMAIN_PLANS as ReadonlyArray<string>).includes(account.plan)) {
@@ -101,4 +110,4 @@ export const makeManageLinks = Effect.gen(function*() {
   return { deploymentKey, baseFor, linkIn, verify, withManageUrl } as const
 })
 
-export type ManageLinks = Effect.Effect.Success<typeof makeManageLinks>
+export type ManageLinks = Effect.Effect.Success<ReturnType<typeof makeManageLinks>>

@@ -44,13 +44,13 @@ export type CoreServices =
 export const CoreLive = Layer.mergeAll(
   Services.Default,
   Staff.Default,
-  Layer.merge(Manage.Default, RecurringBookings.Default).pipe(Layer.provideMerge(Layer.merge(
+  Layer.merge(Manage.Default, RecurringBookings.Default).pipe(Layer.provideMerge(Layer.mergeAll(
     Availability.Default,
-    Bookings.Default.pipe(Layer.provideMerge(Layer.merge(Clients.Default, Payments.Default)))
+    Bookings.Default.pipe(Layer.provideMerge(Layer.merge(Clients.Default, Payments.Default))),
+    Domains.Default
   ))),
   Webhooks.Default.pipe(Layer.provideMerge(WebhookOutbox.Default)),
   Sandbox.Default,
-  Domains.Default,
   CalendarFeeds.Default,
   Calendars.Default
 ).pipe(Layer.provideMerge(Events.Default))

@@ -13,7 +13,7 @@ import { hostOfHeader } from "../../src/domain/domain.js"
 import { Events } from "../../src/Events.js"
 import { DEFAULT_DOMAIN_CACHE_TTL_MS, Domains, DomainSettings } from "../../src/Domains.js"
 import { DnsResolver } from "../../src/ports/dns.js"
-import { Storage } from "../../src/ports/storage.js"
+import { type SignalTopic, Storage, type StorageService } from "../../src/ports/storage.js"
 import { Tenant, type TenantId } from "../../src/ports/tenant.js"
 import { startDnsResponder } from "../support/dns.js"
 
@@ -25,8 +25,9 @@ const records = new Map<string, ReadonlyArray<string>>()
 const FakeDns = Layer.succeed(DnsResolver, { resolveTxt: (name) => Effect.succeed(records.get(name) ?? []) })
 
 /** Two instances of the service over one storage: two server processes without signals. */
-const twoInstances = Effect.gen(function*() {
-  const storage = yield* Layer.build(MemoryStorageLive)
+const twoInstancesOver = (signalled: boolean) => Effect.gen(function*() {
+  const built = yield* Layer.build(MemoryStorageLive)
+  const storage = signalled ? Context.add(built, Storage, withSignals(Context.get(built, Storage))) : built
   const build = Effect.map(
     Layer.build(Domains.Default.pipe(Layer.provide(Layer.mergeAll(
       FakeDns,
@@ -39,6 +40,23 @@ const twoInstances = Effect.gen(function*() {
   )
   return { storage: Context.get(storage, Storage), a: yield* build, b: yield* build }
 })
+const twoInstances = twoInstancesOver(false)
+
+/** Signals delivered to every subscriber in this process, as PostgreSQL's are to every process. */
+const withSignals = (storage: StorageService): StorageService => {
+  const listeners = new Map<SignalTopic, Set<() => void>>()
+  return {
+    ...storage,
+    signals: {
+      publish: (topic) => storage.afterCommit(Effect.sync(() => listeners.get(topic)?.forEach((listener) => listener()))),
+      subscribe: (topic, listener) => {
+        const set = listeners.get(topic) ?? new Set()
+        listeners.set(topic, set.add(listener))
+        return () => set.delete(listener)
+      }
+    }
+  }
+}
 
 const as = (tenant: TenantId) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, Tenant, tenant)
 
@@ -84,6 +102,25 @@ describe("accountForHost", () => {
       const claimed = yield* verifyHost(a, stranger, "reset.example")
       expect(claimed.status).toBe("verified")
       expect(yield* a.accountForHost("reset.example")).toEqual(Option.some(stranger))
+    }))
+
+  it.scoped("answers a tenant's verified domains, caching none until a verification here, a signal or the cache's lifetime", () =>
+    Effect.gen(function*() {
+      const { a, b } = yield* twoInstances
+      expect(yield* a.verifiedDomainsOf(owner)).toEqual([])
+      expect(yield* b.verifiedDomainsOf(owner)).toEqual([])
+      const domain = yield* verifyHost(a, owner, "links.example")
+      // The instance that verified forgets at once; the other keeps its "none" until it expires.
+      expect(yield* a.verifiedDomainsOf(owner)).toEqual([domain])
+      expect(yield* b.verifiedDomainsOf(owner)).toEqual([])
+      yield* TestClock.adjust(DEFAULT_DOMAIN_CACHE_TTL_MS)
+      expect(yield* b.verifiedDomainsOf(owner)).toEqual([domain])
+      expect(yield* b.verifiedDomainsOf(stranger)).toEqual([])
+
+      const signalled = yield* twoInstancesOver(true)
+      expect(yield* signalled.b.verifiedDomainsOf(stranger)).toEqual([])
+      const theirs = yield* verifyHost(signalled.a, stranger, "signalled.example")
+      expect(yield* signalled.b.verifiedDomainsOf(stranger)).toEqual([theirs])
     }))
 
   it.scoped("refuses the server's own host and says which failure a lookup met", () =>
