@@ -53,9 +53,11 @@ export class Idempotency extends Effect.Service<Idempotency>()("slotwise/Idempot
   effect: Effect.gen(function*() {
     const storage = yield* Storage
     const records = storage.collection(IdempotencyCollection)
-    // A claim excludes only the claims of the same key.
     const keyedWrite = keyedTransactionOf(storage)
     const lockKeys = lockKeysOf(storage)
+    /** `effect` as one write that excludes only the writes of the same key's record. */
+    const forKey = <A, E, R>(id: string, effect: Effect.Effect<A, E, R>) =>
+      keyedWrite(Effect.zipRight(lockKeys([`idempotency/${id}`]), effect))
 
     /** What makes two requests "the same": method, path and the body's canonical JSON. */
     const fingerprint = (method: string, path: string, body: unknown) =>
@@ -65,8 +67,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("slotwise/Idempot
     const begin = (key: string, requestFingerprint: string) =>
       Effect.gen(function*() {
         const id = yield* sha256Hex(key)
-        return yield* keyedWrite(Effect.gen(function*() {
-          yield* lockKeys([`idempotency/${id}`])
+        return yield* forKey(id, Effect.gen(function*() {
           const now = yield* currentStamp
           const found = Option.getOrUndefined(yield* records.get(id))
           const live = found !== undefined && found.expires_ms > now.ms
@@ -102,8 +103,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("slotwise/Idempot
     const complete = (key: string, response: StoredResponse) =>
       Effect.gen(function*() {
         const id = yield* sha256Hex(key)
-        yield* keyedWrite(Effect.gen(function*() {
-          yield* lockKeys([`idempotency/${id}`])
+        yield* forKey(id, Effect.gen(function*() {
           const found = Option.getOrUndefined(yield* records.get(id))
           if (found === undefined) return
           yield* records.update({ ...found, state: "completed", response })
@@ -114,7 +114,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("slotwise/Idempot
     const release = (key: string) =>
       Effect.gen(function*() {
         const id = yield* sha256Hex(key)
-        yield* keyedWrite(Effect.zipRight(lockKeys([`idempotency/${id}`]), records.remove(id)))
+        yield* forKey(id, records.remove(id))
       })
 
     return { fingerprint, begin, complete, release } as const
