@@ -85,15 +85,15 @@ export const failure = (what: string, cause: unknown): StorageFailure =>
 
 const tenantKey = (tenant: TenantId): string => `${tenant.account_id}/${tenant.environment}`
 
-/** The transaction's exclusive lock on a text key (a 64-bit hash of it: a clash only serialises). */
-const advisoryLock = (key: string): string => `pg_advisory_xact_lock(hashtextextended(${pg.escapeLiteral(key)}, 0))`
+/** The transaction's lock on a text key, exclusive or shared (a 64-bit hash of it: a clash only serialises). */
+const advisoryLock = (key: string, shared = false): string =>
+  `pg_advisory_xact_lock${shared ? "_shared" : ""}(hashtextextended(${pg.escapeLiteral(key)}, 0))`
 
 /** `SELECT` of the lock for one tenant's key. */
 const tenantLock = (tenant: TenantId): string => advisoryLock(tenantKey(tenant))
 
 /** The same lock, shared: keyed transactions of the tenant hold it together. */
-const tenantSharedLock = (tenant: TenantId): string =>
-  `pg_advisory_xact_lock_shared(hashtextextended(${pg.escapeLiteral(tenantKey(tenant))}, 0))`
+const tenantSharedLock = (tenant: TenantId): string => advisoryLock(tenantKey(tenant), true)
 
 export interface Sql {
   /** Runs one statement on the fiber's connection; rows as objects, or as arrays with `arrays`. */
