@@ -26,6 +26,15 @@ export const BookingListQuery = queryOf(BookingListParams)
 /** A `201` body; each member of a union carries the status (the document lists them one by one). */
 const created = <A, I>(member: Schema.Schema<A, I>) => member.annotations(HttpApiSchema.annotations<A>({ status: 201 }))
 
+/** What a create answers: the booking, or with `recurrence` the series; a publishable key gets the public view of either. */
+export const BookingCreated = created(Booking)
+export const PublicBookingCreated = created(PublicBooking)
+export const BookingSeriesCreated = created(BookingSeries)
+export const PublicBookingSeriesCreated = created(PublicBookingSeries).annotations({
+  description: "The booking; with `recurrence`, the `booking_series` with its occurrences and skipped starts. " +
+    "A publishable key gets public views, without the client, notes, metadata or payments"
+})
+
 const read = key("bookings:read")
 const write = key("bookings:write")
 
@@ -51,15 +60,7 @@ export const BookingsGroup = HttpApiGroup.make("bookings")
       .setPayload(body(BookingCreate))
       // A publishable key gets its public view.
       // The response's description is its last member's: it names both.
-      .addSuccess(Schema.Union(
-        created(Booking),
-        created(PublicBooking),
-        created(BookingSeries),
-        created(PublicBookingSeries).annotations({
-          description: "The booking; with `recurrence`, the `booking_series` with its occurrences and skipped starts. " +
-            "A publishable key gets public views, without the client, notes, metadata or payments"
-        })
-      ))
+      .addSuccess(Schema.Union(BookingCreated, PublicBookingCreated, BookingSeriesCreated, PublicBookingSeriesCreated))
       .annotateContext(doc(
         "Book a slot, or a recurring series with `recurrence` (atomic check and write)",
         key("bookings:write", { publishable: true })

@@ -7,7 +7,9 @@ import { Manage } from "../../../src/Manage.js"
 import { RecurringBookings } from "../../../src/RecurringBookings.js"
 import { Tenant } from "../../../src/ports/tenant.js"
 import { SlotwiseApi } from "../api.js"
+import { BookingCreated, BookingSeriesCreated, PublicBookingCreated, PublicBookingSeriesCreated } from "../contract/bookings.js"
 import { CurrentPrincipal } from "../contract/security.js"
+import { encodedAs } from "./encoded.js"
 import { asAudience, asTenant } from "./security.js"
 
 const write = { uninterruptible: true } as const
@@ -28,12 +30,22 @@ export const BookingsLive = HttpApiBuilder.group(SlotwiseApi, "bookings", (handl
     const one = <E>(effect: Effect.Effect<Booking, E, Tenant>) => linked(effect, manage.withManageUrl)
     const series = yield* RecurringBookings
     const withLinks = seriesLinked(manage)
+    const bookingCreated = encodedAs(BookingCreated)
+    const publicBookingCreated = encodedAs(PublicBookingCreated)
+    const seriesCreated = encodedAs(BookingSeriesCreated)
+    const publicSeriesCreated = encodedAs(PublicBookingSeriesCreated)
     return handlers
       .handle("list", ({ urlParams }) => linked(bookings.list(urlParams), manage.withManageUrls))
       .handle("create", ({ payload }) =>
         payload.recurrence !== undefined
-          ? asAudience(Effect.flatMap(series.create(payload), withLinks), () => series.createForVisitor(payload))
-          : asAudience(Effect.flatMap(bookings.createDecoded(payload), manage.withManageUrl), () => bookings.createForVisitor(payload)), write)
+          ? asAudience(
+            Effect.flatMap(Effect.flatMap(series.create(payload), withLinks), seriesCreated),
+            () => Effect.flatMap(series.createForVisitor(payload), publicSeriesCreated)
+          )
+          : asAudience(
+            Effect.flatMap(Effect.flatMap(bookings.createDecoded(payload), manage.withManageUrl), bookingCreated),
+            () => Effect.flatMap(bookings.createForVisitor(payload), publicBookingCreated)
+          ), write)
       .handle("get", ({ path }) => one(bookings.get(path.id)))
       .handle("update", ({ path, payload }) => one(bookings.update(path.id, payload)), write)
       .handle("delete", ({ path }) => one(bookings.delete(path.id)), write)
