@@ -6,7 +6,7 @@
  * server, which speaks only Node's `(req, res)`), under the same prefix. Without a prefix, the
  * Node handler serves plain reads through the direct read lane (directReads.ts), as the server does.
  */
-import { Etag, FileSystem, HttpApiBuilder, HttpApp, HttpPlatform, type HttpRouter, Path } from "@effect/platform"
+import { Etag, FileSystem, HttpApiBuilder, HttpApp, HttpMiddleware, HttpPlatform, type HttpRouter, Path } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer, ManagedRuntime, Option } from "effect"
 import type * as http from "node:http"
@@ -77,7 +77,9 @@ export const makeHttpHandler = async <E>(options: MountOptions, wiring: AppWirin
       wiring.dispatcher
     ).pipe(Layer.provideMerge(wiring.services))
   )
-  const { fetch, node, side, lane } = await runtime.runPromise(Effect.gen(function*() {
+  // The handlers' runtimes carry the fiber refs they are made under: as the server does
+  // (server.ts), no tracing span per request, which costs much and which nothing reads.
+  const { fetch, node, side, lane } = await runtime.runPromise(HttpMiddleware.withTracerDisabledWhenEffect(Effect.gen(function*() {
     const app = yield* HttpApiBuilder.httpApp
     // Requests run with the platform's services only, as the server's do (server.ts, `serveApi`).
     const requestContext = Context.pick(HttpPlatform.HttpPlatform, Etag.Generator, FileSystem.FileSystem, Path.Path)(
@@ -89,7 +91,7 @@ export const makeHttpHandler = async <E>(options: MountOptions, wiring: AppWirin
     // The direct read lane serves plain reads on node:http; it knows no mount prefix.
     const lane = prefix === "" ? yield* directReadLane : undefined
     return { fetch, node, side, lane }
-  }))
+  }), () => true))
   // The side handler is given paths without the prefix; RFC 8414 places the metadata of an
   // issuer with a path at /.well-known/oauth-authorization-server/<path>, outside the prefix.
   const sidePath = (path: string): string | undefined => {
