@@ -85,8 +85,9 @@ export const makeHttpHandler = async <E>(options: MountOptions, wiring: AppWirin
     const requestContext = Context.pick(HttpPlatform.HttpPlatform, Etag.Generator, FileSystem.FileSystem, Path.Path)(
       yield* Effect.context<HttpRouter.HttpRouter.DefaultServices>()
     )
-    const node = yield* Effect.provide(NodeHttpServer.makeHandler(app), requestContext)
-    const fetch = HttpApp.toWebHandlerRuntime(yield* Effect.provide(Effect.runtime<HttpRouter.HttpRouter.DefaultServices>(), requestContext))(app)
+    // In place of the context, not merged into it: `Effect.provide` would keep every service.
+    const node = yield* Effect.mapInputContext(NodeHttpServer.makeHandler(app), (_: Context.Context<never>) => requestContext)
+    const fetch = HttpApp.toWebHandlerRuntime(yield* Effect.mapInputContext(Effect.runtime<HttpRouter.HttpRouter.DefaultServices>(), (_: Context.Context<never>) => requestContext))(app)
     const side = options.oauth !== undefined && wiring.beside !== undefined ? yield* wiring.beside(options.oauth.issuer) : undefined
     // The direct read lane serves plain reads on node:http; it knows no mount prefix.
     const lane = prefix === "" ? yield* directReadLane : undefined

@@ -70,7 +70,8 @@ export const serveApi = Layer.scopedDiscard(Effect.gen(function*() {
   const app = yield* HttpApiBuilder.httpApp
   const context = yield* Effect.context<HttpServer.HttpServer | HttpPlatform.HttpPlatform | Etag.Generator | FileSystem.FileSystem | Path.Path | Scope.Scope>()
   const requestContext = Context.pick(HttpServer.HttpServer, HttpPlatform.HttpPlatform, Etag.Generator, FileSystem.FileSystem, Path.Path, Scope.Scope)(context)
-  yield* Effect.provide(HttpServer.serveEffect(app), requestContext)
+  // In place of the context, not merged into it: `Effect.provide` would keep every service.
+  yield* Effect.mapInputContext(HttpServer.serveEffect(app), (_: Context.Context<never>) => requestContext)
 })).pipe(Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]))
 
 export const makeServerLayer = <E>(options: ServeOptions, wiring: AppWiring<E>) => {
