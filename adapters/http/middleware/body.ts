@@ -63,14 +63,14 @@ const depthOf = (value: unknown): number => {
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false })
 
 export interface ParsedBody {
-  /** The body's bytes as read, for handlers that ask for them. */
-  readonly bytes: ArrayBuffer
+  /** The body's bytes as read, copied out only for a handler that asks for them. */
+  readonly bytes: () => ArrayBuffer
   readonly text: string
   readonly value: unknown
 }
 
 /** A new value each time: a decoded body is remembered by its parsed value (contract/decodedBodies.ts). */
-const empty = (): ParsedBody => ({ bytes: new ArrayBuffer(0), text: "", value: {} })
+const empty = (): ParsedBody => ({ bytes: () => new ArrayBuffer(0), text: "", value: {} })
 
 /** The bytes of `buffer` alone: node:http's Buffer may be a view into a larger pooled one. */
 const ownBytes = (buffer: ArrayBuffer | Uint8Array): ArrayBuffer =>
@@ -78,7 +78,8 @@ const ownBytes = (buffer: ArrayBuffer | Uint8Array): ArrayBuffer =>
     ? buffer
     : buffer.byteOffset === 0 && buffer.byteLength === buffer.buffer.byteLength
     ? buffer.buffer as ArrayBuffer
-    : buffer.slice().buffer
+    // A copy: a Buffer's own `slice` would share the pool.
+    : new Uint8Array(buffer).buffer as ArrayBuffer
 
 const tooLarge = () => new PayloadTooLarge({ detail: `the body exceeds ${MAX_BODY_BYTES} bytes (1 MiB)` })
 const unreadable = () => badRequest("the request body could not be read")
@@ -184,7 +185,7 @@ export const readJsonBody = (
       return yield* badRequest(`the body is not well-formed JSON (${error instanceof Error ? error.message : "parse error"})`)
     }
     if (depthOf(value) > MAX_DEPTH) return yield* badRequest(`the body is nested more than ${MAX_DEPTH} levels deep`)
-    return { bytes: ownBytes(buffer), text, value }
+    return { bytes: () => ownBytes(buffer), text, value }
   })
 
 /**
@@ -201,7 +202,7 @@ export const withParsedBody = (
   Object.defineProperties(request, {
     text: { value: Effect.succeed(body.text), configurable: true },
     json: { value: Effect.succeed(body.value), configurable: true },
-    arrayBuffer: { value: Effect.succeed(body.bytes), configurable: true }
+    arrayBuffer: { value: Effect.sync(body.bytes), configurable: true }
   })
 
 /** A JSON body on GET /v1/bookings becomes query parameters; the query string wins. */
