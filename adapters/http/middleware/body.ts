@@ -151,41 +151,48 @@ const readBytes = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<
       Effect.mapError((error) => String((error as any).cause?.message ?? "").includes("maxBytes") ? tooLarge() : unreadable())
     )
 
-/** Reads and parses a JSON body; an absent body reads as `{}`. */
+/** A body's bytes as JSON: valid UTF-8, well-formed, nested at most {@link MAX_DEPTH} deep. */
+const parseJson = (buffer: ArrayBuffer | Uint8Array): Effect.Effect<ParsedBody, BadRequest | PayloadTooLarge> => {
+  if (buffer.byteLength > MAX_BODY_BYTES) return Effect.fail(tooLarge())
+  if (buffer.byteLength === 0) return Effect.succeed(empty())
+  let text: string
+  try {
+    text = utf8.decode(buffer)
+  } catch {
+    return Effect.fail(badRequest("the body is not valid UTF-8"))
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    return Effect.fail(badRequest(`the body is not well-formed JSON (${error instanceof Error ? error.message : "parse error"})`))
+  }
+  if (depthOf(value) > MAX_DEPTH) return Effect.fail(badRequest(`the body is nested more than ${MAX_DEPTH} levels deep`))
+  return Effect.succeed({ bytes: () => ownBytes(buffer), text, value })
+}
+
+/**
+ * Reads and parses a JSON body; an absent body reads as `{}`. Plain combinators, not a
+ * generator: every write runs this.
+ */
 export const readJsonBody = (
   request: HttpServerRequest.HttpServerRequest
 ): Effect.Effect<ParsedBody, BadRequest | PayloadTooLarge | UnsupportedMediaType> =>
-  Effect.gen(function*() {
+  Effect.suspend((): Effect.Effect<ParsedBody, BadRequest | PayloadTooLarge | UnsupportedMediaType> => {
     const headers = request.headers
     const declared = headers["content-length"]
     if (declared !== undefined && Number(declared) > MAX_BODY_BYTES) {
-      return yield* new PayloadTooLarge({ detail: `the body is ${declared} bytes; the limit is ${MAX_BODY_BYTES} (1 MiB)` })
+      return Effect.fail(new PayloadTooLarge({ detail: `the body is ${declared} bytes; the limit is ${MAX_BODY_BYTES} (1 MiB)` }))
     }
-    if (!hasBody(request)) return empty()
+    if (!hasBody(request)) return Effect.succeed(empty())
     if (!isJsonContentType(headers["content-type"])) {
-      return yield* new UnsupportedMediaType({
+      return Effect.fail(new UnsupportedMediaType({
         detail: `a request body must be application/json, not ${headers["content-type"] ?? "(no Content-Type)"}`
-      })
+      }))
     }
     const charset = foreignCharset(headers["content-type"])
-    if (charset !== undefined) return yield* charset
-    const buffer = yield* readBytes(request)
-    if (buffer.byteLength > MAX_BODY_BYTES) return yield* tooLarge()
-    if (buffer.byteLength === 0) return empty()
-    let text: string
-    try {
-      text = utf8.decode(buffer)
-    } catch {
-      return yield* badRequest("the body is not valid UTF-8")
-    }
-    let value: unknown
-    try {
-      value = JSON.parse(text)
-    } catch (error) {
-      return yield* badRequest(`the body is not well-formed JSON (${error instanceof Error ? error.message : "parse error"})`)
-    }
-    if (depthOf(value) > MAX_DEPTH) return yield* badRequest(`the body is nested more than ${MAX_DEPTH} levels deep`)
-    return { bytes: () => ownBytes(buffer), text, value }
+    if (charset !== undefined) return Effect.fail(charset)
+    return Effect.flatMap(readBytes(request), parseJson)
   })
 
 /**
