@@ -15,7 +15,7 @@
  * prefix.
  */
 import { HttpApi, type HttpServerResponse } from "@effect/platform"
-import { Context, Effect, Either, type ParseResult, Runtime, Schema } from "effect"
+import { Context, Effect, Either, type ParseResult, Runtime, RuntimeFlags, Schema } from "effect"
 import type * as http from "node:http"
 import { Authenticator } from "../../src/auth/Authenticator.js"
 import type { SlotwiseFailure } from "../../src/domain/errors.js"
@@ -83,7 +83,10 @@ export const makeDirectReadLane = (api: HttpApi.HttpApi.Any, reads: ReadonlyArra
     // one entry, not of every service of the server. Clock, logger and the rest are the
     // server's, carried by its fiber refs.
     const server = yield* Effect.runtime<never>()
-    const runFork = Runtime.runFork(Runtime.make({ context: Context.empty(), fiberRefs: server.fiberRefs, runtimeFlags: server.runtimeFlags }))
+    // Without runtime metrics: nothing reads Effect's fiber counters, and keeping them costs
+    // five metric updates per request.
+    const runtimeFlags = RuntimeFlags.disable(server.runtimeFlags, RuntimeFlags.RuntimeMetrics)
+    const runFork = Runtime.runFork(Runtime.make({ context: Context.empty(), fiberRefs: server.fiberRefs, runtimeFlags }))
 
     // By the collection's path (`/v1/bookings/`): the endpoint's access rule and success schema.
     const lanes = new Map<string, Lane>()
