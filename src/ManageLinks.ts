@@ -26,6 +26,9 @@ import { PublicUrl } from "./ports/publicUrl.js"
 import { Storage } from "./ports/storage.js"
 import { Tenant, type TenantId } from "./ports/tenant.js"
 
+/** Link MACs remembered at most (about 200 bytes each); past it the memory starts again empty. */
+const MAX_SIGNATURES = 10_000
+
 /**
  * `verifiedDomainsOf` answers which verified domains a tenant has (`Domains.verifiedDomainsOf`
  * caches the tenants without one); without it each link reads them.
@@ -92,16 +95,32 @@ export const makeManageLinks = (
       return yield* publicUrl.baseFor(tenant)
     })
 
+  /**
+   * Links' MACs by the message they sign. The deployment's key never changes once read, so
+   * neither does a message's MAC; a booking read again (a page polled, a booking fetched
+   * after a webhook) is not signed again, and signing is the dearest part of a link.
+   */
+  const signatures = new Map<string, string>()
+  const signatureOf = (message: string): Effect.Effect<string, StorageFailure> => {
+    const known = signatures.get(message)
+    if (known !== undefined) return Effect.succeed(known)
+    return Effect.flatMap(deploymentKey, (key) =>
+      Effect.map(mac.sign(key, message, MAC_BYTES), (signature) => {
+        if (signatures.size >= MAX_SIGNATURES) signatures.clear()
+        signatures.set(message, signature)
+        return signature
+      }))
+  }
+
   /** The link of `booking` (at its `manage_version`) in `tenant`; `base` when the caller already read it (a page of bookings). */
-  const linkIn = (tenant: TenantId, booking: Booking, base?: string): Effect.Effect<ManageLink, StorageFailure> =>
-    Effect.flatMap(deploymentKey, (key) => {
-      const signed = mac.sign(key, macMessage(tenant, booking.id, manageVersionOf(booking)), MAC_BYTES)
-      const at = (base: string) => Effect.map(signed, (signature): ManageLink => {
-        const token = formatToken(tenant, booking.id, signature)
-        return { url: `${base}/manage/${token}`, token }
-      })
-      return base !== undefined ? at(base) : Effect.flatMap(baseFor(tenant), at)
-    })
+  const linkIn = (tenant: TenantId, booking: Booking, base?: string): Effect.Effect<ManageLink, StorageFailure> => {
+    const signed = signatureOf(macMessage(tenant, booking.id, manageVersionOf(booking)))
+    const link = (signature: string, base: string): ManageLink => {
+      const token = formatToken(tenant, booking.id, signature)
+      return { url: `${base}/manage/${token}`, token }
+    }
+    return base !== undefined ? Effect.map(signed, (signature) => link(signature, base)) : Effect.zipWith(signed, baseFor(tenant), link)
+  }
 
   /** Whether `claimedMac` is the MAC of `booking`'s current link in `tenant` (constant-time). */
   const verify = (tenant: TenantId, booking: Booking, claimedMac: string): Effect.Effect<boolean, StorageFailure> =>
