@@ -9,17 +9,19 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("slotwise/RateLim
     /** Counts a request under `policy` and says whether it is allowed, with the figures to report. */
     // Plain combinators, not a generator: this runs on every request.
     const check = (policy: Policy): Effect.Effect<Decision, never> =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        store.hit(policy.key, policy.window_seconds === undefined ? WINDOW_MS : policy.window_seconds * 1000, now).pipe(
-          Effect.map((window) => decide(policy, window, now)),
+      Clock.clockWith((clock) => {
+        const now = clock.unsafeCurrentTimeMillis()
+        const windowMs = policy.window_seconds === undefined ? WINDOW_MS : policy.window_seconds * 1000
+        return Effect.catchAll(
+          Effect.map(store.hit(policy.key, windowMs, now), (window) => decide(policy, window, now)),
           // A store fault must not take the API down: admit the request, report a fresh window.
-          Effect.catchAll((error) =>
+          (error) =>
             Effect.as(
               Effect.logWarning("rate-limit store failed; admitting request", error),
-              decide(policy, { count: 1, reset_ms: now + (policy.window_seconds ?? WINDOW_MS / 1000) * 1000 }, now)
+              decide(policy, { count: 1, reset_ms: now + windowMs }, now)
             )
-          )
-        ))
+        )
+      })
     return { check } as const
   })
 }) {}

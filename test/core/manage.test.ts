@@ -3,7 +3,12 @@ import { Effect } from "effect"
 import { describe, expect, it, vi } from "vitest"
 import { makeNodeManageLinkMac } from "../../adapters/crypto/manageLinkMac.js"
 import { createTestScheduling } from "../../index.js"
-import { webCryptoManageLinkMac } from "../../src/ports/manageLinks.js"
+import { MemoryStorageLive } from "../../adapters/memory/storage.js"
+import type { Booking } from "../../src/domain/booking.js"
+import { parseToken } from "../../src/domain/manageLink.js"
+import { makeManageLinks } from "../../src/ManageLinks.js"
+import { ManageLinkMac, webCryptoManageLinkMac } from "../../src/ports/manageLinks.js"
+import type { TenantId } from "../../src/ports/tenant.js"
 import { at, failure, MONDAY_9, NOW, salon } from "../support/fixtures.js"
 
 const PUBLIC = "https://book.example.com"
@@ -192,5 +197,25 @@ describe("manage-link MACs", () => {
     const fromNode = await Effect.runPromise(node.sign(key, "slotwise", 24))
     expect(await Effect.runPromise(webCryptoManageLinkMac.sign(key, "slotwise", 24))).toBe(fromNode)
     expect(await Effect.runPromise(webCryptoManageLinkMac.verify(key, "slotwise", tampered(fromNode), 24))).toBe(false)
+  })
+
+  it("signs a booking's link once: read again it is the same link, unsigned; rotated, it is signed anew", async () => {
+    const node = makeNodeManageLinkMac()
+    const sign = vi.fn(node.sign)
+    const links = await Effect.runPromise(
+      makeManageLinks().pipe(Effect.provideService(ManageLinkMac, { ...node, sign }), Effect.provide(MemoryStorageLive))
+    )
+    const tenant: TenantId = { account_id: "acc_01M84X9MJPREH7HYNSVRASAFDA", environment: "sandbox" }
+    const booking = { id: "bkg_01M84X9MJPREH7HYNSVRASAFDA", manage_version: 1 } as Booking
+    const first = await Effect.runPromise(links.linkIn(tenant, booking))
+    expect(await Effect.runPromise(links.linkIn(tenant, booking))).toEqual(first)
+    expect(sign).toHaveBeenCalledTimes(1)
+    const rotated = await Effect.runPromise(links.linkIn(tenant, { ...booking, manage_version: 2 }))
+    expect(rotated.token).not.toBe(first.token)
+    expect(sign).toHaveBeenCalledTimes(2)
+    // Each MAC still verifies against its own version only.
+    const mac = parseToken(first.token)!.mac
+    expect(await Effect.runPromise(links.verify(tenant, booking, mac))).toBe(true)
+    expect(await Effect.runPromise(links.verify(tenant, { ...booking, manage_version: 2 }, mac))).toBe(false)
   })
 })
