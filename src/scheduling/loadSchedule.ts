@@ -494,18 +494,21 @@ export const makeScheduleLoader = (storage: StorageService) => {
     now: number,
     exclude: Exclusions = {},
     prefer?: string
-  ) =>
-    Effect.gen(function*() {
+  ): Effect.Effect<StaffChoice, StorageFailure | InvalidReference | SlotUnavailable | OutsideAvailability, Tenant> => {
+    // The common case, chained rather than a generator: one named member, checked.
+    if (service.assignment !== "collective" && requested !== undefined) {
+      return Effect.flatMap(referencedStaff(requested), (member) =>
+        Effect.as(
+          ensureBookable(service, member, start, now, exclude),
+          { member, staff_ids: [member.id], assigned_by: "chosen" } satisfies StaffChoice
+        ))
+    }
+    return Effect.gen(function*() {
       if (service.assignment === "collective") {
         const members = yield* candidatesOf(service, requested)
         const verdict = teamVerdict("collective", yield* membersReasons(service, members, start, now, exclude))
         if (verdict.reasons.length > 0) return yield* refuseTeam(service, members, start, now, exclude, verdict.reasons)
         return { member: members[0]!, staff_ids: members.map((m) => m.id), assigned_by: "collective" } satisfies StaffChoice
-      }
-      if (requested !== undefined) {
-        const member = yield* referencedStaff(requested)
-        yield* ensureBookable(service, member, start, now, exclude)
-        return { member, staff_ids: [member.id], assigned_by: "chosen" } satisfies StaffChoice
       }
       const members = yield* candidatesOf(service, undefined)
       const perMember = yield* membersReasons(service, members, start, now, exclude)
@@ -521,6 +524,7 @@ export const makeScheduleLoader = (storage: StorageService) => {
       const member = members.find((m) => m.id === picked)!
       return { member, staff_ids: [member.id], assigned_by: roundRobin ? "round_robin" : "first_free" } satisfies StaffChoice
     })
+  }
 
   const referencedStaff = (id: string) =>
     Effect.flatMap(staffDocs.get(id), (found) =>
