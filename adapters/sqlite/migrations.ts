@@ -151,11 +151,11 @@ const sqlite: MigrationDialect = {
   indexesOf: (run, table) =>
     Effect.map(
       run(
-        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND substr(name, 1, 3) = 'ix_'",
+        "SELECT name, partial FROM pragma_index_list(?) WHERE substr(name, 1, 3) = 'ix_'",
         [table],
         `list ${table} indexes`
       ),
-      (rows) => rows.map((row: { name: string }) => row.name)
+      (rows) => rows.map((row: { name: string; partial: number }) => ({ name: row.name, partial: row.partial === 1 }))
     ),
   recordMigration: "INSERT OR IGNORE INTO slotwise_migrations (id, applied_at) VALUES (?, ?)",
   fillField: (table, field, json) => [

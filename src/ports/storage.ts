@@ -29,6 +29,12 @@ export interface CollectionSpec<A extends { readonly id: string }> {
    */
   readonly storageIndexes?: ReadonlyArray<ReadonlyArray<string>>
   /**
+   * Index columns null in most documents and filtered only by value (`eq`, `in` without
+   * null): a database adapter's storage index led by one leaves out the rows where it is
+   * null, so writing such a row updates one index fewer.
+   */
+  readonly sparseColumns?: ReadonlyArray<string>
+  /**
    * Document fields added after documents of the collection were first stored, each with
    * the value an earlier document means by leaving it out. Database adapters write it into
    * the earlier documents once, when they migrate, so every document read has the field.
