@@ -132,19 +132,19 @@ export const makeReminderArming = (storage: StorageService) =>
     const armConfirmed = (booking: Booking, service: Service, account: ReminderList) => {
       const offsets = effectiveOffsets(service, account)
       if (offsets.length === 0) return Effect.void
-      return Effect.gen(function*() {
-        const now = yield* Clock.currentTimeMillis
-        const tenant_key = tenantKeyOf(yield* Tenant)
+      return Effect.flatMap(Effect.zip(Clock.currentTimeMillis, Tenant), ([now, tenant]) => {
+        const tenant_key = tenantKeyOf(tenant)
         const start_ms = toMillis(booking.start)
-        let armed = 0
+        const due: Array<DueReminder> = []
         for (const offset_minutes of offsets) {
           const due_ms = start_ms - offset_minutes * MINUTE
           // Inside the offset already: this reminder's moment has passed.
           if (due_ms <= now) continue
-          yield* jobs.insert({ id: dueReminderId(booking.id, offset_minutes), booking_id: booking.id, offset_minutes, start_ms, due_ms, tenant_key })
-          armed++
+          due.push({ id: dueReminderId(booking.id, offset_minutes), booking_id: booking.id, offset_minutes, start_ms, due_ms, tenant_key })
         }
-        if (armed > 0) yield* announceArmed
+        return due.length === 0
+          ? Effect.void
+          : Effect.zipRight(Effect.forEach(due, (job) => jobs.insert(job), { discard: true }), announceArmed)
       })
     }
 

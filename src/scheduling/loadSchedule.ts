@@ -465,17 +465,17 @@ export const makeScheduleLoader = (storage: StorageService) => {
    * The members a booking of `service` is decided among: all of them (for a collective service
    * `requested`, if given, must be one of them); `invalid_reference` when it has none.
    */
-  const candidatesOf = (service: Service, requested: string | undefined) =>
-    Effect.gen(function*() {
-      if (service.assignment === "collective" && requested !== undefined && !service.staff_ids.includes(requested)) {
-        return yield* new InvalidReference({
+  const candidatesOf = (service: Service, requested: string | undefined) => {
+    if (service.assignment === "collective" && requested !== undefined && !service.staff_ids.includes(requested)) {
+      return Effect.fail(
+        new InvalidReference({
           detail: `staff member ${requested} does not deliver service ${service.id}`,
           errors: [{ path: "staff_id", message: "is not a member of this collective service (omit it: every member attends)" }]
         })
-      }
-      if (service.staff_ids.length === 0) return yield* noStaff(service)
-      return yield* membersOf(service)
-    })
+      )
+    }
+    return service.staff_ids.length === 0 ? Effect.fail(noStaff(service)) : membersOf(service)
+  }
 
   /**
    * Who a booking or hold of `service` at `start` goes to (docs/api.md §11), decided and
