@@ -47,7 +47,9 @@ export const ReminderJobsCollection: CollectionSpec<DueReminder> = {
     tenant_key: { type: "text", get: (j) => j.tenant_key }
   },
   order: ["due_ms"],
-  storageIndexes: [["booking_id"], ["due_ms"], ["tenant_key", "due_ms"]]
+  storageIndexes: [["booking_id"], ["due_ms"]],
+  // The worker's scans: the next due jobs of every tenant, then of the tenant it fires.
+  acrossTenantIndexes: [["due_ms"], ["tenant_key", "due_ms"]]
 }
 
 /** An environment's copy of its account's reminder offsets. */

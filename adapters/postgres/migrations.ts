@@ -28,9 +28,9 @@ const sqlType = (type: "text" | "integer"): string => (type === "integer" ? "big
 const MAX_COLLECTION_NAME = 40
 
 /** Index names within PostgreSQL's 63 bytes: the table and a hash of the columns. */
-const indexName = (table: string, group: ReadonlyArray<string>): string => {
+const indexName = (table: string, group: ReadonlyArray<string>, acrossTenants: boolean): string => {
   let h = 0x811c9dc5
-  for (const ch of group.join(",")) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0
+  for (const ch of `${group.join(",")}${acrossTenants ? ";across tenants" : ""}`) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0
   return `ix_${table}_${h.toString(16).padStart(8, "0")}`
 }
 

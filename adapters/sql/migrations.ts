@@ -50,8 +50,8 @@ export interface MigrationDialect extends Dialect {
    * it did (its index columns are then filled already).
    */
   readonly upgradeTable?: ((run: Run, spec: CollectionSpec<any>, table: string) => Effect.Effect<boolean, StorageFailure>) | undefined
-  /** The name of the index on `group` (within the dialect's identifier length). */
-  readonly indexName: (table: string, group: ReadonlyArray<string>) => string
+  /** The name of the index on `group` (within the dialect's identifier length), `acrossTenants` or after the tenant. */
+  readonly indexName: (table: string, group: ReadonlyArray<string>, acrossTenants: boolean) => string
   /** The `ix_…` indexes the table has, and whether each is partial (leaves rows out). */
   readonly indexesOf: (run: Run, table: string) => Effect.Effect<ReadonlyArray<LiveIndex>, StorageFailure>
   /** Records a migration step unless it is recorded: params (id, applied_at). */
@@ -135,24 +135,30 @@ export const migrateCollection = (
 const syncIndexes = (dialect: MigrationDialect, run: Run, spec: CollectionSpec<any>) =>
   Effect.gen(function*() {
     const table = tableOf(spec)
-    const wanted = new Map(storageIndexGroups(spec).map((group) => [dialect.indexName(table, group), group]))
+    const keys = (group: ReadonlyArray<string>) => group.map((c) => dialect.orderKey(quote(c))).join(", ")
+    // Name → its columns and the rows it leaves out (a sparse column's nulls).
+    const wanted = new Map<string, { readonly columns: string; readonly where: string }>()
+    for (const group of storageIndexGroups(spec)) {
+      wanted.set(dialect.indexName(table, group, false), {
+        columns: `account_id, environment, ${keys(group)}, id`,
+        where: isSparseIndex(spec, group) ? ` WHERE ${quote(group[0]!)} IS NOT NULL` : ""
+      })
+    }
+    // In the order of `listAcrossTenants`, so its scans stop at their limit.
+    for (const group of spec.acrossTenantIndexes ?? []) {
+      wanted.set(dialect.indexName(table, group, true), { columns: `${keys([...group, "id"])}, account_id, environment`, where: "" })
+    }
     const present = new Map((yield* dialect.indexesOf(run, table)).map((index) => [index.name, index.partial]))
     for (const [name, partial] of present) {
-      const group = wanted.get(name)
-      if (group === undefined || isSparseIndex(spec, group) !== partial) {
+      const index = wanted.get(name)
+      if (index === undefined || (index.where !== "") !== partial) {
         yield* run(`DROP INDEX IF EXISTS ${quote(name)}`, [], `drop index ${name}`)
         present.delete(name)
       }
     }
-    for (const [name, group] of wanted) {
+    for (const [name, index] of wanted) {
       if (present.has(name)) continue
-      yield* run(
-        `CREATE INDEX IF NOT EXISTS ${quote(name)} ON ${quote(table)} ` +
-          `(account_id, environment, ${group.map((c) => dialect.orderKey(quote(c))).join(", ")}, id)` +
-          (isSparseIndex(spec, group) ? ` WHERE ${quote(group[0]!)} IS NOT NULL` : ""),
-        [],
-        `index ${table}.${group.join(",")}`
-      )
+      yield* run(`CREATE INDEX IF NOT EXISTS ${quote(name)} ON ${quote(table)} (${index.columns})${index.where}`, [], `index ${name}`)
     }
   })
 

@@ -147,7 +147,8 @@ const sqlite: MigrationDialect = {
       (rows) => rows.map((c: { name: string; type: string }) => ({ name: c.name, type: c.type.toUpperCase() }))
     ),
   upgradeTable,
-  indexName: (table, group) => `ix_${table}_${group.join("__")}`,
+  // Named apart from the tenant's index on the same columns.
+  indexName: (table, group, acrossTenants) => `ix_${table}_${group.join("__")}${acrossTenants ? "___across_tenants" : ""}`,
   indexesOf: (run, table) =>
     Effect.map(
       run(

@@ -40,6 +40,12 @@ export const specProblem = (
       return `${spec.name}: storage index ${JSON.stringify(group)} names no declared index column`
     }
   }
+  for (const group of spec.acrossTenantIndexes ?? []) {
+    const unknown = group.find((column) => !(column in spec.indexes))
+    if (group.length === 0 || unknown !== undefined) {
+      return `${spec.name}: index across tenants ${JSON.stringify(group)} names no declared index column`
+    }
+  }
   for (const column of spec.sparseColumns ?? []) {
     if (!(column in spec.indexes)) return `${spec.name}: sparse column ${JSON.stringify(column)} is not an index`
   }

@@ -35,6 +35,12 @@ export interface CollectionSpec<A extends { readonly id: string }> {
    */
   readonly sparseColumns?: ReadonlyArray<string>
   /**
+   * Column groups a database adapter also indexes across tenants (each followed by `id`, then
+   * the tenant), for the ordered scans of `listAcrossTenants` (a worker's next due job): the
+   * storage indexes all begin with the tenant, so such a scan could use none of them.
+   */
+  readonly acrossTenantIndexes?: ReadonlyArray<ReadonlyArray<string>>
+  /**
    * Document fields added after documents of the collection were first stored, each with
    * the value an earlier document means by leaving it out. Database adapters write it into
    * the earlier documents once, when they migrate, so every document read has the field.

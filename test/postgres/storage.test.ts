@@ -200,6 +200,26 @@ describe("postgres migrations: sparse columns", () => {
     }).pipe(Effect.scoped), 60_000)
 })
 
+describe("postgres migrations: indexes across tenants", () => {
+  it.live("are in the order of listAcrossTenants, tenant last", () =>
+    Effect.gen(function*() {
+      const due: CollectionSpec<Thing> = { ...Things, name: "due_things", acrossTenantIndexes: [["rank"]] }
+      const [storage] = yield* storages("across", 1)
+      const c = storage!.collection(due)
+      yield* Effect.forEach([[tenantA, 3], [tenantB, 1], [tenantA, 2]] as const, ([tenant, rank]) => c.insert(thing(`t${rank}`, rank)).pipe(as(tenant)))
+      expect((yield* c.listAcrossTenants({ where: [{ column: "rank", op: "gt", value: 1 }], limit: 1 })).map((row) => row.doc.id)).toEqual(["t2"])
+      const client = new pg.Client({ connectionString: database.url })
+      yield* Effect.promise(() => client.connect())
+      const definitions = yield* Effect.promise(() =>
+        client.query("SELECT indexdef FROM pg_indexes WHERE schemaname = 'across' AND tablename = 'c_due_things'").then((r) =>
+          r.rows.map((row) => row.indexdef as string)
+        )
+      )
+      yield* Effect.promise(() => client.end())
+      expect(definitions).toEqual(expect.arrayContaining([expect.stringContaining("(rank NULLS FIRST, id NULLS FIRST, account_id, environment)")]))
+    }).pipe(Effect.scoped), 60_000)
+})
+
 describe("postgres migrations: a field that lists another", () => {
   it.live("earlier documents get the list of their own field (bookings' staff_ids = [staff_id])", () =>
     Effect.gen(function*() {

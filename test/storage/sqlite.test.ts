@@ -254,6 +254,28 @@ describe("sqlite storage", () => {
       expect(partial()).toEqual([{ name: "ix_c_tagged_tag", partial: 0 }])
     }))
 
+  it.live("an index across tenants serves the ordered scans of listAcrossTenants", () =>
+    Effect.gen(function*() {
+      const due: CollectionSpec<Thing> = { ...Things, name: "due_things", acrossTenantIndexes: [["rank"]] }
+      const filename = freshFile()
+      const found = yield* withStorage(
+        filename,
+        Effect.gen(function*() {
+          const c = (yield* Storage).collection(due)
+          yield* Effect.forEach([[tenantA, 3], [tenantB, 1], [tenantA, 2]] as const, ([tenant, rank]) =>
+            c.insert(thing(`t${rank}`, rank)).pipe(as(tenant)))
+          return yield* c.listAcrossTenants({ where: [{ column: "rank", op: "gt", value: 1 }], limit: 1 })
+        })
+      )
+      expect(found.map((row) => row.doc.id)).toEqual(["t2"])
+      const plan = inspect(filename, (db) =>
+        (db.prepare(
+          "EXPLAIN QUERY PLAN SELECT account_id, environment, doc FROM c_due_things WHERE rank > ? " +
+            "ORDER BY rank, id, account_id, environment LIMIT 1"
+        ).all(1) as Array<{ detail: string }>).map((row) => row.detail))
+      expect(plan).toEqual([expect.stringContaining("USING INDEX ix_c_due_things_rank___across_tenants")])
+    }))
+
   it.live("a new collection first used in a failed transaction is prepared again next time", () =>
     withStorage(
       freshFile(),
