@@ -26,13 +26,14 @@ export class Clients extends Effect.Service<Clients>()("slotwise/Clients", {
     const decodeList = decodeInput(ClientListParams)
     const validate = decodeInput(Client)
 
-    /** Inserts an already-decoded client inside the caller's change (bookings create inline clients). */
+    /**
+     * Inserts an already-decoded client inside the caller's change (bookings create inline
+     * clients). Chained, not a generator: a visitor's every booking runs it.
+     */
     const insert = (fields: ClientCreate) =>
-      Effect.gen(function*() {
-        const client: Client = { ...(yield* newResource("client")), object: "client", ...clientDefaults, ...fields }
-        yield* clients.insert(client)
-        yield* events.record("client.created", client)
-        return client
+      Effect.flatMap(newResource("client"), (resource) => {
+        const client: Client = { ...resource, object: "client", ...clientDefaults, ...fields }
+        return Effect.zipRight(clients.insert(client), Effect.as(events.record("client.created", client), client))
       })
 
     const create = (input: typeof ClientCreate.Encoded) =>

@@ -47,7 +47,9 @@ export const ReminderJobsCollection: CollectionSpec<DueReminder> = {
     tenant_key: { type: "text", get: (j) => j.tenant_key }
   },
   order: ["due_ms"],
-  storageIndexes: [["booking_id"], ["due_ms"], ["tenant_key", "due_ms"]]
+  storageIndexes: [["booking_id"], ["due_ms"]],
+  // The worker's scans: the next due jobs of every tenant, then of the tenant it fires.
+  acrossTenantIndexes: [["due_ms"], ["tenant_key", "due_ms"]]
 }
 
 /** An environment's copy of its account's reminder offsets. */
@@ -128,37 +130,54 @@ export const makeReminderArming = (storage: StorageService) =>
       storage.signals?.publish("reminders") ?? Effect.void
     )
 
-    /**
-     * Replaces `booking`'s jobs with those its state calls for. `fresh`: a booking just
-     * inserted has none to remove; `service`: the booking's service when already read.
-     */
-    const arm = (
-      booking: Booking,
-      options: { readonly fresh?: boolean; readonly service?: Service } = {}
-    ): Effect.Effect<void, StorageFailure, Tenant> =>
-      Effect.gen(function*() {
-        if (options.fresh !== true) {
-          const armed = yield* jobs.listIndexes({ where: [{ column: "booking_id", op: "eq", value: booking.id }], columns: [] })
-          for (const job of armed) yield* jobs.remove(job.id)
-        }
-        if (booking.status !== "confirmed") return
-        const service = options.service ?? Option.getOrUndefined(yield* services.get(booking.service_id))
-        if (service === undefined) return
-        const offsets = effectiveOffsets(service, service.reminders == null ? yield* accountReminders : [])
-        if (offsets.length === 0) return
-        const now = yield* Clock.currentTimeMillis
-        const tenant_key = tenantKeyOf(yield* Tenant)
+    /** Arms a confirmed booking's jobs: one per offset in force whose moment is still ahead. */
+    const armConfirmed = (booking: Booking, service: Service, account: ReminderList) => {
+      const offsets = effectiveOffsets(service, account)
+      if (offsets.length === 0) return Effect.void
+      return Effect.flatMap(Effect.zip(Clock.currentTimeMillis, Tenant), ([now, tenant]) => {
+        const tenant_key = tenantKeyOf(tenant)
         const start_ms = toMillis(booking.start)
-        let armed = 0
+        const due: Array<DueReminder> = []
         for (const offset_minutes of offsets) {
           const due_ms = start_ms - offset_minutes * MINUTE
           // Inside the offset already: this reminder's moment has passed.
           if (due_ms <= now) continue
-          yield* jobs.insert({ id: dueReminderId(booking.id, offset_minutes), booking_id: booking.id, offset_minutes, start_ms, due_ms, tenant_key })
-          armed++
+          due.push({ id: dueReminderId(booking.id, offset_minutes), booking_id: booking.id, offset_minutes, start_ms, due_ms, tenant_key })
         }
-        if (armed > 0) yield* announceArmed
+        return due.length === 0
+          ? Effect.void
+          : Effect.zipRight(Effect.forEach(due, (job) => jobs.insert(job), { discard: true }), announceArmed)
       })
+    }
+
+    const NO_OFFSETS: ReminderList = []
+
+    /**
+     * Replaces `booking`'s jobs with those its state calls for. `fresh`: a booking just
+     * inserted has none to remove; `service`: the booking's service when already read.
+     * Chained, not a generator: every create runs it.
+     */
+    const arm = (
+      booking: Booking,
+      options: { readonly fresh?: boolean; readonly service?: Service } = {}
+    ): Effect.Effect<void, StorageFailure, Tenant> => {
+      const disarm = options.fresh === true ? Effect.void : Effect.flatMap(
+        jobs.listIndexes({ where: [{ column: "booking_id", op: "eq", value: booking.id }], columns: [] }),
+        (armed) => Effect.forEach(armed, (job) => jobs.remove(job.id), { discard: true })
+      )
+      if (booking.status !== "confirmed") return disarm
+      const serviceOf = options.service !== undefined
+        ? Effect.succeed(options.service)
+        : Effect.map(services.get(booking.service_id), Option.getOrUndefined)
+      return Effect.zipRight(
+        disarm,
+        Effect.flatMap(serviceOf, (service) =>
+          service === undefined ? Effect.void : Effect.flatMap(
+            service.reminders == null ? accountReminders : Effect.succeed(NO_OFFSETS),
+            (account) => armConfirmed(booking, service, account)
+          ))
+      )
+    }
 
     return { arm } as const
   })

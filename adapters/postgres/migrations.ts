@@ -28,9 +28,9 @@ const sqlType = (type: "text" | "integer"): string => (type === "integer" ? "big
 const MAX_COLLECTION_NAME = 40
 
 /** Index names within PostgreSQL's 63 bytes: the table and a hash of the columns. */
-const indexName = (table: string, group: ReadonlyArray<string>): string => {
+const indexName = (table: string, group: ReadonlyArray<string>, acrossTenants: boolean): string => {
   let h = 0x811c9dc5
-  for (const ch of group.join(",")) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0
+  for (const ch of `${group.join(",")}${acrossTenants ? ";across tenants" : ""}`) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0
   return `ix_${table}_${h.toString(16).padStart(8, "0")}`
 }
 
@@ -119,12 +119,14 @@ const postgres: MigrationDialect = {
   indexesOf: (run, table) =>
     Effect.map(
       run(
-        "SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1 " +
-          "AND indexname LIKE 'ix\\_%'",
+        "SELECT c.relname AS name, i.indpred IS NOT NULL AS partial FROM pg_index i " +
+          "JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid " +
+          "JOIN pg_namespace n ON n.oid = t.relnamespace " +
+          "WHERE n.nspname = current_schema() AND t.relname = $1 AND c.relname LIKE 'ix\\_%'",
         [table],
         `list ${table} indexes`
       ),
-      (rows) => rows.map((row: { name: string }) => row.name)
+      (rows) => rows.map((row: { name: string; partial: boolean }) => ({ name: row.name, partial: row.partial }))
     ),
   recordMigration: "INSERT INTO slotwise_migrations (id, applied_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING",
   fillField: (table, field, json) => [

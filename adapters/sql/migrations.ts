@@ -8,7 +8,7 @@
  */
 import { Effect, Either } from "effect"
 import { StorageFailure } from "../../src/domain/errors.js"
-import { indexColumnsToAdd, indexValuesOf, specProblem, storageIndexGroups } from "../../src/ports/specs.js"
+import { indexColumnsToAdd, indexValuesOf, isSparseIndex, specProblem, storageIndexGroups } from "../../src/ports/specs.js"
 import { type CollectionSpec, FieldOfRelated, ListOfField } from "../../src/ports/storage.js"
 import type { Dialect, IndexType } from "./dialect.js"
 import { quote, tableOf } from "./query.js"
@@ -21,6 +21,13 @@ export type Run = (
 ) => Effect.Effect<ReadonlyArray<any>, StorageFailure>
 
 /** A live column: its name and its type as the catalogue reports it. */
+/** An index as the catalogue reports it. */
+export interface LiveIndex {
+  readonly name: string
+  /** Whether it has a `WHERE` (leaves rows out). */
+  readonly partial: boolean
+}
+
 export interface LiveColumn {
   readonly name: string
   readonly type: string
@@ -43,10 +50,10 @@ export interface MigrationDialect extends Dialect {
    * it did (its index columns are then filled already).
    */
   readonly upgradeTable?: ((run: Run, spec: CollectionSpec<any>, table: string) => Effect.Effect<boolean, StorageFailure>) | undefined
-  /** The name of the index on `group` (within the dialect's identifier length). */
-  readonly indexName: (table: string, group: ReadonlyArray<string>) => string
-  /** The `ix_…` indexes the table has. */
-  readonly indexesOf: (run: Run, table: string) => Effect.Effect<ReadonlyArray<string>, StorageFailure>
+  /** The name of the index on `group` (within the dialect's identifier length), `acrossTenants` or after the tenant. */
+  readonly indexName: (table: string, group: ReadonlyArray<string>, acrossTenants: boolean) => string
+  /** The `ix_…` indexes the table has, and whether each is partial (leaves rows out). */
+  readonly indexesOf: (run: Run, table: string) => Effect.Effect<ReadonlyArray<LiveIndex>, StorageFailure>
   /** Records a migration step unless it is recorded: params (id, applied_at). */
   readonly recordMigration: string
   /** Writes `field` (its value as JSON text) into every document that lacks it. */
@@ -121,23 +128,37 @@ export const migrateCollection = (
     yield* syncIndexes(dialect, run, spec)
   })
 
-/** Creates the indexes the spec names and drops the others (they only slow writes down). */
+/**
+ * Creates the indexes the spec names and drops the others (they only slow writes down); an
+ * index whose sparseness the spec changed is made again.
+ */
 const syncIndexes = (dialect: MigrationDialect, run: Run, spec: CollectionSpec<any>) =>
   Effect.gen(function*() {
     const table = tableOf(spec)
-    const wanted = new Map(storageIndexGroups(spec).map((group) => [dialect.indexName(table, group), group]))
-    const present = new Set(yield* dialect.indexesOf(run, table))
-    for (const [name, group] of wanted) {
-      if (present.has(name)) continue
-      yield* run(
-        `CREATE INDEX IF NOT EXISTS ${quote(name)} ON ${quote(table)} ` +
-          `(account_id, environment, ${group.map((c) => dialect.orderKey(quote(c))).join(", ")}, id)`,
-        [],
-        `index ${table}.${group.join(",")}`
-      )
+    const keys = (group: ReadonlyArray<string>) => group.map((c) => dialect.orderKey(quote(c))).join(", ")
+    // Name → its columns and the rows it leaves out (a sparse column's nulls).
+    const wanted = new Map<string, { readonly columns: string; readonly where: string }>()
+    for (const group of storageIndexGroups(spec)) {
+      wanted.set(dialect.indexName(table, group, false), {
+        columns: `account_id, environment, ${keys(group)}, id`,
+        where: isSparseIndex(spec, group) ? ` WHERE ${quote(group[0]!)} IS NOT NULL` : ""
+      })
     }
-    for (const name of present) {
-      if (!wanted.has(name)) yield* run(`DROP INDEX IF EXISTS ${quote(name)}`, [], `drop index ${name}`)
+    // In the order of `listAcrossTenants`, so its scans stop at their limit.
+    for (const group of spec.acrossTenantIndexes ?? []) {
+      wanted.set(dialect.indexName(table, group, true), { columns: `${keys([...group, "id"])}, account_id, environment`, where: "" })
+    }
+    const present = new Map((yield* dialect.indexesOf(run, table)).map((index) => [index.name, index.partial]))
+    for (const [name, partial] of present) {
+      const index = wanted.get(name)
+      if (index === undefined || (index.where !== "") !== partial) {
+        yield* run(`DROP INDEX IF EXISTS ${quote(name)}`, [], `drop index ${name}`)
+        present.delete(name)
+      }
+    }
+    for (const [name, index] of wanted) {
+      if (present.has(name)) continue
+      yield* run(`CREATE INDEX IF NOT EXISTS ${quote(name)} ON ${quote(table)} (${index.columns})${index.where}`, [], `index ${name}`)
     }
   })
 

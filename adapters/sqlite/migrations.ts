@@ -147,15 +147,16 @@ const sqlite: MigrationDialect = {
       (rows) => rows.map((c: { name: string; type: string }) => ({ name: c.name, type: c.type.toUpperCase() }))
     ),
   upgradeTable,
-  indexName: (table, group) => `ix_${table}_${group.join("__")}`,
+  // Named apart from the tenant's index on the same columns.
+  indexName: (table, group, acrossTenants) => `ix_${table}_${group.join("__")}${acrossTenants ? "___across_tenants" : ""}`,
   indexesOf: (run, table) =>
     Effect.map(
       run(
-        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND substr(name, 1, 3) = 'ix_'",
+        "SELECT name, partial FROM pragma_index_list(?) WHERE substr(name, 1, 3) = 'ix_'",
         [table],
         `list ${table} indexes`
       ),
-      (rows) => rows.map((row: { name: string }) => row.name)
+      (rows) => rows.map((row: { name: string; partial: number }) => ({ name: row.name, partial: row.partial === 1 }))
     ),
   recordMigration: "INSERT OR IGNORE INTO slotwise_migrations (id, applied_at) VALUES (?, ?)",
   fillField: (table, field, json) => [

@@ -69,6 +69,8 @@ export const BookingsCollection: CollectionSpec<Booking> = {
     ["client_id", "start_ms"],
     ["series_id", "start_ms"]
   ],
+  // Most bookings belong to no series: their writes skip the series index.
+  sparseColumns: ["series_id"],
   addedFields: { answers: [], series_id: null, staff_ids: new ListOfField("staff_id"), assigned_by: "chosen" }
 }
 

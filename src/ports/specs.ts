@@ -40,8 +40,21 @@ export const specProblem = (
       return `${spec.name}: storage index ${JSON.stringify(group)} names no declared index column`
     }
   }
+  for (const group of spec.acrossTenantIndexes ?? []) {
+    const unknown = group.find((column) => !(column in spec.indexes))
+    if (group.length === 0 || unknown !== undefined) {
+      return `${spec.name}: index across tenants ${JSON.stringify(group)} names no declared index column`
+    }
+  }
+  for (const column of spec.sparseColumns ?? []) {
+    if (!(column in spec.indexes)) return `${spec.name}: sparse column ${JSON.stringify(column)} is not an index`
+  }
   return undefined
 }
+
+/** Whether the storage index on `group` leaves out the rows whose first column is null (see `sparseColumns`). */
+export const isSparseIndex = (spec: CollectionSpec<any>, group: ReadonlyArray<string>): boolean =>
+  spec.sparseColumns?.includes(group[0]!) === true
 
 /**
  * The spec's index columns that `table` lacks, given its live column types and the type the

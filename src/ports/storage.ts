@@ -29,6 +29,18 @@ export interface CollectionSpec<A extends { readonly id: string }> {
    */
   readonly storageIndexes?: ReadonlyArray<ReadonlyArray<string>>
   /**
+   * Index columns null in most documents and filtered only by value (`eq`, `in` without
+   * null): a database adapter's storage index led by one leaves out the rows where it is
+   * null, so writing such a row updates one index fewer.
+   */
+  readonly sparseColumns?: ReadonlyArray<string>
+  /**
+   * Column groups a database adapter also indexes across tenants (each followed by `id`, then
+   * the tenant), for the ordered scans of `listAcrossTenants` (a worker's next due job): the
+   * storage indexes all begin with the tenant, so such a scan could use none of them.
+   */
+  readonly acrossTenantIndexes?: ReadonlyArray<ReadonlyArray<string>>
+  /**
    * Document fields added after documents of the collection were first stored, each with
    * the value an earlier document means by leaving it out. Database adapters write it into
    * the earlier documents once, when they migrate, so every document read has the field.

@@ -12,7 +12,7 @@
 import type { Reason } from "../domain/slot.js"
 import { computeSlots } from "./slots.js"
 import type { Occupancy, SlotCandidate, SlotPolicy, StaffSchedule } from "./types.js"
-import { type PreparedRules, prepareRules, windowsOf } from "./windows.js"
+import { type PreparedRules, prepareRules, withinWindow } from "./windows.js"
 import {
   formatDay,
   formatLocal,
@@ -189,8 +189,7 @@ export const checkStart = (input: {
   const zone = displayZone(rules)
   const reasons: Array<Reason> = []
 
-  const windows = windowsOf(rules, { start, end: Math.max(end, start + 1) })
-  if (!windows.some((w) => w.start <= start && end <= w.end)) reasons.push(windowReason(rules, start, end, zone))
+  if (!withinWindow(rules, start, end)) reasons.push(windowReason(rules, start, end, zone))
 
   const { start: occStart, end: occEnd } = occupiedRange(policy, start)
   const conflicting = schedule.occupancy

@@ -465,17 +465,17 @@ export const makeScheduleLoader = (storage: StorageService) => {
    * The members a booking of `service` is decided among: all of them (for a collective service
    * `requested`, if given, must be one of them); `invalid_reference` when it has none.
    */
-  const candidatesOf = (service: Service, requested: string | undefined) =>
-    Effect.gen(function*() {
-      if (service.assignment === "collective" && requested !== undefined && !service.staff_ids.includes(requested)) {
-        return yield* new InvalidReference({
+  const candidatesOf = (service: Service, requested: string | undefined) => {
+    if (service.assignment === "collective" && requested !== undefined && !service.staff_ids.includes(requested)) {
+      return Effect.fail(
+        new InvalidReference({
           detail: `staff member ${requested} does not deliver service ${service.id}`,
           errors: [{ path: "staff_id", message: "is not a member of this collective service (omit it: every member attends)" }]
         })
-      }
-      if (service.staff_ids.length === 0) return yield* noStaff(service)
-      return yield* membersOf(service)
-    })
+      )
+    }
+    return service.staff_ids.length === 0 ? Effect.fail(noStaff(service)) : membersOf(service)
+  }
 
   /**
    * Who a booking or hold of `service` at `start` goes to (docs/api.md §11), decided and
@@ -494,18 +494,21 @@ export const makeScheduleLoader = (storage: StorageService) => {
     now: number,
     exclude: Exclusions = {},
     prefer?: string
-  ) =>
-    Effect.gen(function*() {
+  ): Effect.Effect<StaffChoice, StorageFailure | InvalidReference | SlotUnavailable | OutsideAvailability, Tenant> => {
+    // The common case, chained rather than a generator: one named member, checked.
+    if (service.assignment !== "collective" && requested !== undefined) {
+      return Effect.flatMap(referencedStaff(requested), (member) =>
+        Effect.as(
+          ensureBookable(service, member, start, now, exclude),
+          { member, staff_ids: [member.id], assigned_by: "chosen" } satisfies StaffChoice
+        ))
+    }
+    return Effect.gen(function*() {
       if (service.assignment === "collective") {
         const members = yield* candidatesOf(service, requested)
         const verdict = teamVerdict("collective", yield* membersReasons(service, members, start, now, exclude))
         if (verdict.reasons.length > 0) return yield* refuseTeam(service, members, start, now, exclude, verdict.reasons)
         return { member: members[0]!, staff_ids: members.map((m) => m.id), assigned_by: "collective" } satisfies StaffChoice
-      }
-      if (requested !== undefined) {
-        const member = yield* referencedStaff(requested)
-        yield* ensureBookable(service, member, start, now, exclude)
-        return { member, staff_ids: [member.id], assigned_by: "chosen" } satisfies StaffChoice
       }
       const members = yield* candidatesOf(service, undefined)
       const perMember = yield* membersReasons(service, members, start, now, exclude)
@@ -521,6 +524,7 @@ export const makeScheduleLoader = (storage: StorageService) => {
       const member = members.find((m) => m.id === picked)!
       return { member, staff_ids: [member.id], assigned_by: roundRobin ? "round_robin" : "first_free" } satisfies StaffChoice
     })
+  }
 
   const referencedStaff = (id: string) =>
     Effect.flatMap(staffDocs.get(id), (found) =>

@@ -197,5 +197,19 @@ export const windowsOf = (rules: PreparedRules, range: Interval): Array<Interval
   return result
 }
 
+/**
+ * Whether `[start, end]` lies inside one available window. Only the local dates around it are
+ * computed: availability is exact there, so the window holding it is whole there too, and
+ * where it really begins or ends further out (what `windowsOf` widens its range to find)
+ * does not change the answer.
+ */
+export const withinWindow = (rules: PreparedRules, start: number, end: number): boolean => {
+  for (const w of windowsAround(rules, start, Math.max(end, start + 1))) {
+    // `start < w.end`: a window that ends at `start` holds no instant of it, even for no duration.
+    if (w.start <= start && end <= w.end && start < w.end) return true
+  }
+  return false
+}
+
 export const availableWindows = (rules: ReadonlyArray<AvailabilityRule>, range: Interval): ReadonlyArray<Interval> =>
   windowsOf(prepareRules(rules), range)

@@ -26,6 +26,10 @@ describe("collection spec rules", () => {
     expect(specProblem(spec({ order: ["colour"] }))).toMatch(/order column "colour"/)
     expect(specProblem(spec({ storageIndexes: [[]] }))).toMatch(/storage index/)
     expect(specProblem(spec({ storageIndexes: [["kind", "colour"]] }))).toMatch(/storage index/)
+    expect(specProblem(spec({ sparseColumns: ["kind"] }))).toBeUndefined()
+    expect(specProblem(spec({ sparseColumns: ["colour"] }))).toMatch(/sparse column "colour"/)
+    expect(specProblem(spec({ acrossTenantIndexes: [["size"]] }))).toBeUndefined()
+    expect(specProblem(spec({ acrossTenantIndexes: [["size", "colour"]] }))).toMatch(/index across tenants/)
   })
 
   it("indexes each column by default, and the order columns unless a group is exactly them", () => {

@@ -171,6 +171,55 @@ describe("postgres migrations", () => {
     }).pipe(Effect.scoped), 60_000)
 })
 
+describe("postgres migrations: sparse columns", () => {
+  it.live("an index led by a sparse column leaves null rows out, and is made again when that changes", () =>
+    Effect.gen(function*() {
+      const full: CollectionSpec<Thing> = { ...Things, name: "sparse_kinds", order: [], storageIndexes: [["kind"]] }
+      const sparse: CollectionSpec<Thing> = { ...full, sparseColumns: ["kind"] }
+      const client = new pg.Client({ connectionString: database.url })
+      yield* Effect.promise(() => client.connect())
+      const partial = () =>
+        Effect.promise(() =>
+          client.query(
+            "SELECT i.indpred IS NOT NULL AS partial FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid " +
+              "JOIN pg_namespace n ON n.oid = t.relnamespace JOIN pg_class c ON c.oid = i.indexrelid " +
+              "WHERE n.nspname = 'sparse' AND t.relname = 'c_sparse_kinds' AND c.relname LIKE 'ix\\_%'"
+          ).then((r) => r.rows)
+        )
+      const [before] = yield* storages("sparse", 1)
+      yield* before!.collection(full).insert(thing("a", 1, "seat")).pipe(as(tenantA))
+      expect(yield* partial()).toEqual([{ partial: false }])
+      const [after] = yield* storages("sparse", 1)
+      expect(yield* after!.collection(sparse).list({ where: [{ column: "kind", op: "in", value: ["seat"] }] }).pipe(as(tenantA)))
+        .toEqual([thing("a", 1, "seat")])
+      expect(yield* partial()).toEqual([{ partial: true }])
+      const [again] = yield* storages("sparse", 1)
+      yield* again!.collection(full).get("a").pipe(as(tenantA))
+      expect(yield* partial()).toEqual([{ partial: false }])
+      yield* Effect.promise(() => client.end())
+    }).pipe(Effect.scoped), 60_000)
+})
+
+describe("postgres migrations: indexes across tenants", () => {
+  it.live("are in the order of listAcrossTenants, tenant last", () =>
+    Effect.gen(function*() {
+      const due: CollectionSpec<Thing> = { ...Things, name: "due_things", acrossTenantIndexes: [["rank"]] }
+      const [storage] = yield* storages("across", 1)
+      const c = storage!.collection(due)
+      yield* Effect.forEach([[tenantA, 3], [tenantB, 1], [tenantA, 2]] as const, ([tenant, rank]) => c.insert(thing(`t${rank}`, rank)).pipe(as(tenant)))
+      expect((yield* c.listAcrossTenants({ where: [{ column: "rank", op: "gt", value: 1 }], limit: 1 })).map((row) => row.doc.id)).toEqual(["t2"])
+      const client = new pg.Client({ connectionString: database.url })
+      yield* Effect.promise(() => client.connect())
+      const definitions = yield* Effect.promise(() =>
+        client.query("SELECT indexdef FROM pg_indexes WHERE schemaname = 'across' AND tablename = 'c_due_things'").then((r) =>
+          r.rows.map((row) => row.indexdef as string)
+        )
+      )
+      yield* Effect.promise(() => client.end())
+      expect(definitions).toEqual(expect.arrayContaining([expect.stringContaining("(rank NULLS FIRST, id NULLS FIRST, account_id, environment)")]))
+    }).pipe(Effect.scoped), 60_000)
+})
+
 describe("postgres migrations: a field that lists another", () => {
   it.live("earlier documents get the list of their own field (bookings' staff_ids = [staff_id])", () =>
     Effect.gen(function*() {

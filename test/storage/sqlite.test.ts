@@ -223,6 +223,59 @@ describe("sqlite storage", () => {
       expect(names()).toEqual(["ix_c_reindexed_kind__size"])
     }))
 
+  it.live("an index led by a sparse column leaves null rows out, and is made again when that changes", () =>
+    Effect.gen(function*() {
+      interface Tagged extends Thing {
+        readonly tag: string | null
+      }
+      const indexes = { tag: { type: "text", get: (t: Tagged) => t.tag } } as const
+      const full: CollectionSpec<Tagged> = { name: "tagged", indexes, order: [] }
+      const sparse: CollectionSpec<Tagged> = { ...full, sparseColumns: ["tag"] }
+      const filename = freshFile()
+      const partial = () =>
+        inspect(filename, (db) =>
+          (db.prepare("SELECT name, partial FROM pragma_index_list('c_tagged')").all() as Array<{ name: string; partial: number }>)
+            .filter((i) => i.name.startsWith("ix_")))
+      const tagged = (spec: CollectionSpec<Tagged>) =>
+        Effect.gen(function*() {
+          const c = (yield* Storage).collection(spec)
+          return yield* c.listIndexes({ where: [{ column: "tag", op: "in", value: ["a", "b"] }] })
+        }).pipe(as(tenantA))
+      yield* withStorage(
+        filename,
+        Effect.flatMap(Storage, (s) =>
+          Effect.zipRight(s.collection(full).insert({ ...thing("t0", 0), tag: "a" }), s.collection(full).insert({ ...thing("t1", 1), tag: null })))
+          .pipe(as(tenantA))
+      )
+      expect(partial()).toEqual([{ name: "ix_c_tagged_tag", partial: 0 }])
+      expect(yield* withStorage(filename, tagged(sparse))).toEqual([{ id: "t0", tag: "a" }])
+      expect(partial()).toEqual([{ name: "ix_c_tagged_tag", partial: 1 }])
+      expect(yield* withStorage(filename, tagged(full))).toEqual([{ id: "t0", tag: "a" }])
+      expect(partial()).toEqual([{ name: "ix_c_tagged_tag", partial: 0 }])
+    }))
+
+  it.live("an index across tenants serves the ordered scans of listAcrossTenants", () =>
+    Effect.gen(function*() {
+      const due: CollectionSpec<Thing> = { ...Things, name: "due_things", acrossTenantIndexes: [["rank"]] }
+      const filename = freshFile()
+      const found = yield* withStorage(
+        filename,
+        Effect.gen(function*() {
+          const c = (yield* Storage).collection(due)
+          yield* Effect.forEach([[tenantA, 3], [tenantB, 1], [tenantA, 2]] as const, ([tenant, rank]) =>
+            c.insert(thing(`t${rank}`, rank)).pipe(as(tenant)))
+          return yield* c.listAcrossTenants({ where: [{ column: "rank", op: "gt", value: 1 }], limit: 1 })
+        })
+      )
+      expect(found.map((row) => row.doc.id)).toEqual(["t2"])
+      const plan = inspect(filename, (db) =>
+        (db.prepare(
+          "EXPLAIN QUERY PLAN SELECT account_id, environment, doc FROM c_due_things WHERE rank > ? " +
+            "ORDER BY rank, id, account_id, environment LIMIT 1"
+        ).all(1) as Array<{ detail: string }>).map((row) => row.detail))
+      expect(plan).toEqual([expect.stringContaining("USING INDEX ix_c_due_things_rank___across_tenants")])
+    }))
+
   it.live("a new collection first used in a failed transaction is prepared again next time", () =>
     withStorage(
       freshFile(),
