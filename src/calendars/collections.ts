@@ -13,7 +13,10 @@ export const CalendarsCollection: CollectionSpec<StoredCalendar> = {
     due_ms: { type: "integer", get: (c) => c.due_ms }
   },
   order: [],
-  storageIndexes: [["staff_id"], ["due_ms"]]
+  storageIndexes: [["staff_id"]],
+  // Only the sync loop reads by due time, across tenants: the due calendars are few, so
+  // sorting them by id after the range read costs little.
+  acrossTenantIndexes: [["due_ms"]]
 }
 
 export const BusyRangesCollection: CollectionSpec<BusyChunk> = {

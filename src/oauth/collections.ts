@@ -58,7 +58,9 @@ export const OAuthGrantsCollection: CollectionSpec<OAuthGrant> = {
     client_id: { type: "text", get: (g) => g.client_id },
     user_id: { type: "text", get: (g) => g.user_id }
   },
-  order: []
+  order: [],
+  // Deleting a user revokes its grants in every tenant.
+  acrossTenantIndexes: [["user_id"]]
 }
 
 /**

@@ -12,8 +12,10 @@ export const WebhookEndpointsCollection: CollectionSpec<StoredWebhookEndpoint> =
   name: "webhook_endpoints",
   indexes: { active: { type: "integer", get: (e) => (e.active ? 1 : 0) } },
   order: [],
-  // Few rows per tenant; the dispatcher reads them across tenants (a scan either way).
-  storageIndexes: []
+  // Few rows per tenant, never filtered within one.
+  storageIndexes: [],
+  // The fan-out's "does anyone listen" after each commit, and then its active endpoints.
+  acrossTenantIndexes: [["active"]]
 }
 
 export const WebhookDeliveriesCollection: CollectionSpec<StoredWebhookDelivery> = {
@@ -36,7 +38,9 @@ export const WebhookQueueCollection: CollectionSpec<QueuedDelivery> = {
   },
   order: ["due_ms"],
   // The dispatcher's reads go across tenants; per tenant only deleting an endpoint's rows.
-  storageIndexes: [["webhook_id"]]
+  storageIndexes: [["webhook_id"]],
+  // The dispatcher's next due delivery, its batch of due ones, and the next later one.
+  acrossTenantIndexes: [["due_ms"]]
 }
 
 export interface FanOutCursor {

@@ -6,8 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer, Option } from "effect"
 import pg from "pg"
 import { PostgresStorageLive } from "../../adapters/postgres/layer.js"
+import { postgresDialect } from "../../adapters/sql/dialects.js"
+import { tableOf } from "../../adapters/sql/query.js"
 import { CoreCollections } from "../../src/ports/collections.js"
 import { type CollectionSpec, ListOfField, Storage, type StoredEvent } from "../../src/ports/storage.js"
+import { acrossTenantScans, fillForScan, scanStatement, withoutAcrossTenantIndexes } from "../storage/acrossTenants.js"
 import {
   as,
   event,
@@ -272,4 +275,35 @@ describe("postgres failures", () => {
       )
       expect(bad.detail).toContain("no index column nope")
     }).pipe(Effect.scoped))
+})
+
+describe("postgres: the workers' scans across tenants", () => {
+  for (const [i, scan] of acrossTenantScans.entries()) {
+    it.live(`${scan.name}: reads its index across tenants, made on an existing table too`, () =>
+      Effect.gen(function*() {
+        const schema = `scan_${i}`
+        const [before] = yield* storages(schema, 1)
+        yield* fillForScan(before!, withoutAcrossTenantIndexes(scan.spec), scan)
+        const [after] = yield* storages(schema, 1)
+        yield* after!.collection(scan.spec).listAcrossTenants(scan.query)
+        const client = new pg.Client({ connectionString: database.url })
+        yield* Effect.promise(() => client.connect())
+        const query = (text: string, params: ReadonlyArray<unknown> = []) =>
+          Effect.promise(() => client.query(text, [...params]).then((r) => r.rows as Array<Record<string, string>>))
+        const columns = [...scan.index, "id"].map((c) => `${c} NULLS FIRST`).join(", ")
+        const [index] = yield* query(
+          "SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = $2 AND indexdef LIKE $3",
+          [schema, tableOf(scan.spec), `%(${columns}, account_id, environment)`]
+        )
+        // A few rows make any plan cheap: leave out the table scan to see which index the planner takes.
+        yield* query(`SET search_path TO ${schema}`)
+        yield* query("SET enable_seqscan = off")
+        const { params, text } = scanStatement(postgresDialect, scan)
+        const plan = (yield* query(`EXPLAIN ${text}`, params)).map((row) => row["QUERY PLAN"]!)
+        yield* Effect.promise(() => client.end())
+        expect(index).toBeDefined()
+        expect(plan).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`Index Scan using ${index!.indexname} `))]))
+        expect(plan.some((line) => line.includes("Sort"))).toBe(!scan.ordered)
+      }).pipe(Effect.scoped), 60_000)
+  }
 })

@@ -4,9 +4,12 @@ import { Deferred, Effect, Fiber, Option } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { sqliteDialect } from "../../adapters/sql/dialects.js"
+import { tableOf } from "../../adapters/sql/query.js"
 import { SqliteStorageLive } from "../../adapters/sqlite/layer.js"
 import { BookingsCollection } from "../../src/ports/collections.js"
 import { type CollectionSpec, ListOfField, Storage } from "../../src/ports/storage.js"
+import { acrossTenantScans, fillForScan, scanStatement, withoutAcrossTenantIndexes } from "./acrossTenants.js"
 import {
   as,
   event,
@@ -501,4 +504,21 @@ describe("sqlite storage", () => {
         expect((yield* things.list({})).map((d) => d.id)).toEqual(["m"])
       }).pipe(as(tenantA))
     ))
+})
+
+describe("sqlite: the workers' scans across tenants", () => {
+  for (const scan of acrossTenantScans) {
+    it.live(`${scan.name}: reads its index across tenants, made on an existing table too`, () =>
+      Effect.gen(function*() {
+        const filename = freshFile()
+        yield* withStorage(filename, Effect.flatMap(Storage, (storage) => fillForScan(storage, withoutAcrossTenantIndexes(scan.spec), scan)))
+        yield* withStorage(filename, Effect.flatMap(Storage, (storage) => storage.collection(scan.spec).listAcrossTenants(scan.query)))
+        const { params, text } = scanStatement(sqliteDialect, scan)
+        const plan = inspect(filename, (db) =>
+          (db.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...params) as Array<{ detail: string }>).map((row) => row.detail))
+        const index = `ix_${tableOf(scan.spec)}_${scan.index.join("__")}___across_tenants`
+        expect(plan).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`^SEARCH .* USING INDEX ${index} `))]))
+        expect(plan.some((detail) => detail.includes("TEMP B-TREE"))).toBe(!scan.ordered)
+      }))
+  }
 })
