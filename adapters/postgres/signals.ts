@@ -13,6 +13,11 @@
  * background (250 ms growing to 5 s), and every listener is called once it is back, since
  * signals sent meanwhile are lost. The channel is named after the schema, so deployments in
  * different schemas of one database do not wake each other.
+ *
+ * A storage does not hear its own signals: every publisher acts in its own process at once
+ * (the dispatcher hears this process's events from `Events`, caches are cleared, reminder
+ * workers poked), so the echo only repeated that work, a webhook fan-out after every commit.
+ * It is told apart by the server process that sent it: one of this pool's connections.
  */
 import { Effect, type Scope } from "effect"
 import pg from "pg"
@@ -46,6 +51,15 @@ export const makeSignals = (options: SignalsOptions): Effect.Effect<StorageSigna
       }
     }
 
+    // The server processes of the pool's connections this storage notified from. A pooler in
+    // between may report other numbers: its echoes then come back, as they all did before.
+    const sentFrom = new Set<number>()
+    const backendOf = (connection: pg.PoolClient): number => (connection as unknown as { readonly processID: number }).processID
+    const forget = (connection: pg.PoolClient) => {
+      sentFrom.delete(backendOf(connection))
+    }
+    options.pool.on("remove", forget)
+
     // Receiving: one connection of its own, reopened when it breaks.
     let client: pg.Client | undefined
     let retryMs = 250
@@ -66,6 +80,7 @@ export const makeSignals = (options: SignalsOptions): Effect.Effect<StorageSigna
       c.on("error", broken)
       c.on("end", () => broken(new Error("connection ended")))
       c.on("notification", (message) => {
+        if (sentFrom.has(message.processId)) return
         const topic = message.payload as SignalTopic
         if (listeners.has(topic)) call(topic)
       })
@@ -80,6 +95,7 @@ export const makeSignals = (options: SignalsOptions): Effect.Effect<StorageSigna
     yield* Effect.addFinalizer(() =>
       Effect.promise(async () => {
         closed = true
+        options.pool.off("remove", forget)
         if (timer !== undefined) clearTimeout(timer)
         await client?.end().catch(() => undefined)
       })
@@ -93,8 +109,18 @@ export const makeSignals = (options: SignalsOptions): Effect.Effect<StorageSigna
       if (closed || pending.size === 0) return
       const topics = [...pending]
       pending.clear()
-      options.pool
-        .query("SELECT pg_notify($1, topic) FROM unnest($2::text[]) AS topic", [channel, topics])
+      options.pool.connect()
+        .then(async (connection) => {
+          // Known before the notification can arrive.
+          sentFrom.add(backendOf(connection))
+          try {
+            await connection.query("SELECT pg_notify($1, topic) FROM unnest($2::text[]) AS topic", [channel, topics])
+            connection.release()
+          } catch (error) {
+            connection.release(error as Error)
+            throw error
+          }
+        })
         .catch((error: Error) => warn(`cannot notify other instances (${error.message})`))
     }
     const publish = (topic: SignalTopic) =>

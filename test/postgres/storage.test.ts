@@ -23,6 +23,7 @@ import {
   thing,
   Things
 } from "../storage/contract.js"
+import { waitFor } from "../webhooks/receiver.js"
 import { createTestDatabase, type TestDatabase } from "./database.js"
 
 let database: TestDatabase
@@ -306,4 +307,33 @@ describe("postgres: the workers' scans across tenants", () => {
         expect(plan.some((line) => line.includes("Sort"))).toBe(!scan.ordered)
       }).pipe(Effect.scoped), 60_000)
   }
+})
+
+describe("postgres signals", () => {
+  it.live("another storage on the database hears each commit's signal; the storage that sent it does not", () =>
+    Effect.gen(function*() {
+      const [a, b] = yield* storages("signals", 2)
+      const heard = { a: 0, b: 0 }
+      a!.signals!.subscribe("events", () => heard.a++)
+      b!.signals!.subscribe("events", () => heard.b++)
+      const client = new pg.Client({ connectionString: database.url })
+      yield* Effect.promise(() => client.connect())
+      const listening = () =>
+        client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query = 'LISTEN \"slotwise_signals_signals\"'")
+          .then((r) => (r.rows[0] as { n: number }).n === 2)
+      yield* Effect.promise(() => waitFor(listening, 10_000, "both storages to LISTEN"))
+      yield* Effect.promise(() => client.end())
+      const hear = (who: "a" | "b", count: number) =>
+        Effect.promise(() => waitFor(() => heard[who] >= count, 10_000, `storage ${who} to hear ${count} signals`))
+      const append = (storage: Storage["Type"]) => storage.transaction(storage.events.append(event("client.created"))).pipe(as(tenantA))
+      yield* append(a!)
+      yield* hear("b", 1)
+      yield* append(b!)
+      yield* hear("a", 1)
+      yield* append(a!)
+      yield* hear("b", 2)
+      // Time for the echoes to arrive, had they been sent.
+      yield* Effect.sleep("500 millis")
+      expect(heard).toEqual({ a: 1, b: 2 })
+    }).pipe(Effect.scoped), 60_000)
 })
