@@ -314,15 +314,17 @@ describe("postgres signals", () => {
     Effect.gen(function*() {
       const [a, b] = yield* storages("signals", 2)
       const heard = { a: 0, b: 0 }
+      const sentinels = { a: 0, b: 0 }
       a!.signals!.subscribe("events", () => heard.a++)
       b!.signals!.subscribe("events", () => heard.b++)
+      a!.signals!.subscribe("domains", () => sentinels.a++)
+      b!.signals!.subscribe("domains", () => sentinels.b++)
       const client = new pg.Client({ connectionString: database.url })
       yield* Effect.promise(() => client.connect())
       const listening = () =>
         client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query = 'LISTEN \"slotwise_signals_signals\"'")
           .then((r) => (r.rows[0] as { n: number }).n === 2)
       yield* Effect.promise(() => waitFor(listening, 10_000, "both storages to LISTEN"))
-      yield* Effect.promise(() => client.end())
       const hear = (who: "a" | "b", count: number) =>
         Effect.promise(() => waitFor(() => heard[who] >= count, 10_000, `storage ${who} to hear ${count} signals`))
       const append = (storage: Storage["Type"]) => storage.transaction(storage.events.append(event("client.created"))).pipe(as(tenantA))
@@ -332,8 +334,13 @@ describe("postgres signals", () => {
       yield* hear("a", 1)
       yield* append(a!)
       yield* hear("b", 2)
-      // Time for the echoes to arrive, had they been sent.
-      yield* Effect.sleep("500 millis")
+      // A listener gets notifications in commit order: once both storages have heard a signal
+      // sent after the last one, any echo of their own would have arrived before it.
+      yield* Effect.promise(() => client.query("SELECT pg_notify('slotwise_signals_signals', 'domains')"))
+      yield* Effect.promise(() =>
+        waitFor(() => sentinels.a === 1 && sentinels.b === 1, 10_000, "both storages to hear the closing signal")
+      )
+      yield* Effect.promise(() => client.end())
       expect(heard).toEqual({ a: 1, b: 2 })
     }).pipe(Effect.scoped), 60_000)
 })
