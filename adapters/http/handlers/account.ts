@@ -3,8 +3,7 @@ import { Effect } from "effect"
 import { Accounts } from "../../../src/Accounts.js"
 import { ApiKeys } from "../../../src/ApiKeys.js"
 import { SlotwiseApi } from "../api.js"
-import { CurrentPrincipal } from "../contract/security.js"
-import { asTenant } from "./security.js"
+import { asPrincipal, asTenant, currentPrincipal } from "./security.js"
 
 const write = { uninterruptible: true } as const
 
@@ -12,8 +11,8 @@ export const AccountLive = HttpApiBuilder.group(SlotwiseApi, "account", (handler
   Effect.gen(function*() {
     const accounts = yield* Accounts
     return handlers
-      .handle("get", () => Effect.flatMap(CurrentPrincipal, (p) => accounts.get(p.account.id)))
-      .handle("update", ({ payload }) => Effect.flatMap(CurrentPrincipal, (p) => accounts.updateSettings(p.account.id, payload)), write)
+      .handle("get", () => Effect.flatMap(currentPrincipal, (p) => accounts.get(p.account.id)))
+      .handle("update", ({ payload }) => Effect.flatMap(currentPrincipal, (p) => accounts.updateSettings(p.account.id, payload)), write)
   }))
 
 export const ApiKeysLive = HttpApiBuilder.group(SlotwiseApi, "apiKeys", (handlers) =>
@@ -22,7 +21,7 @@ export const ApiKeysLive = HttpApiBuilder.group(SlotwiseApi, "apiKeys", (handler
     return handlers
       .handle("list", ({ urlParams }) => asTenant(keys.list(urlParams)))
       .handle("create", ({ payload }) => asTenant(keys.create(payload)), write)
-      .handle("exchange", () => Effect.flatMap(CurrentPrincipal, (p) => asTenant(keys.exchange(p.key.id))), write)
+      .handle("exchange", () => asPrincipal((p) => keys.exchange(p.key.id)), write)
       .handle("get", ({ path }) => asTenant(keys.get(path.id)))
       .handle("rotate", ({ path, payload }) => asTenant(keys.rotate(path.id, payload)), write)
       .handle("revoke", ({ path }) => asTenant(keys.revoke(path.id)), write)

@@ -8,16 +8,14 @@ import { RecurringBookings } from "../../../src/RecurringBookings.js"
 import { Tenant } from "../../../src/ports/tenant.js"
 import { SlotwiseApi } from "../api.js"
 import { BookingCreated, BookingSeriesCreated, PublicBookingCreated, PublicBookingSeriesCreated } from "../contract/bookings.js"
-import { CurrentPrincipal } from "../contract/security.js"
 import { encodedAs } from "./encoded.js"
-import { asAudience, asTenant } from "./security.js"
+import { asAudience, asPrincipal, asTenant } from "./security.js"
 
 const write = { uninterruptible: true } as const
 
 /** The account's reads carry manage links; a publishable key (the widget, a browser) never sees them. */
 const linked = <A, E, E2>(effect: Effect.Effect<A, E, Tenant>, add: (a: A) => Effect.Effect<A, E2, Tenant>) =>
-  Effect.flatMap(CurrentPrincipal, (p) =>
-    Effect.provideService(p.key.type === "secret" ? Effect.flatMap(effect, add) : effect, Tenant, p.tenant))
+  asPrincipal<A, E | E2>((p) => p.key.type === "secret" ? Effect.flatMap(effect, add) : effect)
 
 /** A series' occurrences with their manage links, as single bookings get them. */
 const seriesLinked = (manage: Manage) => (s: BookingSeries) =>

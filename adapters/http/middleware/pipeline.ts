@@ -15,7 +15,7 @@
  *  8. run the router, and render any failure as a problem (problem.ts).
  *
  * The gate's passage goes to the router with the request (gate.ts, `admit`): the groups'
- * security middleware provides its principal to the handlers from there.
+ * security middleware and the handlers read its principal from there.
  */
 import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Either, Option } from "effect"
