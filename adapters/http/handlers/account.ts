@@ -1,13 +1,13 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Accounts } from "../../../src/Accounts.js"
 import { ApiKeys } from "../../../src/ApiKeys.js"
 import { SlotwiseApi } from "../api.js"
+import { handlerGroup } from "./group.js"
 import { asPrincipal, asTenant, currentPrincipal } from "./security.js"
 
 const write = { uninterruptible: true } as const
 
-export const AccountLive = HttpApiBuilder.group(SlotwiseApi, "account", (handlers) =>
+export const AccountLive = handlerGroup(SlotwiseApi, "account", (handlers) =>
   Effect.gen(function*() {
     const accounts = yield* Accounts
     return handlers
@@ -15,7 +15,7 @@ export const AccountLive = HttpApiBuilder.group(SlotwiseApi, "account", (handler
       .handle("update", ({ payload }) => Effect.flatMap(currentPrincipal, (p) => accounts.updateSettings(p.account.id, payload)), write)
   }))
 
-export const ApiKeysLive = HttpApiBuilder.group(SlotwiseApi, "apiKeys", (handlers) =>
+export const ApiKeysLive = handlerGroup(SlotwiseApi, "apiKeys", (handlers) =>
   Effect.gen(function*() {
     const keys = yield* ApiKeys
     return handlers
