@@ -23,7 +23,9 @@ const principal = Effect.flatMap(passageOf, (passage) =>
 const operator = Effect.flatMap(passageOf, (passage) =>
   passage?.caller._tag === "Operator" ? Effect.void : Effect.fail(NOT_OPERATOR))
 
-export const AuthenticationLive = Layer.succeed(Authentication, Authentication.of({ bearer: () => Effect.asVoid(principal) }))
+const admitted = Effect.asVoid(principal)
+
+export const AuthenticationLive = Layer.succeed(Authentication, Authentication.of({ bearer: () => admitted }))
 
 export const OperatorAuthenticationLive = Layer.succeed(OperatorAuthentication, OperatorAuthentication.of({ operator: () => operator }))
 
