@@ -63,8 +63,8 @@ export const bootstrapAccount = (allowedOrigins: ReadonlyArray<string> = []) =>
 /**
  * The API on the platform's server, its requests run with the platform's own services only:
  * every handler, middleware step and page took the services it uses when it was built. Each
- * step that adds to a request's context (the request, the route, the principal, the tenant)
- * copies it, so a request starts from six entries instead of every service of the server.
+ * step that adds to a request's context (the request, the route, the tenant) copies it, so a
+ * request starts from six entries instead of every service of the server.
  */
 export const serveApi = Layer.scopedDiscard(Effect.gen(function*() {
   const app = yield* HttpApiBuilder.httpApp

@@ -221,8 +221,24 @@ export const fieldErrorsDetail = (errors: ReadonlyArray<FieldError>): string => 
     : `${fields.length} fields are invalid: ${fields.join(", ")}`
 }
 
-export const validationFailed = (errors: ReadonlyArray<FieldError>): ValidationFailed =>
-  new ValidationFailed({ detail: fieldErrorsDetail(errors), errors })
+const refusalFields = (errors: ReadonlyArray<FieldError>) => ({ detail: fieldErrorsDetail(errors), errors })
+
+export const validationFailed = (errors: ReadonlyArray<FieldError>): ValidationFailed => new ValidationFailed(refusalFields(errors))
+
+/**
+ * The `validation_failed` of an input a decoder refused, from the issues it made: without
+ * the error's own checks of its fields (the decoder made them) and without a stack trace
+ * (a 422 shows none); the two cost more than the rest of the refusal.
+ */
+export const refusedInput = (issues: ReadonlyArray<FieldIssue>): ValidationFailed => {
+  const stackTraceLimit = Error.stackTraceLimit
+  Error.stackTraceLimit = 0
+  try {
+    return new ValidationFailed(refusalFields(asFieldErrors(issues)), { disableValidation: true })
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit
+  }
+}
 
 export const decodeOptions = { errors: "all", onExcessProperty: "error" } as const
 

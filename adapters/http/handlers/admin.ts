@@ -1,9 +1,9 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Accounts } from "../../../src/Accounts.js"
 import { SlotwiseApi } from "../api.js"
+import { handlerGroup } from "./group.js"
 
-export const AdminLive = HttpApiBuilder.group(SlotwiseApi, "admin", (handlers) =>
+export const AdminLive = handlerGroup(SlotwiseApi, "admin", (handlers) =>
   Effect.gen(function*() {
     const accounts = yield* Accounts
     return handlers

@@ -1,9 +1,9 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Users } from "../../../src/Users.js"
 import { SlotwiseApi } from "../api.js"
+import { handlerGroup } from "./group.js"
 
-export const AdminUsersLive = HttpApiBuilder.group(SlotwiseApi, "adminUsers", (handlers) =>
+export const AdminUsersLive = handlerGroup(SlotwiseApi, "adminUsers", (handlers) =>
   Effect.gen(function*() {
     const users = yield* Users
     return handlers

@@ -1,12 +1,12 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Availability } from "../../../src/Availability.js"
 import { SlotwiseApi } from "../api.js"
+import { handlerGroup } from "./group.js"
 import { asAudience, asTenant } from "./security.js"
 
 const write = { uninterruptible: true } as const
 
-export const AvailabilityLive = HttpApiBuilder.group(SlotwiseApi, "availability", (handlers) =>
+export const AvailabilityLive = handlerGroup(SlotwiseApi, "availability", (handlers) =>
   Effect.gen(function*() {
     const availability = yield* Availability
     return handlers

@@ -1,4 +1,3 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Bookings } from "../../../src/Bookings.js"
 import type { Booking } from "../../../src/domain/booking.js"
@@ -8,22 +7,21 @@ import { RecurringBookings } from "../../../src/RecurringBookings.js"
 import { Tenant } from "../../../src/ports/tenant.js"
 import { SlotwiseApi } from "../api.js"
 import { BookingCreated, BookingSeriesCreated, PublicBookingCreated, PublicBookingSeriesCreated } from "../contract/bookings.js"
-import { CurrentPrincipal } from "../contract/security.js"
 import { encodedAs } from "./encoded.js"
-import { asAudience, asTenant } from "./security.js"
+import { handlerGroup } from "./group.js"
+import { asAudience, asPrincipal, asTenant } from "./security.js"
 
 const write = { uninterruptible: true } as const
 
 /** The account's reads carry manage links; a publishable key (the widget, a browser) never sees them. */
 const linked = <A, E, E2>(effect: Effect.Effect<A, E, Tenant>, add: (a: A) => Effect.Effect<A, E2, Tenant>) =>
-  Effect.flatMap(CurrentPrincipal, (p) =>
-    Effect.provideService(p.key.type === "secret" ? Effect.flatMap(effect, add) : effect, Tenant, p.tenant))
+  asPrincipal<A, E | E2>((p) => p.key.type === "secret" ? Effect.flatMap(effect, add) : effect)
 
 /** A series' occurrences with their manage links, as single bookings get them. */
 const seriesLinked = (manage: Manage) => (s: BookingSeries) =>
   Effect.map(manage.withManageUrls({ data: s.occurrences }), ({ data }) => ({ ...s, occurrences: data }))
 
-export const BookingsLive = HttpApiBuilder.group(SlotwiseApi, "bookings", (handlers) =>
+export const BookingsLive = handlerGroup(SlotwiseApi, "bookings", (handlers) =>
   Effect.gen(function*() {
     const bookings = yield* Bookings
     const manage = yield* Manage
@@ -63,7 +61,7 @@ export const BookingsLive = HttpApiBuilder.group(SlotwiseApi, "bookings", (handl
       .handle("listPayments", ({ path }) => asTenant(bookings.listPayments(path.id)))
   }))
 
-export const BookingSeriesLive = HttpApiBuilder.group(SlotwiseApi, "bookingSeries", (handlers) =>
+export const BookingSeriesLive = handlerGroup(SlotwiseApi, "bookingSeries", (handlers) =>
   Effect.gen(function*() {
     const series = yield* RecurringBookings
     const manage = yield* Manage

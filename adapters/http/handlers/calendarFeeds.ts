@@ -1,12 +1,13 @@
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { CalendarFeeds } from "../../../src/CalendarFeeds.js"
 import { SlotwiseApi } from "../api.js"
+import { handlerGroup } from "./group.js"
 import { asTenant } from "./security.js"
 
 const write = { uninterruptible: true } as const
 
-export const CalendarFeedsLive = HttpApiBuilder.group(SlotwiseApi, "calendarFeeds", (handlers) =>
+export const CalendarFeedsLive = handlerGroup(SlotwiseApi, "calendarFeeds", (handlers) =>
   Effect.gen(function*() {
     const feeds = yield* CalendarFeeds
     return handlers
@@ -30,7 +31,7 @@ const matches = (header: string | undefined, etag: string): boolean =>
     return trimmed === "*" || trimmed.replace(/^W\//, "") === etag
   })
 
-export const CalendarLive = HttpApiBuilder.group(SlotwiseApi, "calendar", (handlers) =>
+export const CalendarLive = handlerGroup(SlotwiseApi, "calendar", (handlers) =>
   Effect.gen(function*() {
     const feeds = yield* CalendarFeeds
     return handlers.handleRaw("feed", ({ path, request }) => {

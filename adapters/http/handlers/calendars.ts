@@ -1,12 +1,12 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Calendars } from "../../../src/Calendars.js"
 import { SlotwiseApi } from "../api.js"
+import { handlerGroup } from "./group.js"
 import { asTenant } from "./security.js"
 
 const write = { uninterruptible: true } as const
 
-export const CalendarsLive = HttpApiBuilder.group(SlotwiseApi, "calendars", (handlers) =>
+export const CalendarsLive = handlerGroup(SlotwiseApi, "calendars", (handlers) =>
   Effect.gen(function*() {
     const calendars = yield* Calendars
     return handlers

@@ -1,13 +1,13 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { NotFound } from "../../../src/domain/errors.js"
 import { Domains } from "../../../src/Domains.js"
 import { SlotwiseApi } from "../api.js"
+import { handlerGroup } from "./group.js"
 import { asTenant } from "./security.js"
 
 const write = { uninterruptible: true } as const
 
-export const DomainsLive = HttpApiBuilder.group(SlotwiseApi, "domains", (handlers) =>
+export const DomainsLive = handlerGroup(SlotwiseApi, "domains", (handlers) =>
   Effect.gen(function*() {
     const domains = yield* Domains
     return handlers
@@ -18,7 +18,7 @@ export const DomainsLive = HttpApiBuilder.group(SlotwiseApi, "domains", (handler
       .handle("verify", ({ path }) => asTenant(domains.verify(path.id)), write)
   }))
 
-export const TlsLive = HttpApiBuilder.group(SlotwiseApi, "tls", (handlers) =>
+export const TlsLive = handlerGroup(SlotwiseApi, "tls", (handlers) =>
   Effect.gen(function*() {
     const domains = yield* Domains
     return handlers.handle("allowed", ({ urlParams }) => {

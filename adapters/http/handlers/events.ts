@@ -1,10 +1,10 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Events } from "../../../src/Events.js"
 import { SlotwiseApi } from "../api.js"
+import { handlerGroup } from "./group.js"
 import { asTenant } from "./security.js"
 
-export const EventsLive = HttpApiBuilder.group(SlotwiseApi, "events", (handlers) =>
+export const EventsLive = handlerGroup(SlotwiseApi, "events", (handlers) =>
   Effect.gen(function*() {
     const events = yield* Events
     return handlers

@@ -3,21 +3,21 @@
  * token is looked at, and writes by booking once it is: both through the shared rate-limit
  * store, so the limits hold across instances.
  */
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Manage } from "../../../src/Manage.js"
 import { manageAddressPolicy, manageWritePolicy, type Policy, refusalOf } from "../../../src/ratelimit/policy.js"
 import { RateLimiter } from "../../../src/ratelimit/RateLimiter.js"
 import { SlotwiseApi } from "../api.js"
+import { handlerGroup } from "./group.js"
 import { passageOf } from "../middleware/gate.js"
 import { asTenant } from "./security.js"
 
 const write = { uninterruptible: true } as const
 
-export const ManageLinksLive = HttpApiBuilder.group(SlotwiseApi, "manageLinks", (handlers) =>
+export const ManageLinksLive = handlerGroup(SlotwiseApi, "manageLinks", (handlers) =>
   Effect.map(Manage, (manage) => handlers.handle("rotate", ({ path }) => asTenant(manage.rotate(path.id)), write)))
 
-export const ManageLive = HttpApiBuilder.group(SlotwiseApi, "manage", (handlers) =>
+export const ManageLive = handlerGroup(SlotwiseApi, "manage", (handlers) =>
   Effect.gen(function*() {
     const manage = yield* Manage
     const limiter = yield* RateLimiter

@@ -1,13 +1,13 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { OAuthClients } from "../../../src/OAuthClients.js"
 import { OAuthGrants } from "../../../src/OAuthGrants.js"
 import { SlotwiseApi } from "../api.js"
+import { handlerGroup } from "./group.js"
 import { asTenant } from "./security.js"
 
 const write = { uninterruptible: true } as const
 
-export const OAuthClientsLive = HttpApiBuilder.group(SlotwiseApi, "oauthClients", (handlers) =>
+export const OAuthClientsLive = handlerGroup(SlotwiseApi, "oauthClients", (handlers) =>
   Effect.gen(function*() {
     const clients = yield* OAuthClients
     return handlers
@@ -19,7 +19,7 @@ export const OAuthClientsLive = HttpApiBuilder.group(SlotwiseApi, "oauthClients"
       .handle("remove", ({ path }) => asTenant(clients.remove(path.id)), write)
   }))
 
-export const OAuthGrantsLive = HttpApiBuilder.group(SlotwiseApi, "oauthGrants", (handlers) =>
+export const OAuthGrantsLive = handlerGroup(SlotwiseApi, "oauthGrants", (handlers) =>
   Effect.gen(function*() {
     const grants = yield* OAuthGrants
     return handlers

@@ -1,14 +1,14 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Clients } from "../../../src/Clients.js"
 import { Services } from "../../../src/Services.js"
 import { Staff } from "../../../src/Staff.js"
 import { SlotwiseApi } from "../api.js"
+import { handlerGroup } from "./group.js"
 import { asAudience, asTenant } from "./security.js"
 
 const write = { uninterruptible: true } as const
 
-export const ServicesLive = HttpApiBuilder.group(SlotwiseApi, "services", (handlers) =>
+export const ServicesLive = handlerGroup(SlotwiseApi, "services", (handlers) =>
   Effect.gen(function*() {
     const services = yield* Services
     return handlers
@@ -19,7 +19,7 @@ export const ServicesLive = HttpApiBuilder.group(SlotwiseApi, "services", (handl
       .handle("delete", ({ path }) => asTenant(services.delete(path.id)), write)
   }))
 
-export const StaffLive = HttpApiBuilder.group(SlotwiseApi, "staff", (handlers) =>
+export const StaffLive = handlerGroup(SlotwiseApi, "staff", (handlers) =>
   Effect.gen(function*() {
     const staff = yield* Staff
     return handlers
@@ -30,7 +30,7 @@ export const StaffLive = HttpApiBuilder.group(SlotwiseApi, "staff", (handlers) =
       .handle("delete", ({ path }) => asTenant(staff.delete(path.id)), write)
   }))
 
-export const ClientsLive = HttpApiBuilder.group(SlotwiseApi, "clients", (handlers) =>
+export const ClientsLive = handlerGroup(SlotwiseApi, "clients", (handlers) =>
   Effect.gen(function*() {
     const clients = yield* Clients
     return handlers

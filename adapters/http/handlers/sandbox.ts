@@ -1,12 +1,12 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Sandbox } from "../../../src/Sandbox.js"
 import { SlotwiseApi } from "../api.js"
+import { handlerGroup } from "./group.js"
 import { asTenant } from "./security.js"
 
 const write = { uninterruptible: true } as const
 
-export const SandboxLive = HttpApiBuilder.group(SlotwiseApi, "sandbox", (handlers) =>
+export const SandboxLive = handlerGroup(SlotwiseApi, "sandbox", (handlers) =>
   Effect.gen(function*() {
     const sandbox = yield* Sandbox
     return handlers

@@ -1,9 +1,10 @@
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { Storage } from "../../../src/ports/storage.js"
 import { SlotwiseApi, VERSION } from "../api.js"
+import { handlerGroup } from "./group.js"
 
-export const SystemLive = HttpApiBuilder.group(SlotwiseApi, "system", (handlers) =>
+export const SystemLive = handlerGroup(SlotwiseApi, "system", (handlers) =>
   Effect.gen(function*() {
     const storage = yield* Storage
     return handlers.handleRaw("health", () =>

@@ -1,12 +1,12 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Webhooks } from "../../../src/Webhooks.js"
 import { SlotwiseApi } from "../api.js"
+import { handlerGroup } from "./group.js"
 import { asTenant } from "./security.js"
 
 const write = { uninterruptible: true } as const
 
-export const WebhooksLive = HttpApiBuilder.group(SlotwiseApi, "webhooks", (handlers) =>
+export const WebhooksLive = handlerGroup(SlotwiseApi, "webhooks", (handlers) =>
   Effect.gen(function*() {
     const webhooks = yield* Webhooks
     return handlers

@@ -1,12 +1,12 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { showsPoweredBy } from "../../../src/domain/account.js"
 import { SlotwiseApi } from "../api.js"
-import { CurrentPrincipal } from "../contract/security.js"
+import { handlerGroup } from "./group.js"
+import { currentPrincipal } from "./security.js"
 
-export const WidgetLive = HttpApiBuilder.group(SlotwiseApi, "widget", (handlers) =>
+export const WidgetLive = handlerGroup(SlotwiseApi, "widget", (handlers) =>
   handlers.handle("config", () =>
-    Effect.map(CurrentPrincipal, ({ account, tenant }) => {
+    Effect.map(currentPrincipal, ({ account, tenant }) => {
       const { branding } = account
       return {
         object: "widget_config" as const,

@@ -15,7 +15,7 @@
  *  8. run the router, and render any failure as a problem (problem.ts).
  *
  * The gate's passage goes to the router with the request (gate.ts, `admit`): the groups'
- * security middleware provides its principal to the handlers from there.
+ * security middleware and the handlers read its principal from there.
  */
 import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Either, Option } from "effect"
@@ -29,8 +29,8 @@ import { SlotwiseApi } from "../api.js"
 import { DOCS_PATH, DOCS_SCRIPT_PATH, OPENAPI_PATH } from "../docs.js"
 import { publicAccess } from "../contract/access.js"
 import { type BodyDecoder, rememberDecoded } from "../contract/decodedBodies.js"
-import { fieldErrorsDetail, type FieldIssue, pathText } from "../../../src/domain/validation.js"
-import { ValidationFailed } from "../../../src/domain/errors.js"
+import { refusedInput } from "../../../src/domain/validation.js"
+import type { ValidationFailed } from "../../../src/domain/errors.js"
 import { MethodNotAllowed } from "../contract/problems.js"
 import { makeBrowserOrigin } from "../hostRouting.js"
 import { presentedCredential } from "./authenticate.js"
@@ -77,22 +77,6 @@ const stripPrefix = (request: HttpServerRequest.HttpServerRequest, prefix: strin
 const routable = (path: string): boolean => path.length <= 100 || path.split("/").every((segment) => segment.length <= 100)
 
 /**
- * The core's `validation_failed` for a body its decoder refused, built without the error's
- * own checks of its fields (the decoder made them) and without a stack trace (a 422 shows
- * none): the two cost more than the rest of the refusal.
- */
-const refusedBody = (issues: ReadonlyArray<FieldIssue>): ValidationFailed => {
-  const errors = issues.map((issue) => ({ path: pathText(issue.path), message: issue.message }))
-  const stackTraceLimit = Error.stackTraceLimit
-  Error.stackTraceLimit = 0
-  try {
-    return new ValidationFailed({ detail: fieldErrorsDetail(errors), errors }, { disableValidation: true })
-  } finally {
-    Error.stackTraceLimit = stackTraceLimit
-  }
-}
-
-/**
  * Decodes a write's body with its endpoint's decoder before the route runs: a bad body is
  * refused here with the core's `validation_failed`; a good one is decoded once, and the
  * payload schema takes the decoded value as it is (contract/decodedBodies.ts).
@@ -100,7 +84,7 @@ const refusedBody = (issues: ReadonlyArray<FieldIssue>): ValidationFailed => {
 const decodeFirst = <E, R>(decode: BodyDecoder, parsed: unknown, app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
   Effect.suspend((): Effect.Effect<HttpServerResponse.HttpServerResponse, E | ValidationFailed, R> => {
     const decoded = decode(parsed)
-    if (Either.isLeft(decoded)) return Effect.fail(refusedBody(decoded.left))
+    if (Either.isLeft(decoded)) return Effect.fail(refusedInput(decoded.left))
     if (typeof parsed === "object" && parsed !== null) rememberDecoded(parsed, decode, decoded.right)
     return app
   })
