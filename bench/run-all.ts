@@ -15,7 +15,14 @@ const benches = [
   "webhooks.ts",
   "widget.ts",
   "oauth.ts",
+  "assignment.ts",
+  "series.ts",
+  "calendars.ts",
+  "calendar-stall.ts",
+  "calendarFeeds.ts",
+  "acrossTenantScans.ts",
   "postgres.ts",
+  "dispatcherPerCommit.ts",
   "instances.ts"
 ]
 let failed = 0
