@@ -282,16 +282,41 @@ export const nulIssues = (input: unknown): Array<FieldIssue> => {
 }
 
 /**
+ * The values decoders of one schema have made, by the schema's AST. An input is decoded once:
+ * the HTTP layer decodes a body before routing and hands the value to a use case, which
+ * decodes its input with a decoder of the same schema; that decoder knows the value as one it
+ * (or its twin) made and takes it as it is. Only decoders' own outputs are known, never a
+ * caller's object, so nothing unchecked gets through.
+ */
+const decodedValues = new WeakMap<AST.AST, WeakSet<object>>()
+const valuesDecodedWith = (ast: AST.AST): WeakSet<object> => {
+  let values = decodedValues.get(ast)
+  if (values === undefined) decodedValues.set(ast, values = new WeakSet())
+  return values
+}
+
+/**
  * A decoder of `schema` under the input rules (unknown fields refused, every error reported,
  * no NUL in any string), failing with one issue per invalid field, each in the core's words.
  * A field holding a NUL is reported as such, whatever else its schema says of it.
  */
 export const inputDecoder = <A, I>(schema: Schema.Schema<A, I, never>) => {
   const decode = ParseResult.decodeUnknownEither(schema, decodeOptions)
+  const made = valuesDecodedWith(schema.ast)
   return (input: unknown): Either.Either<A, ReadonlyArray<FieldIssue>> => {
+    if (typeof input === "object" && input !== null && made.has(input)) return Either.right(input as A)
     const decoded = decode(input)
     const nul = nulIssues(input)
-    if (nul.length === 0) return Either.mapLeft(decoded, fieldIssuesOf)
+    if (nul.length === 0) {
+      if (Either.isRight(decoded)) {
+        const value = decoded.right
+        // A decoder that hands back the input itself (an instance check) marks nothing: a
+        // caller's own object is never taken unchecked later.
+        if (typeof value === "object" && value !== null && value !== input) made.add(value)
+        return Either.right(value)
+      }
+      return Either.left(fieldIssuesOf(decoded.left))
+    }
     const nulPaths = new Set(nul.map((issue) => pathText(issue.path)))
     const others = Either.isLeft(decoded)
       ? fieldIssuesOf(decoded.left).filter((issue) =>
