@@ -23,7 +23,7 @@ import { eraseTenantDocuments, makeCollections } from "./collections.js"
 import { eraseTenantEvents, makeEventLog } from "./eventLog.js"
 import { migrateBase } from "./migrations.js"
 import { type Connection, failure, messageOf, statementCache } from "./query.js"
-import { makeTransactions } from "./transactions.js"
+import { makeTransactions, retryWhileBusy } from "./transactions.js"
 
 export interface SqliteStorageSettings {
   /**
@@ -76,14 +76,16 @@ export const makeSqliteStorage = (
     let commits = 0
     let checkpointer: Checkpointer | undefined
 
-    yield* Effect.try({
+    // Two processes opening a new file at once: switching it to WAL can be refused busy at
+    // once, without waiting (SQLite does not wait where waiting could deadlock).
+    yield* retryWhileBusy(Effect.try({
       try: () => {
         writer.pragma("journal_mode = WAL")
         writer.pragma("synchronous = NORMAL")
         writer.pragma("foreign_keys = ON")
       },
       catch: (cause) => failure("set pragmas", cause)
-    })
+    }))
 
     const tx = makeTransactions({
       writer,

@@ -32,8 +32,9 @@ const isBusy = (failure: StorageFailure): boolean => {
 }
 
 /**
- * Retries of a `BEGIN IMMEDIATE` that is still busy after `busy_timeout` (WAL recovery or
- * a checkpoint can return SQLITE_BUSY without waiting): 10 ms doubling, at most 250 ms,
+ * Retries of a `BEGIN IMMEDIATE` (or of setting a new file's journal mode) that is still busy
+ * after `busy_timeout` (WAL recovery, a checkpoint or another process making the file can
+ * return SQLITE_BUSY without waiting): 10 ms doubling, at most 250 ms,
  * jittered, 12 attempts. It runs on the live clock so a TestClock never stalls it.
  */
 const busyRetry = Schedule.exponential("10 millis").pipe(
@@ -42,6 +43,10 @@ const busyRetry = Schedule.exponential("10 millis").pipe(
   Schedule.intersect(Schedule.recurs(12))
 )
 const liveClock = Clock.make()
+
+/** `effect` retried on `busyRetry` while it fails busy: for what `busy_timeout` does not cover. */
+export const retryWhileBusy = <A>(effect: Effect.Effect<A, StorageFailure>): Effect.Effect<A, StorageFailure> =>
+  effect.pipe(Effect.retry({ schedule: busyRetry, while: isBusy }), Effect.withClock(liveClock))
 
 const attempt = <A>(f: () => A): Effect.Effect<A, StorageFailure> => {
   try {
@@ -114,10 +119,10 @@ export const makeTransactions = (options: {
     const refused = beginNow()
     if (refused === undefined) return Effect.void
     if (!isBusy(refused)) return Effect.fail(refused)
-    return Effect.suspend(() => {
+    return retryWhileBusy(Effect.suspend(() => {
       const again = beginNow()
       return again === undefined ? Effect.void : Effect.fail(again)
-    }).pipe(Effect.retry({ schedule: busyRetry, while: isBusy }), Effect.withClock(liveClock))
+    }))
   })
 
   const rollback = Effect.suspend(() => {
