@@ -155,10 +155,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
         : Effect.map(schedule.assign(service, held.staff_id, start, now.ms, exclude), (choice): StaffChoice => ({ ...choice, assigned_by: held.assigned_by }))
     }
 
-    /**
-     * A create from input already decoded with `BookingCreate` (the HTTP layer decodes each body
-     * once). Chained, not a generator: every create runs it.
-     */
+    /** A create from input decoded with `BookingCreate`. Chained, not a generator: every create runs it. */
     const createDecoded = (fields: typeof BookingCreate.Type) => {
       if (fields.recurrence !== undefined) return Effect.fail(recurringRefused())
       const start = toMillis(fields.start)
@@ -414,7 +411,6 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
 
     return {
       create,
-      createDecoded,
       createForVisitor,
       get: find,
       list,

@@ -41,7 +41,7 @@ export const BookingsLive = handlerGroup(SlotwiseApi, "bookings", (handlers) =>
             () => Effect.flatMap(series.createForVisitor(payload), publicSeriesCreated)
           )
           : asAudience(
-            Effect.flatMap(Effect.flatMap(bookings.createDecoded(payload), manage.withManageUrl), bookingCreated),
+            Effect.flatMap(Effect.flatMap(bookings.create(payload), manage.withManageUrl), bookingCreated),
             () => Effect.flatMap(bookings.createForVisitor(payload), publicBookingCreated)
           ), write)
       .handle("get", ({ path }) => one(bookings.get(path.id)))
