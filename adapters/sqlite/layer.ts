@@ -32,7 +32,7 @@ export interface SqliteStorageSettings {
    */
   readonly busyTimeoutMs?: number
   /**
-   * Checkpoint the WAL from a worker thread once the storage has committed 200 transactions
+   * Checkpoint the WAL from a worker thread once the storage has committed 200 writes
    * (default true; files only). See checkpointer.ts.
    */
   readonly checkpointInBackground?: boolean
@@ -43,8 +43,8 @@ export interface SqliteStorageOptions extends SqliteStorageSettings {
   readonly filename: string
 }
 
-/** Commits before a storage counts as busy enough for a checkpoint worker. */
-const CHECKPOINTER_AFTER_COMMITS = 200
+/** Writes committed before a storage counts as busy enough for a checkpoint worker. */
+const CHECKPOINTER_AFTER_WRITES = 200
 /** SQLite's own checkpoint, kept as a safety net behind the worker (~40 MB of WAL). */
 const FALLBACK_CHECKPOINT_PAGES = 10_000
 
@@ -73,7 +73,7 @@ export const makeSqliteStorage = (
     const busyTimeoutMs = Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))
     const writer = yield* open(options.filename, busyTimeoutMs, "writer")
     const backgroundCheckpoints = options.checkpointInBackground !== false && !isPrivate(options.filename)
-    let commits = 0
+    let writes = 0
     let checkpointer: Checkpointer | undefined
 
     // Two processes opening a new file at once: switching it to WAL can be refused busy at
@@ -90,14 +90,18 @@ export const makeSqliteStorage = (
     const tx = makeTransactions({
       writer,
       writerStatement: statementCache(writer),
-      onCommit: () => {
-        if (++commits === CHECKPOINTER_AFTER_COMMITS && backgroundCheckpoints) {
+      onCommit: (committed) => {
+        const before = writes
+        writes += committed
+        if (before < CHECKPOINTER_AFTER_WRITES && writes >= CHECKPOINTER_AFTER_WRITES && backgroundCheckpoints) {
           checkpointer = startCheckpointer({ filename: options.filename })
           if (checkpointer !== undefined) writer.pragma(`wal_autocheckpoint = ${FALLBACK_CHECKPOINT_PAGES}`)
         }
       }
     })
     const { collection, prepare } = makeCollections(tx)
+    // A group's COMMIT set for the end of the turn is not left behind when the storage closes.
+    yield* Effect.addFinalizer(() => Effect.sync(tx.flush))
 
     yield* tx.transaction(Effect.gen(function*() {
       yield* migrateBase(tx.run)

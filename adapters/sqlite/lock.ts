@@ -19,6 +19,8 @@ export interface Lock {
    * region and pass that region's `restore`: the wait is interruptible, the taking is not.
    */
   readonly acquire: (restore: Restore) => Effect.Effect<void>
+  /** Takes the lock now if it is free (for plain code outside a fiber); true when taken. */
+  readonly tryAcquire: () => boolean
   /** Frees the lock; only its holder calls this, once. */
   readonly release: () => void
   /** Runs `effect` holding the lock; releases it however `effect` ends. */
@@ -61,5 +63,11 @@ export const makeLock = (): Lock => {
       Effect.zipRight(acquire(restore), Effect.ensuring(restore(effect), Effect.sync(release)))
     )
 
-  return { acquire, release, withLock, isHeld: () => held }
+  const tryAcquire = () => {
+    if (held) return false
+    held = true
+    return true
+  }
+
+  return { acquire, tryAcquire, release, withLock, isHeld: () => held }
 }

@@ -1,15 +1,16 @@
 /**
  * Transactions of the SQLite storage, and which connection a statement runs on.
  *
- * The writer is held by a one-permit lock (lock.ts) for the whole transaction, which begins
- * `IMMEDIATE` (taking the database's write lock up front, so two processes never interleave
- * a read-check-write; a `BEGIN` still busy after `busy_timeout` is retried with a short
- * backoff). The open transaction is a fiber-local value: every statement of the effect, in
- * any collection, runs on the writer inside it. Nested calls join it. A failed COMMIT stays
- * a typed `StorageFailure`, after a rollback. Statements outside a transaction run on the
- * reader once there is one; with one connection they wait for the lock instead.
+ * The writer is held by a one-permit lock (lock.ts) for the whole of a write, which runs in a
+ * transaction begun `IMMEDIATE` (taking the database's write lock up front, so two processes
+ * never interleave a read-check-write; a `BEGIN` still busy after `busy_timeout` is retried
+ * with a short backoff). Writes that end while that transaction is still open share its
+ * COMMIT (group commit, below). The open write is a fiber-local value: every statement of the
+ * effect, in any collection, runs on the writer inside it. Nested calls join it. A failed
+ * COMMIT stays a typed `StorageFailure`, after a rollback. Statements outside a transaction
+ * run on the reader once there is one; with one connection they wait for the lock instead.
  */
-import { Clock, Context, Effect, type Exit, FiberRef, Schedule } from "effect"
+import { Clock, Context, Effect, Exit, FiberRef, Schedule } from "effect"
 import type { StorageFailure } from "../../src/domain/errors.js"
 import { type AfterCommitQueue, afterCommitOn, runAfterCommit } from "../../src/ports/afterCommit.js"
 import type { StorageService } from "../../src/ports/storage.js"
@@ -22,6 +23,26 @@ interface OpenTransaction extends AfterCommitQueue {
   /** Run once the transaction has committed, after the lock is released. */
   readonly afterCommit: Array<Effect.Effect<void>>
 }
+
+/** A write done in a group, waiting for the group's COMMIT. */
+interface Member {
+  settled: boolean
+  /** Why the group did not commit, once settled. */
+  failure: StorageFailure | undefined
+  resume: ((outcome: Effect.Effect<void, StorageFailure>) => void) | undefined
+}
+
+/** The SQLite transaction open on the writer, shared by the writes that ran in it. */
+interface Group {
+  readonly members: Array<Member>
+  /** How many of its members wrote (the others were undone to their savepoints). */
+  writes: number
+  /** Its COMMIT is set for the end of this turn of the event loop. */
+  commitDue: boolean
+}
+
+/** Writes that end while a group is open join it, up to this many; the last one commits. */
+const GROUP_LIMIT = 64
 
 /** The transaction this fiber has open, if any (forked fibers inherit it). */
 const openTransaction = FiberRef.unsafeMake<OpenTransaction | undefined>(undefined)
@@ -69,16 +90,19 @@ export interface Transactions {
   readonly run: Run
   /** Statements outside a transaction go to `reader` from now on (once the schema exists). */
   readonly useReader: (reader: Statements) => void
+  /** Commits an open group now unless a write holds the writer (before the connections close). */
+  readonly flush: () => void
 }
 
 /**
  * Transactions on `writer`. `onCommit` runs right after each successful COMMIT, still
- * holding the lock (the layer counts commits there to start the checkpointer).
+ * holding the lock, with the number of writes it made durable (the layer counts them there to
+ * start the checkpointer).
  */
 export const makeTransactions = (options: {
   readonly writer: Connection
   readonly writerStatement: Statements
-  readonly onCommit: () => void
+  readonly onCommit: (writes: number) => void
 }): Transactions => {
   const { onCommit, writer, writerStatement } = options
   const lock = makeLock()
@@ -125,49 +149,172 @@ export const makeTransactions = (options: {
     }))
   })
 
-  const rollback = Effect.suspend(() => {
-    // SQLite has already rolled back after some errors (SQLITE_FULL, SQLITE_IOERR).
-    if (!writer.inTransaction) return Effect.void
+  /** Rolls back whatever the writer has open, logging a rollback that fails. */
+  const rollbackNow = (): void => {
     try {
-      writer.exec("ROLLBACK")
-      return Effect.void
+      // SQLite has already rolled back after some errors (SQLITE_FULL, SQLITE_IOERR).
+      if (writer.inTransaction) writer.exec("ROLLBACK")
     } catch (cause) {
-      return Effect.logError("slotwise sqlite: rollback failed", cause)
+      Effect.runFork(Effect.logError("slotwise sqlite: rollback failed", cause))
+    }
+  }
+
+  // Group commit. A write that ends while another write's transaction is still uncommitted
+  // shares that transaction's COMMIT instead of running BEGIN and COMMIT of its own: on a busy
+  // server the writes of one turn of the event loop commit together, each behind a savepoint
+  // so that one write's failure undoes only its own changes. A COMMIT writes every page the
+  // transaction touched to the WAL, so writes that touch the same pages (a table's and its
+  // indexes' last leaves) write them once per group instead of once each. Every member, done
+  // or refused, answers only once the group's COMMIT has ended, with its failure if it failed:
+  // no caller hears of a write, or of a refusal that may rest on one, before it is durable as
+  // a COMMIT makes it. Only with a reader connection (a file): reads outside a transaction
+  // then never see a write before its COMMIT. Alone (one connection), each write commits.
+  let group: Group | undefined
+  /** The group's COMMIT fell due while a write held the lock: that write commits it. */
+  let commitWhenReleased = false
+
+  const settle = (members: ReadonlyArray<Member>, failed: StorageFailure | undefined): void => {
+    for (const member of members) {
+      member.settled = true
+      member.failure = failed
+      member.resume?.(failed === undefined ? Effect.void : Effect.fail(failed))
+    }
+  }
+
+  /** Ends the open group: COMMIT (or a rollback when it fails), then tells each member which. */
+  const endGroup = (): void => {
+    const ending = group
+    if (ending === undefined) return
+    group = undefined
+    commitWhenReleased = false
+    let failed: StorageFailure | undefined
+    try {
+      execute(writerStatement, "COMMIT", [], "commit")
+      onCommit(ending.writes)
+    } catch (error) {
+      failed = failure("commit", error)
+      rollbackNow()
+    }
+    settle(ending.members, failed)
+  }
+
+  /** SQLite rolled the whole transaction back under the group (SQLITE_FULL, SQLITE_IOERR): all of it is lost. */
+  const abandonGroup = (why: StorageFailure): void => {
+    const lost = group
+    group = undefined
+    commitWhenReleased = false
+    if (lost !== undefined) settle(lost.members, why)
+  }
+
+  /** Frees the writer, first committing the group if its COMMIT fell due meanwhile. */
+  const releaseWriter = (): void => {
+    if (commitWhenReleased) endGroup()
+    lock.release()
+  }
+
+  /** The group's COMMIT, at the end of the turn: now, or when the write holding the lock ends. */
+  const commitDue = (): void => {
+    if (!lock.tryAcquire()) {
+      commitWhenReleased = true
+      return
+    }
+    endGroup()
+    lock.release()
+  }
+
+  /** Joins the open group behind a savepoint, or begins one: true when this write began it. */
+  const join = Effect.suspend((): Effect.Effect<boolean, StorageFailure> => {
+    if (group === undefined) {
+      return Effect.map(begin, () => {
+        group = { members: [], writes: 0, commitDue: false }
+        return true
+      })
+    }
+    try {
+      execute(writerStatement, "SAVEPOINT member", [], "savepoint")
+      return Effect.succeed(false)
+    } catch (error) {
+      return Effect.fail(failure("savepoint", error))
     }
   })
 
-  /** Commits (or rolls back) after the transaction's effect ended with `exit`. */
-  const finish = <A, E>(exit: Exit.Exit<A, E>): Effect.Effect<A, E | StorageFailure> => {
-    if (exit._tag === "Failure") return Effect.zipRight(rollback, exit)
-    try {
-      execute(writerStatement, "COMMIT", [], "commit")
-    } catch (error) {
-      return Effect.zipRight(rollback, Effect.fail(failure("commit", error)))
+  /** Waits for `member`'s group to end, then ends as the write did, or as the COMMIT failed. */
+  const answer = <A, E>(member: Member, exit: Exit.Exit<A, E>): Effect.Effect<A, E | StorageFailure> => {
+    const told = Effect.suspend(() => {
+      if (!member.settled) {
+        return Effect.async<void, StorageFailure>((resume) => {
+          member.resume = resume
+        })
+      }
+      return member.failure === undefined ? Effect.void : Effect.fail(member.failure)
+    })
+    return Effect.zipRight(told, exit)
+  }
+
+  /**
+   * After a write's effect ended with `exit`, still holding the lock: keeps or undoes its
+   * changes and returns what it answers with once the lock is released.
+   */
+  const leave = <A, E>(began: boolean, exit: Exit.Exit<A, E>): Effect.Effect<A, E | StorageFailure> => {
+    let outcome: Exit.Exit<A, E | StorageFailure> = exit
+    if (began && exit._tag === "Failure") {
+      // Alone in its transaction: undo it all, nobody else waits on it.
+      rollbackNow()
+      group = undefined
+      return exit
     }
-    onCommit()
-    return exit
+    if (!began) {
+      try {
+        if (exit._tag === "Failure") execute(writerStatement, "ROLLBACK TO member", [], "roll back to savepoint")
+        execute(writerStatement, "RELEASE member", [], "release savepoint")
+      } catch (error) {
+        outcome = Exit.fail(failure(exit._tag === "Failure" ? "roll back to savepoint" : "release savepoint", error))
+        try {
+          writer.exec("ROLLBACK TO member")
+          writer.exec("RELEASE member")
+        } catch {
+          // Left to the check below: a savepoint that cannot be undone loses the transaction.
+        }
+      }
+    }
+    if (!writer.inTransaction) {
+      const lost = failure("transaction", new Error("SQLite rolled the transaction back"))
+      abandonGroup(lost)
+      return exit._tag === "Failure" ? exit : Effect.fail(lost)
+    }
+    const open = group!
+    const member: Member = { settled: false, failure: undefined, resume: undefined }
+    open.members.push(member)
+    if (outcome._tag === "Success") open.writes++
+    if (readerStatement === undefined || open.members.length >= GROUP_LIMIT) endGroup()
+    else if (!open.commitDue) {
+      open.commitDue = true
+      setImmediate(commitDue)
+    }
+    return answer(member, outcome)
   }
 
   const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageFailure, R> =>
     Effect.withFiberRuntime<A, E | StorageFailure, R>((fiber) => {
       if (fiber.getFiberRef(openTransaction) !== undefined) return effect
       const state: OpenTransaction = { afterCommit: [] }
-      // One uninterruptible region: the lock is released on every path out of it (begin,
-      // the effect, commit and rollback all end in an Exit, never a throw), and the fiber's
-      // transaction is set and cleared by hand (`Effect.locally` costs ~8 µs).
+      // One uninterruptible region: the lock is released on every path out of it (joining,
+      // the effect and leaving all end in an Exit, never a throw), and the fiber's
+      // transaction is set and cleared by hand (`Effect.locally` costs ~8 µs). The wait for
+      // the group's COMMIT comes after the release and is uninterruptible too.
       const committed = Effect.uninterruptibleMask((restore) =>
         Effect.zipRight(
           lock.acquire(restore),
           Effect.flatMap(
-            Effect.exit(Effect.flatMap(begin, () =>
+            Effect.exit(Effect.flatMap(join, (began) =>
               Effect.zipRight(
                 FiberRef.set(openTransaction, state),
                 Effect.flatMap(Effect.exit(restore(effect)), (exit) =>
-                  Effect.zipRight(FiberRef.set(openTransaction, undefined), finish(exit)))
+                  Effect.zipRight(FiberRef.set(openTransaction, undefined), Effect.sync(() => leave(began, exit))))
               ))),
-            (exit) => {
-              lock.release()
-              return exit
+            (left): Effect.Effect<A, E | StorageFailure> => {
+              releaseWriter()
+              return left._tag === "Success" ? left.value : Effect.failCause(left.cause)
             }
           )
         )
@@ -195,6 +342,9 @@ export const makeTransactions = (options: {
     run,
     useReader: (reader) => {
       readerStatement = reader
+    },
+    flush: () => {
+      if (group !== undefined) commitDue()
     }
   }
 }
