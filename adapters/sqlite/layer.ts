@@ -101,7 +101,7 @@ export const makeSqliteStorage = (
     })
     const { collection, prepare } = makeCollections(tx)
     // A group's COMMIT set for the end of the turn is not left behind when the storage closes.
-    yield* Effect.addFinalizer(() => Effect.sync(tx.flush))
+    yield* Effect.addFinalizer(() => Effect.sync(tx.close))
 
     yield* tx.transaction(Effect.gen(function*() {
       yield* migrateBase(tx.run)

@@ -10,12 +10,13 @@
  * COMMIT stays a typed `StorageFailure`, after a rollback. Statements outside a transaction
  * run on the reader once there is one; with one connection they wait for the lock instead.
  */
+import * as path from "node:path"
 import { Clock, Context, Effect, Exit, FiberRef, Schedule } from "effect"
 import type { StorageFailure } from "../../src/domain/errors.js"
 import { type AfterCommitQueue, afterCommitOn, runAfterCommit } from "../../src/ports/afterCommit.js"
 import type { StorageService } from "../../src/ports/storage.js"
 import { Tenant, type TenantId } from "../../src/ports/tenant.js"
-import { makeLock } from "./lock.js"
+import { type Lock, makeLock } from "./lock.js"
 import type { Run } from "./migrations.js"
 import { codeOf, type Connection, execute, failure, type Statements } from "./query.js"
 
@@ -43,6 +44,40 @@ interface Group {
 
 /** Writes that end while a group is open join it, up to this many; the last one commits. */
 const GROUP_LIMIT = 64
+
+/**
+ * The writer lock of a database file, shared by every storage of that file in this process
+ * (a server and a mounted handler on one file): a write of one waits for the other's in
+ * turn instead of blocking the event loop in `busy_timeout` while the other holds the file's
+ * write lock (an open group, or a write awaiting something). A private database has its own.
+ */
+interface WriterSlot {
+  readonly lock: Lock
+  /** Each storage's group ending, to end the others' before a BEGIN (holding the lock). */
+  readonly endGroups: Set<() => void>
+  /** Groups whose COMMIT fell due while a write held the lock: ended before it is released. */
+  readonly due: Set<() => void>
+  storages: number
+}
+
+const writerSlots = new Map<string, WriterSlot>()
+
+const makeSlot = (): WriterSlot => ({ lock: makeLock(), endGroups: new Set(), due: new Set(), storages: 0 })
+
+/** The slot of `writer`'s file, shared in this process; a private slot for a database in memory. */
+const slotOf = (writer: Connection): { readonly slot: WriterSlot; readonly leave: () => void } => {
+  if (writer.memory || writer.name === "") return { slot: makeSlot(), leave: () => {} }
+  const file = writer.name.startsWith("file:") ? writer.name : path.resolve(writer.name)
+  const slot = writerSlots.get(file) ?? makeSlot()
+  writerSlots.set(file, slot)
+  slot.storages++
+  return {
+    slot,
+    leave: () => {
+      if (--slot.storages === 0) writerSlots.delete(file)
+    }
+  }
+}
 
 /** The transaction this fiber has open, if any (forked fibers inherit it). */
 const openTransaction = FiberRef.unsafeMake<OpenTransaction | undefined>(undefined)
@@ -91,7 +126,7 @@ export interface Transactions {
   /** Statements outside a transaction go to `reader` from now on (once the schema exists). */
   readonly useReader: (reader: Statements) => void
   /** Commits an open group now unless a write holds the writer (before the connections close). */
-  readonly flush: () => void
+  readonly close: () => void
 }
 
 /**
@@ -105,7 +140,8 @@ export const makeTransactions = (options: {
   readonly onCommit: (writes: number) => void
 }): Transactions => {
   const { onCommit, writer, writerStatement } = options
-  const lock = makeLock()
+  const { leave: leaveSlot, slot } = slotOf(writer)
+  const { lock } = slot
   // Set once the schema exists (a reader opened earlier could see no tables).
   let readerStatement: Statements | undefined
 
@@ -128,6 +164,8 @@ export const makeTransactions = (options: {
 
   /** `BEGIN IMMEDIATE` now: undefined once begun, else why not. */
   const beginNow = (): StorageFailure | undefined => {
+    // Another storage of this file may hold the file's write lock with its group.
+    for (const endGroupOf of slot.endGroups) if (endGroupOf !== endGroup) endGroupOf()
     try {
       // A connection left inside a transaction (a ROLLBACK that failed) is ended first.
       if (writer.inTransaction) writer.exec("ROLLBACK")
@@ -170,8 +208,6 @@ export const makeTransactions = (options: {
   // a COMMIT makes it. Only with a reader connection (a file): reads outside a transaction
   // then never see a write before its COMMIT. Alone (one connection), each write commits.
   let group: Group | undefined
-  /** The group's COMMIT fell due while a write held the lock: that write commits it. */
-  let commitWhenReleased = false
 
   const settle = (members: ReadonlyArray<Member>, failed: StorageFailure | undefined): void => {
     for (const member of members) {
@@ -182,11 +218,10 @@ export const makeTransactions = (options: {
   }
 
   /** Ends the open group: COMMIT (or a rollback when it fails), then tells each member which. */
-  const endGroup = (): void => {
+  function endGroup(): void {
     const ending = group
     if (ending === undefined) return
     group = undefined
-    commitWhenReleased = false
     let failed: StorageFailure | undefined
     try {
       execute(writerStatement, "COMMIT", [], "commit")
@@ -198,28 +233,33 @@ export const makeTransactions = (options: {
     settle(ending.members, failed)
   }
 
+  slot.endGroups.add(endGroup)
+
   /** SQLite rolled the whole transaction back under the group (SQLITE_FULL, SQLITE_IOERR): all of it is lost. */
   const abandonGroup = (why: StorageFailure): void => {
     const lost = group
     group = undefined
-    commitWhenReleased = false
     if (lost !== undefined) settle(lost.members, why)
   }
 
-  /** Frees the writer, first committing the group if its COMMIT fell due meanwhile. */
+  /** Frees the writer, first ending the groups whose COMMIT fell due meanwhile. */
   const releaseWriter = (): void => {
-    if (commitWhenReleased) endGroup()
+    if (slot.due.size > 0) {
+      for (const end of slot.due) end()
+      slot.due.clear()
+    }
     lock.release()
   }
 
   /** The group's COMMIT, at the end of the turn: now, or when the write holding the lock ends. */
   const commitDue = (): void => {
+    if (group === undefined) return
     if (!lock.tryAcquire()) {
-      commitWhenReleased = true
+      slot.due.add(endGroup)
       return
     }
     endGroup()
-    lock.release()
+    releaseWriter()
   }
 
   /** Joins the open group behind a savepoint, or begins one: true when this write began it. */
@@ -343,8 +383,10 @@ export const makeTransactions = (options: {
     useReader: (reader) => {
       readerStatement = reader
     },
-    flush: () => {
-      if (group !== undefined) commitDue()
+    close: () => {
+      commitDue()
+      slot.endGroups.delete(endGroup)
+      leaveSlot()
     }
   }
 }

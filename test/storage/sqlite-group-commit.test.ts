@@ -15,15 +15,12 @@ import { statementCache } from "../../adapters/sqlite/query.js"
 import { makeTransactions } from "../../adapters/sqlite/transactions.js"
 import type { StorageFailure } from "../../src/domain/errors.js"
 
-/** A file with a writer and a reader, as the layer opens it; `commits` lists each COMMIT's writes. */
-const openFile = (options: { readonly reader: boolean }) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "slotwise-group-"))
-  const filename = path.join(dir, "group.db")
-  const writer = new Database(filename)
+/** A storage's transactions on `filename`, with a writer and (unless told) a reader, as the layer opens them. */
+const storageOn = (filename: string, options: { readonly reader: boolean }) => {
+  // A long busy_timeout: a BEGIN that waited on this process's own open group would hang.
+  const writer = new Database(filename, { timeout: 60_000 })
   writer.pragma("journal_mode = WAL")
   writer.pragma("foreign_keys = ON")
-  writer.exec(`CREATE TABLE parents (id TEXT PRIMARY KEY);
-    CREATE TABLE rows (id TEXT PRIMARY KEY, parent TEXT REFERENCES parents (id) DEFERRABLE INITIALLY DEFERRED)`)
   const reader = new Database(filename, { readonly: true })
   const commits: Array<number> = []
   const tx = makeTransactions({ writer, writerStatement: statementCache(writer), onCommit: (writes) => commits.push(writes) })
@@ -34,11 +31,38 @@ const openFile = (options: { readonly reader: boolean }) => {
     })
   const committed = () => (reader.prepare("SELECT id FROM rows ORDER BY id").all() as Array<{ id: string }>).map((row) => row.id)
   const close = () => {
+    tx.close()
     reader.close()
     writer.close()
-    fs.rmSync(dir, { recursive: true, force: true })
   }
   return { tx, writer, insert, committed, commits, close }
+}
+
+/** A new file with the test's tables and one storage on it; `commits` lists each COMMIT's writes. */
+const openFile = (options: { readonly reader: boolean }) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "slotwise-group-"))
+  const filename = path.join(dir, "group.db")
+  const setup = new Database(filename)
+  setup.pragma("journal_mode = WAL")
+  setup.exec(`CREATE TABLE parents (id TEXT PRIMARY KEY);
+    CREATE TABLE rows (id TEXT PRIMARY KEY, parent TEXT REFERENCES parents (id) DEFERRABLE INITIALLY DEFERRED)`)
+  setup.close()
+  const storage = storageOn(filename, options)
+  const others: Array<{ close: () => void }> = []
+  return {
+    ...storage,
+    /** Another storage of the same file in this process (a mounted handler beside a server). */
+    another: () => {
+      const other = storageOn(filename, { reader: true })
+      others.push(other)
+      return other
+    },
+    close: () => {
+      others.forEach((other) => other.close())
+      storage.close()
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  }
 }
 
 describe("sqlite group commit", () => {
@@ -153,6 +177,23 @@ describe("sqlite group commit", () => {
       const results = yield* Effect.forEach(["a", "b", "c"], (id) => Effect.either(file.tx.transaction(file.insert(id))), { concurrency: "unbounded" })
       expect(results.every((result) => result._tag === "Right")).toBe(true)
       expect(file.commits).toEqual([1, 1, 1])
+      file.close()
+    }))
+
+  it.live("a second storage of the file in this process waits its turn instead of blocking on the first's open group", () =>
+    Effect.gen(function*() {
+      const file = openFile({ reader: true })
+      const other = file.another()
+      const firstDone = yield* Deferred.make<void>()
+      const first = yield* Effect.fork(file.tx.transaction(Effect.zipRight(file.insert("a"), Deferred.succeed(firstDone, undefined))))
+      yield* Deferred.await(firstDone)
+      // The first storage's group still holds the file's write lock. A BEGIN on the second
+      // that waited for it in busy_timeout would block this event loop, which commits it.
+      yield* other.tx.transaction(other.insert("b"))
+      yield* Fiber.join(first)
+      expect(file.commits).toEqual([1])
+      expect(other.commits).toEqual([1])
+      expect(other.committed()).toEqual(["a", "b"])
       file.close()
     }))
 
