@@ -32,17 +32,22 @@ export const failure = (what: string, cause: unknown): StorageFailure =>
 /**
  * Prepared statements of one connection by text. Lists of `IN (?, ?, …)` make the texts
  * open-ended, so the cache starts over when it grows past what any real workload repeats.
+ * Raw statements (rows as arrays) have a map of their own, so a text is looked up as it is.
  */
 export const statementCache = (db: Connection): Statements => {
-  const cache = new Map<string, Statement>()
+  const byText = new Map<string, Statement>()
+  const rawByText = new Map<string, Statement>()
   return (text: string, raw: boolean): Statement => {
-    const key = raw ? `r ${text}` : text
-    let statement = cache.get(key)
+    const cache = raw ? rawByText : byText
+    let statement = cache.get(text)
     if (statement === undefined) {
-      if (cache.size >= 500) cache.clear()
+      if (byText.size + rawByText.size >= 500) {
+        byText.clear()
+        rawByText.clear()
+      }
       statement = db.prepare(text)
       if (raw && statement.reader) statement.raw(true)
-      cache.set(key, statement)
+      cache.set(text, statement)
     }
     return statement
   }
