@@ -59,11 +59,10 @@ export interface Stamp {
   readonly iso: string
 }
 
+const stampAt = (ms: number): Stamp => ({ ms, iso: formatInstant(ms) })
+
 /** The clock read in place (one operation, not a read and a map): every write takes a stamp. */
-export const currentStamp: Effect.Effect<Stamp> = Effect.clockWith((clock) => {
-  const ms = clock.unsafeCurrentTimeMillis()
-  return Effect.succeed({ ms, iso: formatInstant(ms) })
-})
+export const currentStamp: Effect.Effect<Stamp> = Effect.clockWith((clock) => Effect.succeed(stampAt(clock.unsafeCurrentTimeMillis())))
 
 /** Id and timestamps of a resource created at `now`. */
 export const resourceAt = <K extends IdKind>(kind: K, now: Stamp) => ({
@@ -73,7 +72,8 @@ export const resourceAt = <K extends IdKind>(kind: K, now: Stamp) => ({
 })
 
 /** Id and timestamps of a new resource. */
-export const newResource = <K extends IdKind>(kind: K) => Effect.map(currentStamp, (now) => resourceAt(kind, now))
+export const newResource = <K extends IdKind>(kind: K) =>
+  Effect.clockWith((clock) => Effect.succeed(resourceAt(kind, stampAt(clock.unsafeCurrentTimeMillis()))))
 
 export const PageParams = {
   limit: Schema.optionalWith(Limit, { exact: true }),

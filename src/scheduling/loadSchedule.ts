@@ -89,6 +89,8 @@ export const makeSlotFormatter = (): SlotMaker<Slot> => {
 
 /** What the overlap checks read of bookings and holds. */
 const OCCUPANCY_COLUMNS = ["staff_id", "service_id", "start_ms", "end_ms", "occupied_start", "occupied_end"]
+/** What they read of a collective booking's or hold's rows for its further members. */
+const SHARED_COLUMNS = [...OCCUPANCY_COLUMNS, "source_id", "kind"]
 
 const occupancyOf = (kind: Occupancy["kind"], row: IndexedRow): Occupancy => ({
   kind,
@@ -253,7 +255,7 @@ export const makeScheduleLoader = (storage: StorageService) => {
         bookings.listIndexes({ where: activeBookings, columns: OCCUPANCY_COLUMNS, ordered: false }),
         holds.listIndexes({ where: liveHolds, columns: OCCUPANCY_COLUMNS, ordered: false }),
         busyChunks,
-        memberRows.listIndexes({ where: liveHolds, columns: [...OCCUPANCY_COLUMNS, "source_id", "kind"], ordered: false })
+        memberRows.listIndexes({ where: liveHolds, columns: SHARED_COLUMNS, ordered: false })
       ], many),
       ([docs, bookingRows, holdRows, busy, sharedRows]) => {
         const byStaff = new Map(staffIds.map((id) => [id, [] as Array<Occupancy>]))
