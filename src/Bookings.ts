@@ -20,7 +20,7 @@ import {
   transitionRefusal
 } from "./domain/booking.js"
 import { formatInstant, Instant, optional, toMillis } from "./domain/common.js"
-import { HoldExpired, InvalidReference, InvalidTransition, type StorageFailure, ValidationFailed } from "./domain/errors.js"
+import { HoldExpired, InvalidReference, InvalidTransition, ValidationFailed } from "./domain/errors.js"
 import { Id } from "./domain/ids.js"
 import { type AnswerInput, checkAnswers } from "./domain/question.js"
 import type { Service } from "./domain/service.js"
@@ -34,7 +34,6 @@ import { decodeInput, validationFailed } from "./domain/validation.js"
 import { Payments } from "./Payments.js"
 import { BookingsCollection, ClientsCollection, HoldsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
 import { type Condition, keyedTransactionOf, lockKeysOf, Storage } from "./ports/storage.js"
-import type { Tenant } from "./ports/tenant.js"
 import { makeReminderArming } from "./Reminders.js"
 import { thenDo } from "./internal/steps.js"
 import { memberLockKeys } from "./scheduling/assignment.js"
@@ -132,9 +131,15 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
         errors: [{ path: "recurrence", message: "is handled by bookingSeries.create" }]
       })
 
-    /** The hold a create converts, checked against the slot asked for; none without `hold_id`. */
-    const heldFor = (fields: BookingCreateFields, service: Service, now: Stamp): Effect.Effect<StoredHold | undefined, ValidationFailed | HoldExpired | InvalidReference | StorageFailure, Tenant> =>
-      fields.hold_id === undefined ? Effect.succeed(undefined) : Effect.flatMap(referencedHold(fields.hold_id), (held): Effect.Effect<StoredHold, ValidationFailed | HoldExpired> => {
+    /** `next` of the hold `holdId` that a create converts, checked against the slot asked for, in the same step. */
+    const withHold = <A, E, R>(
+      holdId: string,
+      fields: BookingCreateFields,
+      service: Service,
+      now: Stamp,
+      next: (held: StoredHold) => Effect.Effect<A, E, R>
+    ) =>
+      referencedHold.andThen(holdId, (held): Effect.Effect<A, E | ValidationFailed | HoldExpired, R> => {
         if (toMillis(held.expires_at) <= now.ms) {
           return Effect.fail(new HoldExpired({ detail: `hold ${held.id} expired at ${held.expires_at}` }))
         }
@@ -147,7 +152,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
             errors: [{ path: "hold_id", message: `reserves service ${held.service_id} with staff member ${held.staff_id} at ${held.start}, not this slot` }]
           }))
         }
-        return Effect.succeed(held)
+        return next(held)
       })
 
     /** Who attends: as asked, or, converting a hold, its members (decided when it was taken), rechecked. */
@@ -191,7 +196,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
                   seriesId: null,
                   held
                 })))
-          return locked(fields.hold_id === undefined ? book(undefined) : Effect.flatMap(heldFor(fields, service, now), book))
+          return locked(fields.hold_id === undefined ? book(undefined) : withHold(fields.hold_id, fields, service, now, book))
         })))
     }
 
