@@ -20,7 +20,7 @@ import {
   transitionRefusal
 } from "./domain/booking.js"
 import { formatInstant, Instant, optional, toMillis } from "./domain/common.js"
-import { HoldExpired, InvalidReference, InvalidTransition, type StorageFailure, ValidationFailed } from "./domain/errors.js"
+import { HoldExpired, InvalidReference, InvalidTransition, ValidationFailed } from "./domain/errors.js"
 import { Id } from "./domain/ids.js"
 import { type AnswerInput, checkAnswers } from "./domain/question.js"
 import type { Service } from "./domain/service.js"
@@ -34,8 +34,8 @@ import { decodeInput, validationFailed } from "./domain/validation.js"
 import { Payments } from "./Payments.js"
 import { BookingsCollection, ClientsCollection, HoldsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
 import { type Condition, keyedTransactionOf, lockKeysOf, Storage } from "./ports/storage.js"
-import type { Tenant } from "./ports/tenant.js"
 import { makeReminderArming } from "./Reminders.js"
+import { thenDo } from "./internal/steps.js"
 import { memberLockKeys } from "./scheduling/assignment.js"
 import { type Exclusions, makeScheduleLoader, type StaffChoice } from "./scheduling/loadSchedule.js"
 import { makeMemberOccupancy } from "./scheduling/memberOccupancy.js"
@@ -100,19 +100,22 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
     const decodeCancel = decodeInput(BookingCancel)
     const decodeList = decodeInput(BookingListParams)
 
-    /** A referenced resource of this tenant, or `invalid_reference` naming the field. */
+    /**
+     * A referenced resource of this tenant, or `invalid_reference` naming the field; `andThen`
+     * goes on with the resource in the same step, where a create chains on it.
+     */
     const reference = <A extends { readonly id: string }, E, R>(
       get: (id: string) => Effect.Effect<Option.Option<A>, E, R>,
       label: string,
       path: string
-    ) =>
-    (id: string) =>
-      Effect.flatMap(get(id), (found) =>
-        Option.match(found, {
-          onNone: () =>
-            Effect.fail(new InvalidReference({ detail: `no ${label} with id ${id}`, errors: [{ path, message: `does not name an existing ${label}` }] })),
-          onSome: Effect.succeed
-        }))
+    ) => {
+      const andThen = <B, E2, R2>(id: string, next: (found: A) => Effect.Effect<B, E2, R2>): Effect.Effect<B, E | E2 | InvalidReference, R | R2> =>
+        Effect.flatMap(get(id), (found): Effect.Effect<B, E2 | InvalidReference, R2> =>
+          Option.isSome(found)
+            ? next(found.value)
+            : Effect.fail(new InvalidReference({ detail: `no ${label} with id ${id}`, errors: [{ path, message: `does not name an existing ${label}` }] })))
+      return Object.assign((id: string) => andThen(id, (found: A) => Effect.succeed(found)), { andThen })
+    }
     const referencedService = reference(services.get, "service", "service_id")
     const referencedStaff = reference(staff.get, "staff member", "staff_id")
     const referencedClient = reference(clients.get, "client", "client_id")
@@ -128,9 +131,15 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
         errors: [{ path: "recurrence", message: "is handled by bookingSeries.create" }]
       })
 
-    /** The hold a create converts, checked against the slot asked for; none without `hold_id`. */
-    const heldFor = (fields: BookingCreateFields, service: Service, now: Stamp): Effect.Effect<StoredHold | undefined, ValidationFailed | HoldExpired | InvalidReference | StorageFailure, Tenant> =>
-      fields.hold_id === undefined ? Effect.succeed(undefined) : Effect.flatMap(referencedHold(fields.hold_id), (held): Effect.Effect<StoredHold, ValidationFailed | HoldExpired> => {
+    /** `next` of the hold `holdId` that a create converts, checked against the slot asked for, in the same step. */
+    const withHold = <A, E, R>(
+      holdId: string,
+      fields: BookingCreateFields,
+      service: Service,
+      now: Stamp,
+      next: (held: StoredHold) => Effect.Effect<A, E, R>
+    ) =>
+      referencedHold.andThen(holdId, (held): Effect.Effect<A, E | ValidationFailed | HoldExpired, R> => {
         if (toMillis(held.expires_at) <= now.ms) {
           return Effect.fail(new HoldExpired({ detail: `hold ${held.id} expired at ${held.expires_at}` }))
         }
@@ -143,7 +152,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
             errors: [{ path: "hold_id", message: `reserves service ${held.service_id} with staff member ${held.staff_id} at ${held.start}, not this slot` }]
           }))
         }
-        return Effect.succeed(held)
+        return next(held)
       })
 
     /** Who attends: as asked, or, converting a hold, its members (decided when it was taken), rechecked. */
@@ -155,34 +164,40 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
         : Effect.map(schedule.assign(service, held.staff_id, start, now.ms, exclude), (choice): StaffChoice => ({ ...choice, assigned_by: held.assigned_by }))
     }
 
-    /** A create from input decoded with `BookingCreate`. Chained, not a generator: every create runs it. */
+    /**
+     * A create from input decoded with `BookingCreate`. Chained, not a generator, and each
+     * step that has nothing to wait for (answers, no hold, no key locks) taken in place: every
+     * create runs it.
+     */
     const createDecoded = (fields: typeof BookingCreate.Type) => {
       if (fields.recurrence !== undefined) return Effect.fail(recurringRefused())
       const start = toMillis(fields.start)
       return keyedWrite(Effect.flatMap(currentStamp, (now) =>
-        Effect.flatMap(referencedService(fields.service_id), (service) =>
-          // Before the reads that decide it (the hold, the members' schedules).
-          Effect.zipRight(
-            lockKeys(memberLockKeys(service, fields.staff_id)),
-            // Checked before anything is written: refused answers leave no client or event behind.
-            Effect.flatMap(answersFor(service, fields.answers ?? []), (answers) =>
-              Effect.flatMap(heldFor(fields, service, now), (held) =>
-                Effect.flatMap(attendeesOf(fields, service, start, now, held), (choice) =>
-                  Effect.flatMap(clientOf(fields), (client) =>
-                    insertBooking({
-                      fields,
-                      service,
-                      member: choice.member,
-                      staffIds: choice.staff_ids,
-                      assignedBy: choice.assigned_by,
-                      client,
-                      answers,
-                      now,
-                      start,
-                      seriesId: null,
-                      held
-                    })))))
-          ))))
+        referencedService.andThen(fields.service_id, (service) => {
+          // The locks come before the reads that decide it (the hold, the members' schedules).
+          const locked = <A, E, R>(next: Effect.Effect<A, E, R>) => thenDo(lockKeys(memberLockKeys(service, fields.staff_id)), next)
+          // Checked before anything is written: refused answers leave no client or event behind.
+          const checked = answersFor(service, fields.answers ?? [])
+          if (Either.isLeft(checked)) return locked(Effect.fail(checked.left))
+          const answers = checked.right
+          const book = (held: StoredHold | undefined) =>
+            Effect.flatMap(attendeesOf(fields, service, start, now, held), (choice) =>
+              withClient(fields, (client) =>
+                insertBooking({
+                  fields,
+                  service,
+                  member: choice.member,
+                  staffIds: choice.staff_ids,
+                  assignedBy: choice.assigned_by,
+                  client,
+                  answers,
+                  now,
+                  start,
+                  seriesId: null,
+                  held
+                })))
+          return locked(fields.hold_id === undefined ? book(undefined) : withHold(fields.hold_id, fields, service, now, book))
+        })))
     }
 
     const create = (input: typeof BookingCreate.Encoded) => Effect.flatMap(decodeCreate(input), createDecoded)
@@ -190,6 +205,10 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
     /** The request's client: an existing one, or a new one made now (recording `client.created`). */
     const clientOf = (fields: BookingCreateFields) =>
       fields.client !== undefined ? clientUseCases.insert(fields.client) : referencedClient(fields.client_id!)
+
+    /** `next` of the request's client, in the same step. */
+    const withClient = <A, E, R>(fields: BookingCreateFields, next: (client: { readonly id: string }) => Effect.Effect<A, E, R>) =>
+      fields.client !== undefined ? Effect.flatMap(clientUseCases.insert(fields.client), next) : referencedClient.andThen(fields.client_id!, next)
 
     /**
      * Writes one checked booking with its reminders and its `booking.created` event, inside the
@@ -240,16 +259,14 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
           metadata: fields.metadata ?? {}
         }
         const held = n.held
-        // Chained, not a generator: every create runs it.
+        // Chained, not a generator, without the steps that have nothing to do: every create runs it.
         return Effect.zipRight(
           bookings.insert(booking),
-          Effect.zipRight(
+          thenDo(
             shared.sync(booking),
-            Effect.zipRight(
-              held === undefined
-                ? Effect.void
-                : Effect.zipRight(holds.remove(held.id), shared.release(held.id, held.staff_ids.length)),
-              Effect.zipRight(
+            thenDo(
+              held === undefined ? Effect.void : thenDo(holds.remove(held.id), shared.release(held.id, held.staff_ids.length)),
+              thenDo(
                 reminders.arm(booking, { fresh: true, service }),
                 Effect.as(events.record("booking.created", booking), booking)
               )

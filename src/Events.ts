@@ -3,7 +3,7 @@
  * reading the feed by cursor, and delivering committed events to in-process subscribers.
  * Subscribers hear of an event only after its transaction committed, in commit order.
  */
-import { Chunk, Clock, Effect, PubSub, Schema, Stream } from "effect"
+import { Chunk, Effect, PubSub, Schema, Stream } from "effect"
 import { formatInstant } from "./domain/common.js"
 import { BadRequest, type StorageFailure } from "./domain/errors.js"
 import { makeId } from "./domain/ids.js"
@@ -75,20 +75,22 @@ export class Events extends Effect.Service<Events>()("slotwise/Events", {
       object: unknown,
       extra: Omit<EventData, "object"> = {}
     ): Effect.Effect<Event, StorageFailure, Tenant> =>
-      // Chained, not a generator: every change runs this.
-      Effect.flatMap(Effect.zip(Tenant, Clock.currentTimeMillis), ([tenant, now]) => {
-        const event: Event = {
-          id: makeId("event", now),
-          object: "event",
-          type,
-          created_at: formatInstant(now),
-          data: { object, ...extra }
-        }
-        return Effect.as(
-          Effect.zipRight(storage.events.append(event), storage.afterCommit(publish({ tenant, event }))),
-          event
-        )
-      })
+      // Chained, not a generator, with the clock read in place: every change runs this.
+      Effect.flatMap(Tenant, (tenant) =>
+        Effect.clockWith((clock) => {
+          const now = clock.unsafeCurrentTimeMillis()
+          const event: Event = {
+            id: makeId("event", now),
+            object: "event",
+            type,
+            created_at: formatInstant(now),
+            data: { object, ...extra }
+          }
+          return Effect.as(
+            Effect.zipRight(storage.events.append(event), storage.afterCommit(publish({ tenant, event }))),
+            event
+          )
+        }))
 
     const decodeParams = decodeInput(EventListParams)
 

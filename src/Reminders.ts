@@ -36,6 +36,7 @@ import { Events } from "./Events.js"
 import { BookingsCollection, ServicesCollection } from "./ports/collections.js"
 import { type CollectionSpec, Storage, type StorageService } from "./ports/storage.js"
 import { Tenant, type TenantId } from "./ports/tenant.js"
+import { thenDo } from "./internal/steps.js"
 
 const MINUTE = 60_000
 
@@ -114,8 +115,6 @@ export const makeReminderArming = (storage: StorageService) =>
     const settings = storage.collection(ReminderSettingsCollection)
     const services = storage.collection(ServicesCollection)
 
-    const accountReminders = Effect.map(settings.get(ACCOUNT_SETTINGS_ID), (found) =>
-      Option.match(found, { onNone: () => defaults, onSome: (s) => s.reminders }))
     // This process's workers at once; other processes' through storage signals, where there are any.
     const announceArmed = Effect.zipRight(
       storage.afterCommit(Effect.sync(() => {
@@ -166,16 +165,19 @@ export const makeReminderArming = (storage: StorageService) =>
         (armed) => Effect.forEach(armed, (job) => jobs.remove(job.id), { discard: true })
       )
       if (booking.status !== "confirmed") return disarm
-      const serviceOf = options.service !== undefined
-        ? Effect.succeed(options.service)
-        : Effect.map(services.get(booking.service_id), Option.getOrUndefined)
-      return Effect.zipRight(
+      // Each read followed in its own step: every confirmed create runs this.
+      const armFor = (service: Service | undefined) =>
+        service === undefined
+          ? Effect.void
+          : service.reminders == null
+          ? Effect.flatMap(settings.get(ACCOUNT_SETTINGS_ID), (found) =>
+            armConfirmed(booking, service, Option.isSome(found) ? found.value.reminders : defaults))
+          : armConfirmed(booking, service, NO_OFFSETS)
+      return thenDo(
         disarm,
-        Effect.flatMap(serviceOf, (service) =>
-          service === undefined ? Effect.void : Effect.flatMap(
-            service.reminders == null ? accountReminders : Effect.succeed(NO_OFFSETS),
-            (account) => armConfirmed(booking, service, account)
-          ))
+        options.service !== undefined
+          ? armFor(options.service)
+          : Effect.flatMap(services.get(booking.service_id), (found) => armFor(Option.getOrUndefined(found)))
       )
     }
 

@@ -84,7 +84,10 @@ export const makeId = (kind: IdKind, now: number): string => {
     lastTime = now
   }
   lastRandom = random
-  return `${IdPrefixes[kind]}_${timePart(now)}${random.map((d) => ALPHABET[d]).join("")}`
+  // Appended one by one: a mapped array and its join cost twice as much, twice per change.
+  let id = `${IdPrefixes[kind]}_${timePart(now)}`
+  for (let i = 0; i < random.length; i++) id += ALPHABET[random[i]!]
+  return id
 }
 
 /** The smallest id of `kind` made at or after `ms`: a lower bound for "created since" scans. */

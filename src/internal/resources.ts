@@ -1,5 +1,5 @@
 /** Small pieces every resource's use cases share: lookups, timestamps, list pages, patches. */
-import { Clock, Effect, Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { formatInstant } from "../domain/common.js"
 import { NotFound, type StorageFailure, type ValidationFailed } from "../domain/errors.js"
 import type { EventData, EventType } from "../events/catalogue.js"
@@ -59,10 +59,10 @@ export interface Stamp {
   readonly iso: string
 }
 
-export const currentStamp: Effect.Effect<Stamp> = Effect.map(
-  Clock.currentTimeMillis,
-  (ms) => ({ ms, iso: formatInstant(ms) })
-)
+const stampAt = (ms: number): Stamp => ({ ms, iso: formatInstant(ms) })
+
+/** The clock read in place (one operation, not a read and a map): every write takes a stamp. */
+export const currentStamp: Effect.Effect<Stamp> = Effect.clockWith((clock) => Effect.succeed(stampAt(clock.unsafeCurrentTimeMillis())))
 
 /** Id and timestamps of a resource created at `now`. */
 export const resourceAt = <K extends IdKind>(kind: K, now: Stamp) => ({
@@ -72,7 +72,8 @@ export const resourceAt = <K extends IdKind>(kind: K, now: Stamp) => ({
 })
 
 /** Id and timestamps of a new resource. */
-export const newResource = <K extends IdKind>(kind: K) => Effect.map(currentStamp, (now) => resourceAt(kind, now))
+export const newResource = <K extends IdKind>(kind: K) =>
+  Effect.clockWith((clock) => Effect.succeed(resourceAt(kind, stampAt(clock.unsafeCurrentTimeMillis()))))
 
 export const PageParams = {
   limit: Schema.optionalWith(Limit, { exact: true }),

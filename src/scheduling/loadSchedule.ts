@@ -89,6 +89,8 @@ export const makeSlotFormatter = (): SlotMaker<Slot> => {
 
 /** What the overlap checks read of bookings and holds. */
 const OCCUPANCY_COLUMNS = ["staff_id", "service_id", "start_ms", "end_ms", "occupied_start", "occupied_end"]
+/** What they read of a collective booking's or hold's rows for its further members. */
+const SHARED_COLUMNS = [...OCCUPANCY_COLUMNS, "source_id", "kind"]
 
 const occupancyOf = (kind: Occupancy["kind"], row: IndexedRow): Occupancy => ({
   kind,
@@ -253,7 +255,7 @@ export const makeScheduleLoader = (storage: StorageService) => {
         bookings.listIndexes({ where: activeBookings, columns: OCCUPANCY_COLUMNS, ordered: false }),
         holds.listIndexes({ where: liveHolds, columns: OCCUPANCY_COLUMNS, ordered: false }),
         busyChunks,
-        memberRows.listIndexes({ where: liveHolds, columns: [...OCCUPANCY_COLUMNS, "source_id", "kind"], ordered: false })
+        memberRows.listIndexes({ where: liveHolds, columns: SHARED_COLUMNS, ordered: false })
       ], many),
       ([docs, bookingRows, holdRows, busy, sharedRows]) => {
         const byStaff = new Map(staffIds.map((id) => [id, [] as Array<Occupancy>]))
@@ -275,21 +277,29 @@ export const makeScheduleLoader = (storage: StorageService) => {
   }
 
   /** Why `staff` cannot be booked for `service` at all, whatever the time. */
-  const staffReasons = (service: Service, staff: Staff): Array<Reason> => [
-    ...(service.active ? [] : [{ code: "service_inactive" as const, detail: `service ${service.id} is inactive` }]),
-    ...(staff.active ? [] : [{ code: "staff_inactive" as const, detail: `staff member ${staff.id} is inactive` }]),
-    ...(service.staff_ids.includes(staff.id) ? [] : [{
-      code: "staff_not_assigned" as const,
-      detail: `staff member ${staff.id} does not deliver service ${service.id}`
-    }])
-  ]
+  const staffReasons = (service: Service, staff: Staff): Array<Reason> => {
+    const reasons: Array<Reason> = []
+    if (!service.active) reasons.push({ code: "service_inactive", detail: `service ${service.id} is inactive` })
+    if (!staff.active) reasons.push({ code: "staff_inactive", detail: `staff member ${staff.id} is inactive` })
+    if (!service.staff_ids.includes(staff.id)) {
+      reasons.push({ code: "staff_not_assigned", detail: `staff member ${staff.id} does not deliver service ${service.id}` })
+    }
+    return reasons
+  }
+
+  /** The reasons `start` is not bookable with `staff` on `schedule` (empty when it is). */
+  const reasonsOn = (service: Service, staff: Staff, policy: SlotPolicy, schedule: StaffSchedule, start: number, now: number) => {
+    const fixed = staffReasons(service, staff)
+    const checked = checkStart({ policy, schedule, start, now })
+    return fixed.length === 0 ? checked : [...fixed, ...checked]
+  }
 
   /** The reasons `start` is not bookable with `staff` (empty when it is). */
   const explain = (service: Service, staff: Staff, start: number, now: number, exclude: Exclusions = {}) => {
     const policy = policyOf(service)
     return Effect.map(
       schedules([staff.id], policy, { start, end: start + 1 }, now, exclude),
-      ([schedule]) => [...staffReasons(service, staff), ...checkStart({ policy, schedule: schedule!, start, now })]
+      ([schedule]) => reasonsOn(service, staff, policy, schedule!, start, now)
     )
   }
 
@@ -306,12 +316,24 @@ export const makeScheduleLoader = (storage: StorageService) => {
     })
 
   /**
-   * Succeeds when `start` is bookable with `staff`; otherwise fails with the API's error for
-   * the first kind of reason: the staff member or service itself, availability, or conflict.
+   * Succeeds with `free` when `start` is bookable with `staff`; otherwise fails with the API's
+   * error for the first kind of reason: the staff member or service itself, availability, or
+   * conflict. One step after the read: every create runs it.
    */
-  const ensureBookable = (service: Service, staff: Staff, start: number, now: number, exclude: Exclusions = {}) =>
-    Effect.flatMap(explain(service, staff, start, now, exclude), (reasons) =>
-      reasons.length === 0 ? Effect.void : refuse(service, staff, start, now, exclude, reasons))
+  const ensureBookable = <A = void>(
+    service: Service,
+    staff: Staff,
+    start: number,
+    now: number,
+    exclude: Exclusions = {},
+    free?: A
+  ): Effect.Effect<A, StorageFailure | InvalidReference | SlotUnavailable | OutsideAvailability, Tenant> => {
+    const policy = policyOf(service)
+    return Effect.flatMap(schedules([staff.id], policy, { start, end: start + 1 }, now, exclude), ([schedule]) => {
+      const reasons = reasonsOn(service, staff, policy, schedule!, start, now)
+      return reasons.length === 0 ? Effect.succeed(free as A) : refuse(service, staff, start, now, exclude, reasons)
+    })
+  }
 
   /** The refusal for a start that has `reasons`, with alternatives where they help. */
   const refuse = (service: Service, staff: Staff, start: number, now: number, exclude: Exclusions, reasons: Array<Reason>) =>
@@ -341,7 +363,7 @@ export const makeScheduleLoader = (storage: StorageService) => {
       (found) =>
         members.map((member, i) => ({
           staff_id: member.id,
-          reasons: [...staffReasons(service, member), ...checkStart({ policy, schedule: found[i]!, start, now })]
+          reasons: reasonsOn(service, member, policy, found[i]!, start, now)
         }))
     )
   }
@@ -497,11 +519,8 @@ export const makeScheduleLoader = (storage: StorageService) => {
   ): Effect.Effect<StaffChoice, StorageFailure | InvalidReference | SlotUnavailable | OutsideAvailability, Tenant> => {
     // The common case, chained rather than a generator: one named member, checked.
     if (service.assignment !== "collective" && requested !== undefined) {
-      return Effect.flatMap(referencedStaff(requested), (member) =>
-        Effect.as(
-          ensureBookable(service, member, start, now, exclude),
-          { member, staff_ids: [member.id], assigned_by: "chosen" } satisfies StaffChoice
-        ))
+      return withStaff(requested, (member) =>
+        ensureBookable(service, member, start, now, exclude, { member, staff_ids: [member.id], assigned_by: "chosen" } satisfies StaffChoice))
     }
     return Effect.gen(function*() {
       if (service.assignment === "collective") {
@@ -526,10 +545,11 @@ export const makeScheduleLoader = (storage: StorageService) => {
     })
   }
 
-  const referencedStaff = (id: string) =>
-    Effect.flatMap(staffDocs.get(id), (found) =>
+  /** `next` of the staff member `id` names, in the same step, or `invalid_reference`. */
+  const withStaff = <A, E, R>(id: string, next: (member: Staff) => Effect.Effect<A, E, R>): Effect.Effect<A, E | InvalidReference | StorageFailure, R | Tenant> =>
+    Effect.flatMap(staffDocs.get(id), (found): Effect.Effect<A, E | InvalidReference, R> =>
       found._tag === "Some"
-        ? Effect.succeed(found.value)
+        ? next(found.value)
         : Effect.fail(new InvalidReference({ detail: `no staff member with id ${id}`, errors: [{ path: "staff_id", message: "does not name an existing staff member" }] })))
 
   return {
