@@ -75,28 +75,30 @@ export interface IdempotentRequest {
 
 /** Runs `run` at most once per key and request; repeats get its kept response. */
 export const makeIdempotent = (idempotency: Idempotency) =>
-  <E, R>(request: IdempotentRequest, run: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) => {
-    const tenant = request.principal.tenant
-    const asTenant = <A, E2>(effect: Effect.Effect<A, E2, Tenant>) => Effect.provideService(effect, Tenant, tenant)
-    return Effect.gen(function*() {
-      const parsed = yield* parseIdempotencyKey(request.header)
-      const key = request.visitor === undefined ? parsed : visitorIdempotencyKey(request.visitor, parsed)
-      const fingerprint = yield* idempotency.fingerprint(request.method, request.path, request.body)
-      const claim = yield* asTenant(idempotency.begin(key, fingerprint))
-      if (claim._tag === "Replay") return yield* replay(claim.response)
-      return yield* Effect.uninterruptible(Effect.gen(function*() {
-        const exit = yield* Effect.exit(run)
-        const response = exit._tag === "Success"
-          ? exit.value
-          : yield* responseOfCause(exit.cause, request.method, true)
-        if (response === undefined || response.status >= 500) {
-          yield* Effect.ignore(asTenant(idempotency.release(key)))
-          return yield* (exit._tag === "Failure" ? Effect.failCause(exit.cause) : Effect.succeed(response!))
-        }
-        yield* asTenant(idempotency.complete(key, toStored(response))).pipe(
-          Effect.catchAll((error) => Effect.logError("slotwise http: could not store idempotent response", error))
-        )
-        return response
-      }))
-    })
-  }
+  <E, R>(request: IdempotentRequest, run: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+    // The caller's tenant once around the whole step (claim, run, keep): each provide copies the context.
+    Effect.provideService(
+      Effect.gen(function*() {
+        const parsed = yield* parseIdempotencyKey(request.header)
+        const key = request.visitor === undefined ? parsed : visitorIdempotencyKey(request.visitor, parsed)
+        const fingerprint = yield* idempotency.fingerprint(request.method, request.path, request.body)
+        const claim = yield* idempotency.begin(key, fingerprint)
+        if (claim._tag === "Replay") return yield* replay(claim.response)
+        return yield* Effect.uninterruptible(Effect.gen(function*() {
+          const exit = yield* Effect.exit(run)
+          const response = exit._tag === "Success"
+            ? exit.value
+            : yield* responseOfCause(exit.cause, request.method, true)
+          if (response === undefined || response.status >= 500) {
+            yield* Effect.ignore(idempotency.release(key))
+            return yield* (exit._tag === "Failure" ? Effect.failCause(exit.cause) : Effect.succeed(response!))
+          }
+          yield* idempotency.complete(key, toStored(response)).pipe(
+            Effect.catchAll((error) => Effect.logError("slotwise http: could not store idempotent response", error))
+          )
+          return response
+        }))
+      }),
+      Tenant,
+      request.principal.tenant
+    )
