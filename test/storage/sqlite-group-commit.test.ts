@@ -65,6 +65,22 @@ const openFile = (options: { readonly reader: boolean }) => {
   }
 }
 
+/**
+ * Forks a write of `id` and waits until its effect has ended: it then waits for its group's
+ * COMMIT, due at the end of this turn of the event loop.
+ */
+const writtenAwaitingCommit = (file: ReturnType<typeof openFile>, id: string) =>
+  Effect.gen(function*() {
+    const written = yield* Deferred.make<void>()
+    const fiber = yield* Effect.fork(file.tx.transaction(Effect.zipRight(file.insert(id), Deferred.succeed(written, undefined))))
+    yield* Deferred.await(written)
+    return fiber
+  })
+
+/** Each write in a transaction of its own, all started together; how each ended. */
+const together = <E>(file: ReturnType<typeof openFile>, writes: ReadonlyArray<Effect.Effect<void, E>>) =>
+  Effect.forEach(writes, (write) => Effect.exit(file.tx.transaction(write)), { concurrency: "unbounded" })
+
 describe("sqlite group commit", () => {
   it.live("concurrent writes share COMMITs, and each is committed before its caller hears of it", () =>
     Effect.gen(function*() {
@@ -88,10 +104,7 @@ describe("sqlite group commit", () => {
   it.live("a write joining a group sees the group's writes; the reader sees none before the COMMIT", () =>
     Effect.gen(function*() {
       const file = openFile({ reader: true })
-      const firstDone = yield* Deferred.make<void>()
-      const first = yield* Effect.fork(file.tx.transaction(Effect.zipRight(file.insert("a"), Deferred.succeed(firstDone, undefined))))
-      yield* Deferred.await(firstDone)
-      // The first write has ended and waits for its group's COMMIT, due at the end of this turn.
+      const first = yield* writtenAwaitingCommit(file, "a")
       const views = yield* file.tx.transaction(Effect.zipRight(
         file.insert("b"),
         file.tx.acrossTenants((statements) => ({
@@ -109,11 +122,7 @@ describe("sqlite group commit", () => {
   it.live("a failed write undoes only its own changes; the others of its group commit", () =>
     Effect.gen(function*() {
       const file = openFile({ reader: true })
-      const exits = yield* Effect.forEach(
-        ["a", "b", "c"],
-        (id) => Effect.exit(file.tx.transaction(Effect.zipRight(file.insert(id), id === "b" ? Effect.fail("refused" as const) : Effect.void))),
-        { concurrency: "unbounded" }
-      )
+      const exits = yield* together(file, [file.insert("a"), Effect.zipRight(file.insert("b"), Effect.fail("refused" as const)), file.insert("c")])
       expect(exits).toEqual([Exit.void, Exit.fail("refused"), Exit.void])
       expect(file.committed()).toEqual(["a", "c"])
       // One group: the refused write was undone to its savepoint, inside the others' transaction.
@@ -125,11 +134,7 @@ describe("sqlite group commit", () => {
     Effect.gen(function*() {
       const file = openFile({ reader: true })
       // A deferred foreign key is checked at COMMIT only: the orphan makes the group's COMMIT fail.
-      const exits = yield* Effect.forEach(
-        [file.insert("a"), file.insert("orphan", "nobody"), Effect.zipRight(file.insert("c"), Effect.fail("refused" as const))],
-        (write) => Effect.exit(file.tx.transaction(write)),
-        { concurrency: "unbounded" }
-      )
+      const exits = yield* together(file, [file.insert("a"), file.insert("orphan", "nobody"), Effect.zipRight(file.insert("c"), Effect.fail("refused" as const))])
       for (const exit of exits) {
         expect(Exit.isFailure(exit)).toBe(true)
         const failure = Exit.isFailure(exit) ? Exit.causeOption(exit) : undefined
@@ -160,9 +165,7 @@ describe("sqlite group commit", () => {
   it.live("a write interrupted while it waits for its group's COMMIT is still committed and answered", () =>
     Effect.gen(function*() {
       const file = openFile({ reader: true })
-      const written = yield* Deferred.make<void>()
-      const fiber = yield* Effect.fork(file.tx.transaction(Effect.zipRight(file.insert("a"), Deferred.succeed(written, undefined))))
-      yield* Deferred.await(written)
+      const fiber = yield* writtenAwaitingCommit(file, "a")
       const exit = yield* Fiber.interrupt(fiber)
       // The wait is not interruptible: the interruption lands once the write is durable.
       expect(file.committed()).toEqual(["a"])
@@ -184,9 +187,7 @@ describe("sqlite group commit", () => {
     Effect.gen(function*() {
       const file = openFile({ reader: true })
       const other = file.another()
-      const firstDone = yield* Deferred.make<void>()
-      const first = yield* Effect.fork(file.tx.transaction(Effect.zipRight(file.insert("a"), Deferred.succeed(firstDone, undefined))))
-      yield* Deferred.await(firstDone)
+      const first = yield* writtenAwaitingCommit(file, "a")
       // The first storage's group still holds the file's write lock. A BEGIN on the second
       // that waited for it in busy_timeout would block this event loop, which commits it.
       yield* other.tx.transaction(other.insert("b"))
