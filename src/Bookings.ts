@@ -202,13 +202,14 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
 
     const create = (input: typeof BookingCreate.Encoded) => Effect.flatMap(decodeCreate(input), createDecoded)
 
-    /** The request's client: an existing one, or a new one made now (recording `client.created`). */
-    const clientOf = (fields: BookingCreateFields) =>
-      fields.client !== undefined ? clientUseCases.insert(fields.client) : referencedClient(fields.client_id!)
-
-    /** `next` of the request's client, in the same step. */
+    /**
+     * `next` of the request's client, in the same step: an existing one, or a new one made now
+     * (recording `client.created`).
+     */
     const withClient = <A, E, R>(fields: BookingCreateFields, next: (client: { readonly id: string }) => Effect.Effect<A, E, R>) =>
       fields.client !== undefined ? Effect.flatMap(clientUseCases.insert(fields.client), next) : referencedClient.andThen(fields.client_id!, next)
+    /** The request's client alone (a series books it once for all its occurrences). */
+    const clientOf = (fields: BookingCreateFields) => withClient(fields, Effect.succeed)
 
     /**
      * Writes one checked booking with its reminders and its `booking.created` event, inside the

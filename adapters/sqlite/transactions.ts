@@ -278,6 +278,12 @@ export const makeTransactions = (options: {
     }
   })
 
+  /** Undoes the changes of the write behind the savepoint, and ends the savepoint. */
+  const undoMember = (): void => {
+    execute(writerStatement, "ROLLBACK TO member", [], "roll back to savepoint")
+    execute(writerStatement, "RELEASE member", [], "release savepoint")
+  }
+
   /** Waits for `member`'s group to end, then ends as the write did, or as the COMMIT failed. */
   const answer = <A, E>(member: Member, exit: Exit.Exit<A, E>): Effect.Effect<A, E | StorageFailure> => {
     const told = Effect.suspend(() => {
@@ -305,13 +311,12 @@ export const makeTransactions = (options: {
     }
     if (!began) {
       try {
-        if (exit._tag === "Failure") execute(writerStatement, "ROLLBACK TO member", [], "roll back to savepoint")
-        execute(writerStatement, "RELEASE member", [], "release savepoint")
+        if (exit._tag === "Failure") undoMember()
+        else execute(writerStatement, "RELEASE member", [], "release savepoint")
       } catch (error) {
         outcome = Exit.fail(failure(exit._tag === "Failure" ? "roll back to savepoint" : "release savepoint", error))
         try {
-          writer.exec("ROLLBACK TO member")
-          writer.exec("RELEASE member")
+          undoMember()
         } catch {
           // Left to the check below: a savepoint that cannot be undone loses the transaction.
         }
