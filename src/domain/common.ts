@@ -11,12 +11,64 @@ const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?
 const isLeapYear = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
 
+const DAY_MS = 86_400_000
+
+/** The digit at `i` of `s`, or -1. */
+const digitAt = (s: string, i: number): number => {
+  const d = s.charCodeAt(i) - 48
+  return d >= 0 && d <= 9 ? d : -1
+}
+
+const twoDigits = (s: string, i: number): number => {
+  const a = digitAt(s, i)
+  const b = digitAt(s, i + 1)
+  return a < 0 || b < 0 ? -1 : a * 10 + b
+}
+
+/**
+ * Epoch milliseconds of an instant in the canonical spelling `YYYY-MM-DDTHH:MM:SSZ` (or with
+ * `.mmm`), read digit by digit; `undefined` for any other spelling or an impossible date or
+ * time. Every stored and returned instant is spelled so, and every request sends one.
+ */
+const canonicalMillis = (text: string): number | undefined => {
+  // Not a string at all (a test's partial record): the caller's general path answers.
+  if (typeof text !== "string") return undefined
+  const length = text.length
+  if (
+    (length !== 20 && length !== 24) || text.charCodeAt(length - 1) !== 90 /* Z */ ||
+    text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 84 /* T */ ||
+    text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58
+  ) return undefined
+  const century = twoDigits(text, 0)
+  const yy = twoDigits(text, 2)
+  const month = twoDigits(text, 5)
+  const day = twoDigits(text, 8)
+  const hour = twoDigits(text, 11)
+  const minute = twoDigits(text, 14)
+  const second = twoDigits(text, 17)
+  let millis = 0
+  if (length === 24) {
+    const hundreds = digitAt(text, 20)
+    const rest = twoDigits(text, 21)
+    if (text.charCodeAt(19) !== 46 /* . */ || hundreds < 0 || rest < 0) return undefined
+    millis = hundreds * 100 + rest
+  }
+  if (century < 0 || yy < 0 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) {
+    return undefined
+  }
+  const year = century * 100 + yy
+  if (month < 1 || month > 12 || day > (month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1]!)) return undefined
+  return daysFromCivil(year, month, day) * DAY_MS + ((hour * 60 + minute) * 60 + second) * 1000 + millis
+}
+
 /**
  * Parses an RFC 3339 instant to epoch milliseconds; `undefined` if malformed or impossible
  * (Feb 30, 24:00, a 60th second). Fractions past milliseconds are truncated. Plain arithmetic
  * on the matched fields: every request body's instants pass through here.
  */
 export const parseInstant = (text: string): number | undefined => {
+  const canonical = canonicalMillis(text)
+  if (canonical !== undefined) return canonical
   const m = RFC3339.exec(text)
   if (m === null) return undefined
   const year = Number(m[1])
@@ -38,7 +90,6 @@ export const parseInstant = (text: string): number | undefined => {
   return daysFromCivil(year, month, day) * 86_400_000 + ((hour * 60 + minute) * 60 + second) * 1000 + millis - offset
 }
 
-const DAY_MS = 86_400_000
 /** Years 0000–9999, the range where `YYYY-MM-DD` has four digits. */
 const FIRST_DAY = -719_528
 const LAST_DAY = 2_932_896
@@ -88,8 +139,11 @@ export const Instant = Schema.transformOrFail(Schema.String, Schema.String, {
   encode: ParseResult.succeed
 }).annotations({ identifier: "Instant", description: "RFC 3339 instant, UTC (`2026-03-29T08:30:00Z`)" })
 
-/** Epoch milliseconds of an instant already validated by {@link Instant}. */
-export const toMillis = (instant: string): number => Date.parse(instant)
+/**
+ * Epoch milliseconds of an instant already validated by {@link Instant}: its canonical
+ * spelling read in place (a booking's write reads its start and end several times).
+ */
+export const toMillis = (instant: string): number => canonicalMillis(instant) ?? Date.parse(instant)
 
 export const LocalTime = Schema.String.pipe(
   Schema.filter((s) => /^([01]\d|2[0-3]):[0-5]\d$/.test(s) || s === "24:00" || "must be a wall-clock time HH:MM"),

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { formatInstant, parseInstant } from "../../src/domain/common.js"
+import { formatInstant, parseInstant, toMillis } from "../../src/domain/common.js"
 
 const reference = (text: string): number | undefined => {
   const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i.exec(text)
@@ -77,5 +77,15 @@ describe("instants", () => {
     expect(parseInstant("0050-06-01T00:00:00Z")).toBe(new Date("0050-06-01T00:00:00Z").getTime())
     fc.assert(fc.property(fc.integer({ min: -62_135_596_800_000, max: 253_402_300_799_000 }), (ms) =>
       parseInstant(formatInstant(ms)) === ms))
+  })
+
+  it("reads a stored instant as the engine's parser does, whatever its year or fraction", () => {
+    fc.assert(fc.property(fc.integer({ min: -62_167_219_200_000, max: 253_402_300_799_999 }), (ms) => {
+      const text = formatInstant(ms)
+      return toMillis(text) === ms && toMillis(text) === Date.parse(text)
+    }), { numRuns: 20_000 })
+    // Beyond year 9999 the text is the engine's own extended spelling.
+    expect(toMillis(formatInstant(253_402_300_800_000))).toBe(253_402_300_800_000)
+    expect(toMillis(formatInstant(-62_167_219_200_001))).toBe(-62_167_219_200_001)
   })
 })
