@@ -29,8 +29,8 @@ import type { StoredHold } from "./domain/hold.js"
 import { Clients } from "./Clients.js"
 import { Events } from "./Events.js"
 import type { Actor } from "./events/catalogue.js"
-import { changes, currentStamp, findOr404, listPage, PageParams, resourceAt, type Stamp } from "./internal/resources.js"
-import { decodeInput, validationFailed } from "./domain/validation.js"
+import { changes, currentStamp, findOr404, listPage, PageParams, resourceAt, type Stamp, withStamp } from "./internal/resources.js"
+import { decodeInput, decodeInputEither, validationFailed } from "./domain/validation.js"
 import { Payments } from "./Payments.js"
 import { BookingsCollection, ClientsCollection, HoldsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
 import { type Condition, keyedTransactionOf, lockKeysOf, Storage } from "./ports/storage.js"
@@ -42,6 +42,7 @@ import { makeMemberOccupancy } from "./scheduling/memberOccupancy.js"
 import { endsAfter } from "./Services.js"
 
 const MINUTE = 60_000
+const NO_EXCLUSIONS: Exclusions = {}
 
 export const BookingListParams = Schema.Struct({
   ...PageParams,
@@ -94,7 +95,8 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
     const shared = makeMemberOccupancy(storage)
     const reminders = yield* makeReminderArming(storage)
     const find = findOr404(bookings, "booking")
-    const decodeCreate = decodeInput(BookingCreate)
+    const decodeCreateInPlace = decodeInputEither(BookingCreate)
+    const decodeCreate: (input: unknown) => Effect.Effect<BookingCreateFields, ValidationFailed> = decodeCreateInPlace
     const decodeUpdate = decodeInput(BookingUpdate)
     const decodeReschedule = decodeInput(BookingReschedule)
     const decodeCancel = decodeInput(BookingCancel)
@@ -155,13 +157,23 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
         return next(held)
       })
 
-    /** Who attends: as asked, or, converting a hold, its members (decided when it was taken), rechecked. */
-    const attendeesOf = (fields: BookingCreateFields, service: Service, start: number, now: Stamp, held: StoredHold | undefined) => {
-      if (held === undefined) return schedule.assign(service, fields.staff_id, start, now.ms)
+    /**
+     * `next` of who attends, in the same step: as asked, or, converting a hold, its members
+     * (decided when it was taken), rechecked.
+     */
+    const withAttendees = <A, E, R>(
+      fields: BookingCreateFields,
+      service: Service,
+      start: number,
+      now: Stamp,
+      held: StoredHold | undefined,
+      next: (choice: StaffChoice) => Effect.Effect<A, E, R>
+    ) => {
+      if (held === undefined) return schedule.assignThen(service, fields.staff_id, start, now.ms, NO_EXCLUSIONS, undefined, next)
       const exclude: Exclusions = { holdId: held.id }
       return held.assigned_by === "collective"
-        ? schedule.assign(service, undefined, start, now.ms, exclude)
-        : Effect.map(schedule.assign(service, held.staff_id, start, now.ms, exclude), (choice): StaffChoice => ({ ...choice, assigned_by: held.assigned_by }))
+        ? schedule.assignThen(service, undefined, start, now.ms, exclude, undefined, next)
+        : schedule.assignThen(service, held.staff_id, start, now.ms, exclude, undefined, (choice) => next({ ...choice, assigned_by: held.assigned_by }))
     }
 
     /**
@@ -172,7 +184,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
     const createDecoded = (fields: typeof BookingCreate.Type) => {
       if (fields.recurrence !== undefined) return Effect.fail(recurringRefused())
       const start = toMillis(fields.start)
-      return keyedWrite(Effect.flatMap(currentStamp, (now) =>
+      return keyedWrite(withStamp((now) =>
         referencedService.andThen(fields.service_id, (service) => {
           // The locks come before the reads that decide it (the hold, the members' schedules).
           const locked = <A, E, R>(next: Effect.Effect<A, E, R>) => thenDo(lockKeys(memberLockKeys(service, fields.staff_id)), next)
@@ -181,7 +193,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
           if (Either.isLeft(checked)) return locked(Effect.fail(checked.left))
           const answers = checked.right
           const book = (held: StoredHold | undefined) =>
-            Effect.flatMap(attendeesOf(fields, service, start, now, held), (choice) =>
+            withAttendees(fields, service, start, now, held, (choice) =>
               withClient(fields, (client) =>
                 insertBooking({
                   fields,
@@ -200,7 +212,11 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
         })))
     }
 
-    const create = (input: typeof BookingCreate.Encoded) => Effect.flatMap(decodeCreate(input), createDecoded)
+    /** Decoded in place: the input is all it needs, and every create runs it. */
+    const create = (input: typeof BookingCreate.Encoded) => {
+      const decoded = decodeCreateInPlace(input)
+      return Either.isRight(decoded) ? createDecoded(decoded.right) : Effect.fail(decoded.left)
+    }
 
     /**
      * `next` of the request's client, in the same step: an existing one, or a new one made now
@@ -228,53 +244,49 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
       readonly staffIds?: ReadonlyArray<string> | undefined
       readonly assignedBy?: Booking["assigned_by"] | undefined
       readonly held?: StoredHold | undefined
-    }) =>
-      Effect.suspend(() => {
-        const { fields, service, start } = n
-        // Spelled out, not spread: a literal that starts with a spread is built one property
-        // at a time, which measured ~15 µs for this object.
-        const { created_at, id, updated_at } = resourceAt("booking", n.now)
-        const booking: Booking = {
-          id,
-          created_at,
-          updated_at,
-          object: "booking",
-          service_id: service.id,
-          staff_id: n.member.id,
-          staff_ids: n.staffIds ?? [n.member.id],
-          assigned_by: n.assignedBy ?? "chosen",
-          client_id: n.client.id,
-          start: formatInstant(start),
-          end: formatInstant(start + service.duration_minutes * MINUTE),
-          status: service.requires_confirmation ? "pending" : "confirmed",
-          notes: fields.notes ?? null,
-          cancellation_reason: null,
-          price: service.price,
-          amount_paid: null,
-          payment_status: "unpaid",
-          rescheduled_from: null,
-          buffer_before_minutes: service.buffer_before_minutes,
-          buffer_after_minutes: service.buffer_after_minutes,
-          answers: n.answers,
-          series_id: n.seriesId,
-          metadata: fields.metadata ?? {}
-        }
-        const held = n.held
-        // Chained, not a generator, without the steps that have nothing to do: every create runs it.
-        return Effect.zipRight(
-          bookings.insert(booking),
+    }) => {
+      const { fields, service, start } = n
+      // Spelled out, not spread: a literal that starts with a spread is built one property
+      // at a time, which measured ~15 µs for this object.
+      const { created_at, id, updated_at } = resourceAt("booking", n.now)
+      const booking: Booking = {
+        id,
+        created_at,
+        updated_at,
+        object: "booking",
+        service_id: service.id,
+        staff_id: n.member.id,
+        staff_ids: n.staffIds ?? [n.member.id],
+        assigned_by: n.assignedBy ?? "chosen",
+        client_id: n.client.id,
+        start: formatInstant(start),
+        end: formatInstant(start + service.duration_minutes * MINUTE),
+        status: service.requires_confirmation ? "pending" : "confirmed",
+        notes: fields.notes ?? null,
+        cancellation_reason: null,
+        price: service.price,
+        amount_paid: null,
+        payment_status: "unpaid",
+        rescheduled_from: null,
+        buffer_before_minutes: service.buffer_before_minutes,
+        buffer_after_minutes: service.buffer_after_minutes,
+        answers: n.answers,
+        series_id: n.seriesId,
+        metadata: fields.metadata ?? {}
+      }
+      const held = n.held
+      // Chained, not a generator, without the steps that have nothing to do: every create runs it.
+      return Effect.zipRight(
+        bookings.insert(booking),
+        thenDo(
+          shared.sync(booking),
           thenDo(
-            shared.sync(booking),
-            thenDo(
-              held === undefined ? Effect.void : thenDo(holds.remove(held.id), shared.release(held.id, held.staff_ids.length)),
-              thenDo(
-                reminders.arm(booking, { fresh: true, service }),
-                Effect.as(events.record("booking.created", booking), booking)
-              )
-            )
+            held === undefined ? Effect.void : thenDo(holds.remove(held.id), shared.release(held.id, held.staff_ids.length)),
+            reminders.armThen(booking, { fresh: true, service }, events.recordAs("booking.created", booking, booking))
           )
         )
-      })
+      )
+    }
 
     /**
      * A visitor's booking (publishable key): as a new client only, since attaching it to an

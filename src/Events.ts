@@ -3,7 +3,7 @@
  * reading the feed by cursor, and delivering committed events to in-process subscribers.
  * Subscribers hear of an event only after its transaction committed, in commit order.
  */
-import { Chunk, Effect, PubSub, Schema, Stream } from "effect"
+import { Chunk, Clock, Context, Effect, PubSub, Schema, Stream } from "effect"
 import { formatInstant } from "./domain/common.js"
 import { BadRequest, type StorageFailure } from "./domain/errors.js"
 import { makeId } from "./domain/ids.js"
@@ -42,6 +42,8 @@ export const EventListParams = Schema.Struct({
 }).annotations({ identifier: "EventListParams" })
 export type EventListParams = typeof EventListParams.Encoded
 
+const NO_EXTRA: Omit<EventData, "object"> = {}
+
 /** How often a live stream looks for events that other processes committed. */
 const POLL_INTERVAL = "1 second"
 
@@ -74,23 +76,30 @@ export class Events extends Effect.Service<Events>()("slotwise/Events", {
       type: EventType,
       object: unknown,
       extra: Omit<EventData, "object"> = {}
-    ): Effect.Effect<Event, StorageFailure, Tenant> =>
-      // Chained, not a generator, with the clock read in place: every change runs this.
-      Effect.flatMap(Tenant, (tenant) =>
-        Effect.clockWith((clock) => {
-          const now = clock.unsafeCurrentTimeMillis()
-          const event: Event = {
-            id: makeId("event", now),
-            object: "event",
-            type,
-            created_at: formatInstant(now),
-            data: { object, ...extra }
-          }
-          return Effect.as(
-            Effect.zipRight(storage.events.append(event), storage.afterCommit(publish({ tenant, event }))),
-            event
-          )
-        }))
+    ): Effect.Effect<Event, StorageFailure, Tenant> => appendFor(type, object, extra, undefined) as Effect.Effect<Event, StorageFailure, Tenant>
+
+    /** `record`, answering `value` instead of the event: a change that ends with its event. */
+    const recordAs = <A>(type: EventType, object: unknown, value: A): Effect.Effect<A, StorageFailure, Tenant> =>
+      appendFor(type, object, NO_EXTRA, value) as Effect.Effect<A, StorageFailure, Tenant>
+
+    /** The event appended, answering `value`, or the event itself when `value` is undefined. */
+    const appendFor = (type: EventType, object: unknown, extra: Omit<EventData, "object">, value: unknown): Effect.Effect<unknown, StorageFailure, Tenant> =>
+      // Chained, not a generator, with the tenant and the clock read in one step: every change runs this.
+      Effect.withFiberRuntime((fiber) => {
+        const tenant = Context.unsafeGet(fiber.currentContext as Context.Context<Tenant>, Tenant)
+        const now = Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis()
+        const event: Event = {
+          id: makeId("event", now),
+          object: "event",
+          type,
+          created_at: formatInstant(now),
+          data: extra === NO_EXTRA ? { object } : { object, ...extra }
+        }
+        return Effect.zipRight(
+          storage.events.append(event),
+          Effect.as(storage.afterCommit(publish({ tenant, event })), value === undefined ? event : value)
+        )
+      })
 
     const decodeParams = decodeInput(EventListParams)
 
@@ -165,6 +174,6 @@ export class Events extends Effect.Service<Events>()("slotwise/Events", {
       }
     }
 
-    return { mutate, record, list, get, stream, subscribe, committed } as const
+    return { mutate, record, recordAs, list, get, stream, subscribe, committed } as const
   })
 }) {}

@@ -154,25 +154,31 @@ export const makeReminderArming = (storage: StorageService) =>
     /**
      * Replaces `booking`'s jobs with those its state calls for. `fresh`: a booking just
      * inserted has none to remove; `service`: the booking's service when already read.
-     * Chained, not a generator: every create runs it.
      */
     const arm = (
       booking: Booking,
       options: { readonly fresh?: boolean; readonly service?: Service } = {}
-    ): Effect.Effect<void, StorageFailure, Tenant> => {
+    ): Effect.Effect<void, StorageFailure, Tenant> => armThen(booking, options, Effect.void)
+
+    /** `arm`, then `next` in the same step. Chained, not a generator: every create runs it. */
+    const armThen = <A, E, R>(
+      booking: Booking,
+      options: { readonly fresh?: boolean; readonly service?: Service },
+      next: Effect.Effect<A, E, R>
+    ): Effect.Effect<A, E | StorageFailure, R | Tenant> => {
       const disarm = options.fresh === true ? Effect.void : Effect.flatMap(
         jobs.listIndexes({ where: [{ column: "booking_id", op: "eq", value: booking.id }], columns: [] }),
         (armed) => Effect.forEach(armed, (job) => jobs.remove(job.id), { discard: true })
       )
-      if (booking.status !== "confirmed") return disarm
+      if (booking.status !== "confirmed") return thenDo(disarm, next)
       // Each read followed in its own step: every confirmed create runs this.
       const armFor = (service: Service | undefined) =>
         service === undefined
-          ? Effect.void
+          ? next
           : service.reminders == null
           ? Effect.flatMap(settings.get(ACCOUNT_SETTINGS_ID), (found) =>
-            armConfirmed(booking, service, Option.isSome(found) ? found.value.reminders : defaults))
-          : armConfirmed(booking, service, NO_OFFSETS)
+            thenDo(armConfirmed(booking, service, Option.isSome(found) ? found.value.reminders : defaults), next))
+          : thenDo(armConfirmed(booking, service, NO_OFFSETS), next)
       return thenDo(
         disarm,
         options.service !== undefined
@@ -181,7 +187,7 @@ export const makeReminderArming = (storage: StorageService) =>
       )
     }
 
-    return { arm } as const
+    return { arm, armThen } as const
   })
 
 /** Emitting due reminders, for a worker that runs in every process. */

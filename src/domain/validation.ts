@@ -332,8 +332,12 @@ export const inputDecoder = <A, I>(schema: Schema.Schema<A, I, never>) => {
  * The result is an `Either`, itself an Effect: decoding is synchronous, and running it as an
  * Effect program would cost more than the decoding.
  */
-export const decodeInput = <A, I>(schema: Schema.Schema<A, I, never>) => {
+export const decodeInput = <A, I>(schema: Schema.Schema<A, I, never>): (input: unknown) => Effect.Effect<A, ValidationFailed> =>
+  decodeInputEither(schema)
+
+/** {@link decodeInput} as the plain `Either`, for a caller that goes on with the value in place. */
+export const decodeInputEither = <A, I>(schema: Schema.Schema<A, I, never>) => {
   const decode = inputDecoder(schema)
-  return (input: unknown): Effect.Effect<A, ValidationFailed> =>
+  return (input: unknown): Either.Either<A, ValidationFailed> =>
     Either.mapLeft(decode(input ?? {}), (issues) => validationFailed(asFieldErrors(issues)))
 }

@@ -61,8 +61,11 @@ export interface Stamp {
 
 const stampAt = (ms: number): Stamp => ({ ms, iso: formatInstant(ms) })
 
-/** The clock read in place (one operation, not a read and a map): every write takes a stamp. */
-export const currentStamp: Effect.Effect<Stamp> = Effect.clockWith((clock) => Effect.succeed(stampAt(clock.unsafeCurrentTimeMillis())))
+/** `next` of the clock read in place (one operation, not a read and a step): every write takes a stamp. */
+export const withStamp = <A, E, R>(next: (now: Stamp) => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.clockWith((clock) => next(stampAt(clock.unsafeCurrentTimeMillis())))
+
+export const currentStamp: Effect.Effect<Stamp> = withStamp(Effect.succeed)
 
 /** Id and timestamps of a resource created at `now`. */
 export const resourceAt = <K extends IdKind>(kind: K, now: Stamp) => ({

@@ -126,14 +126,42 @@ const leanOccupancies = (kind: Occupancy["kind"], columns: ColumnValues | undefi
  */
 export const readTogether = (storage: StorageService) => {
   const concurrency = storage.readConcurrency ?? Effect.succeed(1)
-  return <const T extends ReadonlyArray<Effect.Effect<any, any, any>>>(reads: T, worthIt: boolean): Effect.Effect<
-    { -readonly [K in keyof T]: Effect.Effect.Success<T[K]> },
+  type Results<T extends ReadonlyArray<Effect.Effect<any, any, any>>> = { -readonly [K in keyof T]: Effect.Effect.Success<T[K]> }
+  /** `next` of the successes, in the same step. */
+  const andThen = <const T extends ReadonlyArray<Effect.Effect<any, any, any>>, B, E, R>(
+    reads: T,
+    worthIt: boolean,
+    next: (results: Results<T>) => Effect.Effect<B, E, R>
+  ): Effect.Effect<B, Effect.Effect.Error<T[number]> | E, Effect.Effect.Context<T[number]> | R> => {
+    const all = reads as ReadonlyArray<Effect.Effect<unknown, unknown, unknown>>
+    const then = next as (results: Array<unknown>) => Effect.Effect<B, E, R>
+    return (worthIt
+      ? Effect.flatMap(concurrency, (concurrency) => Effect.flatMap(Effect.all(all, { concurrency }), then))
+      : inSequence(all, then)) as any
+  }
+  const together = <const T extends ReadonlyArray<Effect.Effect<any, any, any>>>(reads: T, worthIt: boolean): Effect.Effect<
+    Results<T>,
     Effect.Effect.Error<T[number]>,
     Effect.Effect.Context<T[number]>
-  > => {
-    const all = reads as ReadonlyArray<Effect.Effect<unknown, unknown, unknown>>
-    return (worthIt ? Effect.flatMap(concurrency, (concurrency) => Effect.all(all, { concurrency })) : Effect.all(all)) as any
-  }
+  > => andThen(reads, worthIt, Effect.succeed)
+  return Object.assign(together, { andThen })
+}
+
+/**
+ * `reads` one after another, then `next` of their successes in order: one step per read,
+ * without what `Effect.all` sets up (batching and scope lookups, a loop, a mapped result).
+ */
+const inSequence = <B, E, R>(
+  reads: ReadonlyArray<Effect.Effect<unknown, unknown, unknown>>,
+  next: (results: Array<unknown>) => Effect.Effect<B, E, R>
+): Effect.Effect<B, unknown, unknown> => {
+  const from = (i: number, results: Array<unknown>): Effect.Effect<B, unknown, unknown> =>
+    i === reads.length ? next(results) : Effect.flatMap(reads[i]!, (result) => {
+      results.push(result)
+      return from(i + 1, results)
+    })
+  // The list starts in the first step, so each run of the program has its own.
+  return reads.length === 0 ? next([]) : Effect.flatMap(reads[0]!, (first) => from(1, [first]))
 }
 
 const NO_BUSY: ReadonlyArray<BusyInterval> = []
@@ -185,7 +213,19 @@ export const makeScheduleLoader = (storage: StorageService) => {
     now: number,
     exclude: Exclusions = {},
     purpose: "check" | "list" = "check"
-  ): Effect.Effect<Array<StaffSchedule>, StorageFailure, Tenant> => {
+  ): Effect.Effect<Array<StaffSchedule>, StorageFailure, Tenant> =>
+    schedulesThen(staffIds, policy, range, now, exclude, purpose, Effect.succeed)
+
+  /** `next` of the `schedules`, in the same step. */
+  const schedulesThen = <A, E, R>(
+    staffIds: ReadonlyArray<string>,
+    policy: SlotPolicy,
+    range: Interval,
+    now: number,
+    exclude: Exclusions,
+    purpose: "check" | "list",
+    next: (schedules: Array<StaffSchedule>) => Effect.Effect<A, E, R>
+  ): Effect.Effect<A, E | StorageFailure, R | Tenant> => {
     const from = range.start - policy.buffer_before
     const to = range.end + policy.duration + policy.buffer_after
     // An occupied range longer than MAX_OCCUPIED_MINUTES cannot exist, so one that reaches
@@ -227,16 +267,17 @@ export const makeScheduleLoader = (storage: StorageService) => {
     }
     // Chained, not a generator: this runs inside every booking check.
     if (lean) {
-      return Effect.map(
-        together([
+      return together.andThen(
+        [
           ruleDocs,
           bookings.listColumns({ where: activeBookings, groupBy: "staff_id", columns: LEAN_COLUMNS }),
           holds.listColumns({ where: liveHolds, groupBy: "staff_id", columns: LEAN_COLUMNS }),
           busyChunks,
           memberRows.listColumns({ where: liveHolds, groupBy: "staff_id", columns: LEAN_COLUMNS })
-        ], many),
+        ],
+        many,
         ([docs, booked, held, busy, shared]) =>
-          assemble(
+          next(assemble(
             docs,
             new Map(staffIds.map((id) => {
               const into: Array<Occupancy> = []
@@ -246,17 +287,18 @@ export const makeScheduleLoader = (storage: StorageService) => {
               return [id, into]
             })),
             busy
-          )
+          ))
       )
     }
-    return Effect.map(
-      together([
+    return together.andThen(
+      [
         ruleDocs,
         bookings.listIndexes({ where: activeBookings, columns: OCCUPANCY_COLUMNS, ordered: false }),
         holds.listIndexes({ where: liveHolds, columns: OCCUPANCY_COLUMNS, ordered: false }),
         busyChunks,
         memberRows.listIndexes({ where: liveHolds, columns: SHARED_COLUMNS, ordered: false })
-      ], many),
+      ],
+      many,
       ([docs, bookingRows, holdRows, busy, sharedRows]) => {
         const byStaff = new Map(staffIds.map((id) => [id, [] as Array<Occupancy>]))
         for (const row of bookingRows) {
@@ -271,7 +313,7 @@ export const makeScheduleLoader = (storage: StorageService) => {
           if (source === exclude.bookingId || source === exclude.holdId) continue
           byStaff.get(row.staff_id as string)?.push(occupancyOf(row.kind as Occupancy["kind"], { ...row, id: source }))
         }
-        return assemble(docs, byStaff, busy)
+        return next(assemble(docs, byStaff, busy))
       }
     )
   }
@@ -327,12 +369,31 @@ export const makeScheduleLoader = (storage: StorageService) => {
     now: number,
     exclude: Exclusions = {},
     free?: A
-  ): Effect.Effect<A, StorageFailure | InvalidReference | SlotUnavailable | OutsideAvailability, Tenant> => {
+  ): Effect.Effect<A, StorageFailure | InvalidReference | SlotUnavailable | OutsideAvailability, Tenant> =>
+    whenBookable(service, staff, start, now, exclude, () => Effect.succeed(free as A))
+
+  /** `next` when `start` is bookable with `staff`, in the same step; otherwise as `ensureBookable` fails. */
+  const whenBookable = <A, E, R>(
+    service: Service,
+    staff: Staff,
+    start: number,
+    now: number,
+    exclude: Exclusions,
+    next: () => Effect.Effect<A, E, R>
+  ): Effect.Effect<A, E | StorageFailure | InvalidReference | SlotUnavailable | OutsideAvailability, R | Tenant> => {
     const policy = policyOf(service)
-    return Effect.flatMap(schedules([staff.id], policy, { start, end: start + 1 }, now, exclude), ([schedule]) => {
-      const reasons = reasonsOn(service, staff, policy, schedule!, start, now)
-      return reasons.length === 0 ? Effect.succeed(free as A) : refuse(service, staff, start, now, exclude, reasons)
-    })
+    return schedulesThen(
+      [staff.id],
+      policy,
+      { start, end: start + 1 },
+      now,
+      exclude,
+      "check",
+      ([schedule]): Effect.Effect<A, E | StorageFailure | InvalidReference | SlotUnavailable | OutsideAvailability, R | Tenant> => {
+        const reasons = reasonsOn(service, staff, policy, schedule!, start, now)
+        return reasons.length === 0 ? next() : refuse(service, staff, start, now, exclude, reasons)
+      }
+    )
   }
 
   /** The refusal for a start that has `reasons`, with alternatives where they help. */
@@ -516,13 +577,35 @@ export const makeScheduleLoader = (storage: StorageService) => {
     now: number,
     exclude: Exclusions = {},
     prefer?: string
-  ): Effect.Effect<StaffChoice, StorageFailure | InvalidReference | SlotUnavailable | OutsideAvailability, Tenant> => {
+  ): Effect.Effect<StaffChoice, StorageFailure | InvalidReference | SlotUnavailable | OutsideAvailability, Tenant> =>
+    assignThen(service, requested, start, now, exclude, prefer, Effect.succeed)
+
+  /** `next` of whom `assign` decides, in the same step. */
+  const assignThen = <A, E, R>(
+    service: Service,
+    requested: string | undefined,
+    start: number,
+    now: number,
+    exclude: Exclusions,
+    prefer: string | undefined,
+    next: (choice: StaffChoice) => Effect.Effect<A, E, R>
+  ): Effect.Effect<A, E | StorageFailure | InvalidReference | SlotUnavailable | OutsideAvailability, R | Tenant> =>
     // The common case, chained rather than a generator: one named member, checked.
-    if (service.assignment !== "collective" && requested !== undefined) {
-      return withStaff(requested, (member) =>
-        ensureBookable(service, member, start, now, exclude, { member, staff_ids: [member.id], assigned_by: "chosen" } satisfies StaffChoice))
-    }
-    return Effect.gen(function*() {
+    service.assignment !== "collective" && requested !== undefined
+      ? withStaff(requested, (member) =>
+        whenBookable(service, member, start, now, exclude, () => next({ member, staff_ids: [member.id], assigned_by: "chosen" })))
+      : Effect.flatMap(assignAmong(service, requested, start, now, exclude, prefer), next)
+
+  /** `assign` for a collective service or a member not named. */
+  const assignAmong = (
+    service: Service,
+    requested: string | undefined,
+    start: number,
+    now: number,
+    exclude: Exclusions,
+    prefer: string | undefined
+  ): Effect.Effect<StaffChoice, StorageFailure | InvalidReference | SlotUnavailable | OutsideAvailability, Tenant> =>
+    Effect.gen(function*() {
       if (service.assignment === "collective") {
         const members = yield* candidatesOf(service, requested)
         const verdict = teamVerdict("collective", yield* membersReasons(service, members, start, now, exclude))
@@ -543,7 +626,6 @@ export const makeScheduleLoader = (storage: StorageService) => {
       const member = members.find((m) => m.id === picked)!
       return { member, staff_ids: [member.id], assigned_by: roundRobin ? "round_robin" : "first_free" } satisfies StaffChoice
     })
-  }
 
   /** `next` of the staff member `id` names, in the same step, or `invalid_reference`. */
   const withStaff = <A, E, R>(id: string, next: (member: Staff) => Effect.Effect<A, E, R>): Effect.Effect<A, E | InvalidReference | StorageFailure, R | Tenant> =>
@@ -554,6 +636,7 @@ export const makeScheduleLoader = (storage: StorageService) => {
 
   return {
     assign,
+    assignThen,
     candidatesOf,
     noStaff,
     membersOf,

@@ -8,6 +8,11 @@ describe("thenDo", () => {
     expect(thenDo(Effect.void, next)).toBe(next)
   })
 
+  it("is the step itself when `next` has nothing to do", () => {
+    const first = Effect.sync(() => undefined)
+    expect(thenDo(first, Effect.void)).toBe(first)
+  })
+
   it("runs a step that does something first, then `next`", () => {
     const ran: Array<string> = []
     const first = Effect.sync(() => void ran.push("first"))
