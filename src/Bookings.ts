@@ -187,7 +187,9 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
       return keyedWrite(withStamp((now) =>
         referencedService.andThen(fields.service_id, (service) => {
           // The locks come before the reads that decide it (the hold, the members' schedules).
-          const locked = <A, E, R>(next: Effect.Effect<A, E, R>) => thenDo(lockKeys(memberLockKeys(service, fields.staff_id)), next)
+          // (A storage without key locks has no keys to name.)
+          const locked = <A, E, R>(next: Effect.Effect<A, E, R>) =>
+            storage.lockKeys === undefined ? next : thenDo(lockKeys(memberLockKeys(service, fields.staff_id)), next)
           // Checked before anything is written: refused answers leave no client or event behind.
           const checked = answersFor(service, fields.answers ?? [])
           if (Either.isLeft(checked)) return locked(Effect.fail(checked.left))
