@@ -75,10 +75,10 @@ export class Events extends Effect.Service<Events>()("slotwise/Events", {
     const record = (
       type: EventType,
       object: unknown,
-      extra: Omit<EventData, "object"> = {}
+      extra: Omit<EventData, "object"> = NO_EXTRA
     ): Effect.Effect<Event, StorageFailure, Tenant> => appendFor(type, object, extra, undefined) as Effect.Effect<Event, StorageFailure, Tenant>
 
-    /** `record`, answering `value` instead of the event: a change that ends with its event. */
+    /** `record`, answering `value` (not undefined) instead of the event: a change that ends with its event. */
     const recordAs = <A>(type: EventType, object: unknown, value: A): Effect.Effect<A, StorageFailure, Tenant> =>
       appendFor(type, object, NO_EXTRA, value) as Effect.Effect<A, StorageFailure, Tenant>
 
