@@ -1,7 +1,9 @@
 /**
  * The SQLite event log (the outbox): one `events` table keyed by a seq that is never reused,
  * even after a tenant's events are erased (see migrations.ts). Appends go through the
- * caller's transaction, so an event commits with the write that caused it.
+ * caller's transaction, so an event commits with the write that caused it, and take their
+ * seqs from the transaction's count (`withNextSeq`): the log's highest seq is read once per
+ * SQLite transaction, not by every INSERT.
  */
 import { Option } from "effect"
 import type { Event } from "../../src/events/catalogue.js"
@@ -16,8 +18,8 @@ import type { Transactions } from "./transactions.js"
  */
 const LAST_SEQ = "max(COALESCE((SELECT max(seq) FROM events), 0), " +
   "COALESCE((SELECT value FROM slotwise_sequences WHERE name = 'events'), 0))"
-const NEXT_SEQ = `(${LAST_SEQ} + 1)`
-const APPEND_EVENT = `INSERT INTO events (seq, account_id, environment, id, type, doc) VALUES (${NEXT_SEQ}, ?, ?, ?, ?, ?)`
+const SELECT_LAST_SEQ = `SELECT ${LAST_SEQ} AS seq`
+const APPEND_EVENT = "INSERT INTO events (seq, account_id, environment, id, type, doc) VALUES (?, ?, ?, ?, ?, ?)"
 /** Before events are erased: their highest seq stays taken. */
 const REMEMBER_LAST_SEQ = "INSERT INTO slotwise_sequences (name, value) " +
   "SELECT 'events', seq FROM events WHERE seq = (SELECT max(seq) FROM events) " +
@@ -39,15 +41,19 @@ const storedEvent = (row: EventRow, tenant?: TenantId): StoredEvent => ({
 const parseEvents = (rows: ReadonlyArray<EventRow>, tenant?: TenantId): Array<StoredEvent> =>
   parsed("events", () => rows.map((row) => storedEvent(row, tenant)))
 
-export const makeEventLog = ({ acrossTenants, forTenant, write }: Transactions): EventLog => ({
+const lastSeqOf = (statements: Statements, what: string): number =>
+  Number(execute(statements, SELECT_LAST_SEQ, [], what)[0]?.seq ?? 0)
+
+export const makeEventLog = ({ acrossTenants, forTenant, withNextSeq, write }: Transactions): EventLog => ({
   append: (event) =>
     write((statements, tenant) => {
-      execute(
-        statements,
-        APPEND_EVENT,
-        [tenant.account_id, tenant.environment, event.id, event.type, JSON.stringify(event)],
-        "events: append"
-      )
+      withNextSeq(() => lastSeqOf(statements, "events: append"), (seq) =>
+        execute(
+          statements,
+          APPEND_EVENT,
+          [seq, tenant.account_id, tenant.environment, event.id, event.type, JSON.stringify(event)],
+          "events: append"
+        ))
     }),
   get: (id) =>
     forTenant((statements, tenant) => {
@@ -76,11 +82,7 @@ export const makeEventLog = ({ acrossTenants, forTenant, write }: Transactions):
       )
       return parseEvents(rows, tenant)
     }),
-  lastSeq: acrossTenants((statements) =>
-    Number(
-      execute(statements, `SELECT ${LAST_SEQ} AS seq`, [], "events: lastSeq")[0]?.seq ?? 0
-    )
-  ),
+  lastSeq: acrossTenants((statements) => lastSeqOf(statements, "events: lastSeq")),
   readAcrossTenants: ({ after, limit }) =>
     acrossTenants((statements) =>
       parseEvents(

@@ -127,6 +127,14 @@ export interface Transactions {
   readonly useReader: (reader: Statements) => void
   /** Commits an open group now unless a write holds the writer (before the connections close). */
   readonly close: () => void
+  /**
+   * Appends with the event log's next seq, inside a write: `lastSeq()` is read once per
+   * SQLite transaction (its write lock keeps every other writer, in any process, out until it
+   * ends), then counted on here as each `append` returns. An append that throws leaves the
+   * count as it was, and a write undone to its savepoint takes its events with it, so the
+   * count is read again after one: seqs stay gapless and are never handed out twice.
+   */
+  readonly withNextSeq: <A>(lastSeq: () => number, append: (seq: number) => A) => A
 }
 
 /**
@@ -144,6 +152,8 @@ export const makeTransactions = (options: {
   const { lock } = slot
   // Set once the schema exists (a reader opened earlier could see no tables).
   let readerStatement: Statements | undefined
+  /** The event log's highest seq in the open SQLite transaction, once read; undefined until then. */
+  let lastSeq: number | undefined
 
   /**
    * Runs `f` on the connection this fiber should use: the writer inside its transaction,
@@ -170,6 +180,7 @@ export const makeTransactions = (options: {
       // A connection left inside a transaction (a ROLLBACK that failed) is ended first.
       if (writer.inTransaction) writer.exec("ROLLBACK")
       execute(writerStatement, "BEGIN IMMEDIATE", [], "begin transaction")
+      lastSeq = undefined
       return undefined
     } catch (error) {
       return failure("begin transaction", error)
@@ -280,6 +291,7 @@ export const makeTransactions = (options: {
 
   /** Undoes the changes of the write behind the savepoint, and ends the savepoint. */
   const undoMember = (): void => {
+    lastSeq = undefined
     execute(writerStatement, "ROLLBACK TO member", [], "roll back to savepoint")
     execute(writerStatement, "RELEASE member", [], "release savepoint")
   }
@@ -387,6 +399,12 @@ export const makeTransactions = (options: {
     run,
     useReader: (reader) => {
       readerStatement = reader
+    },
+    withNextSeq: (read, append) => {
+      const seq = (lastSeq ?? read()) + 1
+      const appended = append(seq)
+      lastSeq = seq
+      return appended
     },
     close: () => {
       commitDue()

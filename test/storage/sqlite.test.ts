@@ -458,6 +458,48 @@ describe("sqlite storage", () => {
       }).pipe(as(tenantA))
     ))
 
+  it.live("event seqs stay gapless through undone group members, failed appends and other connections' appends", () => {
+    const filename = freshFile()
+    return withStorage(
+      filename,
+      Effect.gen(function*() {
+        const storage = yield* Storage
+        const { events } = storage
+        yield* events.append(event())
+        const first = yield* events.lastSeq
+        // Started together: the second and third join the first's group behind savepoints,
+        // and the second is undone to its savepoint, its event with it.
+        const [kept, undone, next] = [event(), event(), event()]
+        const exits = yield* Effect.forEach(
+          [events.append(kept), Effect.zipRight(events.append(undone), Effect.fail("refused" as const)), events.append(next)],
+          (write) => Effect.exit(storage.transaction(write)),
+          { concurrency: "unbounded" }
+        )
+        expect(exits.map((exit) => exit._tag)).toEqual(["Success", "Failure", "Success"])
+        // An append that fails (a duplicate id) inside a write that goes on takes no seq.
+        const [duplicated, after] = [event(), event()]
+        yield* storage.transaction(Effect.gen(function*() {
+          yield* events.append(duplicated)
+          expect((yield* Effect.flip(events.append(duplicated)))._tag).toBe("StorageFailure")
+          yield* events.append(after)
+        }))
+        const seqs = (yield* events.readAcrossTenants({ after: first, limit: 10 })).map((stored) => [stored.event.id, stored.seq])
+        expect(seqs).toEqual([[kept.id, first + 1], [next.id, first + 2], [duplicated.id, first + 3], [after.id, first + 4]])
+
+        // Another connection (another process) appends between two writes: the next takes the seq after it.
+        const elsewhere = event()
+        const other = new Database(filename)
+        other.prepare("INSERT INTO events (seq, account_id, environment, id, type, doc) VALUES (?, ?, ?, ?, ?, ?)")
+          .run(first + 5, tenantA.account_id, tenantA.environment, elsewhere.id, elsewhere.type, JSON.stringify(elsewhere))
+        other.close()
+        const last = event()
+        yield* events.append(last)
+        const [stored] = yield* events.readAcrossTenants({ after: first + 5, limit: 10 })
+        expect([stored?.event.id, stored?.seq]).toEqual([last.id, first + 6])
+      }).pipe(as(tenantA))
+    )
+  })
+
   it.live("a busy file is checkpointed by the worker thread, not by its commits", () =>
     Effect.gen(function*() {
       /**
