@@ -83,6 +83,10 @@ export const makeSqliteStorage = (
         writer.pragma("journal_mode = WAL")
         writer.pragma("synchronous = NORMAL")
         writer.pragma("foreign_keys = ON")
+        // A write joining a group journals the pages it changes, for its savepoint: in a temp
+        // file once past 64 KiB, two pwrite calls a page for the rest of the transaction.
+        // In memory, the writes of a group never touch a temp file.
+        writer.pragma("temp_store = MEMORY")
       },
       catch: (cause) => failure("set pragmas", cause)
     }))
