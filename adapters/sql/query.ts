@@ -134,3 +134,135 @@ export const whereSql = (
   if (query.after !== undefined) parts.push(afterSql(dialect, shape.keys, query.after, params))
   return parts.length === 0 ? "" : `WHERE ${parts.join(" AND ")}`
 }
+
+/** Stands in for a parameter's value while a shape's text is built: reads it from a query of that shape. */
+class Slot {
+  constructor(readonly read: (query: ListQuery, tenant: TenantId | undefined) => unknown) {}
+}
+
+/** A parameter of a memoised text, from a query of its shape: a slot, a list of them (a value list), or a literal. */
+const bound = (param: unknown, query: ListQuery, tenant: TenantId | undefined): unknown =>
+  param instanceof Slot
+    ? param.read(query, tenant)
+    : Array.isArray(param)
+    ? param.map((p) => bound(p, query, tenant))
+    : param
+
+const valueSlot = (value: IndexValue, read: (query: ListQuery) => IndexValue): IndexValue =>
+  value === null ? null : (new Slot(read) as unknown as IndexValue)
+
+/** `query` with a slot in place of each non-null value: the same shape, so the same text. */
+const slotted = (query: ListQuery): ListQuery => ({
+  where: (query.where ?? []).map((condition, i): Condition =>
+    condition.op === "in"
+      ? {
+        ...condition,
+        value: condition.value.map((v, j) => valueSlot(v, (q) => (q.where![i]!.value as ReadonlyArray<IndexValue>)[j]!))
+      }
+      : { ...condition, value: valueSlot(condition.value, (q) => q.where![i]!.value as IndexValue) }
+  ),
+  ...(query.after === undefined ? {} : { after: query.after.map((v, i) => valueSlot(v, (q) => q.after![i]!)) })
+})
+
+const tenantSlots = {
+  account_id: new Slot((_, tenant) => tenant!.account_id),
+  environment: new Slot((_, tenant) => tenant!.environment)
+} as unknown as TenantId
+
+/** A memoised statement: its text and its parameters (slots, to read from a query of its shape). */
+interface Memo {
+  readonly text: string
+  readonly params: ReadonlyArray<unknown>
+}
+
+/** A step along a shape: the next part of what a query's text depends on. */
+interface ShapeNode {
+  readonly next: Map<string, ShapeNode>
+  memo?: Memo
+}
+
+const shapeNode = (): ShapeNode => ({ next: new Map() })
+
+/** A value's part of a shape: null or not (never an identifier, so never a column's part). */
+const nullness = (value: IndexValue): string => (value === null ? "=n" : "=v")
+
+/** The parts of short lists without nulls, by length: made once, so a lookup hashes no new string. */
+const noNulls = Array.from({ length: 17 }, (_, n) => `=${"v".repeat(n)}`)
+
+/** A list's part of a shape: `=` and, for each value, whether it is null. */
+const listNullness = (values: ReadonlyArray<IndexValue>): string => {
+  if (values.length < noNulls.length && !values.includes(null)) return noNulls[values.length]!
+  let part = "="
+  for (const v of values) part += v === null ? "n" : "v"
+  return part
+}
+
+/**
+ * The node of a query's shape: what its text depends on besides its values, one part at a
+ * time (the tenant or none; each condition's column, operator and which of its values are
+ * null; the cursor's nulls), so that a query of a known shape builds no key at all. Parts
+ * other than columns and operators are never identifiers: no two shapes share a path.
+ */
+const shapeOfQuery = (
+  step: (node: ShapeNode, part: string) => ShapeNode,
+  from: ShapeNode,
+  query: ListQuery,
+  tenant: TenantId | undefined
+): ShapeNode => {
+  let node = step(from, tenant === undefined ? "#*" : "#t")
+  for (const condition of query.where ?? []) {
+    node = step(step(node, condition.column), condition.op)
+    node = step(node, condition.op === "in" ? listNullness(condition.value) : nullness(condition.value))
+  }
+  return query.after === undefined ? node : step(node, `@${listNullness(query.after)}`)
+}
+
+/** Memoised texts start over past this many steps of shapes (lists of values make them open-ended). */
+const STEP_LIMIT = 2000
+
+/**
+ * Statement texts memoised by the shape of their query: `statement(kind, columns, query,
+ * tenant, params, text)` returns `text(whereSql(…))` and pushes the query's parameters,
+ * building the text once per shape, `kind` and `columns` (what else the caller's text
+ * depends on: its clauses, the columns it selects). The text is built by `whereSql` itself
+ * over slots standing in for the values, so the order of the parameters is stated once,
+ * there; a later query of the shape reads its values through those slots.
+ * A repeated query then costs a walk of a few map lookups instead of a text, and the
+ * statement cache finds the same text object again.
+ */
+export const statementMemo = (dialect: Dialect, shape: TableShape) => {
+  let root = shapeNode()
+  let steps = 0
+  const step = (node: ShapeNode, part: string): ShapeNode => {
+    let next = node.next.get(part)
+    if (next === undefined) {
+      node.next.set(part, next = shapeNode())
+      steps++
+    }
+    return next
+  }
+  return (
+    kind: string,
+    columns: ReadonlyArray<string>,
+    query: ListQuery,
+    tenant: TenantId | undefined,
+    params: Array<unknown>,
+    text: (where: string) => string
+  ): string => {
+    if (steps > STEP_LIMIT) {
+      root = shapeNode()
+      steps = 0
+    }
+    let node = step(root, kind)
+    for (const column of columns) node = step(node, column)
+    node = shapeOfQuery(step, node, query, tenant)
+    let memo = node.memo
+    if (memo === undefined) {
+      const slots: Array<unknown> = []
+      memo = { text: text(whereSql(dialect, shape, slotted(query), tenant && tenantSlots, slots)), params: slots }
+      node.memo = memo
+    }
+    for (const param of memo.params) params.push(bound(param, query, tenant))
+    return memo.text
+  }
+}

@@ -8,9 +8,9 @@ import { StorageFailure } from "../../src/domain/errors.js"
 import type { Collection, CollectionSpec, ColumnValues, IndexedRow, IndexValue } from "../../src/ports/storage.js"
 import type { TenantId } from "../../src/ports/tenant.js"
 import { sqliteDialect } from "../sql/dialects.js"
-import { orderSql, quote, shapeOf, tableOf } from "../sql/query.js"
+import { orderSql, quote, shapeOf, statementMemo, tableOf } from "../sql/query.js"
 import { migrateCollection } from "./migrations.js"
-import { codeOf, execute, limitSql, parseAll, parsed, requireKnown, type Statements, whereSql } from "./query.js"
+import { codeOf, execute, limitSql, parseAll, parsed, requireKnown, type Statements } from "./query.js"
 import type { Transactions } from "./transactions.js"
 
 export interface Collections {
@@ -39,6 +39,7 @@ export const makeCollections = (tx: Transactions): Collections => {
     const getters = columns.map((column) => spec.indexes[column]!.get)
     const shape = shapeOf(spec)
     const orderBy = orderSql(sqliteDialect, shape.keys)
+    const statement = statementMemo(sqliteDialect, shape)
     const names = ["id", ...columns]
     const placeholders = Array.from({ length: columns.length + 4 }, () => "?").join(", ")
     const insertColumns = `account_id, environment, id, ${columns.map((c) => `${quote(c)}, `).join("")}doc`
@@ -113,11 +114,9 @@ export const makeCollections = (tx: Transactions): Collections => {
       list: (query) =>
         withTable(forTenant((statements, tenant) => {
           const params: Array<unknown> = []
-          const clause = whereSql(shape, query, tenant, params)
-          return parseAll<A>(
-            what.list,
-            execute(statements, `SELECT doc FROM ${table} ${clause} ${orderBy}${limitSql(query.limit)}`, params, what.list)
-          )
+          const limit = limitSql(query.limit)
+          const text = statement(`list${limit}`, [], query, tenant, params, (clause) => `SELECT doc FROM ${table} ${clause} ${orderBy}${limit}`)
+          return parseAll<A>(what.list, execute(statements, text, params, what.list))
         })),
       listIndexes: (query) =>
         withTable(forTenant((statements, tenant) => {
@@ -127,9 +126,16 @@ export const makeCollections = (tx: Transactions): Collections => {
             ? names
             : ["id", ...wanted.filter((c) => c !== "id")]
           const params: Array<unknown> = []
-          const clause = whereSql(shape, query, tenant, params)
-          const text = `SELECT ${selected.map(quote).join(", ")} FROM ${table} ${clause} ` +
-            `${query.ordered === false ? "" : orderBy}${limitSql(query.limit)}`
+          const order = query.ordered === false ? "" : orderBy
+          const limit = limitSql(query.limit)
+          const text = statement(
+            `listIndexes ${order}${limit}`,
+            selected,
+            query,
+            tenant,
+            params,
+            (clause) => `SELECT ${selected.map(quote).join(", ")} FROM ${table} ${clause} ${order}${limit}`
+          )
           // Rows as arrays, made into objects here: cheaper for the thousands a slot list reads.
           return execute(statements, text, params, what.listIndexes, true).map(rowOf(selected))
         })),
@@ -137,11 +143,12 @@ export const makeCollections = (tx: Transactions): Collections => {
         withTable(forTenant((statements, tenant) => {
           requireKnown(shape, [groupBy, ...columns])
           const params: Array<unknown> = []
-          const clause = whereSql(shape, { where }, tenant, params)
           // A row per group, each column aggregated into a JSON array: parsing a few long
           // arrays costs half of what making thousands of rows does.
-          const selected = [quote(groupBy), ...columns.map((c) => `json_group_array(${quote(c)})`)]
-          const text = `SELECT ${selected.join(", ")} FROM ${table} ${clause} GROUP BY ${quote(groupBy)}`
+          const text = statement("listColumns", [groupBy, ...columns], { where }, tenant, params, (clause) => {
+            const selected = [quote(groupBy), ...columns.map((c) => `json_group_array(${quote(c)})`)]
+            return `SELECT ${selected.join(", ")} FROM ${table} ${clause} GROUP BY ${quote(groupBy)}`
+          })
           const rows = execute(statements, text, params, what.listColumns, true) as Array<[IndexValue, ...Array<string>]>
           return parsed(what.listColumns, () =>
             new Map<IndexValue, ColumnValues>(
@@ -151,13 +158,16 @@ export const makeCollections = (tx: Transactions): Collections => {
       listAcrossTenants: (query) =>
         withTable(acrossTenants((statements) => {
           const params: Array<unknown> = []
-          const clause = whereSql(shape, query, undefined, params)
-          const rows = execute(
-            statements,
-            `SELECT account_id, environment, doc FROM ${table} ${clause} ${orderBy}, account_id, environment${limitSql(query.limit)}`,
+          const limit = limitSql(query.limit)
+          const text = statement(
+            `listAcrossTenants${limit}`,
+            [],
+            query,
+            undefined,
             params,
-            what.listAcrossTenants
-          ) as Array<{ readonly account_id: string; readonly environment: TenantId["environment"]; readonly doc: string }>
+            (clause) => `SELECT account_id, environment, doc FROM ${table} ${clause} ${orderBy}, account_id, environment${limit}`
+          )
+          const rows = execute(statements, text, params, what.listAcrossTenants) as Array<{ readonly account_id: string; readonly environment: TenantId["environment"]; readonly doc: string }>
           const docs = parseAll<A>(what.listAcrossTenants, rows)
           return docs.map((doc, i) => ({
             tenant: { account_id: rows[i]!.account_id, environment: rows[i]!.environment },

@@ -1,15 +1,10 @@
 /**
- * SQL for the SQLite storage: running a statement (prepared once per connection), the
- * `WHERE` of a query in SQLite's dialect (the text itself is adapters/sql/query.ts), and
- * JSON documents back from rows as typed faults. Everything here is synchronous and throws
+ * SQL for the SQLite storage: running a statement (prepared once per connection) and JSON
+ * documents back from rows as typed faults (query texts are adapters/sql/query.ts). Everything here is synchronous and throws
  * `StorageFailure`; callers run it in one step.
  */
 import type Database from "better-sqlite3"
 import { StorageFailure } from "../../src/domain/errors.js"
-import type { ListQuery } from "../../src/ports/storage.js"
-import type { TenantId } from "../../src/ports/tenant.js"
-import { sqliteDialect } from "../sql/dialects.js"
-import { type TableShape, whereSql as whereSqlIn } from "../sql/query.js"
 
 export { limitSql, requireKnown, shapeOf, type TableShape } from "../sql/query.js"
 
@@ -70,10 +65,6 @@ export const execute = (
     throw failure(what, cause)
   }
 }
-
-/** `WHERE …` for a query, its parameters pushed onto `params`; unknown columns fail. */
-export const whereSql = (shape: TableShape, query: ListQuery, tenant: TenantId | undefined, params: Array<unknown>): string =>
-  whereSqlIn(sqliteDialect, shape, query, tenant, params)
 
 /** `parse()`, with JSON that does not parse (a corrupt row) as a typed fault. */
 export const parsed = <A>(what: string, parse: () => A): A => {

@@ -3,10 +3,11 @@
  * return on SQLite and PostgreSQL; this pins what differs between them, so a change to the
  * shared builder shows both texts at once.
  */
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { postgresDialect, sqliteDialect } from "../../adapters/sql/dialects.js"
-import { limitSql, orderSql, shapeOf, whereSql } from "../../adapters/sql/query.js"
-import type { CollectionSpec } from "../../src/ports/storage.js"
+import { limitSql, orderSql, shapeOf, statementMemo, whereSql } from "../../adapters/sql/query.js"
+import type { CollectionSpec, Condition, ListQuery } from "../../src/ports/storage.js"
 
 const spec = {
   name: "things",
@@ -52,4 +53,36 @@ describe("a query in each dialect", () => {
   it("a limit is a literal; none, or an infinite one, is no clause", () => {
     expect([limitSql(20), limitSql(2.7), limitSql(-1), limitSql(undefined), limitSql(Infinity)]).toEqual([" LIMIT 20", " LIMIT 2", " LIMIT 0", "", ""])
   })
+
+  it("a memoised statement has whereSql's text and parameters, for every shape and values of each shape", () => {
+    const value = fc.oneof(fc.constant(null), fc.string({ maxLength: 3 }), fc.integer({ min: -5, max: 5 }))
+    const condition: fc.Arbitrary<Condition> = fc.oneof(
+      fc.record({
+        column: fc.constantFrom("id", "staff_id", "start_ms"),
+        op: fc.constantFrom("eq" as const, "ne" as const, "lt" as const, "lte" as const, "gt" as const, "gte" as const),
+        value
+      }),
+      fc.record({ column: fc.constantFrom("id", "staff_id", "start_ms"), op: fc.constant("in" as const), value: fc.array(value, { maxLength: 4 }) })
+    )
+    const listQuery: fc.Arbitrary<ListQuery> = fc.record(
+      { where: fc.array(condition, { maxLength: 4 }), after: fc.array(value, { maxLength: 3 }) },
+      { requiredKeys: [] }
+    )
+    const tenants = fc.constantFrom(undefined, tenant, { account_id: "acc_2", environment: "production" } as const)
+    for (const dialect of [sqliteDialect, postgresDialect]) {
+      // One memo for every run: later queries of a shape take the text built for an earlier one.
+      const statement = statementMemo(dialect, shapeOf(spec))
+      fc.assert(fc.property(fc.array(fc.tuple(listQuery, tenants), { minLength: 1, maxLength: 6 }), (queries) => {
+        for (const [query, inTenant] of queries) {
+          for (const again of [false, true]) {
+            const expected: Array<unknown> = []
+            const text = `SELECT x ${whereSql(dialect, shapeOf(spec), query, inTenant, expected)}`
+            const params: Array<unknown> = []
+            expect([statement("select", [], query, inTenant, params, (where) => `SELECT x ${where}`), params, again]).toEqual([text, expected, again])
+          }
+        }
+      }), { numRuns: 300 })
+    }
+  })
 })
+
