@@ -112,15 +112,26 @@ export const makeManageLinks = (
       }))
   }
 
-  /** The link of `booking` (at its `manage_version`) in `tenant`; `base` when the caller already read it (a page of bookings). */
-  const linkIn = (tenant: TenantId, booking: Booking, base?: string): Effect.Effect<ManageLink, StorageFailure> => {
-    const signed = signatureOf(macMessage(tenant, booking.id, manageVersionOf(booking)))
-    const link = (signature: string, base: string): ManageLink => {
+  /**
+   * `made` of the link of `booking` (at its `manage_version`) in `tenant`; `base` when the
+   * caller already read it (a page of bookings). A link signed before is made without another
+   * step: most links are (a booking read again, a page polled).
+   */
+  const withLink = <A>(tenant: TenantId, booking: Booking, base: string | undefined, made: (link: ManageLink) => A): Effect.Effect<A, StorageFailure> => {
+    const message = macMessage(tenant, booking.id, manageVersionOf(booking))
+    const link = (signature: string, base: string): A => {
       const token = formatToken(tenant, booking.id, signature)
-      return { url: `${base}/manage/${token}`, token }
+      return made({ url: `${base}/manage/${token}`, token })
     }
+    const known = signatures.get(message)
+    if (known !== undefined) return base !== undefined ? Effect.succeed(link(known, base)) : Effect.map(baseFor(tenant), (base) => link(known, base))
+    const signed = signatureOf(message)
     return base !== undefined ? Effect.map(signed, (signature) => link(signature, base)) : Effect.zipWith(signed, baseFor(tenant), link)
   }
+
+  /** The link of `booking` (at its `manage_version`) in `tenant`; `base` when the caller already read it (a page of bookings). */
+  const linkIn = (tenant: TenantId, booking: Booking, base?: string): Effect.Effect<ManageLink, StorageFailure> =>
+    withLink(tenant, booking, base, (link) => link)
 
   /** Whether `claimedMac` is the MAC of `booking`'s current link in `tenant` (constant-time). */
   const verify = (tenant: TenantId, booking: Booking, claimedMac: string): Effect.Effect<boolean, StorageFailure> =>
@@ -130,8 +141,7 @@ export const makeManageLinks = (
   const withManageUrl = (tenant: TenantId, booking: Booking, base?: string): Effect.Effect<Booking, StorageFailure> =>
     // Object.assign, not a spread with two more fields: V8 copies a stored booking (JSON.parse's
     // object) that way at a third of the cost.
-    Effect.map(linkIn(tenant, booking, base), (link) =>
-      Object.assign({}, booking, { manage_version: manageVersionOf(booking), manage_url: link.url }))
+    withLink(tenant, booking, base, (link) => Object.assign({}, booking, { manage_version: manageVersionOf(booking), manage_url: link.url }))
 
   return { deploymentKey, baseFor, linkIn, verify, withManageUrl } as const
 })
