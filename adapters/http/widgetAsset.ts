@@ -95,15 +95,14 @@ const respond = (request: HttpServerRequest.HttpServerRequest): HttpServerRespon
  * Everything else keeps the pipeline's rule (CORS only for the account's allowed origins); a
  * refused origin is recognised by the widget itself (see widget/widget.ts `fail`).
  */
-const readableRefusals = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const origin = request.headers.origin
-    if (origin === undefined || !/^\s*bearer\s+pk_/i.test(request.headers.authorization ?? "")) return app
-    return Effect.map(app, (response) =>
-      response.status === 401
-        ? HttpServerResponse.setHeaders(response, { "access-control-allow-origin": origin, vary: "Origin" })
-        : response)
-  })
+const readableRefusals = <E, R>(request: HttpServerRequest.HttpServerRequest, app: HttpApp.Default<E, R>): HttpApp.Default<E, R> => {
+  const origin = request.headers.origin
+  if (origin === undefined || !/^\s*bearer\s+pk_/i.test(request.headers.authorization ?? "")) return app
+  return Effect.map(app, (response) =>
+    response.status === 401
+      ? HttpServerResponse.setHeaders(response, { "access-control-allow-origin": origin, vary: "Origin" })
+      : response)
+}
 
 /**
  * Around the API app: answers `GET|HEAD {prefix}/widget.js` itself, makes key refusals readable
@@ -111,11 +110,10 @@ const readableRefusals = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, 
  */
 export const withWidget = (prefix: string | undefined) => {
   const path = `${prefix?.replace(/\/+$/, "") ?? ""}${WIDGET_PATH}`
-  return <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> => {
-    const api = readableRefusals(app)
-    return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+  // One read of the request for both: each read is a step of every request's fiber.
+  return <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
       (request.method === "GET" || request.method === "HEAD") && request.url.split("?", 1)[0] === path
         ? Effect.sync(() => respond(request))
-        : api)
-  }
+        : readableRefusals(request, app))
 }

@@ -221,6 +221,17 @@ describe("publishable keys", () => {
     expect((await secret.get("/v1/services", from)).headers.get("access-control-allow-origin")).toBeNull()
   })
 
+  it("a browser's unknown publishable key gets a 401 its page can read; any other refusal keeps the CORS rule", async () => {
+    const from = { headers: { origin: ORIGIN } }
+    const unknown = await client(server.url, "pk_test_unknownunknownunknown").get("/v1/services", from)
+    expectProblem(unknown, 401, "unauthorized")
+    expect(unknown.headers.get("access-control-allow-origin")).toBe(ORIGIN)
+    expect(unknown.headers.get("vary")).toContain("Origin")
+    const secret = await client(server.url, "sk_test_unknownunknownunknown").get("/v1/services", from)
+    expectProblem(secret, 401, "unauthorized")
+    expect(secret.headers.get("access-control-allow-origin")).toBeNull()
+  })
+
   it("CORS preflights succeed for allowed origins and are refused for others", async () => {
     await newAccount({ allowed_origins: ["https://widget.example.org"] })
     const ok = await client(server.url).send("OPTIONS", "/v1/bookings", {
