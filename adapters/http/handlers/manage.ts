@@ -9,7 +9,7 @@ import { manageAddressPolicy, manageWritePolicy, type Policy, refusalOf } from "
 import { RateLimiter } from "../../../src/ratelimit/RateLimiter.js"
 import { SlotwiseApi } from "../api.js"
 import { handlerGroup } from "./group.js"
-import { passageOf } from "../middleware/gate.js"
+import { withPassage } from "../middleware/gate.js"
 import { asTenant } from "./security.js"
 
 const write = { uninterruptible: true } as const
@@ -28,7 +28,7 @@ export const ManageLive = handlerGroup(SlotwiseApi, "manage", (handlers) =>
         return refusal === undefined ? Effect.void : Effect.fail(refusal)
       })
     // A request that did not come through the gate is counted under one shared address, never not at all.
-    const perAddress = Effect.flatMap(passageOf, (passage) => limit(manageAddressPolicy(passage?.address() ?? "unknown")))
+    const perAddress = withPassage((passage) => limit(manageAddressPolicy(passage?.address() ?? "unknown")))
     /** Counts a write against the booking the token opens (a token that opens none is the usual 404). */
     const perBooking = (token: string) =>
       Effect.flatMap(manage.open(token), (opened) => limit(manageWritePolicy(opened.tenant, opened.booking.id)))

@@ -11,18 +11,18 @@ import { Unauthorized } from "../../../src/domain/errors.js"
 import type { Visitor } from "../../../src/domain/visitor.js"
 import { Tenant } from "../../../src/ports/tenant.js"
 import { Authentication, OperatorAuthentication } from "../contract/security.js"
-import { passageOf } from "../middleware/gate.js"
+import { withPassage } from "../middleware/gate.js"
 
 const NO_KEY = new Unauthorized({ detail: "no valid API key" })
 const NOT_OPERATOR = new Unauthorized({ detail: "operator token required" })
 
 // A request that did not come through the gate has no passage: refused, never anonymous access.
-const principal = Effect.flatMap(passageOf, (passage) =>
+const principal = withPassage((passage) =>
   passage?.principal !== undefined ? Effect.succeed(passage.principal) : Effect.fail(NO_KEY))
-const operator = Effect.flatMap(passageOf, (passage) =>
+const operator = withPassage((passage) =>
   passage?.caller._tag === "Operator" ? Effect.void : Effect.fail(NOT_OPERATOR))
 
-const admitted = Effect.asVoid(principal)
+const admitted = withPassage((passage) => passage?.principal !== undefined ? Effect.void : Effect.fail(NO_KEY))
 
 export const AuthenticationLive = Layer.succeed(Authentication, Authentication.of({ bearer: () => admitted }))
 
@@ -43,7 +43,7 @@ export const currentPrincipal: Effect.Effect<Principal, never, HttpServerRequest
 const asCaller = <A, E>(
   use: (principal: Principal, visitor: Visitor | undefined) => Effect.Effect<A, E, Tenant>
 ): Effect.Effect<A, E, HttpServerRequest.HttpServerRequest> =>
-  Effect.flatMap(passageOf, (passage) =>
+  withPassage((passage) =>
     passage?.principal === undefined
       // The handlers only run once `Authentication` found a principal: its absence is a defect.
       ? Effect.die(NO_KEY)

@@ -8,7 +8,7 @@
  * 401/403.
  *
  * The pipeline hands its passage on with the request it routes (`admit`): the groups'
- * security middleware and the handlers read it from the request they serve (`passageOf`),
+ * security middleware and the handlers read it from the request they serve (`withPassage`),
  * so what a handler sees is its own request's verdict, whatever else runs beside it.
  */
 import { HttpServerRequest } from "@effect/platform"
@@ -86,8 +86,11 @@ export const admit = (request: HttpServerRequest.HttpServerRequest, passage: Pas
   passages.set(request, passage)
 }
 
-/** The passage of the request being served; undefined when it did not come through the gate. */
-export const passageOf: Effect.Effect<Passage | undefined, never, HttpServerRequest.HttpServerRequest> = Effect.map(
-  HttpServerRequest.HttpServerRequest,
-  (request) => passages.get(request)
-)
+/**
+ * What `use` makes of the passage of the request being served (undefined when it did not
+ * come through the gate); read in the step that reads the request, not in one of its own.
+ */
+export const withPassage = <A, E, R>(
+  use: (passage: Passage | undefined) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R | HttpServerRequest.HttpServerRequest> =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => use(passages.get(request)))
