@@ -33,16 +33,20 @@ const dir = mkdtempSync(join(tmpdir(), "slotwise-bench-"))
 /** A contestant runs `n` more operations each time it is called. */
 type Contestant = (n: number) => Promise<void> | void
 
-/** Slotwise: `bookings.create` through the facade, ten staff, one transaction each. */
-const slotwiseCreates = async (): Promise<Contestant> => {
+/**
+ * Slotwise: `bookings.create` through the facade, ten staff, one transaction each. Closed
+ * once timed: an open instance's workers would keep the process alive.
+ */
+const slotwiseCreates = async (): Promise<{ readonly run: Contestant; readonly close: () => Promise<void> }> => {
   const s = await createScheduling({ storage: { sqlite: join(dir, "creates.db") } })
   const { clientId, serviceId, staffIds } = await team(s, 10)
   let i = 0
-  return async (n) => {
+  const run: Contestant = async (n) => {
     for (const end = i + n; i < end; i++) {
       await s.bookings.create({ service_id: serviceId, staff_id: staffIds[i % 10]!, client_id: clientId, start: iso(slotStart(i, 10, 56)) })
     }
   }
+  return { run, close: () => s.close() }
 }
 
 const openRaw = (file: string) => {
@@ -136,11 +140,13 @@ const sameWorkBaseline = async (): Promise<Contestant> => {
 }
 
 const benchCreates = async (rounds: number, perRound: number) => {
-  const contestants = { slotwise: await slotwiseCreates(), insert: insertBaseline(), sameWork: await sameWorkBaseline() }
+  const slotwise = await slotwiseCreates()
+  const contestants = { slotwise: slotwise.run, insert: insertBaseline(), sameWork: await sameWorkBaseline() }
   const names = Object.keys(contestants) as Array<keyof typeof contestants>
   for (const name of names) await contestants[name](200) // prepared statements, JIT
   // A pause between turns: Slotwise's checkpoint thread ends before the next one is timed.
   const times = await interleaved(names.map((name) => () => contestants[name](perRound)), rounds, 150)
+  await slotwise.close()
   const rates = Object.fromEntries(names.map((name, i) => [name, times[i]!.map((ms) => perRound / (ms / 1000))])) as
     Record<keyof typeof contestants, Array<number>>
   const ratios = (of: keyof typeof contestants, to: keyof typeof contestants) => rates[of].map((r, i) => r / rates[to][i]!)
