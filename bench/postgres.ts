@@ -9,8 +9,9 @@
  *    medians (see rounds.ts).
  * 2. `availability.slots` for 50 staff × 31 days with 5,000 bookings (and 1 staff), median,
  *    next to the same case on a SQLite file in the same rounds (the machine's load hits both),
- *    and on a second PostgreSQL client whose reads go one after another (what reading them
- *    together gains). The tables are analysed first, as autovacuum would have them.
+ *    and on a second PostgreSQL client that reads the schedules in one statement instead of
+ *    one per connection at once (what spreading them over connections gains). The tables are
+ *    analysed first, as autovacuum would have them.
  * 3. `bookings.list` (the GET list use case, default page) at 1k and 1M bookings, first page
  *    and a page deep in the keyset, the bookings seeded with generate_series in SQL.
  * 0. The driver: one primary-key SELECT (named and prepared on `pg`) alone and eight of them in a transaction, on
@@ -59,8 +60,8 @@ const url = (() => {
 })()
 
 /**
- * The core on PostgreSQL; `sequentialReads` has it read one statement after another, as
- * before reads went together; `accountLock` has every write take the account's lock, as
+ * The core on PostgreSQL; `sequentialReads` has it read as inside a transaction (the
+ * schedules' reads in one statement, not one per connection at once); `accountLock` has every write take the account's lock, as
  * before bookings locked their members.
  */
 const scheduling = async (schema: string, sequentialReads = false, accountLock = false): Promise<SchedulingClient> => {
@@ -165,7 +166,7 @@ const slots = async (staff: number, bookings: number, rounds: number) => {
   await stats.connect()
   await stats.query("ANALYZE")
   await stats.end()
-  // The same rows read by a second client whose reads go one after another.
+  // The same rows read by a second client whose schedule reads go in one statement.
   const onPostgresSequential = await scheduling(schema, true)
   const pgCase = await timed(onPostgres, pgQuery)
   const pgSequentialCase = await timed(onPostgresSequential, pgQuery)
@@ -311,10 +312,10 @@ try {
     const one = await slots(1, 0, 30)
     const fifty = await slots(50, 5000, 30)
     console.log("availability.slots end to end, interleaved (30 rounds, medians; ratios are medians of each round's own):")
-    console.log("  PostgreSQL with reads together, PostgreSQL with reads one after another, SQLite")
+    console.log("  PostgreSQL with reads on several connections at once, PostgreSQL with the reads in one statement, SQLite")
     for (const [label, c] of [["1 staff × 31 days", one], ["50 staff × 31 days, 5,000 bookings", fifty]] as const) {
       console.log(`  ${label.padEnd(36)} ${String(c.count).padStart(6)} slots  together ${c.postgres.toFixed(2).padStart(6)} ms (${c.ratio.toFixed(2)}× sqlite)` +
-        `  one by one ${c.sequential.toFixed(2).padStart(6)} ms (${c.sequentialRatio.toFixed(2)}×)  sqlite ${c.sqlite.toFixed(2).padStart(6)} ms`)
+        `  in one ${c.sequential.toFixed(2).padStart(6)} ms (${c.sequentialRatio.toFixed(2)}×)  sqlite ${c.sqlite.toFixed(2).padStart(6)} ms`)
     }
     console.log("  target: 50 × 31 with 5,000 bookings under 30 ms on PostgreSQL\n")
   }

@@ -8,11 +8,15 @@ import { StorageFailure } from "../../src/domain/errors.js"
 import type { Event } from "../../src/events/catalogue.js"
 import {
   type Collection,
+  type CollectionRead,
   type CollectionSpec,
+  type ColumnsQuery,
   type ColumnValues,
   type Condition,
+  type IndexedRow,
   type IndexValue,
   type ListQuery,
+  type ReadResults,
   Storage,
   type StorageService,
   type StoredEvent
@@ -182,6 +186,30 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
     return limited.map((entry) => entry.row)
   }
 
+  /** The reads of a collection's view, one function each for the collection and `readMany`. */
+  const runs = {
+    list: (spec: CollectionSpec<any>, view: View, query: ListQuery) => select(spec, view.rows(), query).map((row) => row.doc),
+    listIndexes: (spec: CollectionSpec<any>, view: View, query: ListQuery): Array<IndexedRow> =>
+      select(spec, view.rows(), query).map((row) => ({ ...row.index, id: row.doc.id })),
+    listColumns: (_spec: CollectionSpec<any>, view: View, { columns, groupBy, where = [] }: ColumnsQuery) => {
+      const groups = new Map<IndexValue, Array<Array<IndexValue>>>()
+      for (const row of view.rows()) {
+        if (!matches(row, where)) continue
+        const key = valueOf(row, groupBy)
+        let group = groups.get(key)
+        if (group === undefined) groups.set(key, group = columns.map(() => []))
+        for (let i = 0; i < columns.length; i++) group[i]!.push(valueOf(row, columns[i]!))
+      }
+      return groups as ReadonlyMap<IndexValue, ColumnValues>
+    }
+  }
+
+  /** The reads one after another, in one step. */
+  const readMany = <const T extends ReadonlyArray<CollectionRead<any>>>(reads: T): Effect.Effect<ReadResults<T>, never, Tenant> =>
+    Effect.flatMap(Tenant, (tenant) =>
+      Effect.map(FiberRef.get(currentOverlay), (overlay) =>
+        reads.map((read) => runs[read.op](read.spec, viewOf(read.spec.name, tenant, overlay), read.query as any)) as ReadResults<T>))
+
   const collection = <A extends { readonly id: string }>(spec: CollectionSpec<A>): Collection<A> => {
     const rowOf = (tenant: TenantId, doc: A): Row => {
       const index: Record<string, IndexValue> = {}
@@ -213,21 +241,9 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
         write((overlay, tenant) => {
           overlayOf(overlay, spec.name, tenantKey(tenant)).set(id, DELETED)
         }),
-      list: (query) => read((view) => select(spec, view.rows(), query).map((row) => row.doc as A)),
-      listIndexes: (query) =>
-        read((view) => select(spec, view.rows(), query).map((row) => ({ ...row.index, id: row.doc.id }))),
-      listColumns: ({ where = [], groupBy, columns }) =>
-        read((view) => {
-          const groups = new Map<IndexValue, Array<Array<IndexValue>>>()
-          for (const row of view.rows()) {
-            if (!matches(row, where)) continue
-            const key = valueOf(row, groupBy)
-            let group = groups.get(key)
-            if (group === undefined) groups.set(key, group = columns.map(() => []))
-            for (let i = 0; i < columns.length; i++) group[i]!.push(valueOf(row, columns[i]!))
-          }
-          return groups as ReadonlyMap<IndexValue, ColumnValues>
-        }),
+      list: (query) => read((view) => runs.list(spec, view, query) as Array<A>),
+      listIndexes: (query) => read((view) => runs.listIndexes(spec, view, query)),
+      listColumns: (query) => read((view) => runs.listColumns(spec, view, query)),
       listAcrossTenants: (query) =>
         Effect.sync(() => {
           const all: Array<Row> = []
@@ -275,7 +291,7 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
     }
   })
 
-  return { collection, events, transaction, afterCommit, eraseTenant } satisfies StorageService
+  return { collection, readMany, events, transaction, afterCommit, eraseTenant } satisfies StorageService
 })
 
 /** A fresh, empty in-memory store. */

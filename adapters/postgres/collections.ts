@@ -7,6 +7,7 @@ import { Effect, Option } from "effect"
 import { StorageFailure } from "../../src/domain/errors.js"
 import type {
   Collection,
+  CollectionRead,
   CollectionSpec,
   ColumnValues,
   IndexedRow,
@@ -17,12 +18,27 @@ import type { TenantId } from "../../src/ports/tenant.js"
 import { dialect, limitSql, orderSql, quote, shapeOf, tableOf, unknownColumn, whereSql } from "./query.js"
 import { codeOf, type Sql } from "./transactions.js"
 
+/** One read of `readMany`: its text, a scalar subquery of one `json` value, and its answer from that value. */
+export interface ComposedRead {
+  readonly text: string
+  readonly answer: (json: unknown) => unknown
+}
+
+/** A collection's reads, each composed into a `readMany` statement: parameters pushed onto `params`; unknown columns throw. */
+export type CollectionReads = {
+  readonly [Op in CollectionRead<unknown>["op"]]: (
+    tenant: TenantId,
+    query: Extract<CollectionRead<unknown>, { readonly op: Op }>["query"],
+    params: Array<unknown>
+  ) => ComposedRead
+}
+
 export const makeCollection = <A extends { readonly id: string }>(
   sql: Sql,
   spec: CollectionSpec<A>,
   /** Prepares the table before its first use in this process (a no-op once done). */
   ensure: Effect.Effect<void, StorageFailure>
-): Collection<A> => {
+): Collection<A> & { readonly reads: CollectionReads } => {
   const table = quote(tableOf(spec))
   const name = spec.name
   const columns = Object.keys(spec.indexes)
@@ -78,8 +94,64 @@ export const makeCollection = <A extends { readonly id: string }>(
 
   const docs = (rows: ReadonlyArray<{ readonly doc: A }>): Array<A> => rows.map((row) => row.doc)
 
+  /** `values` (a row's selected columns, in order) as an object keyed by column. */
+  const rowOf = (selected: ReadonlyArray<string>, values: ReadonlyArray<IndexValue>): IndexedRow => {
+    const row: Record<string, IndexValue> = {}
+    for (let i = 0; i < selected.length; i++) row[selected[i]!] = values[i]!
+    return row as IndexedRow
+  }
+
+  /** The columns `listIndexes` selects for `query`, or the unknown column it names. */
+  const selectedFor = (query: ListQuery): ReadonlyArray<string> | StorageFailure => {
+    const wanted = query.columns
+    const unknown = wanted === undefined ? undefined : unknownIn(wanted)
+    if (unknown !== undefined) return unknown
+    return wanted === undefined ? names : ["id", ...wanted.filter((c) => c !== "id")]
+  }
+
+  /** Each read as one `json` value (a scalar subquery) and how to read its answer back: for `readMany`. */
+  const reads: CollectionReads = {
+    list: (tenant, query, params) => {
+      const clause = whereSql(dialect, shape, query, tenant, params)
+      // The order is the aggregate's own (a sorted subquery only usually keeps it).
+      return {
+        text: `(SELECT coalesce(json_agg(q.doc ORDER BY q.n), '[]') FROM ` +
+          `(SELECT doc, row_number() OVER (${orderBy}) AS n FROM ${table} ${clause} ${orderBy}${limitSql(query.limit)}) AS q)`,
+        answer: (json) => json as ReadonlyArray<A>
+      }
+    },
+    listIndexes: (tenant, query, params) => {
+      const selected = selectedFor(query)
+      if (selected instanceof StorageFailure) throw selected
+      const clause = whereSql(dialect, shape, query, tenant, params)
+      const ordered = query.ordered !== false
+      return {
+        text: `(SELECT coalesce(json_agg(json_build_array(${selected.map((c) => `q.${quote(c)}`).join(", ")})` +
+          `${ordered ? " ORDER BY q.n" : ""}), '[]') FROM ` +
+          `(SELECT ${selected.map(quote).join(", ")}${ordered ? `, row_number() OVER (${orderBy}) AS n` : ""} FROM ${table} ${clause} ` +
+          `${ordered ? orderBy : ""}${limitSql(query.limit)}) AS q)`,
+        answer: (json) => (json as ReadonlyArray<ReadonlyArray<IndexValue>>).map((values) => rowOf(selected, values))
+      }
+    },
+    listColumns: (tenant, { columns: wanted, groupBy, where = [] }, params) => {
+      const unknown = unknownIn([groupBy, ...wanted])
+      if (unknown !== undefined) throw unknown
+      const clause = whereSql(dialect, shape, { where }, tenant, params)
+      const arrays = wanted.map((c, i) => `json_agg(${quote(c)}) AS a${i}`)
+      return {
+        text: `(SELECT coalesce(json_agg(json_build_array(q.k${wanted.map((_, i) => `, q.a${i}`).join("")})), '[]') FROM ` +
+          `(SELECT ${quote(groupBy)} AS k, ${arrays.join(", ")} FROM ${table} ${clause} GROUP BY ${quote(groupBy)}) AS q)`,
+        answer: (json) =>
+          new Map<IndexValue, ColumnValues>(
+            (json as ReadonlyArray<[IndexValue, ...Array<Array<IndexValue>>]>).map(([key, ...values]) => [key, values])
+          )
+      }
+    }
+  }
+
   return {
     spec,
+    reads,
     get: (id) =>
       withTable(sql.forTenant((tenant) =>
         Effect.map(
@@ -118,21 +190,15 @@ export const makeCollection = <A extends { readonly id: string }>(
       })),
     listIndexes: (query) =>
       withTable(sql.forTenant((tenant) => {
-        const wanted = query.columns
-        const unknown = wanted === undefined ? undefined : unknownIn(wanted)
-        if (unknown !== undefined) return Effect.fail(unknown)
-        const selected = wanted === undefined ? names : ["id", ...wanted.filter((c) => c !== "id")]
+        const selected = selectedFor(query)
+        if (selected instanceof StorageFailure) return Effect.fail(selected)
         const params: Array<unknown> = []
         return Effect.flatMap(whereOf(query, tenant, params), (clause) => {
           const text = `SELECT ${selected.map(quote).join(", ")} FROM ${table} ${clause} ` +
             `${query.ordered === false ? "" : orderBy}${limitSql(query.limit)}`
           // Rows as arrays, made into objects here: cheaper for the thousands a slot list reads.
           return Effect.map(sql.query<Array<IndexValue>>(text, params, what.listIndexes, true), (rows) =>
-            rows.map((values) => {
-              const row: Record<string, IndexValue> = {}
-              for (let i = 0; i < selected.length; i++) row[selected[i]!] = values[i]!
-              return row as IndexedRow
-            }))
+            rows.map((values) => rowOf(selected, values)))
         })
       })),
     listColumns: ({ columns: wanted, groupBy, where = [] }) =>

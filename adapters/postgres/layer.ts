@@ -13,8 +13,17 @@ import { Effect, Layer, type Scope } from "effect"
 import pg from "pg"
 import { StorageFailure } from "../../src/domain/errors.js"
 import { CoreCollections } from "../../src/ports/collections.js"
-import { type Collection, type CollectionSpec, type EventLog, Storage, type StorageService } from "../../src/ports/storage.js"
-import { makeCollection } from "./collections.js"
+import {
+  type Collection,
+  type CollectionRead,
+  type CollectionSpec,
+  type EventLog,
+  type ReadResults,
+  Storage,
+  type StorageService
+} from "../../src/ports/storage.js"
+import type { Tenant } from "../../src/ports/tenant.js"
+import { type CollectionReads, type ComposedRead, makeCollection } from "./collections.js"
 import { makeEventLog } from "./eventLog.js"
 import { migrateBase, migrateCollection, type Run } from "./migrations.js"
 import { quote } from "./query.js"
@@ -151,12 +160,35 @@ export const makePostgresStorage = (
           : aside.outside(aside.locked(MIGRATION_LOCK, Effect.zipRight(migrateCollection(asideRun, spec), markReady(spec))))
       )
 
-    const collections = new WeakMap<CollectionSpec<any>, Collection<any>>()
-    const collection = <A extends { readonly id: string }>(spec: CollectionSpec<A>): Collection<A> => {
-      let found = collections.get(spec) as Collection<A> | undefined
+    const collections = new WeakMap<CollectionSpec<any>, ReturnType<typeof makeCollection<any>>>()
+    const collection = <A extends { readonly id: string }>(spec: CollectionSpec<A>): Collection<A> & { readonly reads: CollectionReads } => {
+      let found = collections.get(spec)
       if (found === undefined) collections.set(spec, found = makeCollection(sql, spec, ensure(spec)))
       return found
     }
+
+    /**
+     * The reads in one statement, one round trip: each a scalar subquery of one `json` value
+     * (its rows aggregated), their parameters numbered on from one to the next.
+     */
+    const readMany = <const T extends ReadonlyArray<CollectionRead<any>>>(reads: T): Effect.Effect<ReadResults<T>, StorageFailure, Tenant> =>
+      Effect.zipRight(
+        Effect.forEach(reads, (read) => ensure(read.spec), { discard: true }),
+        sql.forTenant((tenant) => {
+          const params: Array<unknown> = []
+          let composed: Array<ComposedRead>
+          try {
+            composed = reads.map((read) => collection(read.spec).reads[read.op](tenant, read.query as any, params))
+          } catch (fault) {
+            return Effect.fail(fault instanceof StorageFailure ? fault : new StorageFailure({ detail: "readMany: query", cause: fault }))
+          }
+          const text = `SELECT ${composed.map((read) => read.text).join(", ")}`
+          return Effect.map(
+            sql.query<Array<unknown>>(text, params, "readMany", true),
+            (rows) => composed.map((read, i) => read.answer(rows[0]![i])) as ReadResults<T>
+          )
+        })
+      )
 
     const eraseTenant = sql.write((tenant) =>
       Effect.gen(function*() {
@@ -188,6 +220,7 @@ export const makePostgresStorage = (
 
     return {
       collection,
+      readMany,
       events,
       transaction: sql.transaction,
       keyedTransaction: sql.keyedTransaction,

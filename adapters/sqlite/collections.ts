@@ -5,8 +5,19 @@
  */
 import { Effect, Option } from "effect"
 import { StorageFailure } from "../../src/domain/errors.js"
-import type { Collection, CollectionSpec, ColumnValues, IndexedRow, IndexValue } from "../../src/ports/storage.js"
-import type { TenantId } from "../../src/ports/tenant.js"
+import type {
+  Collection,
+  CollectionRead,
+  CollectionSpec,
+  ColumnValues,
+  ColumnsQuery,
+  IndexedRow,
+  IndexValue,
+  ListQuery,
+  ReadResults,
+  StorageService
+} from "../../src/ports/storage.js"
+import type { Tenant, TenantId } from "../../src/ports/tenant.js"
 import { sqliteDialect } from "../sql/dialects.js"
 import { orderSql, quote, shapeOf, statementMemo, tableOf } from "../sql/query.js"
 import { migrateCollection } from "./migrations.js"
@@ -18,10 +29,23 @@ export interface Collections {
   readonly collection: <A extends { readonly id: string }>(spec: CollectionSpec<A>) => Collection<A>
   /** Migrates `spec`'s table inside the open transaction; marks it ready once committed. */
   readonly prepare: (spec: CollectionSpec<any>) => Effect.Effect<void, StorageFailure>
+  readonly readMany: StorageService["readMany"]
+}
+
+/** A collection's reads, each run in the caller's step on its connection. */
+type ReadRuns = {
+  readonly [Op in CollectionRead<unknown>["op"]]: (
+    statements: Statements,
+    tenant: TenantId,
+    query: Extract<CollectionRead<unknown>, { readonly op: Op }>["query"]
+  ) => unknown
 }
 
 export const makeCollections = (tx: Transactions): Collections => {
   const { acrossTenants, forTenant, write } = tx
+
+  /** Each made collection's reads, for `readMany`. */
+  const readRuns = new WeakMap<CollectionSpec<any>, ReadRuns>()
 
   /** Specs whose table this process has migrated (committed). */
   const ready = new WeakSet<CollectionSpec<any>>()
@@ -83,6 +107,52 @@ export const makeCollections = (tx: Transactions): Collections => {
     const withTable = <X, E, R>(effect: Effect.Effect<X, E, R>) =>
       ready.has(spec) ? effect : Effect.zipRight(ensure(spec), effect)
 
+    /** The reads, run on `statements` for `tenant` in the caller's step. */
+    const runs = {
+      list: (statements: Statements, tenant: TenantId, query: ListQuery): Array<A> => {
+        const params: Array<unknown> = []
+        const limit = limitSql(query.limit)
+        const text = statement(`list${limit}`, [], query, tenant, params, (clause) => `SELECT doc FROM ${table} ${clause} ${orderBy}${limit}`)
+        return parseAll<A>(what.list, execute(statements, text, params, what.list))
+      },
+      listIndexes: (statements: Statements, tenant: TenantId, query: ListQuery): Array<IndexedRow> => {
+        const wanted = query.columns
+        if (wanted !== undefined) requireKnown(shape, wanted)
+        const selected = wanted === undefined
+          ? names
+          : ["id", ...wanted.filter((c) => c !== "id")]
+        const params: Array<unknown> = []
+        const order = query.ordered === false ? "" : orderBy
+        const limit = limitSql(query.limit)
+        const text = statement(
+          `listIndexes ${order}${limit}`,
+          selected,
+          query,
+          tenant,
+          params,
+          (clause) => `SELECT ${selected.map(quote).join(", ")} FROM ${table} ${clause} ${order}${limit}`
+        )
+        // Rows as arrays, made into objects here: cheaper for the thousands a slot list reads.
+        return execute(statements, text, params, what.listIndexes, true).map(rowOf(selected))
+      },
+      listColumns: (statements: Statements, tenant: TenantId, { columns, groupBy, where = [] }: ColumnsQuery): Map<IndexValue, ColumnValues> => {
+        requireKnown(shape, [groupBy, ...columns])
+        const params: Array<unknown> = []
+        // A row per group, each column aggregated into a JSON array: parsing a few long
+        // arrays costs half of what making thousands of rows does.
+        const text = statement("listColumns", [groupBy, ...columns], { where }, tenant, params, (clause) => {
+          const selected = [quote(groupBy), ...columns.map((c) => `json_group_array(${quote(c)})`)]
+          return `SELECT ${selected.join(", ")} FROM ${table} ${clause} GROUP BY ${quote(groupBy)}`
+        })
+        const rows = execute(statements, text, params, what.listColumns, true) as Array<[IndexValue, ...Array<string>]>
+        return parsed(what.listColumns, () =>
+          new Map<IndexValue, ColumnValues>(
+            rows.map(([key, ...arrays]) => [key, arrays.map((json) => JSON.parse(json) as Array<IndexValue>)])
+          ))
+      }
+    }
+    readRuns.set(spec, runs satisfies ReadRuns)
+
     return {
       spec,
       get: (id) =>
@@ -111,50 +181,9 @@ export const makeCollections = (tx: Transactions): Collections => {
         withTable(write((statements, tenant) => {
           execute(statements, removeSql, [tenant.account_id, tenant.environment, id], what.remove)
         })),
-      list: (query) =>
-        withTable(forTenant((statements, tenant) => {
-          const params: Array<unknown> = []
-          const limit = limitSql(query.limit)
-          const text = statement(`list${limit}`, [], query, tenant, params, (clause) => `SELECT doc FROM ${table} ${clause} ${orderBy}${limit}`)
-          return parseAll<A>(what.list, execute(statements, text, params, what.list))
-        })),
-      listIndexes: (query) =>
-        withTable(forTenant((statements, tenant) => {
-          const wanted = query.columns
-          if (wanted !== undefined) requireKnown(shape, wanted)
-          const selected = wanted === undefined
-            ? names
-            : ["id", ...wanted.filter((c) => c !== "id")]
-          const params: Array<unknown> = []
-          const order = query.ordered === false ? "" : orderBy
-          const limit = limitSql(query.limit)
-          const text = statement(
-            `listIndexes ${order}${limit}`,
-            selected,
-            query,
-            tenant,
-            params,
-            (clause) => `SELECT ${selected.map(quote).join(", ")} FROM ${table} ${clause} ${order}${limit}`
-          )
-          // Rows as arrays, made into objects here: cheaper for the thousands a slot list reads.
-          return execute(statements, text, params, what.listIndexes, true).map(rowOf(selected))
-        })),
-      listColumns: ({ columns, groupBy, where = [] }) =>
-        withTable(forTenant((statements, tenant) => {
-          requireKnown(shape, [groupBy, ...columns])
-          const params: Array<unknown> = []
-          // A row per group, each column aggregated into a JSON array: parsing a few long
-          // arrays costs half of what making thousands of rows does.
-          const text = statement("listColumns", [groupBy, ...columns], { where }, tenant, params, (clause) => {
-            const selected = [quote(groupBy), ...columns.map((c) => `json_group_array(${quote(c)})`)]
-            return `SELECT ${selected.join(", ")} FROM ${table} ${clause} GROUP BY ${quote(groupBy)}`
-          })
-          const rows = execute(statements, text, params, what.listColumns, true) as Array<[IndexValue, ...Array<string>]>
-          return parsed(what.listColumns, () =>
-            new Map<IndexValue, ColumnValues>(
-              rows.map(([key, ...arrays]) => [key, arrays.map((json) => JSON.parse(json) as Array<IndexValue>)])
-            ))
-        })),
+      list: (query) => withTable(forTenant((statements, tenant) => runs.list(statements, tenant, query))),
+      listIndexes: (query) => withTable(forTenant((statements, tenant) => runs.listIndexes(statements, tenant, query))),
+      listColumns: (query) => withTable(forTenant((statements, tenant) => runs.listColumns(statements, tenant, query))),
       listAcrossTenants: (query) =>
         withTable(acrossTenants((statements) => {
           const params: Array<unknown> = []
@@ -184,7 +213,25 @@ export const makeCollections = (tx: Transactions): Collections => {
     return found
   }
 
-  return { collection, prepare }
+  /**
+   * Runs the reads one after another in one step: one connection, and inside the open
+   * transaction if there is one (the collections' tables prepared first, once).
+   */
+  const readMany = <const T extends ReadonlyArray<CollectionRead<any>>>(reads: T): Effect.Effect<ReadResults<T>, StorageFailure, Tenant> => {
+    const run = forTenant((statements, tenant) =>
+      reads.map((read) => (readRuns.get(read.spec) ?? runsOf(read.spec))[read.op](statements, tenant, read.query as any)) as ReadResults<T>
+    )
+    const unprepared = reads.filter((read) => !ready.has(read.spec))
+    return unprepared.length === 0 ? run : Effect.zipRight(Effect.forEach(unprepared, (read) => ensure(read.spec), { discard: true }), run)
+  }
+
+  /** The reads of `spec`'s collection, made with it. */
+  const runsOf = (spec: CollectionSpec<any>): ReadRuns => {
+    collection(spec)
+    return readRuns.get(spec)!
+  }
+
+  return { collection, prepare, readMany }
 }
 
 /** Deletes the tenant's documents from every collection table (inside a write). */

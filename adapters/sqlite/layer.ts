@@ -103,7 +103,7 @@ export const makeSqliteStorage = (
         }
       }
     })
-    const { collection, prepare } = makeCollections(tx)
+    const { collection, prepare, readMany } = makeCollections(tx)
     // A group's COMMIT set for the end of the turn is not left behind when the storage closes.
     yield* Effect.addFinalizer(() => Effect.sync(tx.close))
 
@@ -131,6 +131,7 @@ export const makeSqliteStorage = (
 
     return {
       collection,
+      readMany,
       events: makeEventLog(tx),
       transaction: tx.transaction,
       afterCommit: tx.afterCommit,

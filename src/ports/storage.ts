@@ -136,6 +136,44 @@ export interface Collection<A extends { readonly id: string }> {
   ) => Effect.Effect<ReadonlyArray<{ readonly tenant: TenantId; readonly doc: A }>, StorageFailure>
 }
 
+/**
+ * A read of a collection as a value (`list`, `listIndexes` or `listColumns` and its query),
+ * for `StorageService.readMany` to run with others in one go; `A` is what it reads.
+ */
+export type CollectionRead<A> =
+  & { readonly spec: CollectionSpec<any>; readonly [readResult]?: A }
+  & (
+    | { readonly op: "list"; readonly query: ListQuery }
+    | { readonly op: "listIndexes"; readonly query: ListQuery }
+    | { readonly op: "listColumns"; readonly query: ColumnsQuery }
+  )
+
+declare const readResult: unique symbol
+
+/** What each of `reads` reads, in order. */
+export type ReadResults<T extends ReadonlyArray<CollectionRead<any>>> = {
+  -readonly [K in keyof T]: T[K] extends CollectionRead<infer A> ? A : never
+}
+
+/** The reads `readMany` runs, each answering as the collection method of its name does. */
+export const Read = {
+  list: <A extends { readonly id: string }>(spec: CollectionSpec<A>, query: ListQuery): CollectionRead<ReadonlyArray<A>> => ({
+    op: "list",
+    spec,
+    query
+  }),
+  listIndexes: (spec: CollectionSpec<any>, query: ListQuery): CollectionRead<ReadonlyArray<IndexedRow>> => ({
+    op: "listIndexes",
+    spec,
+    query
+  }),
+  listColumns: (spec: CollectionSpec<any>, query: ColumnsQuery): CollectionRead<ReadonlyMap<IndexValue, ColumnValues>> => ({
+    op: "listColumns",
+    spec,
+    query
+  })
+}
+
 export interface StoredEvent {
   /** Position in the log: increases in commit order, never reused. */
   readonly seq: number
@@ -179,6 +217,12 @@ export interface StorageSignals {
 export interface StorageService {
   readonly collection: <A extends { readonly id: string }>(spec: CollectionSpec<A>) => Collection<A>
   readonly events: EventLog
+  /**
+   * Runs independent reads of the tenant's collections together: what each answers is what
+   * its collection method would, read in one step (an in-process database) or one round trip
+   * (a server database), inside the open transaction if there is one.
+   */
+  readonly readMany: <const T extends ReadonlyArray<CollectionRead<any>>>(reads: T) => Effect.Effect<ReadResults<T>, StorageFailure, Tenant>
   /**
    * Runs `effect` as one atomic write: all its writes and events commit together or not at
    * all, and no other write transaction (in this process or another on the same database)

@@ -22,7 +22,7 @@ import {
   StaffCollection
 } from "../ports/collections.js"
 import type { StorageFailure } from "../domain/errors.js"
-import type { ColumnValues, IndexedRow, StorageService } from "../ports/storage.js"
+import { type CollectionRead, type ColumnValues, type IndexedRow, Read, type ReadResults, type StorageService } from "../ports/storage.js"
 import type { Tenant } from "../ports/tenant.js"
 import {
   collectiveSlots,
@@ -164,6 +164,40 @@ const inSequence = <B, E, R>(
   return reads.length === 0 ? next([]) : Effect.flatMap(reads[0]!, (first) => from(1, [first]))
 }
 
+/**
+ * `next` of what `reads` read, in order: together in one step or round trip of the storage
+ * (`readMany`), or, where the storage reads in parallel here and now and it is `worthIt`
+ * (many staff members' rows), each at once on a connection of its own.
+ */
+export const readsThen = (storage: StorageService) => {
+  const together = readTogether(storage)
+  /** One read by its collection's own method: a statement of its own, on a connection of its own. */
+  const one = (read: CollectionRead<unknown>): Effect.Effect<unknown, StorageFailure, Tenant> =>
+    (storage.collection(read.spec)[read.op] as (query: unknown) => Effect.Effect<unknown, StorageFailure, Tenant>)(read.query)
+  return <const T extends ReadonlyArray<CollectionRead<any>>, B, E, R>(
+    reads: T,
+    worthIt: boolean,
+    next: (results: ReadResults<T>) => Effect.Effect<B, E, R>
+  ): Effect.Effect<B, StorageFailure | E, Tenant | R> => {
+    const inOne = Effect.flatMap(storage.readMany(reads), next)
+    if (!worthIt || storage.readConcurrency === undefined) return inOne
+    return Effect.flatMap(storage.readConcurrency, (concurrency) =>
+      concurrency > 1
+        ? together.andThen(reads.map(one), true, next as (results: ReadonlyArray<unknown>) => Effect.Effect<B, E, R>)
+        : inOne)
+  }
+}
+
+/** `reads` and then `alongside` if there is one: its result comes last (undefined without it). */
+const withAlongside = <const T extends ReadonlyArray<CollectionRead<any>>, B>(
+  reads: T,
+  alongside: CollectionRead<B> | undefined
+) => (alongside === undefined ? reads : [...reads, alongside]) as unknown as readonly [...T, CollectionRead<B>]
+
+/** No staff member of the tenant has the `staff_id` asked for. */
+const noStaffMember = (id: string) =>
+  new InvalidReference({ detail: `no staff member with id ${id}`, errors: [{ path: "staff_id", message: "does not name an existing staff member" }] })
+
 const NO_BUSY: ReadonlyArray<BusyInterval> = []
 
 /** Each staff member's busy ranges, from their calendars' chunks. */
@@ -194,13 +228,9 @@ export interface Exclusions {
 }
 
 export const makeScheduleLoader = (storage: StorageService) => {
-  const rules = storage.collection(AvailabilityCollection)
   const bookings = storage.collection(BookingsCollection)
-  const holds = storage.collection(HoldsCollection)
-  const busyRanges = storage.collection(BusyRangesCollection)
-  const memberRows = storage.collection(MemberOccupancyCollection)
   const staffDocs = storage.collection(StaffCollection)
-  const together = readTogether(storage)
+  const readAll = readsThen(storage)
 
   /**
    * The schedules of `staffIds` for candidates starting in `range`: every rule, and every
@@ -216,15 +246,19 @@ export const makeScheduleLoader = (storage: StorageService) => {
   ): Effect.Effect<Array<StaffSchedule>, StorageFailure, Tenant> =>
     schedulesThen(staffIds, policy, range, now, exclude, purpose, Effect.succeed)
 
-  /** `next` of the `schedules`, in the same step. */
-  const schedulesThen = <A, E, R>(
+  /**
+   * `next` of the `schedules`, in the same step; and of what `alongside` reads, read with
+   * them in one go (a caller's read that does not depend on them).
+   */
+  const schedulesThen = <A, E, R, B = undefined>(
     staffIds: ReadonlyArray<string>,
     policy: SlotPolicy,
     range: Interval,
     now: number,
     exclude: Exclusions,
     purpose: "check" | "list",
-    next: (schedules: Array<StaffSchedule>) => Effect.Effect<A, E, R>
+    next: (schedules: Array<StaffSchedule>, alongside: B) => Effect.Effect<A, E, R>,
+    alongside?: CollectionRead<B>
   ): Effect.Effect<A, E | StorageFailure, R | Tenant> => {
     const from = range.start - policy.buffer_before
     const to = range.end + policy.duration + policy.buffer_after
@@ -241,9 +275,9 @@ export const makeScheduleLoader = (storage: StorageService) => {
     // Listing a one-seat service needs no ids (no reasons, no seats): only occupied ranges.
     const lean = purpose === "list" && policy.capacity === 1 && exclude.bookingId === undefined && exclude.holdId === undefined
     const many = staffIds.length > 1
-    const ruleDocs = rules.list({ where: [{ column: "staff_id", op: "in", value: staffIds }] })
+    const ruleDocs = Read.list(AvailabilityCollection, { where: [{ column: "staff_id", op: "in", value: staffIds }] })
     // Chunks hold the ranges that start in their week, ending by `to_ms`.
-    const busyChunks = busyRanges.list({
+    const busyChunks = Read.list(BusyRangesCollection, {
       where: [
         { column: "staff_id", op: "in", value: staffIds },
         { column: "from_ms", op: "lt", value: to + BUSY_PAD },
@@ -267,16 +301,16 @@ export const makeScheduleLoader = (storage: StorageService) => {
     }
     // Chained, not a generator: this runs inside every booking check.
     if (lean) {
-      return together.andThen(
-        [
+      return readAll(
+        withAlongside([
           ruleDocs,
-          bookings.listColumns({ where: activeBookings, groupBy: "staff_id", columns: LEAN_COLUMNS }),
-          holds.listColumns({ where: liveHolds, groupBy: "staff_id", columns: LEAN_COLUMNS }),
+          Read.listColumns(BookingsCollection, { where: activeBookings, groupBy: "staff_id", columns: LEAN_COLUMNS }),
+          Read.listColumns(HoldsCollection, { where: liveHolds, groupBy: "staff_id", columns: LEAN_COLUMNS }),
           busyChunks,
-          memberRows.listColumns({ where: liveHolds, groupBy: "staff_id", columns: LEAN_COLUMNS })
-        ],
+          Read.listColumns(MemberOccupancyCollection, { where: liveHolds, groupBy: "staff_id", columns: LEAN_COLUMNS })
+        ] as const, alongside),
         many,
-        ([docs, booked, held, busy, shared]) =>
+        ([docs, booked, held, busy, shared, extra]) =>
           next(assemble(
             docs,
             new Map(staffIds.map((id) => {
@@ -287,19 +321,19 @@ export const makeScheduleLoader = (storage: StorageService) => {
               return [id, into]
             })),
             busy
-          ))
+          ), extra)
       )
     }
-    return together.andThen(
-      [
+    return readAll(
+      withAlongside([
         ruleDocs,
-        bookings.listIndexes({ where: activeBookings, columns: OCCUPANCY_COLUMNS, ordered: false }),
-        holds.listIndexes({ where: liveHolds, columns: OCCUPANCY_COLUMNS, ordered: false }),
+        Read.listIndexes(BookingsCollection, { where: activeBookings, columns: OCCUPANCY_COLUMNS, ordered: false }),
+        Read.listIndexes(HoldsCollection, { where: liveHolds, columns: OCCUPANCY_COLUMNS, ordered: false }),
         busyChunks,
-        memberRows.listIndexes({ where: liveHolds, columns: SHARED_COLUMNS, ordered: false })
-      ],
+        Read.listIndexes(MemberOccupancyCollection, { where: liveHolds, columns: SHARED_COLUMNS, ordered: false })
+      ] as const, alongside),
       many,
-      ([docs, bookingRows, holdRows, busy, sharedRows]) => {
+      ([docs, bookingRows, holdRows, busy, sharedRows, extra]) => {
         const byStaff = new Map(staffIds.map((id) => [id, [] as Array<Occupancy>]))
         for (const row of bookingRows) {
           if (row.id !== exclude.bookingId) byStaff.get(row.staff_id as string)?.push(occupancyOf("booking", row))
@@ -313,7 +347,7 @@ export const makeScheduleLoader = (storage: StorageService) => {
           if (source === exclude.bookingId || source === exclude.holdId) continue
           byStaff.get(row.staff_id as string)?.push(occupancyOf(row.kind as Occupancy["kind"], { ...row, id: source }))
         }
-        return next(assemble(docs, byStaff, busy))
+        return next(assemble(docs, byStaff, busy), extra)
       }
     )
   }
@@ -393,6 +427,35 @@ export const makeScheduleLoader = (storage: StorageService) => {
         const reasons = reasonsOn(service, staff, policy, schedule!, start, now)
         return reasons.length === 0 ? next() : refuse(service, staff, start, now, exclude, reasons)
       }
+    )
+  }
+
+  /**
+   * `whenBookable` for the staff member `id` names, read with their schedule in one go, or
+   * `invalid_reference` (before anything else) when there is none.
+   */
+  const whenBookableNamed = <A, E, R>(
+    service: Service,
+    id: string,
+    start: number,
+    now: number,
+    exclude: Exclusions,
+    next: (member: Staff) => Effect.Effect<A, E, R>
+  ): Effect.Effect<A, E | StorageFailure | InvalidReference | SlotUnavailable | OutsideAvailability, R | Tenant> => {
+    const policy = policyOf(service)
+    return schedulesThen(
+      [id],
+      policy,
+      { start, end: start + 1 },
+      now,
+      exclude,
+      "check",
+      ([schedule], [member]): Effect.Effect<A, E | StorageFailure | InvalidReference | SlotUnavailable | OutsideAvailability, R | Tenant> => {
+        if (member === undefined) return Effect.fail(noStaffMember(id))
+        const reasons = reasonsOn(service, member, policy, schedule!, start, now)
+        return reasons.length === 0 ? next(member) : refuse(service, member, start, now, exclude, reasons)
+      },
+      Read.list(StaffCollection, { where: [{ column: "id", op: "eq", value: id }] })
     )
   }
 
@@ -592,8 +655,7 @@ export const makeScheduleLoader = (storage: StorageService) => {
   ): Effect.Effect<A, E | StorageFailure | InvalidReference | SlotUnavailable | OutsideAvailability, R | Tenant> =>
     // The common case, chained rather than a generator: one named member, checked.
     service.assignment !== "collective" && requested !== undefined
-      ? withStaff(requested, (member) =>
-        whenBookable(service, member, start, now, exclude, () => next({ member, staff_ids: [member.id], assigned_by: "chosen" })))
+      ? whenBookableNamed(service, requested, start, now, exclude, (member) => next({ member, staff_ids: [member.id], assigned_by: "chosen" }))
       : Effect.flatMap(assignAmong(service, requested, start, now, exclude, prefer), next)
 
   /** `assign` for a collective service or a member not named. */
@@ -626,13 +688,6 @@ export const makeScheduleLoader = (storage: StorageService) => {
       const member = members.find((m) => m.id === picked)!
       return { member, staff_ids: [member.id], assigned_by: roundRobin ? "round_robin" : "first_free" } satisfies StaffChoice
     })
-
-  /** `next` of the staff member `id` names, in the same step, or `invalid_reference`. */
-  const withStaff = <A, E, R>(id: string, next: (member: Staff) => Effect.Effect<A, E, R>): Effect.Effect<A, E | InvalidReference | StorageFailure, R | Tenant> =>
-    Effect.flatMap(staffDocs.get(id), (found): Effect.Effect<A, E | InvalidReference, R> =>
-      found._tag === "Some"
-        ? next(found.value)
-        : Effect.fail(new InvalidReference({ detail: `no staff member with id ${id}`, errors: [{ path: "staff_id", message: "does not name an existing staff member" }] })))
 
   return {
     assign,

@@ -1,7 +1,8 @@
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { readTogether } from "../../src/scheduling/loadSchedule.js"
-import type { StorageService } from "../../src/ports/storage.js"
+import { readsThen, readTogether } from "../../src/scheduling/loadSchedule.js"
+import { type CollectionRead, type CollectionSpec, Read, type StorageService } from "../../src/ports/storage.js"
+import { Tenant } from "../../src/ports/tenant.js"
 
 // Reads one after another only need no `readConcurrency` of the storage.
 const together = readTogether({} as StorageService)
@@ -33,5 +34,40 @@ describe("readTogether", () => {
 
   it("answers no reads at once", () => {
     expect(Effect.runSync(together([] as ReadonlyArray<Effect.Effect<never>>, false))).toEqual([])
+  })
+})
+
+describe("readsThen", () => {
+  const Docs: CollectionSpec<{ readonly id: string }> = { name: "docs", indexes: {}, order: [] }
+  /** A storage that records how each read was asked for; `parallel` as its readConcurrency. */
+  const recording = (parallel: number | undefined) => {
+    const asked: Array<string> = []
+    const storage = {
+      readMany: (reads: ReadonlyArray<CollectionRead<unknown>>) =>
+        Effect.sync(() => (asked.push(`many:${reads.length}`), reads.map((r) => `${r.op}`))),
+      collection: () => ({
+        list: () => Effect.sync(() => (asked.push("list"), "list")),
+        listIndexes: () => Effect.sync(() => (asked.push("listIndexes"), "listIndexes"))
+      }),
+      ...(parallel === undefined ? {} : { readConcurrency: Effect.succeed(parallel) })
+    } as unknown as StorageService
+    return { asked, run: readsThen(storage) }
+  }
+  const reads = [Read.list(Docs, {}), Read.listIndexes(Docs, {})] as const
+  const program = (run: ReturnType<typeof readsThen>, worthIt: boolean) =>
+    Effect.provideService(run(reads, worthIt, (results) => Effect.succeed(results)), Tenant, { account_id: "a", environment: "sandbox" })
+
+  it("reads in one readMany where the storage cannot or need not spread them", () => {
+    for (const [parallel, worthIt] of [[undefined, true], [1, true], [4, false]] as const) {
+      const { asked, run } = recording(parallel)
+      expect(Effect.runSync(program(run, worthIt))).toEqual(["list", "listIndexes"])
+      expect(asked).toEqual(["many:2"])
+    }
+  })
+
+  it("reads each by its collection's method, at once, where the storage reads in parallel and it is worth it", () => {
+    const { asked, run } = recording(4)
+    expect(Effect.runSync(program(run, true))).toEqual(["list", "listIndexes"])
+    expect([...asked].sort()).toEqual(["list", "listIndexes"])
   })
 })

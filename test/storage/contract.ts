@@ -56,7 +56,7 @@ import {
   StaffCollection
 } from "../../src/ports/collections.js"
 import { makeMemberOccupancy } from "../../src/scheduling/memberOccupancy.js"
-import type { CollectionSpec, ColumnValues, IndexValue, ListQuery } from "../../src/ports/storage.js"
+import { type CollectionSpec, type ColumnsQuery, type ColumnValues, type IndexValue, type ListQuery, Read } from "../../src/ports/storage.js"
 import { DnsResolver } from "../../src/ports/dns.js"
 import { Storage } from "../../src/ports/storage.js"
 import { Tenant, type TenantId } from "../../src/ports/tenant.js"
@@ -459,6 +459,58 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
             yield* things.remove("t4")
             expect(rowsOf(yield* things.listColumns({ groupBy: "kind", columns: ["id"] }), "c")).toEqual([["t6"]])
           }))
+        }).pipe(as(tenantA))
+      )
+
+      test(
+        "readMany answers each read as its collection method does, in one go, in this tenant only",
+        Effect.gen(function*() {
+          yield* seed
+          const storage = yield* Storage
+          const things = storage.collection(Things)
+          const pairs = storage.collection(Pairs)
+          yield* things.insert(thing("other", 9, "a", "x")).pipe(as(tenantB))
+          for (const r of [thing("p1", 2, "k", null), thing("p2", 1, "k", "it's \"quoted\""), thing("p3", 1, "k", null)]) yield* pairs.insert(r)
+          // Values of every kind across the reads (lists, nulls, quotes, an empty list), so a
+          // composed statement numbers each read's parameters on from the last one's.
+          const listQuery: ListQuery = { where: [{ column: "kind", op: "in", value: ["a", "b"] }], limit: 3 }
+          const indexesQuery: ListQuery = { where: [{ column: "tag", op: "in", value: ["y", null] }], columns: ["rank"], ordered: false }
+          const columnsQuery: ColumnsQuery = { where: [{ column: "rank", op: "gt", value: 1 }], groupBy: "kind", columns: ["rank", "id"] }
+          const reads = [
+            Read.list(Things, listQuery),
+            Read.listIndexes(Things, indexesQuery),
+            Read.listColumns(Things, columnsQuery),
+            Read.list(Pairs, { where: [{ column: "tag", op: "ne", value: "it's \"quoted\"" }] }),
+            Read.listIndexes(Pairs, { where: [{ column: "rank", op: "in", value: [] }] }),
+            Read.list(Things, { after: [3, "t3"] }),
+            Read.listIndexes(Pairs, {})
+          ] as const
+          const [list, indexes, columns, pairList, none, after, pairIndexes] = yield* storage.readMany(reads)
+          expect(list).toEqual(yield* things.list(listQuery))
+          expect(ids(list)).toEqual(["t1", "t2", "t3"])
+          expect([...indexes].sort((a, b) => a.id.localeCompare(b.id))).toEqual(
+            [...(yield* things.listIndexes(indexesQuery))].sort((a, b) => a.id.localeCompare(b.id))
+          )
+          expect(typeof indexes[0]!.rank).toBe("number")
+          expect(columns).toEqual(yield* things.listColumns(columnsQuery))
+          expect(ids(pairList)).toEqual(["p3", "p1"])
+          expect(none).toEqual([])
+          expect(ids(after)).toEqual(["t4", "t5"])
+          expect(pairIndexes).toEqual(yield* pairs.listIndexes({}))
+          expect(yield* storage.readMany([])).toEqual([])
+
+          // Inside a transaction they see its own writes.
+          yield* storage.transaction(Effect.gen(function*() {
+            yield* things.insert(thing("t6", 6, "a"))
+            yield* things.remove("t1")
+            const [inside] = yield* storage.readMany([Read.list(Things, { where: [{ column: "kind", op: "eq", value: "a" }] })])
+            expect(ids(inside)).toEqual(["t3", "t6"])
+          }))
+          // A read naming a column the collection does not index fails where the method does.
+          const unknown: ListQuery = { columns: ["nope"] }
+          const refused = yield* Effect.either(storage.readMany([Read.list(Things, {}), Read.listIndexes(Things, unknown)]))
+          const alone = yield* Effect.either(things.listIndexes(unknown))
+          expect(Either.isLeft(refused) ? refused.left._tag : "answered").toBe(Either.isLeft(alone) ? alone.left._tag : "answered")
         }).pipe(as(tenantA))
       )
 
