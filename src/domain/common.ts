@@ -124,6 +124,12 @@ export const formatInstant = (ms: number): string => {
 }
 
 /**
+ * Marks a transformation whose encode hands back its input as it is, so that encoding a
+ * value through it changes nothing (what answers may skip: adapters/http/handlers/encoded.ts).
+ */
+export const EncodesUnchanged: unique symbol = Symbol.for("slotwise/EncodesUnchanged")
+
+/**
  * An RFC 3339 instant. Accepts any offset on input and normalises to UTC `Z`, so every
  * stored and returned instant has one spelling and compares as text in time order.
  */
@@ -137,7 +143,7 @@ export const Instant = Schema.transformOrFail(Schema.String, Schema.String, {
       : ParseResult.succeed(formatInstant(ms))
   },
   encode: ParseResult.succeed
-}).annotations({ identifier: "Instant", description: "RFC 3339 instant, UTC (`2026-03-29T08:30:00Z`)" })
+}).annotations({ identifier: "Instant", description: "RFC 3339 instant, UTC (`2026-03-29T08:30:00Z`)", [EncodesUnchanged]: true })
 
 /**
  * Epoch milliseconds of an instant already validated by {@link Instant}: its canonical
