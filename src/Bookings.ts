@@ -25,6 +25,7 @@ import { Id } from "./domain/ids.js"
 import { type AnswerInput, checkAnswers } from "./domain/question.js"
 import type { Service } from "./domain/service.js"
 import type { Staff } from "./domain/staff.js"
+import type { Client } from "./domain/client.js"
 import type { StoredHold } from "./domain/hold.js"
 import { Clients } from "./Clients.js"
 import { Events } from "./Events.js"
@@ -33,7 +34,7 @@ import { changes, currentStamp, findOr404, listPage, PageParams, resourceAt, typ
 import { decodeInput, decodeInputEither, validationFailed } from "./domain/validation.js"
 import { Payments } from "./Payments.js"
 import { BookingsCollection, ClientsCollection, HoldsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
-import { type Condition, keyedTransactionOf, lockKeysOf, Storage } from "./ports/storage.js"
+import { type CollectionRead, type Condition, keyedTransactionOf, lockKeysOf, Read, type ReadResults, Storage } from "./ports/storage.js"
 import { makeReminderArming } from "./Reminders.js"
 import { thenDo } from "./internal/steps.js"
 import { memberLockKeys } from "./scheduling/assignment.js"
@@ -104,19 +105,20 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
 
     /**
      * A referenced resource of this tenant, or `invalid_reference` naming the field; `andThen`
-     * goes on with the resource in the same step, where a create chains on it.
+     * goes on with the resource in the same step, where a create chains on it; `missing` is
+     * that refusal, for a resource read some other way.
      */
     const reference = <A extends { readonly id: string }, E, R>(
       get: (id: string) => Effect.Effect<Option.Option<A>, E, R>,
       label: string,
       path: string
     ) => {
+      const missing = (id: string) =>
+        new InvalidReference({ detail: `no ${label} with id ${id}`, errors: [{ path, message: `does not name an existing ${label}` }] })
       const andThen = <B, E2, R2>(id: string, next: (found: A) => Effect.Effect<B, E2, R2>): Effect.Effect<B, E | E2 | InvalidReference, R | R2> =>
         Effect.flatMap(get(id), (found): Effect.Effect<B, E2 | InvalidReference, R2> =>
-          Option.isSome(found)
-            ? next(found.value)
-            : Effect.fail(new InvalidReference({ detail: `no ${label} with id ${id}`, errors: [{ path, message: `does not name an existing ${label}` }] })))
-      return Object.assign((id: string) => andThen(id, (found: A) => Effect.succeed(found)), { andThen })
+          Option.isSome(found) ? next(found.value) : Effect.fail(missing(id)))
+      return Object.assign((id: string) => andThen(id, (found: A) => Effect.succeed(found)), { andThen, missing })
     }
     const referencedService = reference(services.get, "service", "service_id")
     const referencedStaff = reference(staff.get, "staff member", "staff_id")
@@ -159,21 +161,31 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
 
     /**
      * `next` of who attends, in the same step: as asked, or, converting a hold, its members
-     * (decided when it was taken), rechecked.
+     * (decided when it was taken), rechecked; and of the `alongside` reads, read with them.
      */
-    const withAttendees = <A, E, R>(
+    const withAttendees = <A, E, R, const T extends ReadonlyArray<CollectionRead<any>>>(
       fields: BookingCreateFields,
       service: Service,
       start: number,
       now: Stamp,
       held: StoredHold | undefined,
-      next: (choice: StaffChoice) => Effect.Effect<A, E, R>
+      next: (choice: StaffChoice, alongside: ReadResults<T>) => Effect.Effect<A, E, R>,
+      alongside: T
     ) => {
-      if (held === undefined) return schedule.assignThen(service, fields.staff_id, start, now.ms, NO_EXCLUSIONS, undefined, next)
+      if (held === undefined) return schedule.assignThen(service, fields.staff_id, start, now.ms, NO_EXCLUSIONS, undefined, next, alongside)
       const exclude: Exclusions = { holdId: held.id }
       return held.assigned_by === "collective"
-        ? schedule.assignThen(service, undefined, start, now.ms, exclude, undefined, next)
-        : schedule.assignThen(service, held.staff_id, start, now.ms, exclude, undefined, (choice) => next({ ...choice, assigned_by: held.assigned_by }))
+        ? schedule.assignThen(service, undefined, start, now.ms, exclude, undefined, next, alongside)
+        : schedule.assignThen(
+          service,
+          held.staff_id,
+          start,
+          now.ms,
+          exclude,
+          undefined,
+          (choice, read) => next({ ...choice, assigned_by: held.assigned_by }, read),
+          alongside
+        )
     }
 
     /**
@@ -195,8 +207,8 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
           if (Either.isLeft(checked)) return locked(Effect.fail(checked.left))
           const answers = checked.right
           const book = (held: StoredHold | undefined) =>
-            withAttendees(fields, service, start, now, held, (choice) =>
-              withClient(fields, (client) =>
+            withAttendees(fields, service, start, now, held, (choice, [clientDocs]) =>
+              withClientRead(fields, clientDocs, (client) =>
                 insertBooking({
                   fields,
                   service,
@@ -209,7 +221,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
                   start,
                   seriesId: null,
                   held
-                })))
+                })), clientReadOf(fields))
           return locked(fields.hold_id === undefined ? book(undefined) : withHold(fields.hold_id, fields, service, now, book))
         })))
     }
@@ -226,6 +238,21 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
      */
     const withClient = <A, E, R>(fields: BookingCreateFields, next: (client: { readonly id: string }) => Effect.Effect<A, E, R>) =>
       fields.client !== undefined ? Effect.flatMap(clientUseCases.insert(fields.client), next) : referencedClient.andThen(fields.client_id!, next)
+
+    /** The read of the existing client a create names, to read with the attendees' schedules (none for a new client). */
+    const clientReadOf = (fields: BookingCreateFields) =>
+      fields.client === undefined ? [Read.list(ClientsCollection, { where: [{ column: "id", op: "eq", value: fields.client_id! }] })] as const : [] as const
+
+    /** `withClient`, the existing client's documents already read (`clientReadOf`). */
+    const withClientRead = <A, E, R>(
+      fields: BookingCreateFields,
+      read: ReadonlyArray<Client> | undefined,
+      next: (client: { readonly id: string }) => Effect.Effect<A, E, R>
+    ) => {
+      if (fields.client !== undefined || read === undefined) return withClient(fields, next)
+      const found = read[0]
+      return found === undefined ? Effect.fail(referencedClient.missing(fields.client_id!)) : next(found)
+    }
     /** The request's client alone (a series books it once for all its occurrences). */
     const clientOf = (fields: BookingCreateFields) => withClient(fields, Effect.succeed)
 

@@ -188,11 +188,13 @@ export const readsThen = (storage: StorageService) => {
   }
 }
 
-/** `reads` and then `alongside` if there is one: its result comes last (undefined without it). */
-const withAlongside = <const T extends ReadonlyArray<CollectionRead<any>>, B>(
+/** `reads`, then the `alongside` ones: their results come last. */
+const withAlongside = <const T extends ReadonlyArray<CollectionRead<any>>, U extends ReadonlyArray<CollectionRead<any>>>(
   reads: T,
-  alongside: CollectionRead<B> | undefined
-) => (alongside === undefined ? reads : [...reads, alongside]) as unknown as readonly [...T, CollectionRead<B>]
+  alongside: U
+) => (alongside.length === 0 ? reads : [...reads, ...alongside]) as unknown as readonly [...T, ...U]
+
+const NONE: ReadonlyArray<never> = []
 
 /** No staff member of the tenant has the `staff_id` asked for. */
 const noStaffMember = (id: string) =>
@@ -247,18 +249,18 @@ export const makeScheduleLoader = (storage: StorageService) => {
     schedulesThen(staffIds, policy, range, now, exclude, purpose, Effect.succeed)
 
   /**
-   * `next` of the `schedules`, in the same step; and of what `alongside` reads, read with
-   * them in one go (a caller's read that does not depend on them).
+   * `next` of the `schedules`, in the same step; and of what the `alongside` reads read, in
+   * one go with them (a caller's reads that do not depend on them).
    */
-  const schedulesThen = <A, E, R, B = undefined>(
+  const schedulesThen = <A, E, R, const T extends ReadonlyArray<CollectionRead<any>> = readonly []>(
     staffIds: ReadonlyArray<string>,
     policy: SlotPolicy,
     range: Interval,
     now: number,
     exclude: Exclusions,
     purpose: "check" | "list",
-    next: (schedules: Array<StaffSchedule>, alongside: B) => Effect.Effect<A, E, R>,
-    alongside?: CollectionRead<B>
+    next: (schedules: Array<StaffSchedule>, alongside: ReadResults<T>) => Effect.Effect<A, E, R>,
+    alongside: T = NONE as unknown as T
   ): Effect.Effect<A, E | StorageFailure, R | Tenant> => {
     const from = range.start - policy.buffer_before
     const to = range.end + policy.duration + policy.buffer_after
@@ -310,7 +312,7 @@ export const makeScheduleLoader = (storage: StorageService) => {
           Read.listColumns(MemberOccupancyCollection, { where: liveHolds, groupBy: "staff_id", columns: LEAN_COLUMNS })
         ] as const, alongside),
         many,
-        ([docs, booked, held, busy, shared, extra]) =>
+        ([docs, booked, held, busy, shared, ...extra]) =>
           next(assemble(
             docs,
             new Map(staffIds.map((id) => {
@@ -321,7 +323,7 @@ export const makeScheduleLoader = (storage: StorageService) => {
               return [id, into]
             })),
             busy
-          ), extra)
+          ), extra as ReadResults<T>)
       )
     }
     return readAll(
@@ -333,7 +335,7 @@ export const makeScheduleLoader = (storage: StorageService) => {
         Read.listIndexes(MemberOccupancyCollection, { where: liveHolds, columns: SHARED_COLUMNS, ordered: false })
       ] as const, alongside),
       many,
-      ([docs, bookingRows, holdRows, busy, sharedRows, extra]) => {
+      ([docs, bookingRows, holdRows, busy, sharedRows, ...extra]) => {
         const byStaff = new Map(staffIds.map((id) => [id, [] as Array<Occupancy>]))
         for (const row of bookingRows) {
           if (row.id !== exclude.bookingId) byStaff.get(row.staff_id as string)?.push(occupancyOf("booking", row))
@@ -347,7 +349,7 @@ export const makeScheduleLoader = (storage: StorageService) => {
           if (source === exclude.bookingId || source === exclude.holdId) continue
           byStaff.get(row.staff_id as string)?.push(occupancyOf(row.kind as Occupancy["kind"], { ...row, id: source }))
         }
-        return next(assemble(docs, byStaff, busy), extra)
+        return next(assemble(docs, byStaff, busy), extra as ReadResults<T>)
       }
     )
   }
@@ -431,16 +433,17 @@ export const makeScheduleLoader = (storage: StorageService) => {
   }
 
   /**
-   * `whenBookable` for the staff member `id` names, read with their schedule in one go, or
-   * `invalid_reference` (before anything else) when there is none.
+   * `whenBookable` for the staff member `id` names, read with their schedule (and the
+   * `alongside` reads) in one go, or `invalid_reference` (before anything else) when there is none.
    */
-  const whenBookableNamed = <A, E, R>(
+  const whenBookableNamed = <A, E, R, const T extends ReadonlyArray<CollectionRead<any>>>(
     service: Service,
     id: string,
     start: number,
     now: number,
     exclude: Exclusions,
-    next: (member: Staff) => Effect.Effect<A, E, R>
+    next: (member: Staff, alongside: ReadResults<T>) => Effect.Effect<A, E, R>,
+    alongside: T
   ): Effect.Effect<A, E | StorageFailure | InvalidReference | SlotUnavailable | OutsideAvailability, R | Tenant> => {
     const policy = policyOf(service)
     return schedulesThen(
@@ -450,12 +453,13 @@ export const makeScheduleLoader = (storage: StorageService) => {
       now,
       exclude,
       "check",
-      ([schedule], [member]): Effect.Effect<A, E | StorageFailure | InvalidReference | SlotUnavailable | OutsideAvailability, R | Tenant> => {
+      ([schedule], [found, ...rest]): Effect.Effect<A, E | StorageFailure | InvalidReference | SlotUnavailable | OutsideAvailability, R | Tenant> => {
+        const member = found[0]
         if (member === undefined) return Effect.fail(noStaffMember(id))
         const reasons = reasonsOn(service, member, policy, schedule!, start, now)
-        return reasons.length === 0 ? next(member) : refuse(service, member, start, now, exclude, reasons)
+        return reasons.length === 0 ? next(member, rest as ReadResults<T>) : refuse(service, member, start, now, exclude, reasons)
       },
-      Read.list(StaffCollection, { where: [{ column: "id", op: "eq", value: id }] })
+      [Read.list(StaffCollection, { where: [{ column: "id", op: "eq", value: id }] }), ...alongside] as const
     )
   }
 
@@ -643,20 +647,35 @@ export const makeScheduleLoader = (storage: StorageService) => {
   ): Effect.Effect<StaffChoice, StorageFailure | InvalidReference | SlotUnavailable | OutsideAvailability, Tenant> =>
     assignThen(service, requested, start, now, exclude, prefer, Effect.succeed)
 
-  /** `next` of whom `assign` decides, in the same step. */
-  const assignThen = <A, E, R>(
+  /**
+   * `next` of whom `assign` decides, in the same step, and of what the `alongside` reads read
+   * (with the member's schedule where that is one read, else after the choice).
+   */
+  const assignThen = <A, E, R, const T extends ReadonlyArray<CollectionRead<any>> = readonly []>(
     service: Service,
     requested: string | undefined,
     start: number,
     now: number,
     exclude: Exclusions,
     prefer: string | undefined,
-    next: (choice: StaffChoice) => Effect.Effect<A, E, R>
+    next: (choice: StaffChoice, alongside: ReadResults<T>) => Effect.Effect<A, E, R>,
+    alongside: T = NONE as unknown as T
   ): Effect.Effect<A, E | StorageFailure | InvalidReference | SlotUnavailable | OutsideAvailability, R | Tenant> =>
     // The common case, chained rather than a generator: one named member, checked.
     service.assignment !== "collective" && requested !== undefined
-      ? whenBookableNamed(service, requested, start, now, exclude, (member) => next({ member, staff_ids: [member.id], assigned_by: "chosen" }))
-      : Effect.flatMap(assignAmong(service, requested, start, now, exclude, prefer), next)
+      ? whenBookableNamed(
+        service,
+        requested,
+        start,
+        now,
+        exclude,
+        (member, read) => next({ member, staff_ids: [member.id], assigned_by: "chosen" }, read),
+        alongside
+      )
+      : Effect.flatMap(
+        assignAmong(service, requested, start, now, exclude, prefer),
+        (choice) => alongside.length === 0 ? next(choice, NONE as unknown as ReadResults<T>) : Effect.flatMap(storage.readMany(alongside), (read) => next(choice, read))
+      )
 
   /** `assign` for a collective service or a member not named. */
   const assignAmong = (
