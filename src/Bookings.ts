@@ -35,7 +35,7 @@ import { decodeInput, decodeInputEither, validationFailed } from "./domain/valid
 import { Payments } from "./Payments.js"
 import { BookingsCollection, ClientsCollection, HoldsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
 import { type CollectionRead, type Condition, keyedTransactionOf, lockKeysOf, Read, type ReadResults, Storage } from "./ports/storage.js"
-import { makeReminderArming } from "./Reminders.js"
+import { makeReminderArming, type ReminderSettings } from "./Reminders.js"
 import { thenDo } from "./internal/steps.js"
 import { memberLockKeys } from "./scheduling/assignment.js"
 import { type Exclusions, makeScheduleLoader, type StaffChoice } from "./scheduling/loadSchedule.js"
@@ -77,6 +77,9 @@ export const newClientOnly = <A, E, R>(input: typeof BookingCreate.Encoded, book
       })
     )
     : book
+
+/** A new booking's status: pending where the service asks for confirmation. */
+const statusOnCreate = (service: Service): Booking["status"] => (service.requires_confirmation ? "pending" : "confirmed")
 
 export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
   effect: Effect.gen(function*() {
@@ -206,9 +209,12 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
           const checked = answersFor(service, fields.answers ?? [])
           if (Either.isLeft(checked)) return locked(Effect.fail(checked.left))
           const answers = checked.right
+          // Read with the attendees' schedules: the client named, the account's reminder settings.
+          const clientRead = clientReadOf(fields)
+          const settingsRead = reminders.settingsReadFor(service, statusOnCreate(service))
           const book = (held: StoredHold | undefined) =>
-            withAttendees(fields, service, start, now, held, (choice, [clientDocs]) =>
-              withClientRead(fields, clientDocs, (client) =>
+            withAttendees(fields, service, start, now, held, (choice, read: ReadonlyArray<any>) =>
+              withClientRead(fields, clientRead.length === 0 ? undefined : read[0], (client) =>
                 insertBooking({
                   fields,
                   service,
@@ -220,8 +226,9 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
                   now,
                   start,
                   seriesId: null,
-                  held
-                })), clientReadOf(fields))
+                  held,
+                  reminderSettings: settingsRead.length === 0 ? undefined : read[clientRead.length]
+                })), [...clientRead, ...settingsRead])
           return locked(fields.hold_id === undefined ? book(undefined) : withHold(fields.hold_id, fields, service, now, book))
         })))
     }
@@ -273,6 +280,8 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
       readonly staffIds?: ReadonlyArray<string> | undefined
       readonly assignedBy?: Booking["assigned_by"] | undefined
       readonly held?: StoredHold | undefined
+      /** The account's reminder settings, when read already (`settingsReadFor`). */
+      readonly reminderSettings?: ReadonlyArray<ReminderSettings> | undefined
     }) => {
       const { fields, service, start } = n
       // Spelled out, not spread: a literal that starts with a spread is built one property
@@ -290,7 +299,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
         client_id: n.client.id,
         start: formatInstant(start),
         end: formatInstant(start + service.duration_minutes * MINUTE),
-        status: service.requires_confirmation ? "pending" : "confirmed",
+        status: statusOnCreate(service),
         notes: fields.notes ?? null,
         cancellation_reason: null,
         price: service.price,
@@ -311,7 +320,11 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
           shared.sync(booking),
           thenDo(
             held === undefined ? Effect.void : thenDo(holds.remove(held.id), shared.release(held.id, held.staff_ids.length)),
-            reminders.armThen(booking, { fresh: true, service }, events.recordAs("booking.created", booking, booking))
+            reminders.armThen(
+              booking,
+              n.reminderSettings === undefined ? { fresh: true, service } : { fresh: true, service, settings: n.reminderSettings },
+              events.recordAs("booking.created", booking, booking)
+            )
           )
         )
       )

@@ -34,7 +34,7 @@ import {
 import type { Service } from "./domain/service.js"
 import { Events } from "./Events.js"
 import { BookingsCollection, ServicesCollection } from "./ports/collections.js"
-import { type CollectionSpec, Storage, type StorageService } from "./ports/storage.js"
+import { type CollectionSpec, Read, Storage, type StorageService } from "./ports/storage.js"
 import { Tenant, type TenantId } from "./ports/tenant.js"
 import { thenDo } from "./internal/steps.js"
 
@@ -109,6 +109,13 @@ export const onReminderArmed = (storage: StorageService, listener: () => void): 
 }
 
 /** Arming and disarming a booking's jobs, for the booking's own transaction. */
+/** What arming knows already: a booking just inserted (`fresh`), its service, the account's settings as read. */
+interface ArmOptions {
+  readonly fresh?: boolean
+  readonly service?: Service
+  readonly settings?: ReadonlyArray<ReminderSettings>
+}
+
 export const makeReminderArming = (storage: StorageService) =>
   Effect.map(ReminderDefaults, (defaults) => {
     const jobs = storage.collection(ReminderJobsCollection)
@@ -152,18 +159,29 @@ export const makeReminderArming = (storage: StorageService) =>
     const NO_OFFSETS: ReminderList = []
 
     /**
+     * The read of the account's settings that arming a new booking of `service` with `status`
+     * makes (none when it makes none), for the caller to read with its own; its answer goes to
+     * `armThen` as `settings`.
+     */
+    const settingsReadFor = (service: Service, status: Booking["status"]) =>
+      status === "confirmed" && service.reminders == null
+        ? [Read.list(ReminderSettingsCollection, { where: [{ column: "id", op: "eq", value: ACCOUNT_SETTINGS_ID }] })] as const
+        : [] as const
+
+    /**
      * Replaces `booking`'s jobs with those its state calls for. `fresh`: a booking just
-     * inserted has none to remove; `service`: the booking's service when already read.
+     * inserted has none to remove; `service`: the booking's service when already read;
+     * `settings`: what `settingsReadFor` read, when it was.
      */
     const arm = (
       booking: Booking,
-      options: { readonly fresh?: boolean; readonly service?: Service } = {}
+      options: ArmOptions = {}
     ): Effect.Effect<void, StorageFailure, Tenant> => armThen(booking, options, Effect.void)
 
     /** `arm`, then `next` in the same step. Chained, not a generator: every create runs it. */
     const armThen = <A, E, R>(
       booking: Booking,
-      options: { readonly fresh?: boolean; readonly service?: Service },
+      options: ArmOptions,
       next: Effect.Effect<A, E, R>
     ): Effect.Effect<A, E | StorageFailure, R | Tenant> => {
       const disarm = options.fresh === true ? Effect.void : Effect.flatMap(
@@ -175,10 +193,12 @@ export const makeReminderArming = (storage: StorageService) =>
       const armFor = (service: Service | undefined) =>
         service === undefined
           ? next
-          : service.reminders == null
-          ? Effect.flatMap(settings.get(ACCOUNT_SETTINGS_ID), (found) =>
+          : service.reminders != null
+          ? thenDo(armConfirmed(booking, service, NO_OFFSETS), next)
+          : options.settings !== undefined
+          ? thenDo(armConfirmed(booking, service, options.settings[0]?.reminders ?? defaults), next)
+          : Effect.flatMap(settings.get(ACCOUNT_SETTINGS_ID), (found) =>
             thenDo(armConfirmed(booking, service, Option.isSome(found) ? found.value.reminders : defaults), next))
-          : thenDo(armConfirmed(booking, service, NO_OFFSETS), next)
       return thenDo(
         disarm,
         options.service !== undefined
@@ -187,7 +207,7 @@ export const makeReminderArming = (storage: StorageService) =>
       )
     }
 
-    return { arm, armThen } as const
+    return { arm, armThen, settingsReadFor } as const
   })
 
 /** Emitting due reminders, for a worker that runs in every process. */
