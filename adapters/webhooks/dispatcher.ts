@@ -7,7 +7,8 @@
  * Flow. A commit in this process wakes the loop at once (Events' in-process listeners);
  * so does one of another process on the same database when storage has signals
  * (PostgreSQL's LISTEN/NOTIFY); polling (`pollIntervalMs`) finds the rest (SQLite, a lost
- * signal). Every process on a database dispatches; each due delivery is leased by one.
+ * signal). Rounds start at least `roundIntervalMs` apart, so a stream of commits is taken up
+ * a few at a time rather than with a round each. Every process on a database dispatches; each due delivery is leased by one.
  * The loop fans events out — claiming the new deliveries in the same transaction, so a
  * delivery is sent right after its event commits — then claims whatever else is due, up to
  * `concurrency` in flight (`perEndpointConcurrency` per endpoint, so one slow receiver
@@ -44,6 +45,14 @@ export interface WebhookDispatcherOptions {
   readonly leaseMs?: number
   /** How often to look for work committed by other processes (default 1000 ms). */
   readonly pollIntervalMs?: number
+  /**
+   * The least real time between the starts of two rounds (default 10 ms). A commit wakes the
+   * loop at once unless a round started less than this ago; then the next round starts when
+   * this has passed and takes up every commit since. Under a stream of commits (a busy
+   * server commits a group every few ms) that is one round per interval instead of one per
+   * commit, each round costing a few reads and a timer whatever it finds.
+   */
+  readonly roundIntervalMs?: number
   /** Hostname resolution for connections (default: the system resolver). */
   readonly resolver?: Resolver
   /** Replaces the HTTP transport (tests). */
@@ -82,6 +91,7 @@ export const makeDispatcher = (options: WebhookDispatcherOptions = {}) =>
     const perEndpoint = Math.max(1, options.perEndpointConcurrency ?? 32)
     const leaseMs = options.leaseMs ?? timeoutMs + 20_000
     const pollMs = options.pollIntervalMs ?? 1000
+    const roundIntervalMs = Math.max(0, options.roundIntervalMs ?? 10)
     const realNow = options.now ?? Date.now
     const transport = options.transport ??
       makeHttpTransport({
@@ -187,8 +197,13 @@ export const makeDispatcher = (options: WebhookDispatcherOptions = {}) =>
       return Math.max(1, Math.min(pollMs, due.next_due_ms - now))
     })
 
+    /** When the last round started (`performance.now()`, real time like the interval). */
+    let lastRoundAt = Number.NEGATIVE_INFINITY
     const loop = Effect.gen(function*() {
       while (!stopping) {
+        const early = lastRoundAt + roundIntervalMs - performance.now()
+        if (early > 0) yield* realSleep(early)
+        lastRoundAt = performance.now()
         const waitMs = yield* round.pipe(
           Effect.catchAllCause((cause) =>
             Effect.zipRight(

@@ -250,6 +250,22 @@ describe("at least once, no more", () => {
     expect((await s.webhooks.listDeliveries(onlyUpdates.id)).data).toHaveLength(1)
   })
 
+  it("rounds start at least roundIntervalMs apart: a commit right after one round waits for the next", async () => {
+    const receiver = await startReceiver()
+    const s = await createTestScheduling({ webhooks: { allowPrivate: true, roundIntervalMs: 300 } })
+    cleanup.push(() => receiver.close(), () => s.close())
+    await s.webhooks.create({ url: receiver.url, events: ["client.created"] })
+    // The round that takes the first event starts after its commit; the next one starts at
+    // least 300 ms after that, whatever the load (load only makes it later).
+    const firstCommitted = performance.now()
+    await s.clients.create({ name: "First" })
+    await waitFor(async () => receiver.received.length === 1, 20_000, "first delivery")
+    await s.clients.create({ name: "Second" })
+    await waitFor(async () => receiver.received.length === 2, 20_000, "second delivery")
+    expect(receiver.received[1]!.at - firstCommitted).toBeGreaterThanOrEqual(290)
+    expect(receiver.received.map((r) => JSON.parse(r.body).data.object.name)).toEqual(["First", "Second"])
+  })
+
   it("an endpoint receives only events committed after it was created", async () => {
     const { marker, receiver, s } = await setup()
     await s.clients.create({ name: "Before" })
