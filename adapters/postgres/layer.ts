@@ -172,7 +172,7 @@ export const makePostgresStorage = (
      * (its rows aggregated), their parameters numbered on from one to the next.
      */
     const readMany = <const T extends ReadonlyArray<CollectionRead<any>>>(reads: T): Effect.Effect<ReadResults<T>, StorageFailure, Tenant> =>
-      Effect.zipRight(
+      reads.length === 0 ? Effect.succeed([] as unknown as ReadResults<T>) : Effect.zipRight(
         Effect.forEach(reads, (read) => ensure(read.spec), { discard: true }),
         sql.forTenant((tenant) => {
           const params: Array<unknown> = []
