@@ -29,7 +29,7 @@ export interface Collections {
   readonly collection: <A extends { readonly id: string }>(spec: CollectionSpec<A>) => Collection<A>
   /** Migrates `spec`'s table inside the open transaction; marks it ready once committed. */
   readonly prepare: (spec: CollectionSpec<any>) => Effect.Effect<void, StorageFailure>
-  readonly readMany: StorageService["readMany"]
+  readonly readMany: NonNullable<StorageService["readMany"]>
 }
 
 /** A collection's reads, each run in the caller's step on its connection. */

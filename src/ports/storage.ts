@@ -148,6 +148,7 @@ export type CollectionRead<A> =
     | { readonly op: "listColumns"; readonly query: ColumnsQuery }
   )
 
+/** Carries a read's result type (never set: a type only). */
 declare const readResult: unique symbol
 
 /** What each of `reads` reads, in order. */
@@ -218,11 +219,12 @@ export interface StorageService {
   readonly collection: <A extends { readonly id: string }>(spec: CollectionSpec<A>) => Collection<A>
   readonly events: EventLog
   /**
-   * Runs independent reads of the tenant's collections together: what each answers is what
-   * its collection method would, read in one step (an in-process database) or one round trip
-   * (a server database), inside the open transaction if there is one.
+   * Optional: runs independent reads of the tenant's collections together, what each answers
+   * being what its collection method would: in one step (an in-process database) or one
+   * round trip (a server database), inside the open transaction if there is one. Without it
+   * they run one after another through the collections (`readManyOf`).
    */
-  readonly readMany: <const T extends ReadonlyArray<CollectionRead<any>>>(reads: T) => Effect.Effect<ReadResults<T>, StorageFailure, Tenant>
+  readonly readMany?: <const T extends ReadonlyArray<CollectionRead<any>>>(reads: T) => Effect.Effect<ReadResults<T>, StorageFailure, Tenant>
   /**
    * Runs `effect` as one atomic write: all its writes and events commit together or not at
    * all, and no other write transaction (in this process or another on the same database)
@@ -278,6 +280,16 @@ export class Storage extends Context.Tag("slotwise/Storage")<Storage, StorageSer
 
 /** `storage`'s keyed transaction, or its plain one where it has none (at least as strict). */
 export const keyedTransactionOf = (storage: StorageService) => storage.keyedTransaction ?? storage.transaction
+
+/** `storage`'s `readMany`, or its collections' own methods one after another where it has none. */
+export const readManyOf = (storage: StorageService): NonNullable<StorageService["readMany"]> =>
+  storage.readMany ?? (<const T extends ReadonlyArray<CollectionRead<any>>>(reads: T) =>
+    Effect.forEach(reads, (read) =>
+      (storage.collection(read.spec)[read.op] as (query: unknown) => Effect.Effect<unknown, StorageFailure, Tenant>)(read.query)) as unknown as Effect.Effect<
+        ReadResults<T>,
+        StorageFailure,
+        Tenant
+      >)
 
 /** `storage`'s `lockKeys`, or nothing to do where it has none. */
 export const lockKeysOf = (storage: StorageService) =>

@@ -22,7 +22,15 @@ import {
   StaffCollection
 } from "../ports/collections.js"
 import type { StorageFailure } from "../domain/errors.js"
-import { type CollectionRead, type ColumnValues, type IndexedRow, Read, type ReadResults, type StorageService } from "../ports/storage.js"
+import {
+  type CollectionRead,
+  type ColumnValues,
+  type IndexedRow,
+  Read,
+  readManyOf,
+  type ReadResults,
+  type StorageService
+} from "../ports/storage.js"
 import type { Tenant } from "../ports/tenant.js"
 import {
   collectiveSlots,
@@ -171,6 +179,7 @@ const inSequence = <B, E, R>(
  */
 export const readsThen = (storage: StorageService) => {
   const together = readTogether(storage)
+  const readMany = readManyOf(storage)
   /** One read by its collection's own method: a statement of its own, on a connection of its own. */
   const one = (read: CollectionRead<unknown>): Effect.Effect<unknown, StorageFailure, Tenant> =>
     (storage.collection(read.spec)[read.op] as (query: unknown) => Effect.Effect<unknown, StorageFailure, Tenant>)(read.query)
@@ -179,7 +188,7 @@ export const readsThen = (storage: StorageService) => {
     worthIt: boolean,
     next: (results: ReadResults<T>) => Effect.Effect<B, E, R>
   ): Effect.Effect<B, StorageFailure | E, Tenant | R> => {
-    const inOne = Effect.flatMap(storage.readMany(reads), next)
+    const inOne = Effect.flatMap(readMany(reads), next)
     if (!worthIt || storage.readConcurrency === undefined) return inOne
     return Effect.flatMap(storage.readConcurrency, (concurrency) =>
       concurrency > 1
@@ -233,6 +242,7 @@ export const makeScheduleLoader = (storage: StorageService) => {
   const bookings = storage.collection(BookingsCollection)
   const staffDocs = storage.collection(StaffCollection)
   const readAll = readsThen(storage)
+  const readMany = readManyOf(storage)
 
   /**
    * The schedules of `staffIds` for candidates starting in `range`: every rule, and every
@@ -674,7 +684,7 @@ export const makeScheduleLoader = (storage: StorageService) => {
       )
       : Effect.flatMap(
         assignAmong(service, requested, start, now, exclude, prefer),
-        (choice) => alongside.length === 0 ? next(choice, NONE as unknown as ReadResults<T>) : Effect.flatMap(storage.readMany(alongside), (read) => next(choice, read))
+        (choice) => alongside.length === 0 ? next(choice, NONE as unknown as ReadResults<T>) : Effect.flatMap(readMany(alongside), (read) => next(choice, read))
       )
 
   /** `assign` for a collective service or a member not named. */

@@ -65,6 +65,18 @@ describe("readsThen", () => {
     }
   })
 
+  it("reads each by its collection's method, in order, from a storage without readMany", () => {
+    const asked: Array<string> = []
+    const storage = {
+      collection: () => ({
+        list: () => Effect.sync(() => (asked.push("list"), "list")),
+        listIndexes: () => Effect.sync(() => (asked.push("listIndexes"), "listIndexes"))
+      })
+    } as unknown as StorageService
+    expect(Effect.runSync(program(readsThen(storage), false))).toEqual(["list", "listIndexes"])
+    expect(asked).toEqual(["list", "listIndexes"])
+  })
+
   it("reads each by its collection's method, at once, where the storage reads in parallel and it is worth it", () => {
     const { asked, run } = recording(4)
     expect(Effect.runSync(program(run, true))).toEqual(["list", "listIndexes"])
