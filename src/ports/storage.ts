@@ -281,15 +281,17 @@ export class Storage extends Context.Tag("slotwise/Storage")<Storage, StorageSer
 /** `storage`'s keyed transaction, or its plain one where it has none (at least as strict). */
 export const keyedTransactionOf = (storage: StorageService) => storage.keyedTransaction ?? storage.transaction
 
+/** One read by its collection's own method (a statement of its own). */
+export const readOne = (storage: StorageService) => <A>(read: CollectionRead<A>): Effect.Effect<A, StorageFailure, Tenant> =>
+  (storage.collection(read.spec)[read.op] as (query: unknown) => Effect.Effect<A, StorageFailure, Tenant>)(read.query)
+
 /** `storage`'s `readMany`, or its collections' own methods one after another where it has none. */
-export const readManyOf = (storage: StorageService): NonNullable<StorageService["readMany"]> =>
-  storage.readMany ?? (<const T extends ReadonlyArray<CollectionRead<any>>>(reads: T) =>
-    Effect.forEach(reads, (read) =>
-      (storage.collection(read.spec)[read.op] as (query: unknown) => Effect.Effect<unknown, StorageFailure, Tenant>)(read.query)) as unknown as Effect.Effect<
-        ReadResults<T>,
-        StorageFailure,
-        Tenant
-      >)
+export const readManyOf = (storage: StorageService): NonNullable<StorageService["readMany"]> => {
+  if (storage.readMany !== undefined) return storage.readMany
+  const one = readOne(storage)
+  return <const T extends ReadonlyArray<CollectionRead<any>>>(reads: T) =>
+    Effect.forEach(reads, one) as unknown as Effect.Effect<ReadResults<T>, StorageFailure, Tenant>
+}
 
 /** `storage`'s `lockKeys`, or nothing to do where it has none. */
 export const lockKeysOf = (storage: StorageService) =>

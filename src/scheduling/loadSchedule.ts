@@ -28,6 +28,7 @@ import {
   type IndexedRow,
   Read,
   readManyOf,
+  readOne,
   type ReadResults,
   type StorageService
 } from "../ports/storage.js"
@@ -180,9 +181,8 @@ const inSequence = <B, E, R>(
 export const readsThen = (storage: StorageService) => {
   const together = readTogether(storage)
   const readMany = readManyOf(storage)
-  /** One read by its collection's own method: a statement of its own, on a connection of its own. */
-  const one = (read: CollectionRead<unknown>): Effect.Effect<unknown, StorageFailure, Tenant> =>
-    (storage.collection(read.spec)[read.op] as (query: unknown) => Effect.Effect<unknown, StorageFailure, Tenant>)(read.query)
+  // Spread over connections: each read a statement of its own, on a connection of its own.
+  const one = readOne(storage)
   return <const T extends ReadonlyArray<CollectionRead<any>>, B, E, R>(
     reads: T,
     worthIt: boolean,
