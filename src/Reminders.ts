@@ -108,7 +108,6 @@ export const onReminderArmed = (storage: StorageService, listener: () => void): 
   }
 }
 
-/** Arming and disarming a booking's jobs, for the booking's own transaction. */
 /** What arming knows already: a booking just inserted (`fresh`), its service, the account's settings as read. */
 interface ArmOptions {
   readonly fresh?: boolean
@@ -116,6 +115,7 @@ interface ArmOptions {
   readonly settings?: ReadonlyArray<ReminderSettings>
 }
 
+/** Arming and disarming a booking's jobs, for the booking's own transaction. */
 export const makeReminderArming = (storage: StorageService) =>
   Effect.map(ReminderDefaults, (defaults) => {
     const jobs = storage.collection(ReminderJobsCollection)

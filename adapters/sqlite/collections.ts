@@ -219,14 +219,16 @@ export const makeCollections = (tx: Transactions): Collections => {
    */
   const readMany = <const T extends ReadonlyArray<CollectionRead<any>>>(reads: T): Effect.Effect<ReadResults<T>, StorageFailure, Tenant> => {
     const run = forTenant((statements, tenant) =>
-      reads.map((read) => (readRuns.get(read.spec) ?? runsOf(read.spec))[read.op](statements, tenant, read.query as any)) as ReadResults<T>
+      reads.map((read) => runsOf(read.spec)[read.op](statements, tenant, read.query as any)) as ReadResults<T>
     )
     const unprepared = reads.filter((read) => !ready.has(read.spec))
     return unprepared.length === 0 ? run : Effect.zipRight(Effect.forEach(unprepared, (read) => ensure(read.spec), { discard: true }), run)
   }
 
-  /** The reads of `spec`'s collection, made with it. */
+  /** The reads of `spec`'s collection, made with it (made now if it was not yet). */
   const runsOf = (spec: CollectionSpec<any>): ReadRuns => {
+    const made = readRuns.get(spec)
+    if (made !== undefined) return made
     collection(spec)
     return readRuns.get(spec)!
   }
