@@ -82,7 +82,7 @@ async function compare() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "slotwise-ceiling-"))
   const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
   const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
-  const CAPS = (process.env.BENCH_CAPS ?? "--max-semi-space-size=8 --max-old-space-size=128").split(" ").filter((flag) => flag !== "")
+  const CAPS = (process.env.BENCH_CAPS ?? "--max-semi-space-size=16 --max-old-space-size=128").split(" ").filter((flag) => flag !== "")
   const ADMIN = "bench-admin-token"
   const children: Array<ChildProcess> = []
   process.on("exit", () => {

@@ -94,13 +94,13 @@ const main = async () => {
   // Build (tsc + bundle) outside the timing, as `npm start` would on first run.
   spawnSync(process.execPath, ["bin/slotwise.js", "--version"], { cwd: root, stdio: "ignore" })
 
-  const ours = await start(["--max-semi-space-size=8", "--max-old-space-size=128", "bin/slotwise.js", "serve", "--port", "0", "--database", path.join(dir, "slotwise.db"), "--admin-token", ADMIN])
+  const ours = await start(["--max-semi-space-size=16", "--max-old-space-size=128", "bin/slotwise.js", "serve", "--port", "0", "--database", path.join(dir, "slotwise.db"), "--admin-token", ADMIN])
   const readyTimes = [ours.readyMs]
   // `node -e` printing the same line, interleaved with the probes: on a busy machine the
   // ratio says more than the milliseconds.
   const nodeTimes: Array<number> = []
   for (let i = 0; i < 5; i++) {
-    const probe = await start(["--max-semi-space-size=8", "--max-old-space-size=128", "bin/slotwise.js", "serve", "--port", "0", "--memory"])
+    const probe = await start(["--max-semi-space-size=16", "--max-old-space-size=128", "bin/slotwise.js", "serve", "--port", "0", "--memory"])
     readyTimes.push(probe.readyMs)
     probe.child.kill("SIGTERM")
     const bare = await start(["-e", "console.log('listening on http://127.0.0.1:0')"])

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=8 --max-old-space-size=128
+#!/usr/bin/env -S node --max-semi-space-size=16 --max-old-space-size=128
 // The `slotwise` launcher: runs the compiled CLI (dist/main.js) in this process, so signals
 // sent to it reach the server. In a source checkout it first (re)builds dist with tsc when
 // dist is missing or older than a source file. When esbuild is at hand (a dev dependency) the
