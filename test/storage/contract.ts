@@ -514,6 +514,19 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           const refused = yield* Effect.either(readMany([Read.list(Things, {}), Read.listIndexes(Things, unknown)]))
           const alone = yield* Effect.either(things.listIndexes(unknown))
           expect(Either.isLeft(refused) ? refused.left._tag : "answered").toBe(Either.isLeft(alone) ? alone.left._tag : "answered")
+
+          // Values a composed statement must carry through as they are: quotes, a backslash,
+          // a control character and characters beyond ASCII, as group keys, row values and
+          // documents. (No NUL: PostgreSQL text cannot hold one; the core refuses them in input.)
+          const hostile = "tab\t \"q\" \\ ✓ 🙂"
+          yield* pairs.insert(thing("p9", 7, hostile, hostile))
+          const byTag: ColumnsQuery = { groupBy: "tag", columns: ["rank", "id"] }
+          const named: ListQuery = { where: [{ column: "tag", op: "eq", value: hostile }] }
+          const [groups, rows, docs] = yield* readMany([Read.listColumns(Pairs, byTag), Read.listIndexes(Pairs, named), Read.list(Pairs, named)])
+          expect(groups).toEqual(yield* pairs.listColumns(byTag))
+          expect(groups.get(hostile)).toEqual([[7], ["p9"]])
+          expect(rows).toEqual([{ id: "p9", tag: hostile, rank: 7 }])
+          expect(docs).toEqual([thing("p9", 7, hostile, hostile)])
         }).pipe(as(tenantA))
       )
 
