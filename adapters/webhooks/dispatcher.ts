@@ -8,7 +8,8 @@
  * so does one of another process on the same database when storage has signals
  * (PostgreSQL's LISTEN/NOTIFY); polling (`pollIntervalMs`) finds the rest (SQLite, a lost
  * signal). Rounds start at least `roundIntervalMs` apart, so a stream of commits is taken up
- * a few at a time rather than with a round each. Every process on a database dispatches; each due delivery is leased by one.
+ * a few at a time rather than with a round each (`idleRoundIntervalMs` after a round that
+ * found no endpoint active anywhere and nothing due). Every process on a database dispatches; each due delivery is leased by one.
  * The loop fans events out — claiming the new deliveries in the same transaction, so a
  * delivery is sent right after its event commits — then claims whatever else is due, up to
  * `concurrency` in flight (`perEndpointConcurrency` per endpoint, so one slow receiver
@@ -53,6 +54,14 @@ export interface WebhookDispatcherOptions {
    * commit, each round costing a few reads and a timer whatever it finds.
    */
   readonly roundIntervalMs?: number
+  /**
+   * The least real time between the starts of two rounds after one that found no active
+   * endpoint anywhere and nothing due (default 100 ms). A server nobody has subscribed to
+   * still commits events; each round would read the log's end, the cursor, the endpoints and
+   * the queue to find nothing. The first event after an endpoint is created waits at most
+   * this long; with an endpoint active, rounds keep `roundIntervalMs`.
+   */
+  readonly idleRoundIntervalMs?: number
   /** Hostname resolution for connections (default: the system resolver). */
   readonly resolver?: Resolver
   /** Replaces the HTTP transport (tests). */
@@ -92,6 +101,7 @@ export const makeDispatcher = (options: WebhookDispatcherOptions = {}) =>
     const leaseMs = options.leaseMs ?? timeoutMs + 20_000
     const pollMs = options.pollIntervalMs ?? 1000
     const roundIntervalMs = Math.max(0, options.roundIntervalMs ?? 10)
+    const idleRoundIntervalMs = Math.max(roundIntervalMs, options.idleRoundIntervalMs ?? 100)
     const realNow = options.now ?? Date.now
     const transport = options.transport ??
       makeHttpTransport({
@@ -180,15 +190,21 @@ export const makeDispatcher = (options: WebhookDispatcherOptions = {}) =>
       exclude: new Set([...inFlight.keys(), ...unrecorded])
     })
 
+    /** Whether the last round found no active endpoint and nothing due: the next one waits `idleRoundIntervalMs`. */
+    let idle = false
+
     /** One round: fan out everything new, claim what is due; returns how long to wait at most. */
     const round = Effect.gen(function*() {
+      let unheard = false
       for (;;) {
         const fanned = yield* outbox.fanOut({ claim: claimOptions(Math.max(0, free())) })
+        unheard = fanned.unheard
         yield* launch(fanned.claimed)
         if (!fanned.more) break
       }
       if (free() <= 0) return pollMs
       const due = yield* outbox.claimDue(claimOptions(free()))
+      idle = unheard && due.claimed.length === 0
       yield* launch(due.claimed)
       // Rows left due now (`saturated`) wait for a slot: the writer wakes the loop when
       // attempts finish. Otherwise sleep until the next row falls due (a retry, a lease's end).
@@ -201,9 +217,10 @@ export const makeDispatcher = (options: WebhookDispatcherOptions = {}) =>
     let lastRoundAt = Number.NEGATIVE_INFINITY
     const loop = Effect.gen(function*() {
       while (!stopping) {
-        const early = lastRoundAt + roundIntervalMs - performance.now()
+        const early = lastRoundAt + (idle ? idleRoundIntervalMs : roundIntervalMs) - performance.now()
         if (early > 0) yield* realSleep(early)
         lastRoundAt = performance.now()
+        idle = false
         const waitMs = yield* round.pipe(
           Effect.catchAllCause((cause) =>
             Effect.zipRight(

@@ -177,13 +177,16 @@ export class WebhookOutbox extends Effect.Service<WebhookOutbox>()("slotwise/Web
     /**
      * Turns committed events after the cursor into deliveries (one transaction per batch),
      * claiming up to `claim.max` of the new ones for immediate sending. `more` when the
-     * batch was full and the log may hold more.
+     * batch was full and the log may hold more; `unheard` when there were new events and
+     * no endpoint was active anywhere to hear them.
      */
     const fanOut = (options: { readonly batch?: number; readonly claim?: ClaimOptions } = {}) =>
       Effect.gen(function*() {
         const batch = options.batch ?? 500
         const last = yield* storage.events.lastSeq
-        const nothing = { processed: 0, claimed: [] as Array<ClaimedDelivery>, more: false }
+        const nothing = { processed: 0, claimed: [] as Array<ClaimedDelivery>, more: false, unheard: false }
+        // No endpoint is active anywhere: what was new is fanned out to no one.
+        const unheard = { ...nothing, unheard: true }
         if (last <= knownCursor) return nothing
         // Another process may have fanned these out already (it woke on the same commits):
         // a plain read of the stored cursor saves taking the write lock for nothing. A stale
@@ -195,7 +198,7 @@ export class WebhookOutbox extends Effect.Service<WebhookOutbox>()("slotwise/Web
         // `from_seq` leaving out what came before) and is moved, below, only once the lag
         // reaches IDLE_CURSOR_LAG, which bounds what such a later fan-out reads.
         if (last - knownCursor < IDLE_CURSOR_LAG && (yield* endpoints.listAcrossTenants({ where: ACTIVE, limit: 1 })).length === 0) {
-          return nothing
+          return unheard
         }
         const outcome = yield* storage.transaction(Effect.gen(function*() {
           const after = yield* fannedOutTo
@@ -246,10 +249,10 @@ export class WebhookOutbox extends Effect.Service<WebhookOutbox>()("slotwise/Web
             }
           }
           if (cursor > after) yield* asCursorOwner(cursors.update({ id: FAN_OUT_CURSOR_ID, seq: cursor }))
-          return { processed, claimed, more, cursor }
+          return { processed, claimed, more, cursor, unheard: active.length === 0 }
         }))
         knownCursor = Math.max(knownCursor, outcome.cursor)
-        return { processed: outcome.processed, claimed: outcome.claimed, more: outcome.more }
+        return { processed: outcome.processed, claimed: outcome.claimed, more: outcome.more, unheard: outcome.unheard }
       })
 
     /**
