@@ -61,10 +61,13 @@ export const BookingsCollection: CollectionSpec<Booking> = {
   order: ["start_ms"],
   // Overlap checks by staff and time, covering every column they read (slot queries read
   // thousands of rows: no table lookups), ranged on both sides of occupied_start (see
-  // MAX_OCCUPIED_MINUTES); lists by start; in-use checks by service and client.
+  // MAX_OCCUPIED_MINUTES); lists by start, and by staff member, service or client by start
+  // (a staff member's page must not scan past everyone else's bookings in start order); in-use
+  // checks by service and client.
   storageIndexes: [
     ["staff_id", "occupied_start", "occupied_end", "status", "start_ms", "end_ms", "service_id"],
     ["start_ms"],
+    ["staff_id", "start_ms"],
     ["service_id", "start_ms"],
     ["client_id", "start_ms"],
     ["series_id", "start_ms"]

@@ -5,10 +5,10 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { sqliteDialect } from "../../adapters/sql/dialects.js"
-import { tableOf } from "../../adapters/sql/query.js"
+import { limitSql, orderSql, quote, shapeOf, tableOf, whereSql } from "../../adapters/sql/query.js"
 import { SqliteStorageLive } from "../../adapters/sqlite/layer.js"
 import { BookingsCollection } from "../../src/ports/collections.js"
-import { type CollectionSpec, ListOfField, Storage } from "../../src/ports/storage.js"
+import { type CollectionSpec, type ListQuery, ListOfField, Storage } from "../../src/ports/storage.js"
 import { acrossTenantScans, fillForScan, scanStatement, withoutAcrossTenantIndexes } from "./acrossTenants.js"
 import {
   as,
@@ -561,6 +561,27 @@ describe("sqlite: the workers' scans across tenants", () => {
         const index = `ix_${tableOf(scan.spec)}_${scan.index.join("__")}___across_tenants`
         expect(plan).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`^SEARCH .* USING INDEX ${index} `))]))
         expect(plan.some((detail) => detail.includes("TEMP B-TREE"))).toBe(!scan.ordered)
+      }))
+  }
+})
+
+describe("sqlite: a page of bookings by one filter", () => {
+  // A staff member's (or service's, or client's) page reads that column's index in start
+  // order and stops at the page's end: no sort of all their bookings, and no walk past
+  // everyone else's in start order (which took 16 ms a page beside 60,000 bookings of another).
+  for (const column of ["staff_id", "service_id", "client_id"] as const) {
+    it.live(`by ${column}: its index, in start order`, () =>
+      Effect.gen(function*() {
+        const filename = freshFile()
+        const query: ListQuery = { where: [{ column, op: "eq", value: "x_1" }], limit: 21 }
+        yield* withStorage(filename, Effect.flatMap(Storage, (storage) => storage.collection(BookingsCollection).list(query)).pipe(as(tenantA)))
+        const shape = shapeOf(BookingsCollection)
+        const params: Array<unknown> = []
+        const text = `SELECT doc FROM ${quote(tableOf(BookingsCollection))} ${whereSql(sqliteDialect, shape, query, tenantA, params)} ` +
+          `${orderSql(sqliteDialect, shape.keys)}${limitSql(query.limit)}`
+        const plan = inspect(filename, (db) =>
+          (db.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...params) as Array<{ detail: string }>).map((row) => row.detail))
+        expect(plan).toEqual([expect.stringMatching(new RegExp(`^SEARCH c_bookings USING INDEX ix_c_bookings_${column}__start_ms \\(`))])
       }))
   }
 })
