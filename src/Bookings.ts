@@ -40,7 +40,7 @@ import { thenDo } from "./internal/steps.js"
 import { memberLockKeys } from "./scheduling/assignment.js"
 import { type Exclusions, makeScheduleLoader, type StaffChoice } from "./scheduling/loadSchedule.js"
 import { makeMemberOccupancy } from "./scheduling/memberOccupancy.js"
-import { endsAfter } from "./Services.js"
+import { endedBy, endsAfter } from "./Services.js"
 
 const MINUTE = 60_000
 const NO_EXCLUSIONS: Exclusions = {}
@@ -350,7 +350,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
             ? [{ column: "status", op: "in", value: ACTIVE_STATUSES } as const]
             : []),
           ...(p.upcoming === true ? endsAfter(now) : []),
-          ...(p.upcoming === false ? [{ column: "end_ms", op: "lte", value: now } as const] : []),
+          ...(p.upcoming === false ? endedBy(now) : []),
           ...(p.staff_id !== undefined ? [{ column: "staff_id", op: "eq", value: p.staff_id } as const] : []),
           ...(p.client_id !== undefined ? [{ column: "client_id", op: "eq", value: p.client_id } as const] : []),
           ...(p.service_id !== undefined ? [{ column: "service_id", op: "eq", value: p.service_id } as const] : []),

@@ -130,6 +130,16 @@ export const endsAfter = (ms: number): ReadonlyArray<Condition> => [
   { column: "start_ms", op: "gt", value: ms - MAX_DURATION_MINUTES * 60_000 }
 ]
 
+/**
+ * Bookings that ended by `ms`. The start bound is implied (a booking starts before it ends)
+ * and stops storage's scan by start at `ms`, rather than reading every later booking to find
+ * that none has ended.
+ */
+export const endedBy = (ms: number): ReadonlyArray<Condition> => [
+  { column: "end_ms", op: "lte", value: ms },
+  { column: "start_ms", op: "lt", value: ms }
+]
+
 /** `resource_in_use` when upcoming pending or confirmed bookings match `where`. */
 export const refuseIfBooked = (
   bookings: Collection<Booking>,

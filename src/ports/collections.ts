@@ -68,6 +68,7 @@ export const BookingsCollection: CollectionSpec<Booking> = {
     ["staff_id", "occupied_start", "occupied_end", "status", "start_ms", "end_ms", "service_id"],
     ["start_ms"],
     ["staff_id", "start_ms"],
+    ["status", "start_ms"],
     ["service_id", "start_ms"],
     ["client_id", "start_ms"],
     ["series_id", "start_ms"]
