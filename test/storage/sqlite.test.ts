@@ -45,6 +45,10 @@ const inspect = <A>(filename: string, f: (db: Database.Database) => A): A => {
   }
 }
 
+/** SQLite's plan for `text` on `filename`, a line per step. */
+const planOf = (filename: string, text: string, params: ReadonlyArray<unknown>): Array<string> =>
+  inspect(filename, (db) => (db.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...params) as Array<{ detail: string }>).map((row) => row.detail))
+
 describe("sqlite storage", () => {
   it.live("data survives closing and reopening the file", () =>
     Effect.gen(function*() {
@@ -272,11 +276,11 @@ describe("sqlite storage", () => {
         })
       )
       expect(found.map((row) => row.doc.id)).toEqual(["t2"])
-      const plan = inspect(filename, (db) =>
-        (db.prepare(
-          "EXPLAIN QUERY PLAN SELECT account_id, environment, doc FROM c_due_things WHERE rank > ? " +
-            "ORDER BY rank, id, account_id, environment LIMIT 1"
-        ).all(1) as Array<{ detail: string }>).map((row) => row.detail))
+      const plan = planOf(
+        filename,
+        "SELECT account_id, environment, doc FROM c_due_things WHERE rank > ? ORDER BY rank, id, account_id, environment LIMIT 1",
+        [1]
+      )
       expect(plan).toEqual([expect.stringContaining("USING INDEX ix_c_due_things_rank___across_tenants")])
     }))
 
@@ -557,8 +561,7 @@ describe("sqlite: the workers' scans across tenants", () => {
         yield* withStorage(filename, Effect.flatMap(Storage, (storage) => fillForScan(storage, withoutAcrossTenantIndexes(scan.spec), scan)))
         yield* withStorage(filename, Effect.flatMap(Storage, (storage) => storage.collection(scan.spec).listAcrossTenants(scan.query)))
         const { params, text } = scanStatement(sqliteDialect, scan)
-        const plan = inspect(filename, (db) =>
-          (db.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...params) as Array<{ detail: string }>).map((row) => row.detail))
+        const plan = planOf(filename, text, params)
         const index = `ix_${tableOf(scan.spec)}_${scan.index.join("__")}___across_tenants`
         expect(plan).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`^SEARCH .* USING INDEX ${index} `))]))
         expect(plan.some((detail) => detail.includes("TEMP B-TREE"))).toBe(!scan.ordered)
@@ -589,8 +592,7 @@ describe("sqlite: a page of bookings by one filter", () => {
         const params: Array<unknown> = []
         const text = `SELECT doc FROM ${quote(tableOf(BookingsCollection))} ${whereSql(sqliteDialect, shape, query, tenantA, params)} ` +
           `${orderSql(sqliteDialect, shape.keys)}${limitSql(query.limit)}`
-        const plan = inspect(filename, (db) =>
-          (db.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...params) as Array<{ detail: string }>).map((row) => row.detail))
+        const plan = planOf(filename, text, params)
         expect(plan).toEqual([`SEARCH c_bookings ${search}`])
       }))
   }
