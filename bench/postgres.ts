@@ -13,7 +13,9 @@
  *    one per connection at once (what spreading them over connections gains). The tables are
  *    analysed first, as autovacuum would have them.
  * 3. `bookings.list` (the GET list use case, default page) at 1k and 1M bookings, first page
- *    and a page deep in the keyset, the bookings seeded with generate_series in SQL.
+ *    and a page deep in the keyset, the bookings seeded with generate_series in SQL; and a
+ *    page by staff member, status, service, client and of past bookings, each matching 21
+ *    bookings (or none) beside the seeded ones.
  * 0. The driver: one primary-key SELECT (named and prepared on `pg`) alone and eight of them in a transaction, on
  *    `pg` and on `@effect/sql-pg`, interleaved (why the adapter calls `pg` directly).
  * 5. Concurrent creates for different staff members, two cores (two pools, as two processes
@@ -215,10 +217,32 @@ const lists = async (bookings: number, rounds: number) => {
   const deepCursor = Buffer.from(JSON.stringify({ ...cursor, k: [Number(deep.rows[0].start_ms), deep.rows[0].id] })).toString("base64url")
   const deepPage = () => s.bookings.list({ cursor: deepCursor })
   if ((await deepPage()).data[0] === undefined) throw new Error("the deep page is empty")
-  for (let k = 0; k < 20; k++) await Promise.all([s.bookings.list({}), deepPage()])
-  const [firstTimes, deepTimes] = await interleaved([() => s.bookings.list({}), deepPage], rounds)
+  // Pages by one filter that the seeded bookings do not match (21 pending bookings of another
+  // staff member, service and client, made after the seeding, as a few new bookings are
+  // beside many older ones): each must read its own index in start order, not walk the
+  // seeded ones. Past bookings (`upcoming: false`): none, every booking lies ahead.
+  const asked = await s.services.create({ name: "Consultation", duration_minutes: 30, staff_ids: [staffIds[1]!], max_advance_days: 400, requires_confirmation: true })
+  const other = await s.clients.create({ name: "Other client" })
+  for (let i = 0; i < 21; i++) {
+    await s.bookings.create({ service_id: asked.id, staff_id: staffIds[1]!, client_id: other.id, start: iso(slotStart(i * 10 + 1, 10, 31)) })
+  }
+  const filters = {
+    "staff member": { staff_id: staffIds[1]! },
+    "status pending": { status: "pending" as const },
+    "service": { service_id: asked.id },
+    "client": { client_id: other.id },
+    "past (none)": { upcoming: false }
+  }
+  const filtered = Object.values(filters).map((filter) => () => s.bookings.list(filter))
+  for (let k = 0; k < 20; k++) await Promise.all([s.bookings.list({}), deepPage(), ...filtered.map((page) => page())])
+  const [firstTimes, deepTimes, ...filteredTimes] = await interleaved([() => s.bookings.list({}), deepPage, ...filtered], rounds)
   await s.close()
-  return { first: median(firstTimes!), deep: median(deepTimes!), size: first.data.length }
+  return {
+    first: median(firstTimes!),
+    deep: median(deepTimes!),
+    size: first.data.length,
+    filtered: Object.keys(filters).map((name, i) => ({ name, ms: median(filteredTimes[i]!) }))
+  }
 }
 
 // 5. Concurrent creates for different members.
@@ -326,6 +350,10 @@ try {
     console.log(`  1k bookings   first page ${small.first.toFixed(2).padStart(6)} ms   deep page ${small.deep.toFixed(2).padStart(6)} ms`)
     console.log(`  1M bookings   first page ${large.first.toFixed(2).padStart(6)} ms   deep page ${large.deep.toFixed(2).padStart(6)} ms`)
     console.log(`  1M / 1k       first page ${(large.first / small.first).toFixed(2).padStart(6)}×    deep page ${(large.deep / small.deep).toFixed(2).padStart(6)}×  (target ≤ 1.3×)`)
+    console.log("  a page by one filter matching 21 bookings (or none) beside the seeded ones:")
+    large.filtered.forEach(({ ms, name }, i) =>
+      console.log(`    ${name.padEnd(15)} 1k ${small.filtered[i]!.ms.toFixed(2).padStart(6)} ms   1M ${ms.toFixed(2).padStart(6)} ms   ${(ms / small.filtered[i]!.ms).toFixed(2)}×`)
+    )
   }
   if (runs("locks")) {
     console.log("\n200 concurrent check-then-insert claims for one seat, two pools of 10 (median of 5):")

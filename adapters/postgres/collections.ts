@@ -16,7 +16,12 @@ import type {
 } from "../../src/ports/storage.js"
 import type { TenantId } from "../../src/ports/tenant.js"
 import { dialect, limitSql, orderSql, quote, shapeOf, tableOf, unknownColumn, whereSql } from "./query.js"
-import { codeOf, type Sql } from "./transactions.js"
+import { codeOf, type QueryOptions, type Sql } from "./transactions.js"
+
+/** Index reads come back as arrays of values, made into rows here. */
+const ARRAYS: QueryOptions = { rows: "arrays" }
+/** A page by a filter is planned for the filter's values (see `QueryOptions.plan`). */
+const FILTERED_PAGE: QueryOptions = { plan: "each" }
 
 /** One read of `readMany`: its text, a scalar subquery of one `json` value, and its answer from that value. */
 export interface ComposedRead {
@@ -184,7 +189,12 @@ export const makeCollection = <A extends { readonly id: string }>(
         const params: Array<unknown> = []
         return Effect.flatMap(whereOf(query, tenant, params), (clause) =>
           Effect.map(
-            sql.query<{ doc: A }>(`SELECT doc FROM ${table} ${clause} ${orderBy}${limitSql(query.limit)}`, params, what.list),
+            sql.query<{ doc: A }>(
+              `SELECT doc FROM ${table} ${clause} ${orderBy}${limitSql(query.limit)}`,
+              params,
+              what.list,
+              query.limit !== undefined && query.where !== undefined && query.where.length > 0 ? FILTERED_PAGE : undefined
+            ),
             docs
           ))
       })),
@@ -197,7 +207,7 @@ export const makeCollection = <A extends { readonly id: string }>(
           const text = `SELECT ${selected.map(quote).join(", ")} FROM ${table} ${clause} ` +
             `${query.ordered === false ? "" : orderBy}${limitSql(query.limit)}`
           // Rows as arrays, made into objects here: cheaper for the thousands a slot list reads.
-          return Effect.map(sql.query<Array<IndexValue>>(text, params, what.listIndexes, true), (rows) =>
+          return Effect.map(sql.query<Array<IndexValue>>(text, params, what.listIndexes, ARRAYS), (rows) =>
             rows.map((values) => rowOf(selected, values)))
         })
       })),
@@ -212,7 +222,7 @@ export const makeCollection = <A extends { readonly id: string }>(
           const selected = [quote(groupBy), ...wanted.map((c) => `json_agg(${quote(c)})`)]
           const text = `SELECT ${selected.join(", ")} FROM ${table} ${clause} GROUP BY ${quote(groupBy)}`
           return Effect.map(
-            sql.query<[IndexValue, ...Array<Array<IndexValue>>]>(text, params, what.listColumns, true),
+            sql.query<[IndexValue, ...Array<Array<IndexValue>>]>(text, params, what.listColumns, ARRAYS),
             (rows) => new Map<IndexValue, ColumnValues>(rows.map(([key, ...arrays]) => [key, arrays]))
           )
         })

@@ -184,7 +184,7 @@ export const makePostgresStorage = (
           }
           const text = `SELECT ${composed.map((read) => read.text).join(", ")}`
           return Effect.map(
-            sql.query<Array<unknown>>(text, params, "readMany", true),
+            sql.query<Array<unknown>>(text, params, "readMany", { rows: "arrays" }),
             (rows) => composed.map((read, i) => read.answer(rows[0]![i])) as ReadResults<T>
           )
         })

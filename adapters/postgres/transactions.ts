@@ -2,9 +2,10 @@
  * Statements and transactions on a `pg` pool.
  *
  * Statements. Each runs as a named prepared statement (parsed and planned once per
- * connection); outside a transaction on any pooled connection, inside one on the
- * transaction's own connection, so a transaction reads its own writes and nobody else's
- * uncommitted ones (READ COMMITTED).
+ * connection), but for those planned each time they run (`plan: "each"`: a page by a filter);
+ * outside a transaction on any pooled connection, inside one on the transaction's own
+ * connection, so a transaction reads its own writes and nobody else's uncommitted ones
+ * (READ COMMITTED).
  *
  * Transactions. `BEGIN` and the write lock go in one round trip: every transaction takes a
  * transaction-scoped advisory lock for its tenant (`pg_advisory_xact_lock` on a hash of
@@ -95,13 +96,27 @@ const tenantLock = (tenant: TenantId): string => advisoryLock(tenantKey(tenant))
 /** The same lock, shared: keyed transactions of the tenant hold it together. */
 const tenantSharedLock = (tenant: TenantId): string => advisoryLock(tenantKey(tenant), true)
 
+export interface QueryOptions {
+  /** Rows as objects (default), or as arrays of values in the order selected. */
+  readonly rows?: "objects" | "arrays"
+  /**
+   * `"prepared"` (default): a named prepared statement, which PostgreSQL plans for any values
+   * once it has run a few times (a generic plan). `"each"`: unnamed, planned for the values
+   * given, each time. A page of a list filters by one staff member, service, client or status:
+   * a generic plan cannot tell a value with 21 rows from one with a million (it may walk the
+   * date index past every other row, ~390 ms a page beside 1M bookings), a plan for the
+   * value can; planning costs less than a millisecond.
+   */
+  readonly plan?: "prepared" | "each"
+}
+
 export interface Sql {
-  /** Runs one statement on the fiber's connection; rows as objects, or as arrays with `arrays`. */
+  /** Runs one statement on the fiber's connection. */
   readonly query: <R = any>(
     text: string,
     params: ReadonlyArray<unknown>,
     what: string,
-    arrays?: boolean
+    options?: QueryOptions
   ) => Effect.Effect<Array<R>, StorageFailure>
   /** Like `query`, after the lock of the tenant in context when inside a transaction. */
   readonly forTenant: <A>(
@@ -144,13 +159,13 @@ export const makeSql = (pool: pg.Pool): Sql => {
     text: string,
     params: ReadonlyArray<unknown>,
     what: string,
-    arrays = false
+    options: QueryOptions = {}
   ): Effect.Effect<Array<R>, StorageFailure> =>
     Effect.async<Array<R>, StorageFailure>((resume) => {
       const config: pg.QueryConfig = { text, values: params as Array<unknown> }
-      const name = nameOf(text)
+      const name = options.plan === "each" ? undefined : nameOf(text)
       if (name !== undefined) config.name = name
-      ;(arrays ? on.query({ ...config, rowMode: "array" } as pg.QueryArrayConfig) : on.query(config)).then(
+      ;(options.rows === "arrays" ? on.query({ ...config, rowMode: "array" } as pg.QueryArrayConfig) : on.query(config)).then(
         (result) => resume(Effect.succeed(result.rows as Array<R>)),
         (cause) => resume(Effect.fail(failure(what, cause)))
       )
@@ -166,9 +181,9 @@ export const makeSql = (pool: pg.Pool): Sql => {
     return simple(open.client, `SELECT ${tenantLock(tenant)}`, "lock tenant")
   }
 
-  const query = <R = any>(text: string, params: ReadonlyArray<unknown>, what: string, arrays = false) =>
+  const query = <R = any>(text: string, params: ReadonlyArray<unknown>, what: string, options?: QueryOptions) =>
     Effect.withFiberRuntime<Array<R>, StorageFailure>((fiber) =>
-      run<R>(fiber.getFiberRef(openTransaction)?.client ?? pool, text, params, what, arrays)
+      run<R>(fiber.getFiberRef(openTransaction)?.client ?? pool, text, params, what, options)
     )
 
   const forTenant = <A>(f: (tenant: TenantId) => Effect.Effect<A, StorageFailure>) =>
