@@ -8,6 +8,7 @@
  */
 import { type HttpApi, HttpApiBuilder, type HttpApiGroup } from "@effect/platform"
 import { Context, Effect, Layer, type Scope } from "effect"
+import { encodedHandlers } from "./encoded.js"
 
 export const handlerGroup = <
   ApiId extends string,
@@ -37,8 +38,9 @@ export const handlerGroup = <
       .flatMap((set) => [...set])
     const built: Layer.Layer<never, EX> = HttpApiBuilder.group(api, groupName, (handlers) => {
       const made = build(handlers)
+      const encoded = <H extends HttpApiBuilder.Handlers.Any>(h: H) => encodedHandlers(handlers, h)
       // The handlers are made with every service at hand; only the group is built without them.
-      return (Effect.isEffect(made) ? Effect.provide(made, services) : made) as never
+      return (Effect.isEffect(made) ? Effect.map(Effect.provide(made, services), encoded) : encoded(made)) as never
     }) as never
     const groupContext = Context.pick(...middleware)(services as Context.Context<unknown>) as Context.Context<never>
     // The router the group adds its routes to is the app's: the layers' memo map builds it once.
