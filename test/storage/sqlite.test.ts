@@ -7,6 +7,7 @@ import * as path from "node:path"
 import { sqliteDialect } from "../../adapters/sql/dialects.js"
 import { limitSql, orderSql, quote, shapeOf, tableOf, whereSql } from "../../adapters/sql/query.js"
 import { SqliteStorageLive } from "../../adapters/sqlite/layer.js"
+import { sampleBooking } from "../../src/events/samples.js"
 import { BookingsCollection } from "../../src/ports/collections.js"
 import { endedBy } from "../../src/Services.js"
 import { type CollectionSpec, type ListQuery, ListOfField, Storage } from "../../src/ports/storage.js"
@@ -567,6 +568,41 @@ describe("sqlite: the workers' scans across tenants", () => {
         expect(plan.some((detail) => detail.includes("TEMP B-TREE"))).toBe(!scan.ordered)
       }))
   }
+})
+
+describe("sqlite: documents read back", () => {
+  // A document's text is parsed once and the value shared by every reader (as the memory
+  // storage shares its documents): frozen through, so a use case that changed one in place
+  // would fail at once instead of changing what the next reader, or a reader after a
+  // rollback, gets.
+  it.live("are one frozen value per stored text: read twice, the same; changed, the new one; rolled back, the old", () =>
+    Effect.gen(function*() {
+      const storage = yield* Storage
+      const bookings = storage.collection(BookingsCollection)
+      const stored = { ...sampleBooking(Date.parse("2030-03-04T09:00:00Z")), metadata: { source: "test" } }
+      yield* bookings.insert(stored)
+      const first = Option.getOrThrow(yield* bookings.get(stored.id))
+      const again = Option.getOrThrow(yield* bookings.get(stored.id))
+      const listed = (yield* bookings.list({ where: [{ column: "staff_id", op: "eq", value: stored.staff_id }] }))[0]
+      expect(first).toEqual(stored)
+      expect(again).toBe(first)
+      expect(listed).toBe(first)
+      expect([first, first.staff_ids, first.metadata, first.answers].every(Object.isFrozen)).toBe(true)
+      expect(() => {
+        ;(first as { status: string }).status = "cancelled"
+      }).toThrow(TypeError)
+      expect(() => (first.staff_ids as Array<string>).push("stf_other")).toThrow(TypeError)
+
+      const cancelled = { ...stored, status: "cancelled" as const }
+      yield* bookings.update(cancelled)
+      expect(Option.getOrThrow(yield* bookings.get(stored.id))).toEqual(cancelled)
+
+      const undone = yield* Effect.either(storage.transaction(Effect.zipRight(bookings.update(stored), Effect.fail("undo"))))
+      expect(undone._tag).toBe("Left")
+      expect(Option.getOrThrow(yield* bookings.get(stored.id))).toEqual(cancelled)
+      yield* bookings.update(stored)
+      expect(Option.getOrThrow(yield* bookings.get(stored.id))).toBe(first)
+    }).pipe(as(tenantA), Effect.provide(SqliteStorageLive({ filename: freshFile() }))))
 })
 
 describe("sqlite: a page of bookings by one filter", () => {
