@@ -20,18 +20,19 @@
  * - A POST refused by its payload schema (no storage) against that no-op POST, by server CPU.
  * - Peak RSS of the capped server under this load.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { type ChildProcess, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import { createServer } from "node:http"
 import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpMiddleware } from "@effect/platform"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Schema } from "effect"
+import { call } from "./httpCall.js"
 import { median } from "./rounds.js"
+import { benchAccount, BIN_CAPS, bookable, cpuOf, halfHour as slot, rssOf, startServer } from "./servers.js"
 
 const body = { id: "bkg_01", object: "booking", start: "2027-01-01T10:00:00Z", status: "confirmed", metadata: {} }
 const mode = process.argv[2]
@@ -84,7 +85,7 @@ async function compare() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "slotwise-ceiling-"))
   const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
   const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
-  const CAPS = (process.env.BENCH_CAPS ?? "--max-semi-space-size=16 --max-old-space-size=128").split(" ").filter((flag) => flag !== "")
+  const CAPS = (process.env.BENCH_CAPS ?? BIN_CAPS.join(" ")).split(" ").filter((flag) => flag !== "")
   const ADMIN = "bench-admin-token"
   const children: Array<ChildProcess> = []
   process.on("exit", () => {
@@ -92,38 +93,7 @@ async function compare() {
     fs.rmSync(dir, { recursive: true, force: true })
   })
 
-  /** Starts a server; resolves with its URL once it prints `port N` or `listening on URL`. */
-  const start = (args: ReadonlyArray<string>) =>
-    new Promise<{ url: string; pid: number }>((resolve, reject) => {
-      const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "inherit"] })
-      children.push(child)
-      readline.createInterface({ input: child.stdout! }).on("line", (line) => {
-        const port = /^port (\d+)$/.exec(line)
-        const listening = /^listening on (http:\/\/\S+)$/.exec(line)
-        if (port) resolve({ url: `http://127.0.0.1:${port[1]}`, pid: child.pid! })
-        if (listening) resolve({ url: listening[1]!, pid: child.pid! })
-      })
-      child.on("exit", (code) => reject(new Error(`${args.join(" ")} exited ${code}`)))
-    })
-  /** CPU time (user + system, all threads) a process has used so far, in µs; 10 ms resolution. */
-  const cpuOf = (pid: number) => {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
-    return (Number(fields[11]) + Number(fields[12])) * 10_000
-  }
-  const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024
-  const call = async (url: string, method: string, key: string, body?: unknown) => {
-    const response = await fetch(url, {
-      method,
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {})
-    })
-    const json: any = await response.json()
-    if (response.status >= 400) throw new Error(`${method} ${url}: ${response.status} ${JSON.stringify(json)}`)
-    return json
-  }
-  const DAY = 86_400_000
-  const firstDay = Math.ceil(Date.now() / DAY) * DAY + DAY
-  const slot = (i: number) => new Date(firstDay + i * 30 * 60_000).toISOString().replace(".000Z", "Z")
+  const start = (args: ReadonlyArray<string>) => startServer(args, { cwd: root, children })
 
   // Build (tsc + bundle) outside the timing, as the first `npm start` would.
   spawnSync(process.execPath, ["bin/slotwise.js", "--version"], { cwd: root, stdio: "ignore" })
@@ -135,16 +105,9 @@ async function compare() {
    */
   const slotwise = async (flags: ReadonlyArray<string>, name: string) => {
     const server = await start([...flags, "bin/slotwise.js", "serve", "--port", "0", "--database", path.join(dir, `${name}.db`), "--admin-token", ADMIN])
-    const created = await call(`${server.url}/admin/v1/accounts`, "POST", ADMIN, { name: "Bench", plan: "business", rate_limit_per_minute: 1_000_000 })
-    const key: string = created.keys.sandbox.secret
-    const bookable = async (staffName: string, serviceName: string) => {
-      const staff = await call(`${server.url}/v1/staff`, "POST", key, { name: staffName, time_zone: "UTC" })
-      const service = await call(`${server.url}/v1/services`, "POST", key, { name: serviceName, duration_minutes: 30, staff_ids: [staff.id], max_advance_days: 1830 })
-      await call(`${server.url}/v1/availability`, "POST", key, { staff_id: staff.id, type: "weekly", weekdays: [1, 2, 3, 4, 5, 6, 7], start_time: "00:00", end_time: "24:00" })
-      return { staff: staff.id, service: service.id }
-    }
-    const read = await bookable("Ana", "Cut")
-    const creates = await bookable("Bea", "Colour")
+    const key = await benchAccount(server.url, ADMIN)
+    const read = await bookable(server.url, key, "Ana", "Cut")
+    const creates = await bookable(server.url, key, "Bea", "Colour")
     const client = await call(`${server.url}/v1/clients`, "POST", key, { name: "Bob" })
     const booking = await call(`${server.url}/v1/bookings`, "POST", key, { service_id: read.service, staff_id: read.staff, client_id: client.id, start: slot(0) })
     return { ...server, key, ...read, client: client.id, booking: booking.id, creates: { ...creates, client: client.id } }

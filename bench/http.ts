@@ -5,14 +5,14 @@
  * under load and the time from spawn to ready. Bounded: about a minute in all.
  * Run: npx tsx bench/http.ts
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { type ChildProcess, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
 import { call } from "./httpCall.js"
+import { benchAccount, BIN_CAPS, FIRST_DAY as firstDay, halfHour as slot, rssOf, startServer } from "./servers.js"
 
 const autocannon = createRequire(import.meta.url)("autocannon") as (options: any) => Promise<any>
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
@@ -27,26 +27,9 @@ const cleanup = () => {
 }
 process.on("exit", cleanup)
 
-const start = (args: ReadonlyArray<string>): Promise<{ url: string; child: ChildProcess; readyMs: number }> =>
-  new Promise((resolve, reject) => {
-    const t0 = performance.now()
-    const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "inherit"] })
-    children.push(child)
-    readline.createInterface({ input: child.stdout! }).on("line", (line) => {
-      const m = /^listening on (http:\/\/\S+)$/.exec(line)
-      if (m) resolve({ url: m[1]!, child, readyMs: performance.now() - t0 })
-    })
-    child.on("exit", (code) => reject(new Error(`${args.join(" ")} exited ${code}`)))
-  })
-
-const rssOf = (pid: number): number => {
-  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8")
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024
-}
+const start = (args: ReadonlyArray<string>) => startServer(args, { cwd: root, children })
 
 const DAY = 86_400_000
-const firstDay = Math.ceil(Date.now() / DAY) * DAY + DAY
-const slot = (i: number) => new Date(firstDay + i * 30 * 60_000).toISOString().replace(".000Z", "Z")
 
 interface Target {
   readonly name: string
@@ -94,24 +77,19 @@ const main = async () => {
   // Build (tsc + bundle) outside the timing, as `npm start` would on first run.
   spawnSync(process.execPath, ["bin/slotwise.js", "--version"], { cwd: root, stdio: "ignore" })
 
-  const ours = await start(["--max-semi-space-size=16", "--max-old-space-size=128", "bin/slotwise.js", "serve", "--port", "0", "--database", path.join(dir, "slotwise.db"), "--admin-token", ADMIN])
+  const ours = await start([...BIN_CAPS, "bin/slotwise.js", "serve", "--port", "0", "--database", path.join(dir, "slotwise.db"), "--admin-token", ADMIN])
   const readyTimes = [ours.readyMs]
   // `node -e` printing the same line, interleaved with the probes: on a busy machine the
   // ratio says more than the milliseconds.
   const nodeTimes: Array<number> = []
   for (let i = 0; i < 5; i++) {
-    const probe = await start(["--max-semi-space-size=16", "--max-old-space-size=128", "bin/slotwise.js", "serve", "--port", "0", "--memory"])
+    const probe = await start([...BIN_CAPS, "bin/slotwise.js", "serve", "--port", "0", "--memory"])
     readyTimes.push(probe.readyMs)
     probe.child.kill("SIGTERM")
     const bare = await start(["-e", "console.log('listening on http://127.0.0.1:0')"])
     nodeTimes.push(bare.readyMs)
   }
-  const admin = await fetch(`${ours.url}/admin/v1/accounts`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: "Bench", plan: "business", rate_limit_per_minute: 1_000_000 })
-  }).then((r) => r.json() as any)
-  const key: string = admin.keys.sandbox.secret
+  const key = await benchAccount(ours.url, ADMIN)
 
   const staff = await call(`${ours.url}/v1/staff`, "POST", key, { name: "Ana", time_zone: "UTC" })
   const service = await call(`${ours.url}/v1/services`, "POST", key, { name: "Cut", duration_minutes: 30, staff_ids: [staff.id] })

@@ -1,6 +1,7 @@
 /**
  * Runs every benchmark, one after another (they would disturb each other's figures), and
  * prints their output. Run: `npm run bench`. Each benchmark is bounded and exits by itself.
+ * bench/side-by-side.ts is not among them: it compares two checkouts, named when it is run.
  */
 import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
