@@ -5,6 +5,7 @@
  */
 import { Effect, FiberRef, Layer, Option } from "effect"
 import { StorageFailure } from "../../src/domain/errors.js"
+import { deepFreeze } from "../../src/internal/frozen.js"
 import type { Event } from "../../src/events/catalogue.js"
 import {
   type Collection,
@@ -214,7 +215,8 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
     const rowOf = (tenant: TenantId, doc: A): Row => {
       const index: Record<string, IndexValue> = {}
       for (const [column, ix] of Object.entries(spec.indexes)) index[column] = ix.get(doc)
-      return { tenant, doc, index }
+      // Every reader gets this value itself: read-only, as SQLite's parsed documents are.
+      return { tenant, doc: deepFreeze(doc), index }
     }
     const read = <B>(f: (view: View) => B): Effect.Effect<B, never, Tenant> =>
       Effect.flatMap(Tenant, (tenant) =>

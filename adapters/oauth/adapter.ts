@@ -76,9 +76,12 @@ export const makeAdapterFactory = (options: AdapterOptions) =>
           yield* system(records.remove(record.id))
           return undefined
         }
-        if (record.consumed_ms === null) return record.payload
-        if (model === "RefreshToken" && now - record.consumed_ms < options.refreshGraceSeconds * 1000) return record.payload
-        return { ...record.payload, consumed: Math.floor(record.consumed_ms / 1000) }
+        // The provider changes what it loads in place; stored documents are read-only and
+        // shared (src/internal/frozen.ts), so it gets a copy of its own.
+        const payload = structuredClone(record.payload)
+        if (record.consumed_ms === null) return payload
+        if (model === "RefreshToken" && now - record.consumed_ms < options.refreshGraceSeconds * 1000) return payload
+        return { ...payload, consumed: Math.floor(record.consumed_ms / 1000) }
       }))
 
     return class StorageAdapter {
@@ -97,8 +100,9 @@ export const makeAdapterFactory = (options: AdapterOptions) =>
             uid_key: typeof payload.uid === "string" ? yield* recordKey(`${model}.uid`, payload.uid) : null,
             expires_ms: expiresIn === undefined ? null : now + expiresIn * 1000,
             consumed_ms: null,
-            // The id of a token or code is the secret itself: kept only in the key's hash.
-            payload: withoutJti(payload)
+            // The id of a token or code is the secret itself: kept only in the key's hash. A
+            // copy: the provider goes on changing its own objects after saving them.
+            payload: structuredClone(withoutJti(payload))
           }
           yield* storage.transaction(Effect.gen(function*() {
             const existing = yield* system(records.get(key))

@@ -5,6 +5,7 @@
  */
 import type Database from "better-sqlite3"
 import { StorageFailure } from "../../src/domain/errors.js"
+import { deepFreeze } from "../../src/internal/frozen.js"
 
 export { limitSql, requireKnown, shapeOf, type TableShape } from "../sql/query.js"
 
@@ -75,22 +76,12 @@ export const parsed = <A>(what: string, parse: () => A): A => {
   }
 }
 
-/** `value` and everything in it made read-only. */
-const frozen = <A>(value: A): A => {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    for (const key of Object.keys(value)) frozen((value as Record<string, unknown>)[key])
-    Object.freeze(value)
-  }
-  return value
-}
-
 /**
  * Documents by their stored text. A document read again (the service, staff member, hours
  * and client of every create; a page polled) is the same text, so it is parsed once: parsing
- * cost a create ~2 % of its CPU. The values are shared by every reader, as the memory
- * storage shares its documents, so they are frozen: a use case that changed one in place
- * would fail at once instead of changing what the next reader gets. Bounded by count (it
- * starts over when full) and by size (longer texts are parsed each time).
+ * cost a create ~2–6 % of its CPU. The values are shared by every reader, as the memory
+ * storage shares its documents, so they are frozen (src/internal/frozen.ts). Bounded by
+ * count (it starts over when full) and by size (longer texts are parsed each time).
  */
 const documents = new Map<string, unknown>()
 const DOCUMENTS_KEPT = 1000
@@ -102,7 +93,7 @@ const documentOf = (text: string): unknown => {
     doc = JSON.parse(text)
     if (text.length <= LONGEST_KEPT) {
       if (documents.size >= DOCUMENTS_KEPT) documents.clear()
-      documents.set(text, frozen(doc))
+      documents.set(text, deepFreeze(doc))
     }
   }
   return doc

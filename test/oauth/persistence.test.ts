@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { insecure, obtainTokens, registerClient } from "./agent.js"
+import { authorize, insecure, obtainTokens, registerClient, UserAgent } from "./agent.js"
 import { startOAuthServer } from "./harness.js"
 
 let dir: string
@@ -55,5 +55,25 @@ it("tokens issued by one server work on another over the same database, and afte
   } finally {
     await first.close().catch(() => undefined)
     await second.close().catch(() => undefined)
+  }
+})
+
+it("on SQLite, a consent once given is remembered and widened: the provider's records are its own copies", async () => {
+  // SQLite hands every reader the same frozen value for a stored text; the provider changes
+  // the grants it loads, so the adapter gives it copies. Without them the second
+  // authorization (the grant loaded, then changed) failed with a 500.
+  const server = await startOAuthServer({ storage: { sqlite: join(dir, "consent.sqlite") } })
+  try {
+    const setup = await registerClient(server)
+    expect((await obtainTokens(server, setup)).pages).toEqual(["sign-in", "consent"])
+    const again = await obtainTokens(server, setup, { agent: new UserAgent(server.url) })
+    expect(again.pages).toEqual(["sign-in"])
+    const more = await authorize(server, setup, { scope: "bookings:read services:read staff:read", agent: again.agent })
+    expect(more.pages).toEqual(["consent"])
+    const widened = await obtainTokens(server, setup, { scope: "bookings:read services:read staff:read", agent: more.agent })
+    expect(widened.pages).toEqual([])
+    expect((await fetch(`${server.url}/v1/staff`, { headers: { authorization: `Bearer ${widened.tokens.access_token}` } })).status).toBe(200)
+  } finally {
+    await server.close()
   }
 })
