@@ -5,7 +5,9 @@
  * Each server runs in its own process, loaded with autocannon (10 connections), the
  * contestants interleaved in rounds whose order turns, compared by medians:
  *
- * Each contestant's server CPU time per request is printed beside its req/s.
+ * Each contestant's server CPU time per request is printed beside its req/s, in all and on its
+ * main thread alone (a node server's requests per second are bound by its main thread; the
+ * rest is the garbage collector's helper threads and the checkpoint worker).
  *
  * - `GET /v1/bookings/{id}`: `slotwise serve` (SQLite, started as users start it, heap
  *   capped; the read takes the direct lane, and again with a query string, which sends it
@@ -32,7 +34,7 @@ import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Schema } from "effect"
 import { call } from "./httpCall.js"
 import { median } from "./rounds.js"
-import { benchAccount, BIN_CAPS, bookable, cpuOf, halfHour as slot, rssOf, startServer } from "./servers.js"
+import { benchAccount, BIN_CAPS, bookable, cpuOf, halfHour as slot, mainThreadCpuOf, rssOf, startServer } from "./servers.js"
 
 const body = { id: "bkg_01", object: "booking", start: "2027-01-01T10:00:00Z", status: "confirmed", metadata: {} }
 const mode = process.argv[2]
@@ -168,6 +170,7 @@ async function compare() {
   const rps = contestants.map((): Array<number> => [])
   // Server CPU per request: steadier than req/s on a shared machine (load slows both alike).
   const cpu = contestants.map((): Array<number> => [])
+  const mainCpu = contestants.map((): Array<number> => [])
   const p99 = contestants.map((): Array<number> => [])
   const peak = new Map<number, number>()
   for (let round = 0; round < ROUNDS; round++) {
@@ -177,8 +180,10 @@ async function compare() {
       const headers = { ...c.options.headers, authorization: `Bearer ${capped.key}` }
       const sampler = setInterval(() => peak.set(c.pid, Math.max(peak.get(c.pid) ?? 0, rssOf(c.pid))), 100)
       const cpu0 = cpuOf(c.pid)
+      const main0 = mainThreadCpuOf(c.pid)
       const result = await autocannon({ connections: 10, duration: SECONDS, ...c.options, headers })
       cpu[i]!.push((cpuOf(c.pid) - cpu0) / result.requests.total)
+      mainCpu[i]!.push((mainThreadCpuOf(c.pid) - main0) / result.requests.total)
       clearInterval(sampler)
       if ((c.refusals === true ? 0 : result.non2xx) + result.errors > 0) console.log(`  (${c.name}: ${result.non2xx} non-2xx, ${result.errors} errors)`)
       rps[i]!.push(result.requests.average)
@@ -188,8 +193,12 @@ async function compare() {
   const m = rps.map((xs) => median(xs))
   console.log(`\nautocannon: 10 connections, ${SECONDS} s × ${ROUNDS} interleaved rounds, medians; ${os.cpus().length} cores, node ${process.version}\n`)
   const mc = cpu.map((xs) => median(xs))
+  const mm = mainCpu.map((xs) => median(xs))
   contestants.forEach((c, i) =>
-    console.log(`${c.name.padEnd(30)} ${m[i]!.toFixed(0).padStart(7)} req/s  (${rps[i]!.map((x) => x.toFixed(0)).join(", ")})  ${mc[i]!.toFixed(0).padStart(4)} server CPU µs/request`)
+    console.log(
+      `${c.name.padEnd(30)} ${m[i]!.toFixed(0).padStart(7)} req/s  (${rps[i]!.map((x) => x.toFixed(0)).join(", ")})  ` +
+        `${mc[i]!.toFixed(0).padStart(4)} server CPU µs/request, ${mm[i]!.toFixed(0).padStart(4)} on its main thread`
+    )
   )
   // By name, so adding a contestant does not shift the comparisons.
   const at = (name: string) => {
@@ -199,6 +208,7 @@ async function compare() {
   }
   const req = (name: string) => m[at(name)]!
   const cpuPer = (name: string) => mc[at(name)]!
+  const mainPer = (name: string) => mm[at(name)]!
   const ratio = (a: string, b: string) => req(a) / req(b)
   const cpuRatio = (a: string, b: string) => cpuPer(a) / cpuPer(b)
   const read = ratio("GET slotwise", "GET no-op HttpApi")
@@ -210,7 +220,9 @@ async function compare() {
   console.log("")
   console.log(`load average at the end: ${one!.toFixed(2)} (1 min), ${five!.toFixed(2)} (5 min)`)
   console.log(`POST /v1/bookings / no-op HttpApi POST:      ${create.toFixed(2)}× by req/s (target ≥ 0.5) ${verdict(create >= 0.5)}; ` +
-    `${cpuPer("POST slotwise").toFixed(0)} µs against ${cpuPer("POST no-op HttpApi").toFixed(0)} µs of server CPU`)
+    `${cpuPer("POST slotwise").toFixed(0)} µs against ${cpuPer("POST no-op HttpApi").toFixed(0)} µs of server CPU; ` +
+    `${mainPer("POST slotwise").toFixed(0)} against ${mainPer("POST no-op HttpApi").toFixed(0)} µs on the main thread ` +
+    `(${(mainPer("POST no-op HttpApi") / mainPer("POST slotwise")).toFixed(2)}×)`)
   console.log(`POST refused by its schema / no-op POST:     ${refused.toFixed(2)}× by server CPU per request (target ≤ 1.3) ${verdict(refused <= 1.3)}; ` +
     `${cpuPer("POST slotwise, 422 bad start").toFixed(0)} µs`)
   console.log(`GET /v1/bookings/{id} / no-op HttpApi GET:   ${read.toFixed(2)}× by req/s (target ≥ 0.75) ${verdict(read >= 0.75)}; ` +
