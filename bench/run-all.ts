@@ -12,6 +12,7 @@ const benches = [
   "stack-floor.ts",
   "http.ts",
   "http-ceiling.ts",
+  "create-statements.ts",
   "http-steps.ts",
   "webhooks.ts",
   "widget.ts",
