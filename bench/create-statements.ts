@@ -15,7 +15,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { call } from "./httpCall.js"
-import { benchAccount, BIN_CAPS, bookable, halfHour, startServer } from "./servers.js"
+import { benchAccount, BIN_CAPS, bookable, createsAt, startServer } from "./servers.js"
 
 const autocannon = createRequire(import.meta.url)("autocannon") as (options: any) => Promise<any>
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
@@ -40,16 +40,9 @@ const key = await benchAccount(server.url, ADMIN)
 const { service, staff } = await bookable(server.url, key, "Bea", "Colour")
 const client = await call(`${server.url}/v1/clients`, "POST", key, { name: "Bob" })
 
-let next = 0
+const load = createsAt(server.url, { service, staff, client: client.id }, 0)
 const creates = (seconds: number) =>
-  autocannon({
-    url: `${server.url}/v1/bookings`,
-    method: "POST",
-    connections: 10,
-    duration: seconds,
-    headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
-    requests: [{ setupRequest: (req: any) => ({ ...req, body: JSON.stringify({ service_id: service, staff_id: staff, client_id: client.id, start: halfHour(next++) }) }) }]
-  })
+  autocannon({ ...load, connections: 10, duration: seconds, headers: { ...load.headers, authorization: `Bearer ${key}` } })
 
 await creates(3)
 server.child.kill("SIGUSR2")

@@ -34,7 +34,7 @@ import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Schema } from "effect"
 import { call } from "./httpCall.js"
 import { median } from "./rounds.js"
-import { benchAccount, BIN_CAPS, bookable, cpuOf, halfHour as slot, mainThreadCpuOf, rssOf, startServer } from "./servers.js"
+import { benchAccount, BIN_CAPS, bookable, cpuOf, createsAt, halfHour as slot, mainThreadCpuOf, rssOf, startServer } from "./servers.js"
 
 const body = { id: "bkg_01", object: "booking", start: "2027-01-01T10:00:00Z", status: "confirmed", metadata: {} }
 const mode = process.argv[2]
@@ -126,19 +126,7 @@ async function compare() {
 
   // Each target books its own run of slots (five years of half hours, within the service's
   // booking horizon), so no POST is refused for a taken slot or a start too far ahead.
-  const nextSlot = new Map<string, number>()
-  const post = (target: { url: string }, ids: { staff: string; service: string; client: string }) => ({
-    url: `${target.url}/v1/bookings`,
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    requests: [{
-      setupRequest: (req: any) => {
-        const i = (nextSlot.get(target.url) ?? 10) + 1
-        nextSlot.set(target.url, i)
-        return { ...req, body: JSON.stringify({ service_id: ids.service, staff_id: ids.staff, client_id: ids.client, start: slot(i) }) }
-      }
-    }]
-  })
+  const [baselineCreates, noopCreates, cappedCreates] = [baseline, noop, capped].map((target) => createsAt(target.url, capped.creates, 11))
   const refusedPost = (target: typeof capped, start: string) => ({
     url: `${target.url}/v1/bookings`,
     method: "POST",
@@ -159,10 +147,10 @@ async function compare() {
       pid: capped.pid,
       options: { url: `${capped.url}/v1/availability/slots?service_id=${capped.service}&start=${slotsDay}T00:00:00Z&end=${slotsDay}T23:59:59Z` }
     },
-    { name: "POST baseline", pid: baseline.pid, options: post(baseline, capped.creates) },
-    { name: "POST no-op HttpApi", pid: noop.pid, options: post(noop, capped.creates) },
-    { name: "POST slotwise", pid: capped.pid, options: post(capped, capped.creates) },
-    { name: "POST slotwise, 32 connections", pid: capped.pid, options: { ...post(capped, capped.creates), connections: 32 } },
+    { name: "POST baseline", pid: baseline.pid, options: baselineCreates },
+    { name: "POST no-op HttpApi", pid: noop.pid, options: noopCreates },
+    { name: "POST slotwise", pid: capped.pid, options: cappedCreates },
+    { name: "POST slotwise, 32 connections", pid: capped.pid, options: { ...cappedCreates, connections: 32 } },
     // Where a create's time goes: a POST refused by its payload schema has passed the pipeline,
     // the body step and its decoding, and touched no storage.
     { name: "POST slotwise, 422 bad start", pid: capped.pid, options: refusedPost(capped, "not a time"), refusals: true }

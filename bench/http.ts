@@ -12,7 +12,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { call } from "./httpCall.js"
-import { benchAccount, BIN_CAPS, halfHour as slot, rssOf, startServer } from "./servers.js"
+import { benchAccount, BIN_CAPS, createsAt, halfHour as slot, rssOf, startServer } from "./servers.js"
 
 const autocannon = createRequire(import.meta.url)("autocannon") as (options: any) => Promise<any>
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
@@ -50,21 +50,11 @@ const run = async (target: Target, scenario: string, options: any) => {
 }
 
 const scenarios = (t: Target, postOffset: number) => {
-  let n = postOffset
+  const creates = createsAt(t.url, t, postOffset)
   return [
     ["GET /v1/bookings/{id}", { url: `${t.url}/v1/bookings/${t.booking}` }],
     ["GET /v1/bookings?status=confirmed&staff_id=…&limit=20", { url: `${t.url}/v1/bookings?status=confirmed&staff_id=${t.staff}&limit=20` }],
-    ["POST /v1/bookings (distinct slots)", {
-      url: `${t.url}/v1/bookings`,
-      method: "POST",
-      headers: { authorization: `Bearer ${t.key}`, "content-type": "application/json" },
-      requests: [{
-        setupRequest: (req: any) => ({
-          ...req,
-          body: JSON.stringify({ service_id: t.service, staff_id: t.staff, client_id: t.client, start: slot(n++) })
-        })
-      }]
-    }],
+    ["POST /v1/bookings (distinct slots)", { ...creates, headers: { ...creates.headers, authorization: `Bearer ${t.key}` } }],
     ["GET /v1/availability/slots (one week)", {
       url: `${t.url}/v1/availability/slots?service_id=${t.service}&staff_id=${t.staff}&start=${slot(0)}&end=${slot(7 * 48)}`
     }]

@@ -78,3 +78,23 @@ export const bookable = async (url: string, key: string, staffName: string, serv
   await call(`${url}/v1/availability`, "POST", key, { staff_id: staff.id, type: "weekly", weekdays: [1, 2, 3, 4, 5, 6, 7], start_time: "00:00", end_time: "24:00" })
   return { staff: staff.id as string, service: service.id as string }
 }
+
+/**
+ * autocannon's options for creates on `url`: `POST /v1/bookings` for the staff member, service
+ * and client in `ids`, each request at the next half hour from `first`, so none is refused
+ * for a taken slot. Options reused (more connections, later rounds) go on from the same slot.
+ */
+export const createsAt = (url: string, ids: { readonly service: string; readonly staff: string; readonly client: string }, first: number) => {
+  let next = first
+  return {
+    url: `${url}/v1/bookings`,
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    requests: [{
+      setupRequest: (req: any) => ({
+        ...req,
+        body: JSON.stringify({ service_id: ids.service, staff_id: ids.staff, client_id: ids.client, start: halfHour(next++) })
+      })
+    }]
+  }
+}

@@ -26,7 +26,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { call } from "./httpCall.js"
 import { median } from "./rounds.js"
-import { benchAccount, BIN_CAPS, bookable, cpuOf, halfHour, startServer } from "./servers.js"
+import { benchAccount, BIN_CAPS, bookable, cpuOf, createsAt, halfHour, startServer } from "./servers.js"
 
 const autocannon = createRequire(import.meta.url)("autocannon") as (options: any) => Promise<any>
 const [rootA, rootB, request = "create"] = process.argv.slice(2)
@@ -64,13 +64,7 @@ const serve = async (root: string, name: string, file: string): Promise<Loaded> 
   for (let i = 1; i <= 20; i++) await book(80_000 + i)
   const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" }
   const day = halfHour(40_000).slice(0, 10)
-  let next = 10
-  const creates = {
-    url: `${server.url}/v1/bookings`,
-    method: "POST",
-    headers,
-    requests: [{ setupRequest: (req: any) => ({ ...req, body: JSON.stringify({ service_id: service, staff_id: staff, client_id: client, start: halfHour(++next) }) }) }]
-  }
+  const creates = { ...createsAt(server.url, { service, staff, client }, 11), headers }
   const byRequest: Record<string, () => any> = {
     create: () => creates,
     refused: () => ({ ...creates, requests: undefined, body: JSON.stringify({ service_id: service, staff_id: staff, client_id: client, start: "not a time" }) }),
