@@ -16,6 +16,9 @@
  * geometric mean of the two runs' median ratios (B against A). `BENCH_PIN=1` runs both
  * servers on the second core and autocannon on the first (`taskset`), which steadies the pairs.
  *
+ * `BENCH_FLAGS_A` / `BENCH_FLAGS_B` add node flags to one side's server after the bin's heap
+ * caps (a V8 setting tried against none: the same checkout twice, flags on one side).
+ *
  * This is how the figures "two servers side by side" in docs/performance.md were taken.
  */
 import type { ChildProcess } from "node:child_process"
@@ -54,7 +57,8 @@ interface Loaded {
 
 /** `root`'s server, set up, with the autocannon options of the request measured. */
 const serve = async (root: string, name: string, file: string): Promise<Loaded> => {
-  const bin = [...BIN_CAPS, path.join(root, "bin", "slotwise.js"), "serve", "--port", "0", "--database", path.join(dir, file), "--admin-token", ADMIN]
+  const flags = (process.env[`BENCH_FLAGS_${name}`] ?? "").split(" ").filter((flag) => flag !== "")
+  const bin = [...BIN_CAPS, ...flags, path.join(root, "bin", "slotwise.js"), "serve", "--port", "0", "--database", path.join(dir, file), "--admin-token", ADMIN]
   const server = await startServer(PIN ? ["-c", "1", process.execPath, ...bin] : bin, { cwd: root, children, ...(PIN ? { command: "taskset" } : {}) })
   const key = await benchAccount(server.url, ADMIN)
   const { service, staff } = await bookable(server.url, key, "Bea", "Colour")
