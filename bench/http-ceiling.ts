@@ -34,7 +34,7 @@ import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Schema } from "effect"
 import { call } from "./httpCall.js"
 import { median } from "./rounds.js"
-import { benchAccount, BIN_CAPS, bookable, cpuOf, createsAt, halfHour as slot, mainThreadCpuOf, rssOf, startServer } from "./servers.js"
+import { benchAccount, BIN_CAPS, bookable, cpuOf, createsAt, halfHour as slot, mainThreadCpuOf, nodeFlags, rssOf, startServer } from "./servers.js"
 
 const body = { id: "bkg_01", object: "booking", start: "2027-01-01T10:00:00Z", status: "confirmed", metadata: {} }
 const mode = process.argv[2]
@@ -87,7 +87,7 @@ async function compare() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "slotwise-ceiling-"))
   const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
   const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
-  const CAPS = (process.env.BENCH_CAPS ?? BIN_CAPS.join(" ")).split(" ").filter((flag) => flag !== "")
+  const CAPS = nodeFlags(process.env.BENCH_CAPS ?? BIN_CAPS.join(" "))
   const ADMIN = "bench-admin-token"
   const children: Array<ChildProcess> = []
   process.on("exit", () => {

@@ -11,6 +11,9 @@ import { call } from "./httpCall.js"
 /** The heap caps the `slotwise` bin starts node with (bin/slotwise.js), given to every server measured. */
 export const BIN_CAPS = ["--max-semi-space-size=16", "--max-old-space-size=128"] as const
 
+/** Node flags written in one variable (`BENCH_CAPS`, `BENCH_FLAGS_A`), space-separated; none when unset. */
+export const nodeFlags = (written: string | undefined): Array<string> => (written ?? "").split(" ").filter((flag) => flag !== "")
+
 export interface StartedServer {
   readonly url: string
   readonly pid: number

@@ -29,7 +29,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { call } from "./httpCall.js"
 import { median } from "./rounds.js"
-import { benchAccount, BIN_CAPS, bookable, cpuOf, createsAt, halfHour, startServer } from "./servers.js"
+import { benchAccount, BIN_CAPS, bookable, cpuOf, createsAt, halfHour, nodeFlags, startServer } from "./servers.js"
 
 const autocannon = createRequire(import.meta.url)("autocannon") as (options: any) => Promise<any>
 const [rootA, rootB, request = "create"] = process.argv.slice(2)
@@ -57,7 +57,7 @@ interface Loaded {
 
 /** `root`'s server, set up, with the autocannon options of the request measured. */
 const serve = async (root: string, name: string, file: string): Promise<Loaded> => {
-  const flags = (process.env[`BENCH_FLAGS_${name}`] ?? "").split(" ").filter((flag) => flag !== "")
+  const flags = nodeFlags(process.env[`BENCH_FLAGS_${name}`])
   const bin = [...BIN_CAPS, ...flags, path.join(root, "bin", "slotwise.js"), "serve", "--port", "0", "--database", path.join(dir, file), "--admin-token", ADMIN]
   const server = await startServer(PIN ? ["-c", "1", process.execPath, ...bin] : bin, { cwd: root, children, ...(PIN ? { command: "taskset" } : {}) })
   const key = await benchAccount(server.url, ADMIN)
