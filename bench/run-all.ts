@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url"
 const benches = [
   "slots-pure.ts",
   "core.ts",
+  "memory.ts",
   "stack-floor.ts",
   "http.ts",
   "http-ceiling.ts",

@@ -23,12 +23,8 @@ import {
   type StoredEvent
 } from "../../src/ports/storage.js"
 import { Tenant, type TenantId } from "../../src/ports/tenant.js"
+import { candidates, compareValues, emptyTable, pageInOrder, putRow, type Row, type Table, valueOf } from "./ordered.js"
 
-interface Row {
-  readonly tenant: TenantId
-  readonly doc: { readonly id: string }
-  readonly index: Readonly<Record<string, IndexValue>>
-}
 
 const DELETED = Symbol("deleted")
 
@@ -42,11 +38,6 @@ interface Overlay {
 }
 
 const tenantKey = (t: TenantId) => `${t.account_id}\u0000${t.environment}`
-
-const compareValues = (a: IndexValue, b: IndexValue): number =>
-  a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1
-
-const valueOf = (row: Row, column: string): IndexValue => column === "id" ? row.doc.id : (row.index[column] ?? null)
 
 const matches = (row: Row, conditions: ReadonlyArray<Condition>): boolean =>
   conditions.every((c) => {
@@ -85,17 +76,30 @@ const compareKeys = (a: ReadonlyArray<IndexValue>, b: ReadonlyArray<IndexValue>)
 export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(function*() {
   const lock = yield* Effect.makeSemaphore(1)
   const currentOverlay = FiberRef.unsafeMake<Overlay | undefined>(undefined)
-  /** collection → tenant key → id → row */
-  const tables = new Map<string, Map<string, Map<string, Row>>>()
+  /** collection → tenant key → rows */
+  const tables = new Map<string, Map<string, Table>>()
+  /** In seq order, which `after` is searched in. */
   const eventLog: Array<StoredEvent> = []
+  const eventsById = new Map<string, StoredEvent>()
   let lastSeq = 0
+  /** The position of the first event after `seq`. */
+  const firstAfter = (seq: number): number => {
+    let lo = 0
+    let hi = eventLog.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (eventLog[mid]!.seq > seq) hi = mid
+      else lo = mid + 1
+    }
+    return lo
+  }
 
-  const tableOf = (name: string, key: string): Map<string, Row> => {
+  const tableOf = (name: string, key: string): Table => {
     let byTenant = tables.get(name)
     if (byTenant === undefined) tables.set(name, byTenant = new Map())
-    let rows = byTenant.get(key)
-    if (rows === undefined) byTenant.set(key, rows = new Map())
-    return rows
+    let table = byTenant.get(key)
+    if (table === undefined) byTenant.set(key, table = emptyTable())
+    return table
   }
 
   const overlayOf = (overlay: Overlay, name: string, key: string) => {
@@ -109,20 +113,22 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
   const commit = (overlay: Overlay) => {
     for (const key of overlay.erased) {
       for (const byTenant of tables.values()) byTenant.delete(key)
-      for (let i = eventLog.length - 1; i >= 0; i--) {
-        if (tenantKey(eventLog[i]!.tenant) === key) eventLog.splice(i, 1)
-      }
+      const kept = eventLog.filter((stored) => tenantKey(stored.tenant) !== key)
+      for (const stored of eventLog) if (tenantKey(stored.tenant) === key) eventsById.delete(stored.event.id)
+      eventLog.length = 0
+      for (const stored of kept) eventLog.push(stored)
     }
     for (const [name, byTenant] of overlay.writes) {
       for (const [key, rows] of byTenant) {
         const table = tableOf(name, key)
-        for (const [id, row] of rows) {
-          if (row === DELETED) table.delete(id)
-          else table.set(id, row)
-        }
+        for (const [id, row] of rows) putRow(table, id, row === DELETED ? undefined : row)
       }
     }
-    for (const { event, tenant } of overlay.events) eventLog.push({ seq: ++lastSeq, tenant, event })
+    for (const { event, tenant } of overlay.events) {
+      const stored = { seq: ++lastSeq, tenant, event }
+      eventLog.push(stored)
+      eventsById.set(event.id, stored)
+    }
   }
 
   const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageFailure, R> =>
@@ -151,50 +157,67 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
   /** The fiber's view of one collection of its tenant: committed rows plus its own overlay. */
   interface View {
     readonly get: (id: string) => Row | undefined
-    readonly rows: () => Iterable<Row>
+    /** The rows that may meet `where` (all rows for none): to be tested against it still. */
+    readonly rows: (where: ReadonlyArray<Condition>) => Iterable<Row>
+    /** A page walked along the list's order, with the overlay's rows to sort in (`pageInOrder`). */
+    readonly page: (query: ListQuery & { readonly limit: number }, accept: (row: Row) => boolean) => Iterable<Row> | undefined
   }
-  const viewOf = (name: string, tenant: TenantId, overlay: Overlay | undefined): View => {
+  const viewOf = (spec: CollectionSpec<any>, tenant: TenantId, overlay: Overlay | undefined): View => {
     const key = tenantKey(tenant)
-    const base = overlay?.erased.has(key) ? new Map<string, Row>() : tableOf(name, key)
-    const pending = overlay?.writes.get(name)?.get(key)
-    if (pending === undefined || pending.size === 0) return { get: (id) => base.get(id), rows: () => base.values() }
+    const base = overlay?.erased.has(key) ? emptyTable() : tableOf(spec.name, key)
+    const pending = overlay?.writes.get(spec.name)?.get(key)
+    if (pending === undefined || pending.size === 0) {
+      return {
+        get: (id) => base.rows.get(id),
+        rows: (where) => candidates(spec, base, where),
+        page: (query, accept) => pageInOrder(spec, base, query.where ?? [], query.after, query.limit, accept)
+      }
+    }
+    const written = function*() {
+      for (const row of pending.values()) if (row !== DELETED) yield row
+    }
     return {
       get: (id) => {
         const row = pending.get(id)
-        return row === DELETED ? undefined : row ?? base.get(id)
+        return row === DELETED ? undefined : row ?? base.rows.get(id)
       },
       // Merged lazily: a transaction's reads must not copy the whole table.
-      rows: function*() {
-        for (const [id, row] of base) if (!pending.has(id)) yield row
-        for (const row of pending.values()) if (row !== DELETED) yield row
+      rows: function*(where) {
+        for (const row of candidates(spec, base, where)) if (!pending.has(row.doc.id)) yield row
+        yield* written()
+      },
+      page: (query, accept) => {
+        const walked = pageInOrder(spec, base, query.where ?? [], query.after, query.limit, (row) => !pending.has(row.doc.id) && accept(row))
+        return walked === undefined ? undefined : [...walked, ...written()]
       }
     }
   }
 
-  const select = (spec: CollectionSpec<any>, rows: Iterable<Row>, query: ListQuery): Array<Row> => {
+  const select = (spec: CollectionSpec<any>, view: View, query: ListQuery): Array<Row> => {
     const where = query.where ?? []
     const after = query.after
+    const limit = query.limit
+    const paged = limit === undefined ? undefined : view.page({ ...query, limit }, (row) => matches(row, where))
     // Each row's sort key is built once, not once per comparison.
     const keyed: Array<{ readonly row: Row; readonly key: Array<IndexValue> }> = []
-    for (const row of rows) {
+    for (const row of paged ?? view.rows(where)) {
       if (!matches(row, where)) continue
       const key = sortKey(spec, row)
       if (after !== undefined && compareKeys(key, after) <= 0) continue
       keyed.push({ row, key })
     }
     keyed.sort((a, b) => compareKeys(a.key, b.key))
-    const limited = query.limit === undefined ? keyed : keyed.slice(0, query.limit)
-    return limited.map((entry) => entry.row)
+    return (limit === undefined ? keyed : keyed.slice(0, limit)).map((entry) => entry.row)
   }
 
   /** The reads of a collection's view, one function each for the collection and `readMany`. */
   const runs = {
-    list: (spec: CollectionSpec<any>, view: View, query: ListQuery) => select(spec, view.rows(), query).map((row) => row.doc),
+    list: (spec: CollectionSpec<any>, view: View, query: ListQuery) => select(spec, view, query).map((row) => row.doc),
     listIndexes: (spec: CollectionSpec<any>, view: View, query: ListQuery): Array<IndexedRow> =>
-      select(spec, view.rows(), query).map((row) => ({ ...row.index, id: row.doc.id })),
+      select(spec, view, query).map((row) => ({ ...row.index, id: row.doc.id })),
     listColumns: (_spec: CollectionSpec<any>, view: View, { columns, groupBy, where = [] }: ColumnsQuery) => {
       const groups = new Map<IndexValue, Array<Array<IndexValue>>>()
-      for (const row of view.rows()) {
+      for (const row of view.rows(where)) {
         if (!matches(row, where)) continue
         const key = valueOf(row, groupBy)
         let group = groups.get(key)
@@ -209,7 +232,7 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
   const readMany = <const T extends ReadonlyArray<CollectionRead<any>>>(reads: T): Effect.Effect<ReadResults<T>, never, Tenant> =>
     Effect.flatMap(Tenant, (tenant) =>
       Effect.map(FiberRef.get(currentOverlay), (overlay) =>
-        reads.map((read) => runs[read.op](read.spec, viewOf(read.spec.name, tenant, overlay), read.query as any)) as ReadResults<T>))
+        reads.map((read) => runs[read.op](read.spec, viewOf(read.spec, tenant, overlay), read.query as any)) as ReadResults<T>))
 
   const collection = <A extends { readonly id: string }>(spec: CollectionSpec<A>): Collection<A> => {
     const rowOf = (tenant: TenantId, doc: A): Row => {
@@ -220,7 +243,7 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
     }
     const read = <B>(f: (view: View) => B): Effect.Effect<B, never, Tenant> =>
       Effect.flatMap(Tenant, (tenant) =>
-        Effect.map(FiberRef.get(currentOverlay), (overlay) => f(viewOf(spec.name, tenant, overlay))))
+        Effect.map(FiberRef.get(currentOverlay), (overlay) => f(viewOf(spec, tenant, overlay))))
 
     return {
       spec,
@@ -248,9 +271,15 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
       listColumns: (query) => read((view) => runs.listColumns(spec, view, query)),
       listAcrossTenants: (query) =>
         Effect.sync(() => {
-          const all: Array<Row> = []
-          for (const rows of tables.get(spec.name)?.values() ?? []) all.push(...rows.values())
-          return select(spec, all, query).map((row) => ({ tenant: row.tenant, doc: row.doc as A }))
+          const tenants = [...(tables.get(spec.name)?.values() ?? [])]
+          const everyTenant: View = {
+            get: () => undefined,
+            rows: function*(where) {
+              for (const table of tenants) yield* candidates(spec, table, where)
+            },
+            page: () => undefined
+          }
+          return select(spec, everyTenant, query).map((row) => ({ tenant: row.tenant, doc: row.doc as A }))
         })
     }
   }
@@ -262,18 +291,17 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
       }),
     get: (id) =>
       Effect.map(Tenant, (tenant) => {
-        const key = tenantKey(tenant)
-        return Option.fromNullable(
-          eventLog.find((stored) => stored.event.id === id && tenantKey(stored.tenant) === key)?.event
-        )
+        const stored = eventsById.get(id)
+        return stored !== undefined && tenantKey(stored.tenant) === tenantKey(tenant) ? Option.some(stored.event) : Option.none()
       }),
     read: ({ after, limit, types }) =>
       Effect.map(Tenant, (tenant) => {
         const key = tenantKey(tenant)
         const result: Array<StoredEvent> = []
-        for (const stored of eventLog) {
+        for (let i = firstAfter(after); i < eventLog.length; i++) {
           if (result.length >= limit) break
-          if (stored.seq <= after || tenantKey(stored.tenant) !== key) continue
+          const stored = eventLog[i]!
+          if (tenantKey(stored.tenant) !== key) continue
           if (types !== undefined && !types.includes(stored.event.type)) continue
           result.push(stored)
         }
@@ -281,7 +309,10 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
       }),
     lastSeq: Effect.sync(() => lastSeq),
     readAcrossTenants: ({ after, limit }) =>
-      Effect.sync(() => eventLog.filter((stored) => stored.seq > after).slice(0, limit))
+      Effect.sync(() => {
+        const from = firstAfter(after)
+        return eventLog.slice(from, from + limit)
+      })
   }
 
   const eraseTenant = write((overlay, tenant) => {
