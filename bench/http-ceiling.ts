@@ -20,6 +20,9 @@
  *   creates book a staff member and service of their own, a booking every half hour, so
  *   the day of slots and the staff member whose page is listed stay as they were set up.
  * - A POST refused by its payload schema (no storage) against that no-op POST, by server CPU.
+ * - Creates and the no-op POST at 2 and 32 connections too, compared by main-thread CPU at
+ *   each: a create's share of its group's COMMIT and of waking its client shrink as more
+ *   requests arrive at once.
  * - Peak RSS of the capped server under this load.
  */
 import { type ChildProcess, spawnSync } from "node:child_process"
@@ -151,6 +154,11 @@ async function compare() {
     { name: "POST no-op HttpApi", pid: noop.pid, options: noopCreates },
     { name: "POST slotwise", pid: capped.pid, options: cappedCreates },
     { name: "POST slotwise, 32 connections", pid: capped.pid, options: { ...cappedCreates, connections: 32 } },
+    // A create's share of its group's COMMIT and of waking its client shrink as more arrive at
+    // once: the ratio by concurrency, each side at the same number of connections.
+    { name: "POST no-op HttpApi, 32 connections", pid: noop.pid, options: { ...noopCreates, connections: 32 } },
+    { name: "POST slotwise, 2 connections", pid: capped.pid, options: { ...cappedCreates, connections: 2 } },
+    { name: "POST no-op HttpApi, 2 connections", pid: noop.pid, options: { ...noopCreates, connections: 2 } },
     // Where a create's time goes: a POST refused by its payload schema has passed the pipeline,
     // the body step and its decoding, and touched no storage.
     { name: "POST slotwise, 422 bad start", pid: capped.pid, options: refusedPost(capped, "not a time"), refusals: true }
@@ -220,6 +228,12 @@ async function compare() {
   console.log(`GET slots (one day, 48 starts) / no-op GET:  ${ratio("GET slotwise slots, one day", "GET no-op HttpApi").toFixed(2)}× (${cpuPer("GET slotwise slots, one day").toFixed(0)} µs)`)
   console.log(`POST /v1/bookings / baseline (node:http + better-sqlite3): ${ratio("POST slotwise", "POST baseline").toFixed(2)}×; ` +
     `no-op HttpApi POST / baseline ${ratio("POST no-op HttpApi", "POST baseline").toFixed(2)}×; no-op GET / bare node:http ${ratio("GET no-op HttpApi", "GET bare node:http").toFixed(2)}×`)
+  const atConnections = (name: string, connections: number) => (connections === 10 ? name : `${name}, ${connections} connections`)
+  const byConnections = [2, 10, 32].map((connections) => {
+    const [ours, noop] = [atConnections("POST slotwise", connections), atConnections("POST no-op HttpApi", connections)]
+    return `${(mainPer(noop) / mainPer(ours)).toFixed(2)}× (${mainPer(ours).toFixed(0)} against ${mainPer(noop).toFixed(0)} µs)`
+  })
+  console.log(`POST /v1/bookings / no-op POST by main-thread CPU at 2 / 10 / 32 connections: ${byConnections.join(" / ")}`)
   console.log(`creates at 32 connections: p99 ${median(p99[at("POST slotwise, 32 connections")]!).toFixed(0)} ms ` +
     `(${req("POST slotwise, 32 connections").toFixed(0)} req/s); at 10: p99 ${median(p99[at("POST slotwise")]!).toFixed(0)} ms`)
   console.log(`peak RSS under load with the heap caps: ${peak.get(capped.pid)!.toFixed(0)} MB (target < 200 MB) ${verdict(peak.get(capped.pid)! < 200)}`)
