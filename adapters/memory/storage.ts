@@ -80,7 +80,9 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
   const tables = new Map<string, Map<string, Table>>()
   /** In seq order, which `after` is searched in. */
   const eventLog: Array<StoredEvent> = []
+  /** By tenant key and event id. */
   const eventsById = new Map<string, StoredEvent>()
+  const eventKey = (tenant: TenantId, id: string) => `${tenantKey(tenant)}\u0000${id}`
   let lastSeq = 0
   /** The position of the first event after `seq`. */
   const firstAfter = (seq: number): number => {
@@ -114,7 +116,7 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
     for (const key of overlay.erased) {
       for (const byTenant of tables.values()) byTenant.delete(key)
       const kept = eventLog.filter((stored) => tenantKey(stored.tenant) !== key)
-      for (const stored of eventLog) if (tenantKey(stored.tenant) === key) eventsById.delete(stored.event.id)
+      for (const stored of eventLog) if (tenantKey(stored.tenant) === key) eventsById.delete(eventKey(stored.tenant, stored.event.id))
       eventLog.length = 0
       for (const stored of kept) eventLog.push(stored)
     }
@@ -127,7 +129,7 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
     for (const { event, tenant } of overlay.events) {
       const stored = { seq: ++lastSeq, tenant, event }
       eventLog.push(stored)
-      eventsById.set(event.id, stored)
+      eventsById.set(eventKey(tenant, event.id), stored)
     }
   }
 
@@ -290,10 +292,7 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
         overlay.events.push({ tenant, event })
       }),
     get: (id) =>
-      Effect.map(Tenant, (tenant) => {
-        const stored = eventsById.get(id)
-        return stored !== undefined && tenantKey(stored.tenant) === tenantKey(tenant) ? Option.some(stored.event) : Option.none()
-      }),
+      Effect.map(Tenant, (tenant) => Option.map(Option.fromNullable(eventsById.get(eventKey(tenant, id))), (stored) => stored.event)),
     read: ({ after, limit, types }) =>
       Effect.map(Tenant, (tenant) => {
         const key = tenantKey(tenant)
