@@ -21,8 +21,6 @@ export const compareValues = (a: IndexValue, b: IndexValue): number =>
 
 export const valueOf = (row: Row, column: string): IndexValue => column === "id" ? row.doc.id : (row.index[column] ?? null)
 
-const compareIds = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
-
 /** The first position in `rows` at which `reached` holds (it holds from there to the end). */
 const firstWhere = (rows: ReadonlyArray<Row>, reached: (row: Row) => boolean): number => {
   let lo = 0
@@ -39,12 +37,12 @@ const firstWhere = (rows: ReadonlyArray<Row>, reached: (row: Row) => boolean): n
 const positionOf = (rows: ReadonlyArray<Row>, column: string, row: Row): number => {
   const value = valueOf(row, column)
   const id = row.doc.id
-  return firstWhere(rows, (at) => (compareValues(valueOf(at, column), value) || compareIds(at.doc.id, id)) >= 0)
+  return firstWhere(rows, (at) => (compareValues(valueOf(at, column), value) || compareValues(at.doc.id, id)) >= 0)
 }
 
 /** `rows` in order of `column`, then id. */
 const orderBy = (rows: Iterable<Row>, column: string): Array<Row> =>
-  Array.from(rows).sort((a, b) => compareValues(valueOf(a, column), valueOf(b, column)) || compareIds(a.doc.id, b.doc.id))
+  Array.from(rows).sort((a, b) => compareValues(valueOf(a, column), valueOf(b, column)) || compareValues(a.doc.id, b.doc.id))
 
 /** Keeps `ordered` (by `column`) in step with one row replaced, added or removed. */
 const reorder = (ordered: Array<Row>, column: string, before: Row | undefined, after: Row | undefined): void => {
@@ -76,7 +74,7 @@ const comparable = (type: "text" | "integer", value: IndexValue): boolean =>
  * undefined where they do not narrow it (no condition on it, `ne`, or a value of another type).
  * Comparisons never match null, as in SQL and in the storage's own test of a row.
  */
-export const runsFor = (
+const runsFor = (
   ordered: ReadonlyArray<Row>,
   column: string,
   type: "text" | "integer",
