@@ -139,7 +139,7 @@ describe("the token endpoint", () => {
       code: params.get("code")!,
       redirect_uri: setup.redirectUri,
       code_verifier: verifier
-    }, basic(setup.id, `${setup.secret!.slice(0, -1)}x`))
+    }, basic(setup.id, setup.secret!.slice(0, -1) + (setup.secret!.endsWith("x") ? "y" : "x")))
     await expectOAuthError(response, 401, "invalid_client")
   })
 
