@@ -22,7 +22,7 @@ export const compareValues = (a: IndexValue, b: IndexValue): number =>
 export const valueOf = (row: Row, column: string): IndexValue => column === "id" ? row.doc.id : (row.index[column] ?? null)
 
 /** The first position in `rows` at which `reached` holds (it holds from there to the end). */
-const firstWhere = (rows: ReadonlyArray<Row>, reached: (row: Row) => boolean): number => {
+export const firstWhere = <A>(rows: ReadonlyArray<A>, reached: (row: A) => boolean): number => {
   let lo = 0
   let hi = rows.length
   while (lo < hi) {
@@ -180,46 +180,54 @@ function* rowsIn(ordered: ReadonlyArray<Row>, runs: Runs) {
   for (const [lo, hi] of runs) for (let i = lo; i < hi; i++) yield ordered[i]!
 }
 
-/**
- * The rows of `table` that may satisfy `conditions`: those of the narrowest run any one
- * column's conditions select (an order is made for a column the first time it is asked),
- * or every row when none narrows. Rows need testing against the conditions still.
- */
-export const candidates = (spec: CollectionSpec<any>, table: Table, conditions: ReadonlyArray<Condition>): Iterable<Row> => {
-  if (conditions.length === 0 || table.rows.size < ORDER_FROM_ROWS) return table.rows.values()
-  const best = narrowest(spec, table, conditions)
-  return best === undefined || best.size >= table.rows.size ? table.rows.values() : rowsIn(best.ordered, best.runs)
+/** A page of a list: at most `limit` rows after the keyset `after`, each passing `accept`. */
+export interface PageCut {
+  readonly after: ReadonlyArray<IndexValue> | undefined
+  readonly limit: number
+  /** Tests a row against the query's conditions (and may skip it). */
+  readonly accept: (row: Row) => boolean
 }
 
 /** A page walks its order only where the conditions leave more rows than this many pages. */
 const WALK_FROM_PAGES = 8
 
 /**
- * A page of `table` (at most `limit` rows after the keyset `after`) walked along the list's
- * own order, for a collection ordered by one column (or by id alone): taken where the
- * conditions leave too many rows to sort for one page. Undefined where sorting the rows the
- * conditions leave is cheaper. `accept` tests a row against the conditions (and may skip it).
+ * `page` walked along the list's own order from its cursor, for a collection ordered by one
+ * column (or by id alone); undefined for a list ordered otherwise, or a cursor whose values
+ * cannot be placed in that order.
  */
-export const pageInOrder = (
-  spec: CollectionSpec<any>,
-  table: Table,
-  conditions: ReadonlyArray<Condition>,
-  after: ReadonlyArray<IndexValue> | undefined,
-  limit: number,
-  accept: (row: Row) => boolean
-): Array<Row> | undefined => {
-  if (spec.order.length > 1 || table.rows.size < ORDER_FROM_ROWS) return undefined
+const walk = (spec: CollectionSpec<any>, table: Table, { accept, after, limit }: PageCut): Array<Row> | undefined => {
+  if (spec.order.length > 1) return undefined
   const column = spec.order[0] ?? "id"
   const [value, id] = spec.order.length === 0 ? [after?.[0] ?? null, after?.[0] ?? null] : [after?.[0] ?? null, after?.[1] ?? null]
-  // A cursor whose values cannot be placed in this order is left to the sort.
   if (!comparable(column === "id" ? "text" : spec.indexes[column]!.type, value) || !comparable("text", id)) return undefined
-  const left = conditions.length === 0 ? undefined : narrowest(spec, table, conditions)
-  if (left !== undefined && left.size <= limit * WALK_FROM_PAGES) return undefined
   const ordered = orderedBy(table, column)
   let at = after === undefined
     ? 0
     : firstWhere(ordered, (row) => (compareValues(valueOf(row, column), value) || compareValues(row.doc.id, id)) > 0)
-  const page: Array<Row> = []
-  for (; at < ordered.length && page.length < limit; at++) if (accept(ordered[at]!)) page.push(ordered[at]!)
-  return page
+  const rows: Array<Row> = []
+  for (; at < ordered.length && rows.length < limit; at++) if (accept(ordered[at]!)) rows.push(ordered[at]!)
+  return rows
+}
+
+/**
+ * The rows of `table` that may satisfy `conditions`: those of the narrowest run any one
+ * column's conditions select (an order is made for a column the first time it is asked),
+ * or every row when none narrows. For a `page` whose conditions leave more than a few pages
+ * of rows, the page walked along the list's order instead. Rows need testing against the
+ * conditions still.
+ */
+export const candidates = (
+  spec: CollectionSpec<any>,
+  table: Table,
+  conditions: ReadonlyArray<Condition>,
+  page?: PageCut
+): Iterable<Row> => {
+  if (table.rows.size < ORDER_FROM_ROWS) return table.rows.values()
+  const best = conditions.length === 0 ? undefined : narrowest(spec, table, conditions)
+  if (page !== undefined && (best === undefined || best.size > page.limit * WALK_FROM_PAGES)) {
+    const walked = walk(spec, table, page)
+    if (walked !== undefined) return walked
+  }
+  return best === undefined || best.size >= table.rows.size ? table.rows.values() : rowsIn(best.ordered, best.runs)
 }

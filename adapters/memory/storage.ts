@@ -23,7 +23,7 @@ import {
   type StoredEvent
 } from "../../src/ports/storage.js"
 import { Tenant, type TenantId } from "../../src/ports/tenant.js"
-import { candidates, compareValues, emptyTable, pageInOrder, putRow, type Row, type Table, valueOf } from "./ordered.js"
+import { candidates, compareValues, emptyTable, firstWhere, type PageCut, putRow, type Row, type Table, valueOf } from "./ordered.js"
 
 
 const DELETED = Symbol("deleted")
@@ -85,16 +85,7 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
   const eventKey = (tenant: TenantId, id: string) => `${tenantKey(tenant)}\u0000${id}`
   let lastSeq = 0
   /** The position of the first event after `seq`. */
-  const firstAfter = (seq: number): number => {
-    let lo = 0
-    let hi = eventLog.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (eventLog[mid]!.seq > seq) hi = mid
-      else lo = mid + 1
-    }
-    return lo
-  }
+  const firstAfter = (seq: number): number => firstWhere(eventLog, (stored) => stored.seq > seq)
 
   const tableOf = (name: string, key: string): Table => {
     let byTenant = tables.get(name)
@@ -159,50 +150,40 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
   /** The fiber's view of one collection of its tenant: committed rows plus its own overlay. */
   interface View {
     readonly get: (id: string) => Row | undefined
-    /** The rows that may meet `where` (all rows for none): to be tested against it still. */
-    readonly rows: (where: ReadonlyArray<Condition>) => Iterable<Row>
-    /** A page walked along the list's order, with the overlay's rows to sort in (`pageInOrder`). */
-    readonly page: (query: ListQuery & { readonly limit: number }, accept: (row: Row) => boolean) => Iterable<Row> | undefined
+    /** The rows that may meet `where` (all rows for none), or `page` of them: to be tested against it still. */
+    readonly rows: (where: ReadonlyArray<Condition>, page?: PageCut) => Iterable<Row>
   }
   const viewOf = (spec: CollectionSpec<any>, tenant: TenantId, overlay: Overlay | undefined): View => {
     const key = tenantKey(tenant)
     const base = overlay?.erased.has(key) ? emptyTable() : tableOf(spec.name, key)
     const pending = overlay?.writes.get(spec.name)?.get(key)
     if (pending === undefined || pending.size === 0) {
-      return {
-        get: (id) => base.rows.get(id),
-        rows: (where) => candidates(spec, base, where),
-        page: (query, accept) => pageInOrder(spec, base, query.where ?? [], query.after, query.limit, accept)
-      }
+      return { get: (id) => base.rows.get(id), rows: (where, page) => candidates(spec, base, where, page) }
     }
-    const written = function*() {
-      for (const row of pending.values()) if (row !== DELETED) yield row
-    }
+    const unwritten = (row: Row) => !pending.has(row.doc.id)
     return {
       get: (id) => {
         const row = pending.get(id)
         return row === DELETED ? undefined : row ?? base.rows.get(id)
       },
-      // Merged lazily: a transaction's reads must not copy the whole table.
-      rows: function*(where) {
-        for (const row of candidates(spec, base, where)) if (!pending.has(row.doc.id)) yield row
-        yield* written()
-      },
-      page: (query, accept) => {
-        const walked = pageInOrder(spec, base, query.where ?? [], query.after, query.limit, (row) => !pending.has(row.doc.id) && accept(row))
-        return walked === undefined ? undefined : [...walked, ...written()]
+      // Merged lazily: a transaction's reads must not copy the whole table. A page walked
+      // from the committed rows skips the ones this transaction rewrote; its own are sorted in.
+      rows: function*(where, page) {
+        const cut = page === undefined ? undefined : { ...page, accept: (row: Row) => unwritten(row) && page.accept(row) }
+        for (const row of candidates(spec, base, where, cut)) if (unwritten(row)) yield row
+        for (const row of pending.values()) if (row !== DELETED) yield row
       }
     }
   }
 
-  const select = (spec: CollectionSpec<any>, view: View, query: ListQuery): Array<Row> => {
+  const select = (spec: CollectionSpec<any>, rowsOf: View["rows"], query: ListQuery): Array<Row> => {
     const where = query.where ?? []
     const after = query.after
     const limit = query.limit
-    const paged = limit === undefined ? undefined : view.page({ ...query, limit }, (row) => matches(row, where))
+    const page = limit === undefined ? undefined : { after, limit, accept: (row: Row) => matches(row, where) }
     // Each row's sort key is built once, not once per comparison.
     const keyed: Array<{ readonly row: Row; readonly key: Array<IndexValue> }> = []
-    for (const row of paged ?? view.rows(where)) {
+    for (const row of rowsOf(where, page)) {
       if (!matches(row, where)) continue
       const key = sortKey(spec, row)
       if (after !== undefined && compareKeys(key, after) <= 0) continue
@@ -214,9 +195,9 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
 
   /** The reads of a collection's view, one function each for the collection and `readMany`. */
   const runs = {
-    list: (spec: CollectionSpec<any>, view: View, query: ListQuery) => select(spec, view, query).map((row) => row.doc),
+    list: (spec: CollectionSpec<any>, view: View, query: ListQuery) => select(spec, view.rows, query).map((row) => row.doc),
     listIndexes: (spec: CollectionSpec<any>, view: View, query: ListQuery): Array<IndexedRow> =>
-      select(spec, view, query).map((row) => ({ ...row.index, id: row.doc.id })),
+      select(spec, view.rows, query).map((row) => ({ ...row.index, id: row.doc.id })),
     listColumns: (_spec: CollectionSpec<any>, view: View, { columns, groupBy, where = [] }: ColumnsQuery) => {
       const groups = new Map<IndexValue, Array<Array<IndexValue>>>()
       for (const row of view.rows(where)) {
@@ -274,12 +255,8 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
       listAcrossTenants: (query) =>
         Effect.sync(() => {
           const tenants = [...(tables.get(spec.name)?.values() ?? [])]
-          const everyTenant: View = {
-            get: () => undefined,
-            rows: function*(where) {
-              for (const table of tenants) yield* candidates(spec, table, where)
-            },
-            page: () => undefined
+          const everyTenant = function*(where: ReadonlyArray<Condition>) {
+            for (const table of tenants) yield* candidates(spec, table, where)
           }
           return select(spec, everyTenant, query).map((row) => ({ tenant: row.tenant, doc: row.doc as A }))
         })
