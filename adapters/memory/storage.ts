@@ -25,7 +25,6 @@ import {
 import { Tenant, type TenantId } from "../../src/ports/tenant.js"
 import { candidates, compareValues, emptyTable, firstWhere, type PageCut, putRow, type Row, type Table, valueOf } from "./ordered.js"
 
-
 const DELETED = Symbol("deleted")
 
 interface Overlay {
@@ -106,10 +105,13 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
   const commit = (overlay: Overlay) => {
     for (const key of overlay.erased) {
       for (const byTenant of tables.values()) byTenant.delete(key)
-      const kept = eventLog.filter((stored) => tenantKey(stored.tenant) !== key)
-      for (const stored of eventLog) if (tenantKey(stored.tenant) === key) eventsById.delete(eventKey(stored.tenant, stored.event.id))
-      eventLog.length = 0
-      for (const stored of kept) eventLog.push(stored)
+      // Compacted in place, in one pass: the log stays in seq order.
+      let kept = 0
+      for (const stored of eventLog) {
+        if (tenantKey(stored.tenant) === key) eventsById.delete(eventKey(stored.tenant, stored.event.id))
+        else eventLog[kept++] = stored
+      }
+      eventLog.length = kept
     }
     for (const [name, byTenant] of overlay.writes) {
       for (const [key, rows] of byTenant) {
