@@ -131,7 +131,7 @@ describe("the OpenAPI document", () => {
     )
     expect(limits.length).toBeGreaterThanOrEqual(14)
     for (const { path, schema } of limits) expect(schema, path).toMatchObject({ type: "integer", minimum: 1, maximum: 100 })
-    expect(query("/v1/bookings", "upcoming")).toMatchObject({ type: "boolean" })
+    expect(query("/v1/bookings", "upcoming")).toMatchObject({ type: "boolean", description: expect.stringMatching(/^true: /) })
     expect(query("/v1/services", "active")).toMatchObject({ type: "boolean" })
     expect(query("/v1/bookings", "status").anyOf).toEqual([
       expect.objectContaining({ type: "string", enum: expect.arrayContaining(["confirmed"]) }),
