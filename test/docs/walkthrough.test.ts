@@ -4,27 +4,18 @@
  * bash, which the README lists with it.
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import * as fs from "node:fs"
 import * as path from "node:path"
 import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
 import { binary } from "../http/harness.js"
-import { runBash } from "./shell.js"
+import { runBash, walkthrough } from "./shell.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const children: Array<ChildProcess> = []
 afterAll(() => {
   for (const c of children) if (c.exitCode === null) c.kill("SIGKILL")
 })
-
-/** The shell block that follows the `<!-- walkthrough -->` marker, without its `KEY=` line. */
-const walkthrough = (): string => {
-  const readme = fs.readFileSync(path.join(root, "README.md"), "utf8")
-  const block = /<!-- walkthrough -->\s*```sh\n([\s\S]*?)```/.exec(readme)
-  if (block === null) throw new Error("README.md has no walk-through block after <!-- walkthrough -->")
-  return block[1]!.replace(/^KEY=.*$/m, "")
-}
 
 const serve = async (): Promise<{ url: string; key: string }> => {
   const entry = await binary()
