@@ -4,6 +4,7 @@
  * bash, which the README lists with it.
  */
 import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
@@ -64,5 +65,11 @@ describe("README walk-through", () => {
       expect(booking.start).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:00Z$/)
       expect(lines.at(-1)).toBe("sk_live_")
     }
+    // The booking page the README sends the reader to next offers the service.
+    const bookingPage = /open\s+`http:\/\/127\.0\.0\.1:8080(\/book\/[^`]+)`/.exec(fs.readFileSync(path.join(root, "README.md"), "utf8"))
+    expect(bookingPage, "the README names the booking page").not.toBeNull()
+    const page = await fetch(`${url}${bookingPage![1]}`)
+    expect(page.status).toBe(200)
+    expect(await page.text()).toContain("Haircut")
   })
 })
