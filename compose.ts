@@ -39,6 +39,7 @@ import { OAuthServicesLive } from "./adapters/oauth/services.js"
 import type { PostgresStorageOptions } from "./adapters/postgres/layer.js"
 import type { RedisRateLimitStoreOptions } from "./adapters/redis/ratelimit.js"
 import { SqliteStorageLive } from "./adapters/sqlite/layer.js"
+import type { StorageChoice } from "./schedulingOptions.js"
 import { ReminderWorkerLive } from "./adapters/reminders/worker.js"
 import { WebhookDispatcherLive, type WebhookDispatcherOptions } from "./adapters/webhooks/dispatcher.js"
 import { guardedLookup, type Resolver, systemResolver, WebhookPolicyLive } from "./adapters/webhooks/guard.js"
@@ -69,12 +70,7 @@ export const PostgresStorageLive = (options: PostgresStorageOptions): Layer.Laye
 export const RedisRateLimitStoreLive = (options: RedisRateLimitStoreOptions): Layer.Layer<RateLimitStore> =>
   Layer.unwrapEffect(Effect.map(Effect.promise(() => import("./adapters/redis/ratelimit.js")), (m) => m.RedisRateLimitStoreLive(options)))
 
-/**
- * Where data lives: in this process's memory, a SQLite database file (created if missing),
- * or a PostgreSQL database (tables created and migrated at start), which any number of
- * processes may share.
- */
-export type StorageChoice = "memory" | { readonly sqlite: string } | { readonly postgres: string }
+export type { StorageChoice } from "./schedulingOptions.js"
 
 /** A `--database` value: a `postgres://` or `postgresql://` URL selects PostgreSQL; anything else is a SQLite file. */
 export const storageFromLocation = (location: string): StorageChoice =>

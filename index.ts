@@ -2,10 +2,9 @@
  * The `slotwise` package: the core (src/) and its adapters, wired in compose.ts (the one
  * composition root, shared with the server and the mounted handlers).
  */
-import { Duration, Effect, Layer, ManagedRuntime, Schema, TestClock } from "effect"
-import type { WebhookDispatcherOptions } from "./adapters/webhooks/dispatcher.js"
-import type { CalendarSyncLoopOptions } from "./adapters/calendars/syncLoop.js"
+import { Duration, Effect, Either, Layer, ManagedRuntime, Schema, TestClock } from "effect"
 import { calendarSyncLayer, coreLayer, type StorageChoice, storageLayer, workersLayer } from "./compose.js"
+import { checkSchedulingOptions, type SchedulingOptions } from "./schedulingOptions.js"
 import { formatInstant, parseInstant } from "./src/domain/common.js"
 import { Reminders } from "./src/domain/reminder.js"
 import { ReminderDefaults } from "./src/Reminders.js"
@@ -23,48 +22,9 @@ export {
   SqliteStorageLive,
   type StorageChoice
 } from "./compose.js"
+export { type SchedulingOptions } from "./schedulingOptions.js"
 export * from "./adapters/webhooks/index.js"
 export { makeReminderWorker, ReminderWorkerLive, type ReminderWorkerOptions } from "./adapters/reminders/worker.js"
-
-export interface SchedulingOptions {
-  /**
-   * `"memory"` (the default), `{ sqlite: file }` (created if missing) or
-   * `{ postgres: "postgres://…" }` (tables created and migrated at start; several processes
-   * may share the database).
-   */
-  readonly storage?: StorageChoice
-  /**
-   * Run the webhook dispatcher in this instance (off by default): `true`, or its options
-   * (`{ allowPrivate: true }` to deliver to receivers on localhost or a private network).
-   */
-  readonly webhooks?: boolean | WebhookDispatcherOptions
-  /** The DNS resolver (`host:port`) that verifies custom domains' TXT records; default: the system's. */
-  readonly dnsServer?: string
-  /**
-   * Where your app serves Slotwise (`https://book.example.com`): manage links
-   * (`{publicUrl}/manage/{token}`, unless the account has a verified custom domain) and
-   * calendar feed URLs (`{publicUrl}/calendar/…`) start with it. Default `http://127.0.0.1:8080`.
-   */
-  readonly publicUrl?: string
-  /**
-   * Read staff members' external calendars in this instance (default `true`): `false` when
-   * another process on the same database does, or the loop's options (`pollMs`).
-   */
-  readonly calendarSync?: boolean | CalendarSyncLoopOptions
-  /** Minutes between two reads of each calendar feed (default 10). */
-  readonly calendarSyncMinutes?: number
-  /**
-   * Let webhook URLs and calendar feeds name private, loopback and link-local addresses
-   * (development, tests); the dispatcher's own `allowPrivate` does the same.
-   */
-  readonly allowPrivateAddresses?: boolean
-  /**
-   * The account-level reminders (`[{ offset_minutes }]`, up to 5, 5 to 43 200 minutes):
-   * every confirmed booking of a service without its own `reminders` emits
-   * `booking.reminder` at start − offset. Default: none.
-   */
-  readonly reminders?: ReadonlyArray<{ readonly offset_minutes: number }>
-}
 
 /** The core with its webhook policy, plus the dispatcher when asked for; still needs `Storage`. */
 const coreWithWebhooks = (
@@ -91,7 +51,10 @@ const coreWithWebhooks = (
 }
 
 /** An embedded Slotwise acting for one default account's sandbox (see `tenant(...)`). */
-export const createScheduling = async (options: SchedulingOptions = {}): Promise<SchedulingClient> => {
+export const createScheduling = async (given: SchedulingOptions = {}): Promise<SchedulingClient> => {
+  const checked = checkSchedulingOptions(given)
+  if (Either.isLeft(checked)) throw checked.left
+  const options = checked.right
   const storage = options.storage ?? "memory"
   const runtime = ManagedRuntime.make(
     calendarSyncLayer(options.calendarSync === false ? false : options.calendarSync === true ? {} : options.calendarSync).pipe(

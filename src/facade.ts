@@ -103,6 +103,20 @@ const internalError = (cause: unknown) =>
     detail: "An internal error occurred."
   }, { cause })
 
+/**
+ * Why an instance could not start, in its storage's own words: the database is the
+ * application's own configuration (a missing file's directory, a PostgreSQL database that
+ * does not exist), which an HTTP client's 500 would hide.
+ */
+const startFailure = (cause: Cause.Cause<unknown>): SlotwiseError => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isNone(failure) || !isSlotwiseFailure(failure.value)) return internalError(Cause.squash(cause))
+  const error = toSlotwiseError(failure.value)
+  if (failure.value._tag !== "StorageFailure") return error
+  const Class = error.constructor as typeof SlotwiseError
+  return new Class({ ...error.problem, detail: `the storage could not be opened: ${failure.value.detail}` }, { cause: failure.value })
+}
+
 /** The default tenant of an embedded instance: one account's sandbox. */
 export const DEFAULT_TENANT: TenantId = { account_id: `acc_${"0".repeat(26)}`, environment: "sandbox" }
 
@@ -290,7 +304,12 @@ export const makeFacade = (core: CoreInstance, tenant: TenantId): SchedulingClie
 
 /** Builds the layers of `managed` and reads the core services out of it, for {@link makeFacade}. */
 export const startCore = async (managed: ManagedRuntime.ManagedRuntime<CoreServices, unknown>): Promise<CoreInstance> => {
-  const runtime = await managed.runtime()
+  const built = await Effect.runPromiseExit(managed.runtimeEffect)
+  if (Exit.isFailure(built)) {
+    await managed.dispose()
+    throw startFailure(built.cause)
+  }
+  const runtime = built.value
   const services = await managed.runPromise(Effect.gen(function*() {
     return {
       services: yield* Services,

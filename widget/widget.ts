@@ -13,6 +13,7 @@
 import { applyAppearance } from "./appearance.js"
 import { ApiError, type Client, makeClient, type Slot } from "./api.js"
 import { newId } from "./details.js"
+import { howToAllowOrigin } from "../src/auth/allowOrigin.js"
 import { h } from "./dom.js"
 import { emit } from "./events.js"
 import { monthLabel, today } from "./format.js"
@@ -241,7 +242,12 @@ export class Widget implements WidgetHandle {
   /** A failure during the flow: a retry for network trouble, a fatal message for bad configuration. */
   async fail(error: unknown, retry: () => void): Promise<void> {
     if (this.controller.signal.aborted || this.destroyed) return
-    const notAllowed = () => this.fatal("origin_not_allowed", this.t("origin_not_allowed", { origin: location.origin }))
+    // The visitor reads a short message; the page's developer, in the console, how to allow
+    // this origin: the server's own words when its refusal was readable, else the same words.
+    const notAllowed = (detail = `${location.origin} is not an allowed origin of this key's account: ${howToAllowOrigin(location.origin)}`) => {
+      console.error(`Slotwise widget: ${detail}`)
+      this.fatal("origin_not_allowed", this.t("origin_not_allowed"))
+    }
     let code = "internal_error"
     let message = this.t("failed", { detail: String(error) })
     if (error instanceof ApiError) {
@@ -257,7 +263,7 @@ export class Widget implements WidgetHandle {
       } else if (error.status === 401) {
         return this.fatal("invalid_key", this.t("invalid_key"))
       } else if (error.status === 403) {
-        return notAllowed()
+        return notAllowed(error.message)
       } else {
         code = error.code
         message = this.t("failed", { detail: error.message })

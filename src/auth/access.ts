@@ -9,6 +9,7 @@ import type { Scope } from "../domain/apiKey.js"
 import { Forbidden, Unauthorized } from "../domain/errors.js"
 import type { TenantId } from "../ports/tenant.js"
 import { type Visitor, visitorAddress } from "../domain/visitor.js"
+import { howToAllowOrigin } from "./allowOrigin.js"
 
 /** What an endpoint requires: nothing, the operator's token, or an API key (with scopes). */
 export type AccessRequirement =
@@ -127,7 +128,9 @@ export const decideAccess = (
             error: new Forbidden({
               detail: origin === undefined
                 ? "publishable keys work only from the account's allowed origins, and this request has no Origin header"
-                : `publishable keys work only from the account's allowed origins, and ${origin} is not one of them`
+                : `publishable keys work only from the account's allowed origins, and ${origin} is not one of them: ${
+                  howToAllowOrigin(origin, caller.principal.tenant.account_id)
+                }`
             })
           }
         }

@@ -177,13 +177,17 @@ const collect = (
 }
 
 /**
- * A value that matches no member of a union: `null` is never the complaint about a value
- * that is not null; a member the value got into (an object of the right kind, a list) speaks
+ * A value that matches no member of a union: `null` (or an optional option's `undefined`) is
+ * never the complaint about a value that is not null (undefined); a member the value got into (an object of the right kind, a list) speaks
  * for the union; otherwise the union says what it accepts, once.
  */
 const collectUnion = (issue: ParseResult.Composite, path: ReadonlyArray<PropertyKey>, out: Array<FieldIssue>): void => {
   const all = Array.isArray(issue.issues) ? issue.issues : [issue.issues as ParseResult.ParseIssue]
-  const relevant = all.filter((each) => !(each._tag === "Type" && each.ast._tag === "Literal" && each.ast.literal === null && issue.actual !== null))
+  const relevant = all.filter((each) =>
+    !(each._tag === "Type" &&
+      (each.ast._tag === "Literal" && each.ast.literal === null && issue.actual !== null ||
+        each.ast._tag === "UndefinedKeyword" && issue.actual !== undefined))
+  )
   const deep = relevant.filter((each) => !isShallow(each))
   if (deep.length === 1) return collect(deep[0]!, path, out)
   if (relevant.length === 1) return collect(relevant[0]!, path, out)

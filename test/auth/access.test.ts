@@ -94,7 +94,7 @@ describe("decideAccess", () => {
     ["publishable key on a route with one scope", key("events:read"), publishable, SHOP, "403: publishable keys may only call the widget's endpoints; this one takes a secret key with the scope events:read"],
     ["publishable key on a route any secret key may call", key(), publishable, SHOP, "403: publishable keys may only call the widget's endpoints; this one takes a secret key"],
     ["publishable key without Origin", key("services:read", true), publishable, undefined, "403: publishable keys work only from the account's allowed origins, and this request has no Origin header"],
-    ["publishable key from another origin", key("services:read", true), publishable, "https://other.example", "403: publishable keys work only from the account's allowed origins, and https://other.example is not one of them"],
+    ["publishable key from another origin", key("services:read", true), publishable, "https://other.example", "403: publishable keys work only from the account's allowed origins, and https://other.example is not one of them: allow it with `slotwise accounts update acc_01 --allowed-origin https://other.example` (the flag replaces the list: repeat it for every origin to keep), or with a secret key, PATCH /v1/account {\"allowed_origins\": [..., \"https://other.example\"]}"],
     ["an origin that only starts like an allowed one", key("services:read", true), publishable, `${SHOP}.evil.io`, /^403: publishable keys work only/],
     ["an allowed origin on another port", key("services:read", true), publishable, `${SHOP}:8443`, /^403: publishable keys work only/],
     ["an allowed origin in other case", key("services:read", true), publishable, SHOP.toUpperCase(), /^403: publishable keys work only/],

@@ -9,6 +9,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { afterAll, describe, expect, it } from "vitest"
+import { readmeBlock } from "./shell.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 fs.mkdirSync(path.join(root, ".vitest-tmp"), { recursive: true })
@@ -16,12 +17,7 @@ const dir = fs.mkdtempSync(path.join(root, ".vitest-tmp", "readme-"))
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 const fakeNow = path.join(root, "test/examples/fixtures/fake-now.ts")
 
-const example = (): string => {
-  const readme = fs.readFileSync(path.join(root, "README.md"), "utf8")
-  const block = /<!-- library -->\s*```ts\n([\s\S]*?)```/.exec(readme)
-  if (block === null) throw new Error("README.md has no library block after <!-- library -->")
-  return block[1]!.replace(`from "slotwise"`, `from ${JSON.stringify(path.join(root, "index.ts"))}`)
-}
+const example = (): string => readmeBlock("library", "ts").replace(`from "slotwise"`, `from ${JSON.stringify(path.join(root, "index.ts"))}`)
 
 describe("README library example", () => {
   it.each([

@@ -1,5 +1,6 @@
 /** Running the docs' shell blocks as a reader would: bash, strict mode, from the repository root. */
 import { spawnSync, type SpawnSyncReturns } from "node:child_process"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -21,3 +22,14 @@ export const runBash = (
     env: { ...process.env, BASH_ENV: "", ...env },
     timeout: 60_000
   })
+
+/** The code block (```sh, ```ts) that follows `<!-- marker -->` in the README, as written. */
+export const readmeBlock = (marker: string, lang = "sh"): string => {
+  const readme = fs.readFileSync(path.join(root, "README.md"), "utf8")
+  const block = new RegExp(`<!-- ${marker} -->\\s*\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``).exec(readme)
+  if (block === null) throw new Error(`README.md has no ${lang} block after <!-- ${marker} -->`)
+  return block[1]!
+}
+
+/** The README's curl walk-through, without its `KEY=` line (the caller sets KEY and BASE). */
+export const walkthrough = (): string => readmeBlock("walkthrough").replace(/^KEY=.*$/m, "")

@@ -10,21 +10,13 @@ import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
 import { binary } from "../http/harness.js"
-import { runBash } from "./shell.js"
+import { runBash, walkthrough } from "./shell.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const children: Array<ChildProcess> = []
 afterAll(() => {
   for (const c of children) if (c.exitCode === null) c.kill("SIGKILL")
 })
-
-/** The shell block that follows the `<!-- walkthrough -->` marker, without its `KEY=` line. */
-const walkthrough = (): string => {
-  const readme = fs.readFileSync(path.join(root, "README.md"), "utf8")
-  const block = /<!-- walkthrough -->\s*```sh\n([\s\S]*?)```/.exec(readme)
-  if (block === null) throw new Error("README.md has no walk-through block after <!-- walkthrough -->")
-  return block[1]!.replace(/^KEY=.*$/m, "")
-}
 
 const serve = async (): Promise<{ url: string; key: string }> => {
   const entry = await binary()
@@ -73,5 +65,11 @@ describe("README walk-through", () => {
       expect(booking.start).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:00Z$/)
       expect(lines.at(-1)).toBe("sk_live_")
     }
+    // The booking page the README sends the reader to next offers the service.
+    const bookingPage = /open\s+`http:\/\/127\.0\.0\.1:8080(\/book\/[^`]+)`/.exec(fs.readFileSync(path.join(root, "README.md"), "utf8"))
+    expect(bookingPage, "the README names the booking page").not.toBeNull()
+    const page = await fetch(`${url}${bookingPage![1]}`)
+    expect(page.status).toBe(200)
+    expect(await page.text()).toContain("Haircut")
   })
 })

@@ -62,7 +62,11 @@ describe("error wording", () => {
       403,
       "forbidden"
     )
-    expect(foreign.detail).toBe("publishable keys work only from the account's allowed origins, and https://evil.example is not one of them")
+    expect(foreign.detail).toBe(
+      "publishable keys work only from the account's allowed origins, and https://evil.example is not one of them: allow it with " +
+        `\`slotwise accounts update ${server.first.account.id} --allowed-origin https://evil.example\` (the flag replaces the list: ` +
+        `repeat it for every origin to keep), or with a secret key, PATCH /v1/account {"allowed_origins": [..., "https://evil.example"]}`
+    )
   })
 
   it("a preflight without Origin says it needs one", async () => {

@@ -1,7 +1,8 @@
 /**
- * The package as users get it and start it: `npm pack` gives a tarball that installs into an
- * empty project beside a supported `effect`, runs a JavaScript example and type-checks the
- * README's Effect example against the installed `effect`; and the server started the
+ * The package as users get it and start it: the README's install commands (`npm pack` in the
+ * checkout, `npm install` of the tarball beside `effect@3` in an app) give an empty project the
+ * package, which runs a JavaScript example and type-checks the README's Effect example against
+ * the lowest supported `effect`; and the server started the
  * documented ways (`npm start`, `npx slotwise serve`) stops cleanly when the npm process is
  * signalled, finishing a request in flight, releasing its port and leaving no process behind.
  * Packing and `npm start` would both build dist/ when it is stale: it is built once first,
@@ -17,6 +18,7 @@ import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { readmeBlock } from "../docs/shell.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "slotwise-package-"))
@@ -63,21 +65,42 @@ const portOpen = (port: number) =>
     socket.once("error", () => resolve(false))
   })
 
+/** The README's two install commands (`npm pack` in the checkout, `npm install …tgz` in the app), without their comments. */
+const readmeInstall = () => {
+  const commands = readmeBlock("install-library").split("\n").map((line) => line.replace(/\s+#.*$/, "").trim()).filter((line) => line !== "")
+  return { pack: commands.find((c) => c.startsWith("npm pack")), install: commands.find((c) => c.startsWith("npm install")) }
+}
+
+/** Runs a README command in bash, npm configured through `npm_config_*` variables. */
+const runCommand = (command: string, cwd: string, npmConfig: Record<string, string>) =>
+  execute("bash", ["--noprofile", "--norc", "-euo", "pipefail", "-c", command], {
+    cwd,
+    maxBuffer: 64 << 20,
+    env: { ...process.env, ...Object.fromEntries(Object.entries(npmConfig).map(([k, v]) => [`npm_config_${k}`, v])) }
+  })
+
 describe("npm pack", { timeout: 300_000, concurrent: true }, () => {
-  it("installs into an empty project: a JavaScript example books, the Effect example type-checks against the installed effect", async () => {
+  it("the README's install commands: a JavaScript example books, the Effect example type-checks against the lowest supported effect", async () => {
     expect(supportedEffect).toMatch(/^3\.\d+\.\d+$/)
-    const packed = await execute("npm", ["pack", "--json", "--pack-destination", dir], { cwd: root, maxBuffer: 64 << 20 })
-    const tarball = path.join(dir, JSON.parse(packed.stdout)[0].filename)
+    const { pack, install } = readmeInstall()
+    expect(pack).toBe("npm pack")
+    const tarballName = `${pkg.name}-${pkg.version}.tgz`
+    expect(install).toBe(`npm install /path/to/slotwise/${tarballName} effect@3`)
+    // As written; the tarball goes to this run's folder and npm answers in JSON (its config, not the command).
+    const packed = await runCommand(pack!, root, { pack_destination: dir, json: "true" })
+    expect(JSON.parse(packed.stdout)[0].filename).toBe(tarballName)
     const project = path.join(dir, "app")
     fs.mkdirSync(project)
     fs.writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }))
     // No install scripts: better-sqlite3's native build is minutes of compiling and the
     // examples run in memory (it loads its binding only when a database is opened).
-    await execute("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts", tarball, `effect@${supportedEffect}`], {
-      cwd: project,
-      maxBuffer: 64 << 20
-    })
+    const quick = { audit: "false", fund: "false", prefer_offline: "true", ignore_scripts: "true" }
+    await runCommand(install!.replace("/path/to/slotwise/", `${dir}/`), project, quick)
     const installed = (name: string) => JSON.parse(fs.readFileSync(path.join(project, "node_modules", name, "package.json"), "utf8"))
+    expect(installed("slotwise").version).toBe(pkg.version)
+    expect(installed("effect").version).toMatch(/^3\./)
+    // Then the lowest effect the peer range admits, which the examples below must work with.
+    await runCommand(`npm install effect@${supportedEffect}`, project, quick)
     expect(installed("effect").version).toBe(supportedEffect)
     // One effect in the tree: the package uses the application's, not a copy of its own.
     expect(fs.existsSync(path.join(project, "node_modules", "slotwise", "node_modules", "effect"))).toBe(false)

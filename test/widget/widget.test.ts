@@ -350,7 +350,7 @@ describe("booking widget", () => {
     expectStatus(await bench.admin.del(`/v1/api-keys/${revoked.id}`), 200)
     const cases = [
       { key: bench.sk, code: "secret_key", text: "secret API key" },
-      { key: elsewhere.keys.sandbox.publishable, code: "origin_not_allowed", text: `This website (${bench.host.origin}) is not allowed` },
+      { key: elsewhere.keys.sandbox.publishable, code: "origin_not_allowed", text: "Online booking is not available on this website yet." },
       { key: revoked.secret, code: "invalid_key", text: "unknown or has been revoked" },
       { key: bench.pk, service: "svc_0000000000000000000000", code: "unknown_service", text: "does not exist" }
     ]
@@ -362,12 +362,18 @@ describe("booking widget", () => {
       page.on("request", (r) => {
         if (r.url().startsWith(`${bench.server.url}/v1/`)) apiCalls.push(r.url())
       })
+      const logged: Array<string> = []
+      page.on("console", (m) => m.type() === "error" && logged.push(m.text()))
       await page.addInitScript(`window.__events=[];addEventListener("message",(e)=>{if(e.data&&e.data.type==="slotwise:error")__events.push({via:"window",type:e.data.type,payload:e.data.payload})});document.addEventListener("slotwise:error",(e)=>__events.push({via:"element",type:e.type,payload:e.detail}),true);`)
       await page.goto(bench.host.page(widget({ key: c.key, service: c.service ?? bench.ids.cut })))
       await poll(() => heading(page).textContent()).toBe("Booking unavailable")
       expect(await page.locator("#w [role=alert]").textContent()).toContain(c.text)
       await poll(async () => (await events(page)).map((e) => `${e.via} ${e.payload.code}`).sort()).toEqual([`element ${c.code}`, `window ${c.code}`])
       if (c.code === "secret_key") expect(apiCalls).toEqual([])
+      // The visitor reads a short message; the developer's console says how to allow the origin.
+      if (c.code === "origin_not_allowed") {
+        expect(logged.find((line) => line.startsWith("Slotwise widget:"))).toContain(`accounts update acc_… --allowed-origin ${bench.host.origin}`)
+      }
       await page.close()
     }
     await context.close()

@@ -7,6 +7,7 @@
 import { HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import type { Accounts } from "../../../src/Accounts.js"
+import { howToAllowOrigin } from "../../../src/auth/allowOrigin.js"
 import { Forbidden, type StorageFailure } from "../../../src/domain/errors.js"
 
 const EXPOSED = [
@@ -54,6 +55,6 @@ export const preflight = (
         : Effect.fail(new Forbidden({
           detail: origin === undefined
             ? "a preflight request needs an Origin header"
-            : `${origin} is not an allowed origin of any account`
+            : `${origin} is not an allowed origin of any account: ${howToAllowOrigin(origin)}`
         }))
   )
