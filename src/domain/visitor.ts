@@ -2,7 +2,8 @@
  * A visitor: whoever calls through a publishable key. The key is public by design (anyone can
  * copy it from a web page), so visitors are told apart by client address, which the edge
  * passes in. Visitors see the public views of services and staff, are rate-limited per
- * address, hold only a few short holds and book only as new clients.
+ * address, hold only a few short holds, book a limited number of appointments a day, only as
+ * new clients, and are told nothing of other bookings.
  */
 import { Effect } from "effect"
 import { OutsideAvailability, RateLimited, SeriesUnavailable, SlotUnavailable } from "./errors.js"
