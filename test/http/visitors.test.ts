@@ -182,6 +182,7 @@ describe("a visitor's refused time", () => {
     expectProblem(series, 409, "series_unavailable")
     expect(series.text).not.toMatch(/booking_id|bkg_/)
     expect(series.json.occurrences[0].reasons[0].detail).not.toMatch(/\d\d:\d\d/)
+    expect(series.json.detail).toBe(`1 of 2 occurrences cannot be booked (first: ${at(30)}: This time is already booked.); nothing was booked`)
     const full = expectProblem(await secret.post("/v1/bookings", { service_id: s.service.id, start: at(30), client_id: s.client.id }), 409, "slot_unavailable")
     expect(full.reasons).toEqual([expect.objectContaining({ booking_id: taken.id })])
   })
