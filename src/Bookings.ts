@@ -63,7 +63,9 @@ export const BookingListParams = Schema.Struct({
   service_id: optional(Id("service")),
   start_from: optional(Instant),
   start_to: optional(Instant),
-  upcoming: optional(Schema.Boolean)
+  upcoming: optional(Schema.Boolean.annotations({
+    description: "true: only bookings that have not ended (pending or confirmed unless `status` says otherwise); false: only those that have"
+  }))
 }).annotations({ identifier: "BookingListParams" })
 export type BookingListParams = typeof BookingListParams.Encoded
 

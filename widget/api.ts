@@ -140,6 +140,9 @@ export const makeClient = (options: ClientOptions) => {
     release: (id: string) => call<Hold>("DELETE", `/v1/availability/holds/${encodeURIComponent(id)}`),
     book: (body: Record<string, unknown>, idempotencyKey: string) =>
       call<Booking>("POST", "/v1/bookings", body, { "idempotency-key": idempotencyKey }),
+    /** A series (a body with `recurrence`): answered with the `booking_series`. */
+    bookSeries: (body: Record<string, unknown>, idempotencyKey: string) =>
+      call<Record<string, unknown>>("POST", "/v1/booking-series", body, { "idempotency-key": idempotencyKey }),
     manage: (token: string) => call<ManagedBooking>("GET", `/v1/manage/${encodeURIComponent(token)}`),
     manageSlots: (token: string, range: { start: string; end: string }) =>
       call<Page<Slot>>("GET", `/v1/manage/${encodeURIComponent(token)}/slots?${q(range)}`).then((p) => p.data),

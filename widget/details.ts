@@ -99,7 +99,8 @@ const book = async (w: Host, withHold: boolean, onConflict: OnConflict = "reject
   if (withHold && !series && hold !== undefined) body.hold_id = hold.id
   let answer: Record<string, unknown>
   try {
-    answer = await w.client.book(body, `${w.state.bookingKey}-${withHold ? "h" : "d"}`)
+    const key = `${w.state.bookingKey}-${withHold ? "h" : "d"}`
+    answer = series ? await w.client.bookSeries(body, key) : await w.client.book(body, key)
   } catch (error) {
     // The key is reused only to retry a request that may not have arrived; an answered one
     // is settled (an idempotency key with another body would be refused).

@@ -5,7 +5,8 @@
  * `validation_failed` problems), is dropped; the headers the request pipeline reads and
  * writes (Idempotency-Key, rate limits, Retry-After, WWW-Authenticate, Idempotent-Replayed)
  * are declared; action bodies are optional; the titles Effect's built-in filters give
- * themselves (`maxLength(200)`, `int`) are dropped, since they name code, not concepts.
+ * themselves (`maxLength(200)`, `int`) are dropped, since they name code, not concepts;
+ * booking a series through POST /v1/bookings is marked deprecated.
  */
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from "../../src/Idempotency.js"
 
@@ -155,6 +156,24 @@ const inlineInt = (node: unknown): unknown => {
   return out
 }
 
+/**
+ * A series has its own create (POST /v1/booking-series). POST /v1/bookings still books one
+ * from `recurrence` for the callers that do so, but documents a booking only: the fields that
+ * ask it for a series stay in its body, marked deprecated.
+ */
+const deprecateSeriesThroughBookings = (schemas: Record<string, any>) => {
+  const fields = schemas.BookingCreate?.properties ?? {}
+  for (const name of ["recurrence", "on_conflict"]) {
+    const field = fields[name]
+    if (field === undefined) continue
+    fields[name] = {
+      ...field,
+      deprecated: true,
+      description: `Deprecated: book a series with POST /v1/booking-series. ${field.description ?? ""}`.trim()
+    }
+  }
+}
+
 export const cleanOpenApi = (spec: Record<string, any>): Record<string, any> => {
   for (const item of Object.values<any>(spec.paths ?? {})) {
     for (const [method, op] of Object.entries<any>(item)) {
@@ -171,6 +190,7 @@ export const cleanOpenApi = (spec: Record<string, any>): Record<string, any> => 
     bearer.description = "An API key: `sk_test_…` / `sk_live_…` (secret) or `pk_test_…` / `pk_live_…` (publishable)."
   }
   spec.info.contact = { name: "Slotwise", url: "https://slotwise.dev" }
+  deprecateSeriesThroughBookings(spec.components.schemas)
   dropMachineTitles(spec.components?.schemas)
   dropMachineTitles(spec.paths)
   delete spec.components.schemas.Int

@@ -123,6 +123,35 @@ describe("the OpenAPI document", () => {
     expect(spec.components.schemas.Service.properties.duration_minutes).toMatchObject({ type: "integer", minimum: 1, maximum: 1440 })
   })
 
+  it("declares query parameters with their types: whole numbers with their bounds, booleans, lists of their values", () => {
+    const query = (path: string, name: string) =>
+      spec.paths[path].get.parameters.find((p: any) => p.in === "query" && p.name === name)?.schema
+    const limits = operations().flatMap(({ op, path }) =>
+      (op.parameters ?? []).filter((p: any) => p.in === "query" && p.name === "limit").map((p: any) => ({ path, schema: p.schema }))
+    )
+    expect(limits.length).toBeGreaterThanOrEqual(14)
+    for (const { path, schema } of limits) expect(schema, path).toMatchObject({ type: "integer", minimum: 1, maximum: 100 })
+    expect(query("/v1/bookings", "upcoming")).toMatchObject({ type: "boolean", description: expect.stringMatching(/^true: /) })
+    expect(query("/v1/services", "active")).toMatchObject({ type: "boolean" })
+    expect(query("/v1/bookings", "status").anyOf).toEqual([
+      expect.objectContaining({ type: "string", enum: expect.arrayContaining(["confirmed"]) }),
+      expect.objectContaining({ type: "array", items: expect.objectContaining({ enum: expect.arrayContaining(["confirmed"]) }) })
+    ])
+  })
+
+  it("documents one booking as POST /v1/bookings' answer; series have their own create", () => {
+    const answered = (path: string) => resolve(spec.paths[path].post.responses["201"]).content["application/json"].schema.anyOf
+    expect(answered("/v1/bookings").map((s: any) => s.properties.object.enum)).toEqual([["booking"], ["booking"]])
+    expect(answered("/v1/booking-series").map((s: any) => s.properties.object.enum)).toEqual([["booking_series"], ["booking_series"]])
+    const seriesBody = resolve(spec.paths["/v1/booking-series"].post.requestBody.content["application/json"].schema)
+    expect(seriesBody.required).toEqual(expect.arrayContaining(["service_id", "start", "recurrence"]))
+    expect(seriesBody.properties.hold_id).toBeUndefined()
+    const bookingBody = spec.components.schemas.BookingCreate.properties
+    for (const field of ["recurrence", "on_conflict"]) {
+      expect(bookingBody[field], field).toMatchObject({ deprecated: true, description: expect.stringContaining("POST /v1/booking-series") })
+    }
+  })
+
   it("carries no machine-made titles, and describes the fields of the main resources", () => {
     const titles: Array<string> = []
     const walk = (node: unknown): void => {

@@ -11,7 +11,7 @@ import { makeRouteTable } from "../../adapters/http/middleware/routes.js"
 import { requiredScopes } from "../../src/auth/access.js"
 import { PUBLISHABLE_SCOPES } from "../../src/domain/apiKey.js"
 
-/** The widget's config, services and staff, slots, holds (create, read, release), and booking. */
+/** The widget's config, services and staff, slots, holds (create, read, release), booking, and booking a series. */
 const DOCUMENTED = [
   "GET /v1/widget/config",
   "GET /v1/services",
@@ -22,7 +22,8 @@ const DOCUMENTED = [
   "POST /v1/availability/holds",
   "GET /v1/availability/holds/:id",
   "DELETE /v1/availability/holds/:id",
-  "POST /v1/bookings"
+  "POST /v1/bookings",
+  "POST /v1/booking-series"
 ]
 
 describe("the endpoints a publishable key may call", () => {

@@ -1,9 +1,10 @@
 /**
- * Recurring bookings over HTTP: POST /v1/bookings with `recurrence` answers 201 with the
- * booking_series, 409 series_unavailable listing each blocked occurrence, 422 naming
- * recurrence.rule; idempotency replays a series; the series endpoints read and cancel it
+ * Recurring bookings over HTTP: POST /v1/booking-series answers 201 with the booking_series,
+ * 409 series_unavailable listing each blocked occurrence, 422 naming recurrence.rule (or the
+ * missing recurrence); idempotency replays a series; the series endpoints read and cancel it
  * under the bookings scopes; publishable keys book a series only where the service offers
- * repeats, and see public views.
+ * repeats, and see public views. POST /v1/bookings with `recurrence` (deprecated) still books
+ * the same series.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ADMIN_TOKEN, client, expectProblem, expectStatus, MONDAY_9, scopedKey, seed, startServer, type TestServer } from "./harness.js"
@@ -38,10 +39,10 @@ const weekly = (s: Awaited<ReturnType<typeof seed>>, rule = "FREQ=WEEKLY;COUNT=3
   ...extra
 })
 
-describe("POST /v1/bookings with recurrence", () => {
+describe("POST /v1/booking-series", () => {
   it("201 with the booking_series; each occurrence a booking with series_id and a manage link; GET reads it back", async () => {
     const { api, s } = await account()
-    const series = expectStatus(await api.post("/v1/bookings", weekly(s)), 201)
+    const series = expectStatus(await api.post("/v1/booking-series", weekly(s)), 201)
     expect(series).toMatchObject({
       object: "booking_series",
       service_id: s.service.id,
@@ -68,46 +69,73 @@ describe("POST /v1/bookings with recurrence", () => {
   it("an Idempotency-Key replays the series and books nothing again", async () => {
     const { api, s } = await account()
     const headers = { headers: { "idempotency-key": "series-once" } }
-    const first = await api.post("/v1/bookings", weekly(s), headers)
-    const again = await api.post("/v1/bookings", weekly(s), headers)
+    const first = await api.post("/v1/booking-series", weekly(s), headers)
+    const again = await api.post("/v1/booking-series", weekly(s), headers)
     expect(again.status).toBe(201)
     expect(again.headers.get("idempotent-replayed")).toBe("true")
     expect(again.json).toEqual(first.json)
     expect(expectStatus(await api.get("/v1/bookings?limit=10"), 200).data).toHaveLength(3)
-    expectProblem(await api.post("/v1/bookings", weekly(s, "FREQ=WEEKLY;COUNT=2"), headers), 422, "idempotency_mismatch")
+    expectProblem(await api.post("/v1/booking-series", weekly(s, "FREQ=WEEKLY;COUNT=2"), headers), 422, "idempotency_mismatch")
   })
 
   it("409 series_unavailable lists each blocked occurrence with its reasons; skip books the rest", async () => {
     const { api, s } = await account()
     const taken = expectStatus(await api.post("/v1/bookings", { service_id: s.service.id, staff_id: s.staff.id, client_id: s.client.id, start: "2027-04-05T09:00:00Z" }), 201)
-    const refused = expectProblem(await api.post("/v1/bookings", weekly(s)), 409, "series_unavailable")
+    const refused = expectProblem(await api.post("/v1/booking-series", weekly(s)), 409, "series_unavailable")
     expect(refused.occurrences).toEqual([
       { start: "2027-04-05T09:00:00Z", reasons: [expect.objectContaining({ code: "booking_overlap", booking_id: taken.id })] }
     ])
     expect(expectStatus(await api.get("/v1/bookings?limit=10"), 200).data).toHaveLength(1)
-    const skipped = expectStatus(await api.post("/v1/bookings", weekly(s, "FREQ=WEEKLY;COUNT=3", { on_conflict: "skip" })), 201)
+    const skipped = expectStatus(await api.post("/v1/booking-series", weekly(s, "FREQ=WEEKLY;COUNT=3", { on_conflict: "skip" })), 201)
     expect(skipped.occurrences.map((b: any) => b.start)).toEqual(["2027-03-29T09:00:00Z", "2027-04-12T09:00:00Z"])
     expect(skipped.skipped).toEqual(refused.occurrences)
   })
 
   it("422 names recurrence.rule and what is allowed; 422 over the service's max_occurrences; unknown fields refused", async () => {
     const { api, s } = await account(2)
-    const rule = expectProblem(await api.post("/v1/bookings", weekly(s, "FREQ=HOURLY;COUNT=3")), 422, "validation_failed")
+    const rule = expectProblem(await api.post("/v1/booking-series", weekly(s, "FREQ=HOURLY;COUNT=3")), 422, "validation_failed")
     expect(rule.errors).toEqual([{ path: "recurrence.rule", message: expect.stringContaining("allowed: FREQ=DAILY, WEEKLY or MONTHLY") }])
-    const many = expectProblem(await api.post("/v1/bookings", weekly(s, "FREQ=WEEKLY;COUNT=3")), 422, "validation_failed")
+    const many = expectProblem(await api.post("/v1/booking-series", weekly(s, "FREQ=WEEKLY;COUNT=3")), 422, "validation_failed")
     expect(many.errors).toEqual([{ path: "recurrence.rule", message: expect.stringContaining("more than 2") }])
-    const unknown = expectProblem(await api.post("/v1/bookings", { ...weekly(s), recurrence: { rule: "FREQ=DAILY;COUNT=2", dtstart: "x" } }), 422)
+    const unknown = expectProblem(await api.post("/v1/booking-series", { ...weekly(s), recurrence: { rule: "FREQ=DAILY;COUNT=2", dtstart: "x" } }), 422)
     expect(unknown.errors.map((e: any) => e.path)).toContain("recurrence.dtstart")
-    const zone = expectProblem(await api.post("/v1/bookings", { ...weekly(s), recurrence: { rule: "FREQ=DAILY;COUNT=2", time_zone: "Mars/Base" } }), 422)
+    const zone = expectProblem(await api.post("/v1/booking-series", { ...weekly(s), recurrence: { rule: "FREQ=DAILY;COUNT=2", time_zone: "Mars/Base" } }), 422)
     expect(zone.errors.map((e: any) => e.path)).toEqual(["recurrence.time_zone"])
     expectProblem(await api.post("/v1/bookings", { ...weekly(s), recurrence: undefined, on_conflict: "skip" }), 422, "validation_failed")
+  })
+
+  it("422 without recurrence or with hold_id; nothing is booked", async () => {
+    const { api, s } = await account()
+    const missing = expectProblem(await api.post("/v1/booking-series", { ...weekly(s), recurrence: undefined }), 422, "validation_failed")
+    expect(missing.errors.map((e: any) => e.path)).toEqual(["recurrence"])
+    const held = expectProblem(await api.post("/v1/booking-series", weekly(s, "FREQ=WEEKLY;COUNT=2", { hold_id: "hld_x" })), 422, "validation_failed")
+    expect(held.errors.map((e: any) => e.path)).toEqual(["hold_id"])
+    expect(expectStatus(await api.get("/v1/bookings"), 200).data).toEqual([])
+  })
+
+  it("POST /v1/bookings with recurrence (deprecated) still books the series, replays it and shows visitors its public view", async () => {
+    const { api, s, pk } = await account()
+    const headers = { headers: { "idempotency-key": "series-through-bookings" } }
+    const series = expectStatus(await api.post("/v1/bookings", weekly(s), headers), 201)
+    expect(series).toMatchObject({ object: "booking_series", client_id: s.client.id, skipped: [] })
+    expect(series.occurrences.map((b: any) => b.start)).toEqual(["2027-03-29T09:00:00Z", "2027-04-05T09:00:00Z", "2027-04-12T09:00:00Z"])
+    expect(series.occurrences[0].manage_url).toMatch(/\/manage\//)
+    expect(expectStatus(await api.get(`/v1/booking-series/${series.id}`), 200)).toEqual(series)
+    const again = await api.post("/v1/bookings", weekly(s), headers)
+    expect(again.headers.get("idempotent-replayed")).toBe("true")
+    expect(again.json).toEqual(series)
+    const visitor = { headers: { origin: ORIGIN } }
+    const body = { service_id: s.service.id, staff_id: s.staff.id, client: { name: "Vi", email: "vi@example.com" }, start: "2027-03-30T09:00:00Z", recurrence: { rule: "FREQ=WEEKLY;COUNT=2" } }
+    const theirs = expectStatus(await pk.post("/v1/bookings", body, visitor), 201)
+    expect(theirs).toMatchObject({ object: "booking_series", occurrences: [{ status: "confirmed" }, { status: "confirmed" }] })
+    expect(theirs.client_id).toBeUndefined()
   })
 })
 
 describe("the series endpoints", () => {
   it("cancel from an occurrence cancels it and the later ones; all by default; each with its own event", async () => {
     const { api, s } = await account()
-    const series = expectStatus(await api.post("/v1/bookings", weekly(s, "FREQ=WEEKLY;COUNT=4")), 201)
+    const series = expectStatus(await api.post("/v1/booking-series", weekly(s, "FREQ=WEEKLY;COUNT=4")), 201)
     const later = expectStatus(await api.post(`/v1/booking-series/${series.id}/cancel`, { from: series.occurrences[2].start, reason: "away" }), 200)
     expect(later.occurrences.map((b: any) => b.status)).toEqual(["confirmed", "confirmed", "cancelled", "cancelled"])
     const all = expectStatus(await api.post(`/v1/booking-series/${series.id}/cancel`, {}), 200)
@@ -116,7 +144,7 @@ describe("the series endpoints", () => {
     expect(events.data.map((e: any) => e.data.object.id).sort()).toEqual(series.occurrences.map((b: any) => b.id).sort())
     expectProblem(await api.post(`/v1/booking-series/${series.id}/cancel`, { since: "x" }), 422)
     // Rescheduling one occurrence moves only it.
-    const again = expectStatus(await api.post("/v1/bookings", weekly(s, "FREQ=WEEKLY;COUNT=2")), 201)
+    const again = expectStatus(await api.post("/v1/booking-series", weekly(s, "FREQ=WEEKLY;COUNT=2")), 201)
     expectStatus(await api.post(`/v1/bookings/${again.occurrences[0].id}/reschedule`, { start: "2027-03-29T11:00:00Z" }), 200)
     const read = expectStatus(await api.get(`/v1/booking-series/${again.id}`), 200)
     expect(read.occurrences.map((b: any) => b.start)).toEqual(["2027-03-29T11:00:00Z", "2027-04-05T09:00:00Z"])
@@ -124,7 +152,7 @@ describe("the series endpoints", () => {
 
   it("scopes like bookings; another tenant's series is 404", async () => {
     const { api, s } = await account()
-    const series = expectStatus(await api.post("/v1/bookings", weekly(s)), 201)
+    const series = expectStatus(await api.post("/v1/booking-series", weekly(s)), 201)
     const reader = client(server.url, await scopedKey(api, ["bookings:read"]))
     expectStatus(await reader.get(`/v1/booking-series/${series.id}`), 200)
     expectProblem(await reader.post(`/v1/booking-series/${series.id}/cancel`, {}), 403, "forbidden")
@@ -138,7 +166,7 @@ describe("the series endpoints", () => {
     const { pk, s, api } = await account()
     const visitor = { headers: { origin: ORIGIN } }
     const body = { service_id: s.service.id, staff_id: s.staff.id, client: { name: "Vi", email: "vi@example.com" }, start: MONDAY_9, recurrence: { rule: "FREQ=WEEKLY;COUNT=2" } }
-    const series = expectStatus(await pk.post("/v1/bookings", body, visitor), 201)
+    const series = expectStatus(await pk.post("/v1/booking-series", body, visitor), 201)
     expect(Object.keys(series).sort()).toEqual(["created_at", "id", "object", "occurrences", "rule", "service_id", "skipped", "staff_id", "staff_ids", "time_zone", "updated_at"])
     for (const b of series.occurrences) {
       expect(b.client_id).toBeUndefined()
@@ -146,9 +174,9 @@ describe("the series endpoints", () => {
       expect(b.status).toBe("confirmed")
     }
     expectProblem(await pk.get(`/v1/booking-series/${series.id}`, visitor), 403, "forbidden")
-    expectProblem(await pk.post("/v1/bookings", { ...body, client: undefined, client_id: s.client.id }, visitor), 422, "validation_failed")
+    expectProblem(await pk.post("/v1/booking-series", { ...body, client: undefined, client_id: s.client.id }, visitor), 422, "validation_failed")
     expectStatus(await api.patch(`/v1/services/${s.service.id}`, { max_occurrences: 0 }), 200)
-    const closed = expectProblem(await pk.post("/v1/bookings", { ...body, start: "2027-05-03T09:00:00Z" }, visitor), 422, "validation_failed")
+    const closed = expectProblem(await pk.post("/v1/booking-series", { ...body, start: "2027-05-03T09:00:00Z" }, visitor), 422, "validation_failed")
     expect(closed.errors).toEqual([{ path: "recurrence", message: expect.stringContaining("max_occurrences") }])
   })
 })
@@ -167,11 +195,11 @@ describe("series on team services", () => {
     // The second member is busy alone at the second occurrence (the seeded service is theirs too).
     expectStatus(await api.patch(`/v1/services/${s.service.id}`, { staff_ids: members }), 200)
     const taken = expectStatus(await api.post("/v1/bookings", { service_id: s.service.id, staff_id: other.id, client_id: s.client.id, start: "2027-04-05T09:00:00Z" }), 201)
-    const refused = expectProblem(await api.post("/v1/bookings", body(collective.id)), 409, "series_unavailable")
+    const refused = expectProblem(await api.post("/v1/booking-series", body(collective.id)), 409, "series_unavailable")
     expect(refused.occurrences).toEqual([
       { start: "2027-04-05T09:00:00Z", reasons: [expect.objectContaining({ code: "booking_overlap", booking_id: taken.id, staff_id: other.id })] }
     ])
-    const series = expectStatus(await api.post("/v1/bookings", body(collective.id, { on_conflict: "skip" })), 201)
+    const series = expectStatus(await api.post("/v1/booking-series", body(collective.id, { on_conflict: "skip" })), 201)
     expect(series.occurrences.map((b: any) => [b.start, b.staff_ids, b.assigned_by])).toEqual([
       ["2027-03-29T09:00:00Z", members, "collective"],
       ["2027-04-12T09:00:00Z", members, "collective"]
@@ -187,7 +215,7 @@ describe("series on team services", () => {
     expectStatus(await api.post(`/v1/booking-series/${series.id}/cancel`, {}), 200)
     expect(await starts()).toContain(MONDAY_9)
     const roundRobin = await team("round_robin")
-    const picked = expectStatus(await api.post("/v1/bookings", body(roundRobin.id)), 201)
+    const picked = expectStatus(await api.post("/v1/booking-series", body(roundRobin.id)), 201)
     // The first member is free for every occurrence and leads the ranking (nobody has booked the service).
     expect(picked).toMatchObject({ staff_id: s.staff.id, staff_ids: [s.staff.id], assigned_by: "round_robin" })
     expect(picked.occurrences.map((b: any) => [b.staff_ids, b.assigned_by])).toEqual(
@@ -201,14 +229,14 @@ describe("GET /v1/booking-series", () => {
     const { api, s } = await account()
     const made = []
     for (const start of [MONDAY_9, "2027-03-29T11:00:00Z", "2027-03-29T13:00:00Z"]) {
-      made.push(expectStatus(await api.post("/v1/bookings", weekly(s, "FREQ=WEEKLY;COUNT=2", { start })), 201))
+      made.push(expectStatus(await api.post("/v1/booking-series", weekly(s, "FREQ=WEEKLY;COUNT=2", { start })), 201))
     }
     const first = expectStatus(await api.get("/v1/booking-series?limit=2"), 200)
     expect(first).toMatchObject({ object: "list", has_more: true })
     expect(first.data).toEqual(made.slice(0, 2))
     expect(first.data[0].occurrences[0].manage_url).toMatch(/\/manage\//)
     // A series made between the pages neither shifts nor repeats one: it comes last.
-    made.push(expectStatus(await api.post("/v1/bookings", weekly(s, "FREQ=WEEKLY;COUNT=2", { start: "2027-03-30T09:00:00Z" })), 201))
+    made.push(expectStatus(await api.post("/v1/booking-series", weekly(s, "FREQ=WEEKLY;COUNT=2", { start: "2027-03-30T09:00:00Z" })), 201))
     const second = expectStatus(await api.get(`/v1/booking-series?limit=2&cursor=${first.next_cursor}`), 200)
     expect(second.data.map((x: any) => x.id)).toEqual([made[2].id, made[3].id])
     expect(second).toMatchObject({ has_more: false, next_cursor: null })
@@ -229,10 +257,10 @@ describe("GET /v1/booking-series", () => {
     const ben = expectStatus(await api.post("/v1/staff", { name: "Ben", time_zone: "UTC" }), 201)
     expectStatus(await api.post("/v1/availability", { staff_id: ben.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "09:00", end_time: "17:00" }), 201)
     const second = expectStatus(await api.post("/v1/services", { name: "Trim", duration_minutes: 30, staff_ids: [ben.id], max_occurrences: 5 }), 201)
-    const ana = expectStatus(await api.post("/v1/bookings", weekly(s)), 201)
-    const cy = expectStatus(await api.post("/v1/bookings", weekly(s, "FREQ=WEEKLY;COUNT=3", { client_id: other.id, start: "2027-03-29T10:00:00Z" })), 201)
+    const ana = expectStatus(await api.post("/v1/booking-series", weekly(s)), 201)
+    const cy = expectStatus(await api.post("/v1/booking-series", weekly(s, "FREQ=WEEKLY;COUNT=3", { client_id: other.id, start: "2027-03-29T10:00:00Z" })), 201)
     const benSeries = expectStatus(
-      await api.post("/v1/bookings", { ...weekly(s), service_id: second.id, staff_id: ben.id, client_id: other.id }),
+      await api.post("/v1/booking-series", { ...weekly(s), service_id: second.id, staff_id: ben.id, client_id: other.id }),
       201
     )
     const ids = async (query: string) => expectStatus(await api.get(`/v1/booking-series?${query}`), 200).data.map((x: any) => x.id)
@@ -247,7 +275,7 @@ describe("GET /v1/booking-series", () => {
 
   it("scopes like bookings:read; publishable keys refused; accounts and environments never see each other's series", async () => {
     const { acct, api, s, pk } = await account()
-    const series = expectStatus(await api.post("/v1/bookings", weekly(s)), 201)
+    const series = expectStatus(await api.post("/v1/booking-series", weekly(s)), 201)
     const reader = client(server.url, await scopedKey(api, ["bookings:read"]))
     expect(expectStatus(await reader.get("/v1/booking-series"), 200).data.map((x: any) => x.id)).toEqual([series.id])
     const elsewhere = client(server.url, await scopedKey(api, ["services:read"]))
@@ -257,7 +285,7 @@ describe("GET /v1/booking-series", () => {
     const production = client(server.url, acct.keys.production.secret)
     expect(expectStatus(await production.get("/v1/booking-series"), 200)).toEqual({ object: "list", data: [], has_more: false, next_cursor: null })
     const other = await account()
-    const theirs = expectStatus(await other.api.post("/v1/bookings", weekly(other.s)), 201)
+    const theirs = expectStatus(await other.api.post("/v1/booking-series", weekly(other.s)), 201)
     expect(expectStatus(await other.api.get("/v1/booking-series"), 200).data.map((x: any) => x.id)).toEqual([theirs.id])
     expect(expectStatus(await api.get(`/v1/booking-series?client_id=${other.s.client.id}`), 200).data).toEqual([])
     expect(expectStatus(await api.get("/v1/booking-series"), 200).data.map((x: any) => x.id)).toEqual([series.id])

@@ -4,7 +4,6 @@ import { Schema } from "effect"
 import { BookingListParams } from "../../../src/Bookings.js"
 import { Booking, BookingCancel, BookingCreate, BookingReschedule, BookingUpdate, PublicBooking } from "../../../src/domain/booking.js"
 import { Payment, PaymentCreate } from "../../../src/domain/payment.js"
-import { BookingSeries, PublicBookingSeries } from "../../../src/domain/series.js"
 import { doc, key } from "./access.js"
 import { body, IdPath, NoFields, pageOf } from "./common.js"
 import {
@@ -24,15 +23,32 @@ export const PaymentRecorded = Schema.Struct({ payment: Payment, booking: Bookin
 export const BookingListQuery = queryOf(BookingListParams)
 
 /** A `201` body; each member of a union carries the status (the document lists them one by one). */
-const created = <A, I>(member: Schema.Schema<A, I>) => member.annotations(HttpApiSchema.annotations<A>({ status: 201 }))
+export const created = <A, I>(member: Schema.Schema<A, I>) => member.annotations(HttpApiSchema.annotations<A>({ status: 201 }))
 
-/** What a create answers: the booking, or with `recurrence` the series; a publishable key gets the public view of either. */
+/**
+ * A create a publishable key may call too (the widget's): 201 with what the account sees or,
+ * for a visitor, the public view. The response's description is the first member's that has one.
+ */
+export const createAlsoForVisitors = <
+  const Path extends `/${string}`,
+  P extends Schema.Schema.AnyNoContext,
+  A,
+  AI,
+  V,
+  VI
+>(path: Path, payload: P, success: readonly [Schema.Schema<A, AI>, Schema.Schema<V, VI>], summary: string) =>
+  HttpApiEndpoint.post("create", path)
+    .setPayload(body(payload))
+    .addSuccess(Schema.Union(...success))
+    .annotateContext(doc(summary, key("bookings:write", { publishable: true })))
+
+/**
+ * What a create answers: the booking; a publishable key gets its public view. A body with
+ * `recurrence` is still answered with the series (the series' own path is documented for it).
+ */
 export const BookingCreated = created(Booking)
-export const PublicBookingCreated = created(PublicBooking)
-export const BookingSeriesCreated = created(BookingSeries)
-export const PublicBookingSeriesCreated = created(PublicBookingSeries).annotations({
-  description: "The booking; with `recurrence`, the `booking_series` with its occurrences and skipped starts. " +
-    "A publishable key gets public views, without the client, notes, metadata or payments"
+export const PublicBookingCreated = created(PublicBooking).annotations({
+  description: "The booking. A publishable key gets its public view, without the client, notes, metadata or payments"
 })
 
 const read = key("bookings:read")
@@ -55,17 +71,12 @@ export const BookingsGroup = HttpApiGroup.make("bookings")
         read
       ))
   )
-  .add(
-    HttpApiEndpoint.post("create", "/v1/bookings")
-      .setPayload(body(BookingCreate))
-      // A publishable key gets its public view.
-      // The response's description is its last member's: it names both.
-      .addSuccess(Schema.Union(BookingCreated, PublicBookingCreated, BookingSeriesCreated, PublicBookingSeriesCreated))
-      .annotateContext(doc(
-        "Book a slot, or a recurring series with `recurrence` (atomic check and write)",
-        key("bookings:write", { publishable: true })
-      ))
-  )
+  .add(createAlsoForVisitors(
+    "/v1/bookings",
+    BookingCreate,
+    [BookingCreated, PublicBookingCreated],
+    "Book a slot (atomic check and write); a series is booked with POST /v1/booking-series"
+  ))
   .add(
     HttpApiEndpoint.get("get", "/v1/bookings/:id")
       .setPath(IdPath)

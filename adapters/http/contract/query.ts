@@ -4,7 +4,7 @@
  * (whole numbers, booleans, lists given as `a,b` or repeated). Unknown parameters are
  * refused and every invalid one is reported, as for bodies.
  */
-import { ParseResult, Schema, SchemaAST as AST } from "effect"
+import { JSONSchema, ParseResult, Schema, SchemaAST as AST } from "effect"
 import { decodedAs } from "./common.js"
 
 const IntegerText = Schema.transformOrFail(Schema.String, Schema.Number, {
@@ -60,11 +60,31 @@ const convert = (schema: Schema.Schema.AnyNoContext): Schema.Schema.AnyNoContext
   }
 }
 
+/**
+ * The core schema's JSON Schema with its named parts written in place: what the document
+ * declares for a converted parameter (`integer` with its bounds, `boolean`, a list of its
+ * values), so that generated clients send numbers and booleans; the text on the wire is how
+ * a query string carries them.
+ */
+const declared = (schema: Schema.Schema.AnyNoContext): object => {
+  const definitions: Record<string, JSONSchema.JsonSchema7> = {}
+  const root = JSONSchema.fromAST(schema.ast, { definitions, target: "openApi3.1", topLevelReferenceStrategy: "skip" })
+  const inline = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(inline)
+    if (typeof node !== "object" || node === null) return node
+    const { $ref, ...rest } = node as Record<string, unknown>
+    const named = typeof $ref === "string" ? definitions[$ref.slice("#/$defs/".length)] : undefined
+    const out: Record<string, unknown> = named === undefined ? {} : inline(named) as Record<string, unknown>
+    for (const [key, value] of Object.entries(rest)) out[key] = inline(value)
+    return out
+  }
+  return inline(root) as object
+}
+
 /** The wire form of a parameter, described as the core describes it (not as "a whole number"). */
 const fromText = (schema: Schema.Schema.AnyNoContext): Schema.Schema.AnyNoContext => {
   const converted = convert(schema)
-  const description = AST.getDescriptionAnnotation(schema.ast)
-  return converted === schema || description._tag === "None" ? converted : converted.annotations({ description: description.value })
+  return converted === schema ? converted : converted.annotations({ jsonSchema: declared(schema) })
 }
 
 /**

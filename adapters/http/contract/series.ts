@@ -1,14 +1,45 @@
-/** Recurring bookings: a series and its occurrences (docs/api.md §11). Created through POST /v1/bookings. */
+/**
+ * Recurring bookings: a series and its occurrences (docs/api.md §12), booked through
+ * POST /v1/booking-series (POST /v1/bookings with `recurrence` still books one, deprecated).
+ */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { BookingSeries, BookingSeriesCancel } from "../../../src/domain/series.js"
+import { Schema } from "effect"
+import { BookingCreate } from "../../../src/domain/booking.js"
+import { Recurrence } from "../../../src/domain/recurrence.js"
+import { BookingSeries, BookingSeriesCancel, PublicBookingSeries } from "../../../src/domain/series.js"
 import { BookingSeriesListParams } from "../../../src/RecurringBookings.js"
 import { doc, key } from "./access.js"
+import { createAlsoForVisitors, created } from "./bookings.js"
 import { body, IdPath, pageOf } from "./common.js"
-import { InvalidTransitionProblem } from "./problems.js"
+import { InvalidTransitionProblem, OutsideAvailabilityProblem, SeriesUnavailableProblem, SlotUnavailableProblem } from "./problems.js"
 import { queryOf } from "./query.js"
 import { Authentication } from "./security.js"
 
+const { hold_id: _hold, recurrence: _recurrence, ...bookingFields } = BookingCreate.from.fields
+
+/**
+ * A series' create: a booking's create with `recurrence` required and no `hold_id` (a hold
+ * reserves one slot). The core checks it as it checks a create with `recurrence`.
+ */
+export const BookingSeriesCreate = Schema.Struct({
+  ...bookingFields,
+  recurrence: Recurrence.annotations({ description: "the rule: `start` and every later occurrence of it are booked" })
+}).annotations({ identifier: "BookingSeriesCreate" })
+
+/** What a series' create answers: the series; a publishable key gets its public view (the description names both). */
+export const BookingSeriesCreated = created(BookingSeries).annotations({
+  description: "The `booking_series` with its occurrences and skipped starts. " +
+    "A publishable key gets its public view, without the client, notes, metadata or payments"
+})
+export const PublicBookingSeriesCreated = created(PublicBookingSeries)
+
 export const BookingSeriesGroup = HttpApiGroup.make("bookingSeries")
+  .add(createAlsoForVisitors(
+    "/v1/booking-series",
+    BookingSeriesCreate,
+    [BookingSeriesCreated, PublicBookingSeriesCreated],
+    "Book a series: `start` and every later occurrence of `recurrence.rule` (atomic check and write)"
+  ))
   .add(
     HttpApiEndpoint.get("list", "/v1/booking-series")
       .setUrlParams(queryOf(BookingSeriesListParams))
@@ -31,10 +62,13 @@ export const BookingSeriesGroup = HttpApiGroup.make("bookingSeries")
         key("bookings:write")
       ))
   )
+  .addError(SlotUnavailableProblem)
+  .addError(OutsideAvailabilityProblem)
+  .addError(SeriesUnavailableProblem)
   .addError(InvalidTransitionProblem)
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Booking series")
   .annotate(
     OpenApi.Description,
-    "Recurring bookings: POST /v1/bookings with `recurrence` books every occurrence of a rule; each is an ordinary booking with `series_id`."
+    "Recurring bookings: POST /v1/booking-series books every occurrence of a rule; each is an ordinary booking with `series_id`."
   )

@@ -1,12 +1,13 @@
 import { Effect } from "effect"
 import { Bookings } from "../../../src/Bookings.js"
-import type { Booking } from "../../../src/domain/booking.js"
+import type { Booking, BookingCreate } from "../../../src/domain/booking.js"
 import type { BookingSeries } from "../../../src/domain/series.js"
 import { Manage } from "../../../src/Manage.js"
 import { RecurringBookings } from "../../../src/RecurringBookings.js"
 import { Tenant } from "../../../src/ports/tenant.js"
 import { SlotwiseApi } from "../api.js"
-import { BookingCreated, BookingSeriesCreated, PublicBookingCreated, PublicBookingSeriesCreated } from "../contract/bookings.js"
+import { BookingCreated, PublicBookingCreated } from "../contract/bookings.js"
+import { BookingSeriesCreated, PublicBookingSeriesCreated } from "../contract/series.js"
 import { encodedAs } from "./encoded.js"
 import { handlerGroup } from "./group.js"
 import { asAudience, asPrincipal, asTenant } from "./security.js"
@@ -21,25 +22,35 @@ const linked = <A, E, E2>(effect: Effect.Effect<A, E, Tenant>, add: (a: A) => Ef
 const seriesLinked = (manage: Manage) => (s: BookingSeries) =>
   Effect.map(manage.withManageUrls({ data: s.occurrences }), ({ data }) => ({ ...s, occurrences: data }))
 
+/**
+ * Books a series and answers 201 with it: with manage links for the account, the public view
+ * for a visitor. POST /v1/booking-series, and POST /v1/bookings with `recurrence` (deprecated).
+ */
+const seriesCreation = Effect.gen(function*() {
+  const series = yield* RecurringBookings
+  const withLinks = seriesLinked(yield* Manage)
+  const seriesCreated = encodedAs(BookingSeriesCreated)
+  const publicSeriesCreated = encodedAs(PublicBookingSeriesCreated)
+  return (payload: typeof BookingCreate.Encoded) =>
+    asAudience(
+      Effect.flatMap(Effect.flatMap(series.create(payload), withLinks), seriesCreated),
+      (visitor) => Effect.flatMap(series.createForVisitor(payload, visitor), publicSeriesCreated)
+    )
+})
+
 export const BookingsLive = handlerGroup(SlotwiseApi, "bookings", (handlers) =>
   Effect.gen(function*() {
     const bookings = yield* Bookings
     const manage = yield* Manage
     const one = <E>(effect: Effect.Effect<Booking, E, Tenant>) => linked(effect, manage.withManageUrl)
-    const series = yield* RecurringBookings
-    const withLinks = seriesLinked(manage)
+    const createSeries = yield* seriesCreation
     const bookingCreated = encodedAs(BookingCreated)
     const publicBookingCreated = encodedAs(PublicBookingCreated)
-    const seriesCreated = encodedAs(BookingSeriesCreated)
-    const publicSeriesCreated = encodedAs(PublicBookingSeriesCreated)
     return handlers
       .handle("list", ({ urlParams }) => linked(bookings.list(urlParams), manage.withManageUrls))
       .handle("create", ({ payload }) =>
         payload.recurrence !== undefined
-          ? asAudience(
-            Effect.flatMap(Effect.flatMap(series.create(payload), withLinks), seriesCreated),
-            (visitor) => Effect.flatMap(series.createForVisitor(payload, visitor), publicSeriesCreated)
-          )
+          ? createSeries(payload)
           : asAudience(
             Effect.flatMap(Effect.flatMap(bookings.create(payload), manage.withManageUrl), bookingCreated),
             (visitor) => Effect.flatMap(bookings.createForVisitor(payload, visitor), publicBookingCreated)
@@ -66,7 +77,9 @@ export const BookingSeriesLive = handlerGroup(SlotwiseApi, "bookingSeries", (han
     const series = yield* RecurringBookings
     const manage = yield* Manage
     const withLinks = seriesLinked(manage)
+    const createSeries = yield* seriesCreation
     return handlers
+      .handle("create", ({ payload }) => createSeries(payload), write)
       .handle("list", ({ urlParams }) =>
         linked(series.list(urlParams), (page) => Effect.map(Effect.forEach(page.data, withLinks), (data) => ({ ...page, data }))))
       .handle("get", ({ path }) => linked(series.get(path.id), withLinks))
