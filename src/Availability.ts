@@ -19,10 +19,14 @@ import {
   holdView,
   type StoredHold,
   VISITOR_HOLD_MAX_TTL_SECONDS,
-  visitorHoldRefusal
+  VISITOR_HOLD_WINDOW_DAYS,
+  VISITOR_HOLDS_PER_KEY,
+  visitorHoldRefusal,
+  visitorHoldsPerKey
 } from "./domain/hold.js"
 import { Id } from "./domain/ids.js"
-import type { Visitor } from "./domain/visitor.js"
+import { hidingOthers, type Visitor } from "./domain/visitor.js"
+import type { Service } from "./domain/service.js"
 import { Reason, Slot } from "./domain/slot.js"
 import { Events } from "./Events.js"
 import { currentStamp, findOr404, listPage, newResource, PageParams, patchResource } from "./internal/resources.js"
@@ -32,7 +36,7 @@ import { AvailabilityCollection, HoldsCollection, ServicesCollection, StaffColle
 import { type Condition, keyedTransactionOf, lockKeysOf, Storage } from "./ports/storage.js"
 import { localDateOf } from "./scheduling/zones.js"
 import { computeSlots } from "./scheduling/slots.js"
-import { memberLockKeys, teamVerdict } from "./scheduling/assignment.js"
+import { memberLockKeys, teamVerdict, visitorMemberRefusal } from "./scheduling/assignment.js"
 import { makeMemberOccupancy } from "./scheduling/memberOccupancy.js"
 import type { StaffSchedule } from "./scheduling/types.js"
 import { InvalidReference } from "./domain/errors.js"
@@ -302,14 +306,18 @@ export class Availability extends Effect.Service<Availability>()("slotwise/Avail
      * in storage, so a copied key cannot keep a day's slots from everyone else.
      */
     const hold = (input: typeof HoldCreate.Encoded, visitor?: Visitor) =>
+      visitor === undefined ? holdFor(input) : hidingOthers(holdFor(input, visitor))
+    const holdFor = (input: typeof HoldCreate.Encoded, visitor?: Visitor) =>
       Effect.gen(function*() {
         const fields = yield* decodeHold(input)
         return yield* keyedWrite(Effect.gen(function*() {
           const service = yield* referencedService(fields.service_id)
+          const named = visitor === undefined ? undefined : visitorMemberRefusal(service, fields.staff_id)
+          if (named !== undefined) return yield* named
           const members = memberLockKeys(service, fields.staff_id)
           yield* lockKeys(visitor === undefined ? members : [...members, `visitor/${visitor.key_id}`])
           const now = yield* currentStamp
-          if (visitor !== undefined) yield* ensureVisitorMayHold(visitor, now.ms)
+          if (visitor !== undefined) yield* ensureVisitorMayHold(visitor, service, now.ms)
           const start = toMillis(fields.start)
           const { assigned_by, member, staff_ids } = yield* schedule.assign(service, fields.staff_id, start, now.ms)
           const asked = fields.ttl_seconds ?? HOLD_DEFAULT_TTL_SECONDS
@@ -335,19 +343,30 @@ export class Availability extends Effect.Service<Availability>()("slotwise/Avail
         }))
       })
 
-    /** `hold_limit_reached` when the visitor or its key already holds its most (inside the hold's transaction). */
-    const ensureVisitorMayHold = (visitor: Visitor, now: number) =>
-      Effect.flatMap(
-        holds.listIndexes({
+    /**
+     * `hold_limit_reached` when the visitor or its key already holds its most (inside the
+     * hold's transaction). Past the key's least, the service's open starts of the coming days
+     * are counted, only then: most holds never get near it.
+     */
+    const ensureVisitorMayHold = (visitor: Visitor, service: Service, now: number) =>
+      Effect.gen(function*() {
+        const active = yield* holds.listIndexes({
           where: [{ column: "visitor_key", op: "eq", value: visitor.key_id }, { column: "expires_ms", op: "gt", value: now }],
           columns: ["visitor_address"],
           ordered: false
-        }),
-        (active) => {
-          const refusal = visitorHoldRefusal(visitor, active.map((row) => row.visitor_address))
-          return refusal === undefined ? Effect.void : Effect.fail(new HoldLimitReached({ detail: refusal }))
+        })
+        const addresses = active.map((row) => row.visitor_address)
+        let refusal = visitorHoldRefusal(visitor, addresses, VISITOR_HOLDS_PER_KEY)
+        if (refusal !== undefined && addresses.length >= VISITOR_HOLDS_PER_KEY) {
+          const open = yield* slots({
+            service_id: service.id,
+            start: formatInstant(now),
+            end: formatInstant(now + VISITOR_HOLD_WINDOW_DAYS * DAY)
+          })
+          refusal = visitorHoldRefusal(visitor, addresses, visitorHoldsPerKey(open.data.length + addresses.length))
         }
-      )
+        if (refusal !== undefined) return yield* new HoldLimitReached({ detail: refusal })
+      })
 
     const getHold = (id: string) => Effect.map(findHold(id), holdView)
 

@@ -20,25 +20,35 @@ import {
   transitionRefusal
 } from "./domain/booking.js"
 import { formatInstant, Instant, optional, toMillis } from "./domain/common.js"
-import { HoldExpired, InvalidReference, InvalidTransition, ValidationFailed } from "./domain/errors.js"
+import { HoldExpired, InvalidReference, InvalidTransition, type RateLimited, type StorageFailure, ValidationFailed } from "./domain/errors.js"
 import { Id } from "./domain/ids.js"
 import { type AnswerInput, checkAnswers } from "./domain/question.js"
 import type { Service } from "./domain/service.js"
 import type { Staff } from "./domain/staff.js"
 import type { Client } from "./domain/client.js"
 import type { StoredHold } from "./domain/hold.js"
+import { hidingOthers, type Visitor, visitorBookingRefusal, visitorDayStart } from "./domain/visitor.js"
 import { Clients } from "./Clients.js"
 import { Events } from "./Events.js"
 import type { Actor } from "./events/catalogue.js"
 import { changes, currentStamp, findOr404, listPage, PageParams, resourceAt, type Stamp, withStamp } from "./internal/resources.js"
 import { decodeInput, decodeInputEither, validationFailed } from "./domain/validation.js"
 import { Payments } from "./Payments.js"
-import { BookingsCollection, ClientsCollection, HoldsCollection, ServicesCollection, StaffCollection } from "./ports/collections.js"
+import {
+  BookingsCollection,
+  ClientsCollection,
+  HoldsCollection,
+  ServicesCollection,
+  StaffCollection,
+  VisitorBookingsCollection
+} from "./ports/collections.js"
 import { type CollectionRead, type Condition, keyedTransactionOf, lockKeysOf, Read, type ReadResults, Storage } from "./ports/storage.js"
+import type { Tenant } from "./ports/tenant.js"
 import { makeReminderArming, type ReminderSettings } from "./Reminders.js"
 import { thenDo } from "./internal/steps.js"
-import { memberLockKeys } from "./scheduling/assignment.js"
-import { type Exclusions, makeScheduleLoader, type StaffChoice } from "./scheduling/loadSchedule.js"
+import { memberLockKeys, visitorMemberRefusal } from "./scheduling/assignment.js"
+import { type Exclusions, makeScheduleLoader, policyOf, type StaffChoice } from "./scheduling/loadSchedule.js"
+import { gridPlace } from "./scheduling/slots.js"
 import { makeMemberOccupancy } from "./scheduling/memberOccupancy.js"
 import { endedBy, endsAfter } from "./Services.js"
 
@@ -94,6 +104,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
     const clients = storage.collection(ClientsCollection)
     const holds = storage.collection(HoldsCollection)
     const staff = storage.collection(StaffCollection)
+    const visitorBookings = storage.collection(VisitorBookingsCollection)
     const schedule = makeScheduleLoader(storage)
     // A create excludes only the creates and holds that could take one of its members' seats.
     const keyedWrite = keyedTransactionOf(storage)
@@ -193,12 +204,41 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
         )
     }
 
+    /** The key locks of a create: its members', and a visitor's key's, whose day's bookings it counts. */
+    const createLockKeys = (service: Service, staffId: string | undefined, visitor: Visitor | undefined) =>
+      visitor === undefined ? memberLockKeys(service, staffId) : [...memberLockKeys(service, staffId), `visitor-bookings/${visitor.key_id}`]
+
     /**
-     * A create from input decoded with `BookingCreate`. Chained, not a generator, and each
-     * step that has nothing to wait for (answers, no hold, no key locks) taken in place: every
-     * create runs it.
+     * Counts a visitor's `booked` appointments against its limits of the day, inside the
+     * transaction that wrote them (under the key's lock, `createLockKeys`): `rate_limited`,
+     * undoing them, when they pass one; else they are recorded for the next count.
      */
-    const createDecoded = (fields: typeof BookingCreate.Type) => {
+    const countVisitorBookings = (visitor: Visitor, booked: ReadonlyArray<{ readonly id: string }>, now: Stamp) =>
+      Effect.flatMap(
+        visitorBookings.listIndexes({
+          where: [
+            { column: "visitor_key", op: "eq", value: visitor.key_id },
+            { column: "booked_ms", op: "gte", value: visitorDayStart(now.ms) }
+          ],
+          columns: ["visitor_address"],
+          ordered: false
+        }),
+        (today): Effect.Effect<void, RateLimited | StorageFailure, Tenant> => {
+          const refusal = visitorBookingRefusal(visitor, today.map((row) => row.visitor_address), booked.length, now.ms)
+          return refusal !== undefined ? Effect.fail<RateLimited>(refusal) : Effect.forEach(
+            booked,
+            (b) => visitorBookings.insert({ id: b.id, key_id: visitor.key_id, address: visitor.address, booked_at: now.iso }),
+            { discard: true }
+          )
+        }
+      )
+
+    /**
+     * A create from input decoded with `BookingCreate`; a `visitor`'s is counted against its
+     * limits. Chained, not a generator, and each step that has nothing to wait for (answers,
+     * no hold, no key locks) taken in place: every create runs it.
+     */
+    const createDecoded = (fields: typeof BookingCreate.Type, visitor?: Visitor) => {
       if (fields.recurrence !== undefined) return Effect.fail(recurringRefused())
       const start = toMillis(fields.start)
       return keyedWrite(withStamp((now) =>
@@ -206,7 +246,9 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
           // The locks come before the reads that decide it (the hold, the members' schedules).
           // (A storage without key locks has no keys to name.)
           const locked = <A, E, R>(next: Effect.Effect<A, E, R>) =>
-            storage.lockKeys === undefined ? next : thenDo(lockKeys(memberLockKeys(service, fields.staff_id)), next)
+            storage.lockKeys === undefined ? next : thenDo(lockKeys(createLockKeys(service, fields.staff_id, visitor)), next)
+          const named = visitor === undefined ? undefined : visitorMemberRefusal(service, fields.staff_id)
+          if (named !== undefined) return locked(Effect.fail(named))
           // Checked before anything is written: refused answers leave no client or event behind.
           const checked = answersFor(service, fields.answers ?? [])
           if (Either.isLeft(checked)) return locked(Effect.fail(checked.left))
@@ -216,8 +258,8 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
           const settingsRead = reminders.settingsReadFor(service, statusOnCreate(service))
           const book = (held: StoredHold | undefined) =>
             withAttendees(fields, service, start, now, held, (choice, read: ReadonlyArray<any>) =>
-              withClientRead(fields, clientRead.length === 0 ? undefined : read[0], (client) =>
-                insertBooking({
+              withClientRead(fields, clientRead.length === 0 ? undefined : read[0], (client) => {
+                const inserted = insertBooking({
                   fields,
                   service,
                   member: choice.member,
@@ -230,15 +272,17 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
                   seriesId: null,
                   held,
                   reminderSettings: settingsRead.length === 0 ? undefined : read[clientRead.length]
-                })), [...clientRead, ...settingsRead])
+                })
+                return visitor === undefined ? inserted : Effect.tap(inserted, (booking) => countVisitorBookings(visitor, [booking], now))
+              }), [...clientRead, ...settingsRead])
           return locked(fields.hold_id === undefined ? book(undefined) : withHold(fields.hold_id, fields, service, now, book))
         })))
     }
 
-    /** Decoded in place: the input is all it needs, and every create runs it. */
-    const create = (input: typeof BookingCreate.Encoded) => {
+    /** Decoded in place: the input is all it needs, and every create runs it. `visitor`: a publishable key's caller. */
+    const create = (input: typeof BookingCreate.Encoded, visitor?: Visitor) => {
       const decoded = decodeCreateInPlace(input)
-      return Either.isRight(decoded) ? createDecoded(decoded.right) : Effect.fail(decoded.left)
+      return Either.isRight(decoded) ? createDecoded(decoded.right, visitor) : Effect.fail(decoded.left)
     }
 
     /**
@@ -336,10 +380,11 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
      * A visitor's booking (publishable key): as a new client only, since attaching it to an
      * existing client would let anyone who learns a client id book in their name; answered
      * with the appointment alone. An inline client is always a new record, whatever its
-     * email: nothing about the account's existing clients is merged or shown.
+     * email: nothing about the account's existing clients is merged or shown. It counts against
+     * the visitor's limits of the day, and a refused time names nobody else's booking.
      */
-    const createForVisitor = (input: typeof BookingCreate.Encoded) =>
-      newClientOnly(input, Effect.map(create(input), publicBooking))
+    const createForVisitor = (input: typeof BookingCreate.Encoded, visitor: Visitor) =>
+      newClientOnly(input, Effect.map(hidingOthers(create(input, visitor)), publicBooking))
 
     const list = (params: BookingListParams = {}) =>
       Effect.gen(function*() {
@@ -384,7 +429,26 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
         return next
       }))
 
-    /** Moves a pending or confirmed booking to a new start (and staff member), rechecked in full. */
+    /**
+     * `validation_failed` on `start` when it is inside the hours of `staffIds` but on none of
+     * their grids, the starts the slots offer (a client moves only to those).
+     */
+    const ensureOnGrid = (service: Service, staffIds: ReadonlyArray<string>, start: number, now: number, exclude: Exclusions) =>
+      Effect.flatMap(schedule.schedules(staffIds, policyOf(service), { start, end: start + 1 }, now, exclude), (found) => {
+        const places = found.map((s) => gridPlace(policyOf(service), s, start))
+        if (places.includes("on") || places.every((p) => p === "outside")) return Effect.void
+        const nearest = [...new Set(places.flatMap((p) => (typeof p === "string" ? [] : p)))].sort((a, b) => a - b).map(formatInstant)
+        return Effect.fail(new ValidationFailed({
+          detail: `${formatInstant(start)} is not one of the service's starts` +
+            (nearest.length === 0 ? "" : `; the nearest are ${nearest.join(" and ")}`),
+          errors: [{ path: "start", message: "must be one of the service's starts, as the slots list them" }]
+        }))
+      })
+
+    /**
+     * Moves a pending or confirmed booking to a new start (and staff member), rechecked in full;
+     * a client (through a manage link) only to a start on the service's grid.
+     */
     const moveTo = (
       id: string,
       target: { readonly start?: string; readonly staff_id?: string },
@@ -402,6 +466,10 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
         const service = yield* referencedService(current.service_id)
         const start = toMillis(startText)
         const exclude = { bookingId: current.id }
+        if (actor === "client" && startText !== current.start) {
+          const candidates = service.assignment === "round_robin" ? service.staff_ids : current.staff_ids
+          yield* ensureOnGrid(service, candidates, start, now.ms, exclude)
+        }
         // docs/api.md §11: a collective booking moves all its members; a round-robin one keeps
         // its member when free at the new start, else goes to the next free one by the policy.
         const choice = target.staff_id !== undefined
@@ -498,7 +566,20 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
       recordPayment: payments.record,
       listPayments: payments.list,
       /** The steps of creation, for recurring bookings (BookingSeries) to build on. */
-      creation: { keyedWrite, lockKeys, decodeCreate, referencedService, referencedStaff, answersFor, clientOf, insertBooking, schedule, transition }
+      creation: {
+        keyedWrite,
+        lockKeys,
+        createLockKeys,
+        countVisitorBookings,
+        decodeCreate,
+        referencedService,
+        referencedStaff,
+        answersFor,
+        clientOf,
+        insertBooking,
+        schedule,
+        transition
+      }
     } as const
   })
 }) {}

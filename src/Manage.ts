@@ -22,6 +22,7 @@ import {
   UNKNOWN_LINK_DETAIL
 } from "./domain/manageLink.js"
 import type { Service } from "./domain/service.js"
+import { hidingOthers } from "./domain/visitor.js"
 import { Domains } from "./Domains.js"
 import { Events } from "./Events.js"
 import { currentStamp, findOr404 } from "./internal/resources.js"
@@ -187,7 +188,7 @@ export class Manage extends Effect.Service<Manage>()("slotwise/Manage", {
         clientWrite(asOpened(token, ({ booking }) =>
           Effect.zipRight(
             ensureClientMay("reschedule", booking),
-            Effect.flatMap(bookingUseCases.reschedule(booking.id, { start }, "client"), viewOf)
+            Effect.flatMap(hidingOthers(bookingUseCases.reschedule(booking.id, { start }, "client")), viewOf)
           ))))
 
     return { publicBase: links.baseFor, manageLink, rotate, withManageUrl, withManageUrls, open, get, slots, cancel, reschedule } as const

@@ -37,12 +37,13 @@ import type { Service } from "./domain/service.js"
 import type { BlockedOccurrence } from "./domain/slot.js"
 import type { Staff } from "./domain/staff.js"
 import { Events } from "./Events.js"
+import { hidingOthers, type Visitor } from "./domain/visitor.js"
 import { currentStamp, findOr404, listPage, PageParams, resourceAt, type Stamp } from "./internal/resources.js"
 import { decodeInput } from "./domain/validation.js"
 import { AvailabilityCollection, BookingsCollection, BookingSeriesCollection, StaffCollection } from "./ports/collections.js"
 import { type LocalDateTime, RecurrenceExpander } from "./ports/recurrence.js"
 import { type Condition, Storage } from "./ports/storage.js"
-import { blockedOccurrences, memberLockKeys, occurrenceReasons, pickLeastBlocked, tagReasons, withOccurrence } from "./scheduling/assignment.js"
+import { blockedOccurrences, occurrenceReasons, pickLeastBlocked, tagReasons, visitorMemberRefusal, withOccurrence } from "./scheduling/assignment.js"
 import { policyOf } from "./scheduling/loadSchedule.js"
 import type { StaffSchedule } from "./scheduling/types.js"
 import { formatDay, localDayOf, localToUtc, offsetAt } from "./scheduling/zones.js"
@@ -85,8 +86,19 @@ export class RecurringBookings extends Effect.Service<RecurringBookings>()("slot
     const bookings = storage.collection(BookingsCollection)
     const rules = storage.collection(AvailabilityCollection)
     const staff = storage.collection(StaffCollection)
-    const { answersFor, clientOf, insertBooking, keyedWrite, lockKeys, referencedService, referencedStaff, schedule, transition } =
-      bookingUseCases.creation
+    const {
+      answersFor,
+      clientOf,
+      countVisitorBookings,
+      createLockKeys,
+      insertBooking,
+      keyedWrite,
+      lockKeys,
+      referencedService,
+      referencedStaff,
+      schedule,
+      transition
+    } = bookingUseCases.creation
     const decodeCreate = decodeInput(BookingCreate)
     const decodeCancel = decodeInput(BookingSeriesCancel)
     const decodeList = decodeInput(BookingSeriesListParams)
@@ -222,9 +234,10 @@ export class RecurringBookings extends Effect.Service<RecurringBookings>()("slot
 
     /**
      * Books a series: `start` and every later occurrence of `recurrence.rule`, checked one by
-     * one (each seeing the occurrences already written) inside one transaction.
+     * one (each seeing the occurrences already written) inside one transaction. A `visitor`'s
+     * occurrences count against its limits of the day, each as one booking.
      */
-    const create = (input: typeof BookingCreate.Encoded) =>
+    const create = (input: typeof BookingCreate.Encoded, visitor?: Visitor) =>
       Effect.flatMap(decodeCreate(input), (fields) =>
         keyedWrite(Effect.gen(function*() {
           const recurrence = fields.recurrence
@@ -239,7 +252,9 @@ export class RecurringBookings extends Effect.Service<RecurringBookings>()("slot
           const start = toMillis(fields.start)
           const parsed = yield* Either.mapLeft(parseRule(recurrence.rule), ruleProblem)
           const service = yield* referencedService(fields.service_id)
-          yield* lockKeys(memberLockKeys(service, fields.staff_id))
+          yield* lockKeys(createLockKeys(service, fields.staff_id, visitor))
+          const named = visitor === undefined ? undefined : visitorMemberRefusal(service, fields.staff_id)
+          if (named !== undefined) return yield* named
           const answers = yield* answersFor(service, fields.answers ?? [])
           const zone = recurrence.time_zone ?? (yield* defaultZone(service, fields.staff_id))
           const starts = yield* expand(parsed, service, zone, start)
@@ -300,13 +315,17 @@ export class RecurringBookings extends Effect.Service<RecurringBookings>()("slot
             created_at,
             updated_at
           }
+          if (visitor !== undefined) yield* countVisitorBookings(visitor, booked, now)
           yield* series.insert(doc)
           return withOccurrences(doc, booked)
         })))
 
-    /** A visitor's series (publishable key): a new client only, answered with the public view. */
-    const createForVisitor = (input: typeof BookingCreate.Encoded) =>
-      newClientOnly(input, Effect.map(create(input), publicSeries))
+    /**
+     * A visitor's series (publishable key): a new client only, answered with the public view,
+     * counted against the visitor's limits; a refused occurrence names nobody else's booking.
+     */
+    const createForVisitor = (input: typeof BookingCreate.Encoded, visitor: Visitor) =>
+      newClientOnly(input, Effect.map(hidingOthers(create(input, visitor)), publicSeries))
 
     const get = (id: string) =>
       Effect.gen(function*() {
@@ -359,13 +378,13 @@ export class RecurringBookings extends Effect.Service<RecurringBookings>()("slot
 
     /**
      * Create from a `POST /v1/bookings` body: a series when it has `recurrence`, else one
-     * booking. `visitor`: a publishable key's request, answered with public views.
+     * booking. `visitor`: a publishable key's caller, answered with public views.
      */
-    const createFromRequest = (input: typeof BookingCreate.Encoded, visitor = false) =>
+    const createFromRequest = (input: typeof BookingCreate.Encoded, visitor?: Visitor) =>
       typeof input === "object" && input !== null && input.recurrence !== undefined
-        ? visitor ? createForVisitor(input) : create(input)
-        : visitor
-        ? bookingUseCases.createForVisitor(input)
+        ? visitor !== undefined ? createForVisitor(input, visitor) : create(input)
+        : visitor !== undefined
+        ? bookingUseCases.createForVisitor(input, visitor)
         : bookingUseCases.create(input)
 
     return { create, createForVisitor, createFromRequest, get, list, cancel } as const

@@ -254,16 +254,17 @@ const firstDay = (s: State): State => {
  */
 export const staffFor = (service: Service, option: string | undefined): string | "ask" | { readonly unknown: string } => {
   const assignment = service.assignment
-  if (assignment === "collective" || (assignment === "round_robin" && (option === undefined || option === ANY))) return ANY
+  // A round-robin service's rotation decides: the API refuses a member named with a publishable key.
+  if (assignment === "collective" || assignment === "round_robin") return ANY
   if (option !== undefined && option !== ANY) return service.staff_ids.includes(option) ? option : { unknown: option }
   if (option === ANY || service.staff_ids.length <= 1) return ANY
   return "ask"
 }
 
-/** Whether the server picks the attendees: a round-robin service with "anyone", or a collective one. */
+/** Whether the server picks the attendees: on a round-robin or a collective service. */
 export const teamBooking = (s: Pick<State, "service" | "staffChoice">): boolean => {
   const assignment = s.service?.assignment
-  return assignment === "collective" || (assignment === "round_robin" && s.staffChoice === ANY)
+  return assignment === "collective" || assignment === "round_robin"
 }
 
 // ---------------------------------------------------------------- reading

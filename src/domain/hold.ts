@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { Instant, Metadata, ObjectType, optional, Timestamps } from "./common.js"
 import { StaffAssignmentFields } from "./assignment.js"
 import { Id } from "./ids.js"
-import type { Visitor } from "./visitor.js"
+import { passedVisitorLimit, type Visitor } from "./visitor.js"
 
 export const HOLD_DEFAULT_TTL_SECONDS = 300
 export const HOLD_MAX_TTL_SECONDS = 600
@@ -16,10 +16,20 @@ export const VISITOR_HOLD_MAX_TTL_SECONDS = 180
 /** Active visitor holds per client address and key: the time picked and one picked after it. */
 export const VISITOR_HOLDS_PER_ADDRESS = 2
 /**
- * Active visitor holds per key, whoever asks: far more visitors than a booking page has
- * mid-booking at once, and all that many addresses together can keep from everyone else.
+ * Active visitor holds per key, whoever asks, at the least: far more visitors than a small
+ * booking page has mid-booking at once. Where the service asked for has more open, the key
+ * may hold a share of it (`visitorHoldsPerKey`), so that a handful of addresses cannot take
+ * every hold of a busy page.
  */
 export const VISITOR_HOLDS_PER_KEY = 20
+/** The days ahead, from now, whose open starts of the service set how many holds a key may have. */
+export const VISITOR_HOLD_WINDOW_DAYS = 7
+/** The share of those starts (open ones and the key's held ones) a key's visitors may hold at once. */
+export const VISITOR_HOLD_SHARE = 0.5
+
+/** How many holds a key's visitors may have at once, when the service held has `bookable` starts in the window. */
+export const visitorHoldsPerKey = (bookable: number): number =>
+  Math.max(VISITOR_HOLDS_PER_KEY, Math.floor(bookable * VISITOR_HOLD_SHARE))
 
 /** How a hold is stored: a visitor hold also records its visitor, to count their holds. */
 export type StoredHold = Hold & { readonly visitor?: Visitor | undefined }
@@ -32,18 +42,19 @@ export const holdView = (stored: StoredHold): Hold => {
 }
 
 /**
- * Why `visitor` may not take another hold, given the visitor holds of its key still active
- * (their addresses), or `undefined` when it may.
+ * Why `visitor` may not take another hold, given the client addresses of its key's active
+ * holds and how many the key may have (`visitorHoldsPerKey`), or `undefined` when it may. The
+ * key's refusal says nothing of the other visitors' holds.
  */
-export const visitorHoldRefusal = (visitor: Visitor, activeAddresses: ReadonlyArray<unknown>): string | undefined => {
-  if (activeAddresses.length >= VISITOR_HOLDS_PER_KEY) {
-    return `this publishable key already holds ${VISITOR_HOLDS_PER_KEY} slots, its most at once; book without a hold or try again when one expires`
+export const visitorHoldRefusal = (visitor: Visitor, activeAddresses: ReadonlyArray<unknown>, perKey: number): string | undefined => {
+  switch (passedVisitorLimit(visitor, activeAddresses, 1, { perAddress: VISITOR_HOLDS_PER_ADDRESS, perKey })) {
+    case "address":
+      return `this client address already holds ${VISITOR_HOLDS_PER_ADDRESS} slots with this key, its most at once; release one, book, or wait for one to expire`
+    case "key":
+      return "no more slots can be held with this publishable key just now; book the time without a hold, or try again in a few minutes"
+    default:
+      return undefined
   }
-  const own = activeAddresses.filter((address) => address === visitor.address).length
-  if (own >= VISITOR_HOLDS_PER_ADDRESS) {
-    return `this client address already holds ${VISITOR_HOLDS_PER_ADDRESS} slots with this key, its most at once; release one, book, or wait for one to expire`
-  }
-  return undefined
 }
 
 /** A slot reserved for a short time while a client enters details (docs/api.md §3 Holds). */

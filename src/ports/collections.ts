@@ -9,6 +9,7 @@ import type { Payment } from "../domain/payment.js"
 import type { StoredBookingSeries } from "../domain/series.js"
 import type { Service } from "../domain/service.js"
 import type { Staff } from "../domain/staff.js"
+import type { VisitorBooking } from "../domain/visitor.js"
 import { assignmentDefaults } from "../domain/assignment.js"
 import { type CollectionSpec, FieldOfRelated, ListOfField } from "./storage.js"
 
@@ -124,6 +125,22 @@ export const HoldsCollection: CollectionSpec<StoredHold> = {
 }
 
 /**
+ * What visitors booked (a row per appointment, written with it), counted by key and UTC day
+ * against the visitor booking limits; rows stay when the booking is cancelled, as the day's
+ * count does.
+ */
+export const VisitorBookingsCollection: CollectionSpec<VisitorBooking> = {
+  name: "visitor_bookings",
+  indexes: {
+    visitor_key: { type: "text", get: (v) => v.key_id },
+    visitor_address: { type: "text", get: (v) => v.address },
+    booked_ms: { type: "integer", get: (v) => toMillis(v.booked_at) }
+  },
+  order: [],
+  storageIndexes: [["visitor_key", "booked_ms", "visitor_address"]]
+}
+
+/**
  * What a collective booking or hold occupies of its members after the first (the first is
  * the document's own `staff_id`): one row per further member, written and removed with the
  * booking or hold, so the overlap checks of every member see it. A booking's rows exist only
@@ -190,6 +207,7 @@ export const CoreCollections: ReadonlyArray<CollectionSpec<any>> = [
   BookingSeriesCollection,
   HoldsCollection,
   MemberOccupancyCollection,
+  VisitorBookingsCollection,
   PaymentsCollection,
   DeploymentSecretsCollection
 ]

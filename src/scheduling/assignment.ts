@@ -13,6 +13,8 @@
  *   fewest blocked.
  */
 import { DEFAULT_STAFF_WEIGHT, type RoundRobinPolicy, type StaffWeights } from "../domain/assignment.js"
+import { ValidationFailed } from "../domain/errors.js"
+import type { Service } from "../domain/service.js"
 import type { Reason } from "../domain/slot.js"
 import { checkStart } from "./checks.js"
 import type { SlotCandidate, SlotPolicy, StaffSchedule } from "./types.js"
@@ -28,6 +30,17 @@ export interface MemberRecord {
 }
 
 const NO_RECORD: MemberRecord = { assigned: 0, upcoming: 0 }
+
+/**
+ * A visitor (publishable key) names no member of a round-robin service: the rotation and its
+ * weights decide who is booked, and a key anyone can copy must not pick someone the account
+ * keeps out of turn (a weight of 0). `validation_failed` on `staff_id`, else `undefined`.
+ */
+export const visitorMemberRefusal = (service: Service, staffId: string | undefined): ValidationFailed | undefined =>
+  staffId === undefined || service.assignment !== "round_robin" ? undefined : new ValidationFailed({
+    detail: `service ${service.id} assigns its staff by round robin: a publishable key cannot choose the staff member`,
+    errors: [{ path: "staff_id", message: "is not accepted with a publishable key on a round-robin service; leave it out and one is assigned" }]
+  })
 
 export const weightOf = (weights: StaffWeights, staffId: string): number => weights[staffId] ?? DEFAULT_STAFF_WEIGHT
 

@@ -38,6 +38,26 @@ const sortedOccupancy = (occupancy: ReadonlyArray<Occupancy>): ReadonlyArray<Occ
 
 const stepOf = (policy: SlotPolicy): number => (policy.interval > 0 ? policy.interval : policy.duration)
 
+/** The grid the slots step along: a window's start plus whole steps; its first start at or after `t`. */
+const gridStartFrom = (windowStart: number, t: number, step: number): number =>
+  t <= windowStart ? windowStart : windowStart + Math.ceil((t - windowStart) / step) * step
+
+/**
+ * Where `start` lies against the grid of `schedule`'s windows (`gridStartFrom`): `"on"` it,
+ * `"outside"` every window (the checks say why), or off it, with the grid starts around it
+ * that fit the window.
+ */
+export const gridPlace = (policy: SlotPolicy, schedule: StaffSchedule, start: number): "on" | "outside" | ReadonlyArray<number> => {
+  const step = stepOf(policy)
+  for (const w of windowsOf(prepareRules(schedule.rules, schedule.busy), { start, end: start + 1 })) {
+    if (start < w.start || start >= w.end) continue
+    const after = gridStartFrom(w.start, start, step)
+    if (after === start) return "on"
+    return [after - step, after].filter((s) => s >= w.start && s + policy.duration <= w.end)
+  }
+  return "outside"
+}
+
 /** One schedule's bookable starts, in order, and the seats left at each when seats vary. */
 interface Run {
   readonly staff_id: string
@@ -63,8 +83,7 @@ const runOf = (policy: SlotPolicy, schedule: StaffSchedule, range: Interval, now
   const active: Array<Occupancy> = []
   let next = 0
   for (const w of windows) {
-    let s = w.start
-    if (s < earliest) s += Math.ceil((earliest - s) / step) * step
+    let s = gridStartFrom(w.start, earliest, step)
     for (; s + duration <= w.end && s < range.end && s <= latest; s += step) {
       const { start: occStart, end: occEnd } = occupiedRange(policy, s)
       while (next < occ.length && occ[next]!.occupied_start < occEnd) active.push(occ[next++]!)

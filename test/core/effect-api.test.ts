@@ -12,10 +12,10 @@ import { Bookings, Clients, CoreLive, Events, Services, SqliteStorageLive, Staff
 const tenant = Layer.succeed(Tenant, { account_id: "acc_01J00000000000000000000000", environment: "sandbox" })
 
 describe("Effect API", () => {
-  it("booking creation names every failure in its type (checked by tsc)", () => {
+  it("booking creation names every failure in its type, a visitor's daily limit too (checked by tsc)", () => {
     type CreateFailure = Effect.Effect.Error<ReturnType<Bookings["create"]>>
     expectTypeOf<CreateFailure["_tag"]>().toEqualTypeOf<
-      "ValidationFailed" | "InvalidReference" | "SlotUnavailable" | "OutsideAvailability" | "HoldExpired" | "StorageFailure"
+      "ValidationFailed" | "InvalidReference" | "SlotUnavailable" | "OutsideAvailability" | "HoldExpired" | "RateLimited" | "StorageFailure"
     >()
   })
 

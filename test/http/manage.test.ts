@@ -207,6 +207,28 @@ describe("the client's endpoints", () => {
     expectStatus(await anonymous.post(`/v1/manage/${tokenOf(await book(390))}/cancel`, {}), 200)
   })
 
+  it("move only to starts on the service's grid, and a taken time names no other booking", async () => {
+    await freshWindow()
+    // The Monday after: 30-minute starts from 09:00.
+    const week = 7 * 24 * 60
+    const mine = await book(week)
+    const other = await book(week + 60)
+    const token = tokenOf(mine)
+    const offGrid = expectProblem(await anonymous.post(`/v1/manage/${token}/reschedule`, { start: at(week + 67) }), 422, "validation_failed")
+    expect(offGrid.errors).toEqual([expect.objectContaining({ path: "start" })])
+    expect(offGrid.detail).toContain(at(week + 60))
+    const taken = await anonymous.post(`/v1/manage/${token}/reschedule`, { start: at(week + 60) })
+    const problem = expectProblem(taken, 409, "slot_unavailable")
+    expect(taken.text).not.toContain(other.id)
+    expect(taken.text).not.toMatch(/booking_id|bkg_/)
+    expect(problem.detail).not.toMatch(/\d\d:\d\d/)
+    expect(problem.reasons.map((r: { code: string }) => r.code)).toEqual(["booking_overlap"])
+    expectStatus(await anonymous.post(`/v1/manage/${token}/reschedule`, { start: at(week + 90) }), 200)
+    // The account's own key still sees what is in the way.
+    const full = expectProblem(await api.post(`/v1/bookings/${mine.id}/reschedule`, { start: at(week + 60) }), 409, "slot_unavailable")
+    expect(full.reasons).toEqual([expect.objectContaining({ booking_id: other.id })])
+  })
+
   it("limit a client address to 30 requests a minute, valid token or not", async () => {
     await freshWindow()
     let last = await anonymous.get(`/v1/manage/${"x".repeat(87)}`)

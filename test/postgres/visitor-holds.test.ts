@@ -21,8 +21,13 @@ afterAll(async () => {
 })
 
 const HOUR = 3_600_000
-/** Tomorrow 00:00 UTC (the service books up to 400 days ahead; nothing depends on the weekday). */
-const tomorrow = () => Math.floor(Date.now() / 86_400_000 + 1) * 86_400_000
+const DAY = 86_400_000
+/**
+ * 00:00 UTC eight days on, when the staff member's hours begin: the coming week offers
+ * nothing, so a key's least number of holds applies (the service books up to 400 days
+ * ahead; nothing depends on the weekday).
+ */
+const opening = () => Math.floor(Date.now() / DAY + 8) * DAY
 const iso = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z")
 const KEY = "key_01HZZZZZZZZZZZZZZZZZZZZZZZ"
 
@@ -36,9 +41,16 @@ describe("PostgreSQL: visitor hold limits across two pools", () => {
   it("one address gets 2 of 20 concurrent holds, the key 20 of 60, and a release on one frees a place on the other", async () => {
     const [first, second] = clients as [SchedulingClient, SchedulingClient]
     const staff = await first.staff.create({ name: "Open", time_zone: "UTC" })
-    await first.availability.create({ staff_id: staff.id, type: "weekly", weekdays: [1, 2, 3, 4, 5, 6, 7], start_time: "00:00", end_time: "24:00" })
+    const start = opening()
+    await first.availability.create({
+      staff_id: staff.id,
+      type: "weekly",
+      weekdays: [1, 2, 3, 4, 5, 6, 7],
+      start_time: "00:00",
+      end_time: "24:00",
+      valid_from: iso(start).slice(0, 10)
+    })
     const service = await first.services.create({ name: "Visit", duration_minutes: 15, max_advance_days: 400, staff_ids: [staff.id] })
-    const start = tomorrow()
     let next = 0
     const hold = (client: SchedulingClient, address: string) =>
       client.availability.hold({ service_id: service.id, staff_id: staff.id, start: iso(start + (next++) * HOUR / 4) }, { key_id: KEY, address })

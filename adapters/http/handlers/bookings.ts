@@ -34,7 +34,7 @@ const seriesCreation = Effect.gen(function*() {
   return (payload: typeof BookingCreate.Encoded) =>
     asAudience(
       Effect.flatMap(Effect.flatMap(series.create(payload), withLinks), seriesCreated),
-      () => Effect.flatMap(series.createForVisitor(payload), publicSeriesCreated)
+      (visitor) => Effect.flatMap(series.createForVisitor(payload, visitor), publicSeriesCreated)
     )
 })
 
@@ -53,7 +53,7 @@ export const BookingsLive = handlerGroup(SlotwiseApi, "bookings", (handlers) =>
           ? createSeries(payload)
           : asAudience(
             Effect.flatMap(Effect.flatMap(bookings.create(payload), manage.withManageUrl), bookingCreated),
-            () => Effect.flatMap(bookings.createForVisitor(payload), publicBookingCreated)
+            (visitor) => Effect.flatMap(bookings.createForVisitor(payload, visitor), publicBookingCreated)
           ), write)
       .handle("get", ({ path }) => one(bookings.get(path.id)))
       .handle("update", ({ path, payload }) => one(bookings.update(path.id, payload)), write)
