@@ -355,6 +355,7 @@ describe("a changed handle", () => {
       ["/book/dom-y", "/book/dom-z"],
       ["/book/dom-y/", "/book/dom-z"],
       ["/book/dom-y?theme=dark&x=%C3%A9", "/book/dom-z?theme=dark&x=%C3%A9"],
+      ["/book/dom-y?next=/a?b", "/book/dom-z?next=/a?b"],
       [`/book/dom-y/${service.id}?theme=light`, `/book/dom-z/${service.id}?theme=light`],
       ["/book/d%6Fm-y/sandbox", "/book/dom-z/sandbox"],
       [`/book/dom-y/sandbox/${service.id}`, `/book/dom-z/sandbox/${service.id}`]

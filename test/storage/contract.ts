@@ -1354,6 +1354,19 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           expect((yield* at(second.updateSettings(other.id, { handle: "dom-y" }))).handle).toBe("dom-y")
           expect(Option.map(yield* at(first.byHandle("dom-y")), (a) => a.id)).toEqual(Option.some(other.id))
           expect(yield* Effect.flip(at(first.updateSettings(dom.id, { handle: "dom-y" })))).toMatchObject({ _tag: "HandleTaken" })
+          // A lapsed hold claimed by several accounts at once, from both instances: one owner.
+          yield* at(second.updateSettings(other.id, { handle: "dom-w" }))
+          yield* pass(30 * DAY)
+          const takers = yield* Effect.forEach(["T1", "T2", "T3", "T4"], (name) => Effect.map(at(first.create({ name, plan: "free" })), (c) => c.account))
+          const outcomes = yield* Effect.forEach(
+            takers,
+            (taker, i) => Effect.either(at((i % 2 === 0 ? first : second).updateSettings(taker.id, { handle: "dom-y" }))),
+            { concurrency: "unbounded" }
+          )
+          expect(outcomes.filter(Either.isRight)).toHaveLength(1)
+          const winner = outcomes.find(Either.isRight)!.right
+          expect(Option.map(yield* at(second.byHandle("dom-y")), (a) => a.id)).toEqual(Option.some(winner.id))
+          expect((yield* handleMap).filter((e) => e.id === "dom-y")).toEqual([{ id: "dom-y", account_id: winner.id }])
         })),
         30_000
       )

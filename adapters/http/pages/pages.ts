@@ -296,7 +296,10 @@ export const makePages = (options: PagesOptions = {}) =>
     /** The page a request asks for, or none (the API answers it). */
     const answer = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse> | undefined => {
       if (request.method !== "GET" && request.method !== "HEAD") return undefined
-      const [rawPath = "/", query = ""] = request.url.split("?", 2)
+      // The query whole: a redirect keeps it, `?` in it included.
+      const queryAt = request.url.indexOf("?")
+      const rawPath = queryAt === -1 ? request.url : request.url.slice(0, queryAt)
+      const query = queryAt === -1 ? "" : request.url.slice(queryAt + 1)
       if (prefix !== "" && !rawPath.startsWith(`${prefix}/`)) return undefined
       const path = rawPath.slice(prefix.length) || "/"
       if (path === PAGES_CSS_PATH) return Effect.succeed(cssResponse(request))
