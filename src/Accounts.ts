@@ -50,7 +50,7 @@ import { Account as AccountSchema } from "./domain/account.js"
 export interface HandleOwner {
   readonly id: string
   readonly account_id: string
-  /** Set when the account gave the handle up: until then it stays the account's (an instant). */
+  /** Set when the account gave the handle up: when it did, and until when the handle stays its own (instants). */
   readonly released_at?: string
   readonly held_until?: string
 }
