@@ -45,6 +45,7 @@ const createdBy = (value: Record<string, unknown>) => ({
 /** What a committed write transaction keeps of its result: a secret is never kept. */
 const committedResult = (value: unknown): CommittedResult => {
   if (value === undefined) return { kept: "value" }
+  if (Option.isOption(value)) return { kept: "option", some: Option.isSome(value) ? committedResult(value.value) : null }
   if (!isPlainJson(value)) return { kept: "nothing" }
   if (typeof value === "object" && value !== null && typeof (value as Record<string, unknown>).secret === "string") {
     return { kept: "secret_withheld", ...createdBy(value as Record<string, unknown>) }
@@ -65,6 +66,8 @@ export const secretWithheld = (created: { readonly object: string | null; readon
 const replayOf = (result: CommittedResult): Effect.Effect<unknown, IdempotencySecretWithheld | IdempotencyConflict> =>
   result.kept === "value"
     ? Effect.succeed(result.value)
+    : result.kept === "option"
+    ? result.some === null ? Effect.succeed(Option.none()) : Effect.map(replayOf(result.some), Option.some)
     : result.kept === "secret_withheld"
     ? Effect.fail(secretWithheld(result))
     : Effect.fail(

@@ -56,10 +56,12 @@ export interface StoredResponse {
 /**
  * What a write transaction of an idempotent request committed, kept in that transaction: a
  * retry after an unknown outcome is given it instead of writing again. A result with a
- * top-level `secret` keeps only what it created; one that is not plain JSON, nothing.
+ * top-level `secret` keeps only what it created; an Option, what it holds; one that is
+ * otherwise not plain JSON, nothing.
  */
 export type CommittedResult =
   | { readonly kept: "value"; readonly value?: unknown }
+  | { readonly kept: "option"; readonly some: CommittedResult | null }
   | { readonly kept: "secret_withheld"; readonly object: string | null; readonly id: string | null }
   | { readonly kept: "nothing" }
 

@@ -11,7 +11,7 @@
 import * as net from "node:net"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client, type Client, expectProblem, expectStatus, MONDAY_9, seed, startServer, type TestServer } from "../http/harness.js"
+import { ADMIN_TOKEN, client, type Client, expectProblem, expectStatus, MONDAY_9, seed, startServer, type TestServer } from "../http/harness.js"
 import { freePort } from "../multi/processes.js"
 import { createTestDatabase, type TestDatabase } from "./database.js"
 
@@ -99,8 +99,10 @@ afterAll(async () => {
 })
 
 /** Marks inserts into the collection's table from now on. */
-const markInserts = (collection: string) =>
-  admin.query(`CREATE TRIGGER lose_${collection} AFTER INSERT ON c_${collection} FOR EACH ROW EXECUTE FUNCTION lose_commit_mark()`)
+const markInserts = async (collection: string) => {
+  await admin.query(`DROP TRIGGER IF EXISTS lose_${collection} ON c_${collection}`)
+  await admin.query(`CREATE TRIGGER lose_${collection} AFTER INSERT ON c_${collection} FOR EACH ROW EXECUTE FUNCTION lose_commit_mark()`)
+}
 
 const count = async (collection: string, where = "TRUE", params: ReadonlyArray<unknown> = []) =>
   Number((await admin.query(`SELECT count(*) AS n FROM c_${collection} WHERE ${where}`, [...params])).rows[0].n)
@@ -108,12 +110,13 @@ const count = async (collection: string, where = "TRUE", params: ReadonlyArray<u
 const withKey = (key: string) => ({ headers: { "idempotency-key": key } })
 
 /** The request with `key`, its COMMIT's answer lost: 503, then the retry's reply. */
-const lostThenRetried = async (path: string, body: unknown, key: string) => {
+const lostThenRetried = async (path: string, body: unknown, key: string, caller: Client = api, headers: Record<string, string> = {}) => {
+  const options = { headers: { ...headers, "idempotency-key": key } }
   relay.arm()
   const lost = relay.lost()
-  expectProblem(await api.post(path, body, withKey(key)), 503, "storage_unavailable")
+  expectProblem(await caller.post(path, body, options), 503, "storage_unavailable")
   expect(relay.lost()).toBe(lost + 1)
-  return api.post(path, body, withKey(key))
+  return caller.post(path, body, options)
 }
 
 describe("a COMMIT whose answer is lost, retried with its Idempotency-Key", () => {
@@ -153,5 +156,22 @@ describe("a COMMIT whose answer is lost, retried with its Idempotency-Key", () =
     expect(paid.booking.amount_paid).toEqual({ amount: 2000, currency: "EUR" })
     expect(await count("payments", "doc->>'booking_id' = $1", [booking.id])).toBe(1)
     expect(expectStatus(await api.get(`/v1/bookings/${booking.id}`), 200).amount_paid).toEqual({ amount: 2000, currency: "EUR" })
+  })
+
+  it("a visitor's booking through a publishable key: the retry answers 201 with the public view, booked once", async () => {
+    const origin = "https://shop.example"
+    const shop = expectStatus(
+      await client(server.url, ADMIN_TOKEN).post("/admin/v1/accounts", { name: "Shop", plan: "business", allowed_origins: [origin] }),
+      201
+    )
+    const s = await seed(client(server.url, shop.keys.sandbox.secret))
+    await markInserts("bookings")
+    const visitor = client(server.url, shop.keys.sandbox.publishable)
+    const body = { service_id: s.service.id, start: MONDAY_9, client: { name: "Web", email: "web@example.com" } }
+    const booked = expectStatus(await lostThenRetried("/v1/bookings", body, "visitor-lost", visitor, { origin }), 201)
+    expect(booked).toMatchObject({ object: "booking", start: MONDAY_9, service_id: s.service.id })
+    expect(booked.client_id).toBeUndefined()
+    expect(booked.manage_url).toBeUndefined()
+    expect(await count("bookings", "account_id = $1", [shop.account.id])).toBe(1)
   })
 })
