@@ -146,8 +146,8 @@ export class Idempotency extends Effect.Service<Idempotency>()("slotwise/Idempot
             response: null,
             ...(results.length > 0 ? { results } : {}),
             locked_until_ms: now.ms + IN_FLIGHT_LOCK_MS,
-            expires_ms: live ? found.expires_ms : now.ms + IDEMPOTENCY_TTL_MS,
-            created_at: live ? found.created_at : now.iso
+            expires_ms: now.ms + IDEMPOTENCY_TTL_MS,
+            created_at: now.iso
           }
           if (found === undefined) yield* records.insert(record)
           else yield* records.update(record)

@@ -282,7 +282,8 @@ export class Storage extends Context.Tag("slotwise/Storage")<Storage, StorageSer
  * The idempotent request this fiber runs (Idempotency.ts): every write transaction that
  * commits during it records its result with the request's key IN that transaction, so a
  * retry after an unknown outcome (a COMMIT whose answer was lost, a process that died) is
- * given what committed instead of writing again.
+ * given what committed instead of writing again. A request's transactions are matched to an
+ * earlier attempt's by their order, so they run one after another (as every use case's do).
  */
 export interface IdempotentWrites {
   /** What an earlier attempt of the request committed as its next transaction's result, if it did. */
