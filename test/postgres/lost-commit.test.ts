@@ -36,6 +36,8 @@ const losingRelay = async (target: URL): Promise<LosingRelay> => {
   const server = net.createServer((incoming) => {
     const outgoing = net.connect(Number(target.port || 5432), target.hostname)
     let doomed = false
+    // The end of the previous chunk, so that a message split across two is still seen.
+    let tail = Buffer.alloc(0)
     for (const socket of [incoming, outgoing]) {
       sockets.add(socket)
       socket.on("error", () => {})
@@ -46,9 +48,11 @@ const losingRelay = async (target: URL): Promise<LosingRelay> => {
     }
     incoming.on("data", (chunk: Buffer) => outgoing.write(chunk))
     outgoing.on("data", (chunk: Buffer) => {
-      const marked = armed && chunk.includes(MARK)
+      const seen = Buffer.concat([tail, chunk])
+      tail = seen.subarray(Math.max(0, seen.length - MARK.length))
+      const marked = armed && seen.includes(MARK)
       doomed ||= marked
-      if (doomed && chunk.indexOf(COMMIT_DONE, marked ? chunk.indexOf(MARK) : 0) >= 0) {
+      if (doomed && seen.indexOf(COMMIT_DONE, marked ? seen.indexOf(MARK) : 0) >= 0) {
         armed = false
         doomed = false
         lost++
