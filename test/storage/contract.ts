@@ -56,7 +56,17 @@ import {
   StaffCollection
 } from "../../src/ports/collections.js"
 import { makeMemberOccupancy } from "../../src/scheduling/memberOccupancy.js"
-import { type CollectionSpec, type ColumnsQuery, type ColumnValues, type IndexValue, type ListQuery, Read } from "../../src/ports/storage.js"
+import {
+  type CollectionSpec,
+  type ColumnsQuery,
+  type ColumnValues,
+  currentIdempotentWrites,
+  type IdempotentWrites,
+  type IndexValue,
+  keyedTransactionOf,
+  type ListQuery,
+  Read
+} from "../../src/ports/storage.js"
 import { DnsResolver } from "../../src/ports/dns.js"
 import { Storage } from "../../src/ports/storage.js"
 import { Tenant, type TenantId } from "../../src/ports/tenant.js"
@@ -648,6 +658,40 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           expect((yield* storage.events.read({ after: 0, limit: 10 })).map((e) => e.event.type)).toEqual([
             "client.created"
           ])
+        }).pipe(as(tenantA))
+      )
+
+      test(
+        "an idempotent request's transaction keeps its result in itself; a retry is given it and writes nothing",
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const things = storage.collection(Things)
+          /** The request's writes: each result kept as a document, those of `earlier` given back in order. */
+          const request = (earlier: ReadonlyArray<string>): IdempotentWrites => {
+            let next = 0
+            return {
+              replay: () => (next < earlier.length ? Option.some(Effect.succeed(earlier[next++])) : Option.none()),
+              committing: (result) => as(tenantA)(things.insert(thing(`kept-${String(result)}`, 100, "kept")))
+            }
+          }
+          const writing = (id: string, outcome: Effect.Effect<void, string> = Effect.void) =>
+            Effect.zipRight(Effect.zipRight(things.insert(thing(id, 1)), outcome), Effect.succeed(id))
+          const first = request([])
+          expect(yield* Effect.locally(storage.transaction(writing("w1")), currentIdempotentWrites, first)).toBe("w1")
+          // Rolled back: its result is not kept either.
+          const failed = storage.transaction(writing("w2", Effect.fail("boom")))
+          expect(yield* Effect.flip(Effect.locally(failed, currentIdempotentWrites, first))).toBe("boom")
+          expect(yield* Effect.locally(keyedTransactionOf(storage)(writing("w3")), currentIdempotentWrites, first)).toBe("w3")
+          expect(ids(yield* things.list({}))).toEqual(["w1", "w3", "kept-w1", "kept-w3"])
+          // The retry: both transactions are given what they committed; a third runs.
+          const retry = request(["w1", "w3"])
+          const again = yield* Effect.locally(
+            Effect.all([storage.transaction(writing("x1")), keyedTransactionOf(storage)(writing("x2")), storage.transaction(writing("x3"))]),
+            currentIdempotentWrites,
+            retry
+          )
+          expect(again).toEqual(["w1", "w3", "x3"])
+          expect(ids(yield* things.list({}))).toEqual(["w1", "w3", "x3", "kept-w1", "kept-w3", "kept-x3"])
         }).pipe(as(tenantA))
       )
 
