@@ -211,6 +211,11 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("slotwise/ApiKeys", {
         }))
       })
 
+    /** The account and environment a key belongs to, from its secrets (an operator names a key by id alone). */
+    const tenantOf = (keyId: string) =>
+      Effect.map(credentialsOf(keyId), (found): Option.Option<TenantId> =>
+        found[0] === undefined ? Option.none() : Option.some({ account_id: found[0].account_id, environment: found[0].environment }))
+
     /** Revokes the key and every secret of it at once; returns the key as it was. */
     const revoke = (id: string) =>
       storage.transaction(Effect.gen(function*() {
@@ -301,6 +306,6 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("slotwise/ApiKeys", {
         return known !== undefined ? resolve(secret, known) : Effect.flatMap(sha256Hex(secret), (hash) => resolve(secret, hash))
       })
 
-    return { issue, create, list, get: find, rotate, revoke, exchange, authenticate, invalidate } as const
+    return { issue, create, list, get: find, rotate, revoke, tenantOf, exchange, authenticate, invalidate } as const
   })
 }) {}

@@ -78,8 +78,11 @@ export const makeServerLayer = <E>(options: ServeOptions, wiring: AppWiring<E>) 
   const server = http.createServer({ keepAliveTimeout: 5_000, maxHeaderSize: MAX_HEADER_BYTES })
   server.on("clientError", answerClientError)
   const grace = options.shutdownGraceMs ?? 10_000
+  // A server that never listened (its port taken, its database out of reach) has no shutdown to report.
+  let listened = false
   /** A layer whose release logs `line`: placed under a layer, it logs once that layer has closed. */
-  const logWhenReleased = (line: string) => Layer.scopedDiscard(Effect.addFinalizer(() => Effect.sync(() => options.log?.(line))))
+  const logWhenReleased = (line: string) =>
+    Layer.scopedDiscard(Effect.addFinalizer(() => Effect.sync(() => listened && options.log?.(line))))
 
   // Released before the server's own finalizer (which waits for open connections): after
   // the grace period, connections that are still open are closed.
@@ -120,6 +123,7 @@ export const makeServerLayer = <E>(options: ServeOptions, wiring: AppWiring<E>) 
       else if (lane !== undefined) lane(req, res, toApi)
       else toApi()
     })
+    listened = true
     options.onListening?.(url)
   }))
 
