@@ -20,6 +20,7 @@ import {
   type ApiKeyWithSecret,
   DEFAULT_GRACE_PERIOD_SECONDS,
   KeyType,
+  looksLikeApiKey,
   parseSecretPrefix,
   PUBLISHABLE_SCOPES,
   type Scope,
@@ -300,7 +301,11 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("slotwise/ApiKeys", {
     const authenticate = (secret: string): Effect.Effect<Principal, Unauthorized | StorageFailure> =>
       Effect.suspend(() => {
         if (parseSecretPrefix(secret) === undefined) {
-          return Effect.fail(unauthorized("the credential is not an API key (sk_test_…, sk_live_…, pk_test_…, pk_live_…)"))
+          return Effect.fail(unauthorized(
+            looksLikeApiKey(secret)
+              ? "the API key is not well formed (sk_test_, sk_live_, pk_test_ or pk_live_ followed by letters and digits): check that it was copied whole"
+              : "the credential is not an API key (sk_test_…, sk_live_…, pk_test_…, pk_live_…)"
+          ))
         }
         const known = hashes.get(secret)
         return known !== undefined ? resolve(secret, known) : Effect.flatMap(sha256Hex(secret), (hash) => resolve(secret, hash))
