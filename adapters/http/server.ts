@@ -13,6 +13,7 @@ import { Accounts } from "../../src/Accounts.js"
 import type { AccountWithKeys } from "../../src/domain/account.js"
 import { Storage } from "../../src/ports/storage.js"
 import { answerClientError, MAX_HEADER_BYTES } from "./clientError.js"
+import { FAVICON_PATH, serveFavicon } from "./favicon.js"
 import { type AppOptions, type AppWiring, makeAppLayer } from "./app.js"
 import { directReadLane } from "./handlers/reads.js"
 
@@ -119,7 +120,8 @@ export const makeServerLayer = <E>(options: ServeOptions, wiring: AppWiring<E>) 
         for (const listener of api) listener(req, res)
       }
       const path = (req.url ?? "/").split("?", 1)[0]!
-      if (side?.serves(path)) side.node(req, res)
+      if (path === FAVICON_PATH) serveFavicon(req, res)
+      else if (side?.serves(path)) side.node(req, res)
       else if (lane !== undefined) lane(req, res, toApi)
       else toApi()
     })
