@@ -26,7 +26,7 @@ describe("calendars in the library", () => {
   it("createScheduling syncs a new calendar by itself and schedules the next read", async () => {
     const s = await createScheduling({ allowPrivateAddresses: true, calendarSync: { pollMs: 20 } })
     try {
-      const staff = await s.staff.create({ name: "Lin" })
+      const staff = await s.staff.create({ name: "Lin", time_zone: "UTC" })
       const created = await s.calendars.create(staff.id, { url: feeds.url("/daily.ics") })
       await waitFor(async () => (await s.calendars.get(staff.id, created.id)).status !== "pending", 10_000, "the first sync")
       const synced = await s.calendars.get(staff.id, created.id)
@@ -43,7 +43,7 @@ describe("calendars in the library", () => {
   it("with calendarSync: false a calendar waits for sync", async () => {
     const s = await createScheduling({ allowPrivateAddresses: true, calendarSync: false })
     try {
-      const staff = await s.staff.create({ name: "Mo" })
+      const staff = await s.staff.create({ name: "Mo", time_zone: "UTC" })
       const created = await s.calendars.create(staff.id, { url: feeds.url("/daily.ics") })
       expect((await s.calendars.get(staff.id, created.id)).status).toBe("pending")
       expect((await s.calendars.sync(staff.id, created.id)).status).toBe("synced")

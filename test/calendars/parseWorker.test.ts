@@ -143,7 +143,7 @@ describe("the parse worker", () => {
     feeds.set("/broken.ics", { kind: "ics", body: "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nDTSTART:not a time\r\n" })
     const s = await createScheduling({ allowPrivateAddresses: true, calendarSync: false })
     try {
-      const staff = await s.staff.create({ name: "Lin" })
+      const staff = await s.staff.create({ name: "Lin", time_zone: "UTC" })
       const slow = await s.calendars.create(staff.id, { url: feeds.url("/slow.ics") })
       const syncing = s.calendars.sync(staff.id, slow.id)
       await waitFor(async () => sharedParseWorker().inFlight() > 0, 10_000, "the feed sent to the worker")

@@ -211,7 +211,7 @@ describe("external calendars", () => {
     const strict = await startServer({ now: NOW })
     try {
       const strictApi = client(strict.url, strict.first.keys.sandbox.secret)
-      const staff = expectStatus(await strictApi.post("/v1/staff", { name: "Bo" }), 201)
+      const staff = expectStatus(await strictApi.post("/v1/staff", { name: "Bo", time_zone: "UTC" }), 201)
       for (const url of [feeds.url("/google.ics"), "webcal://localhost/cal.ics", "https://10.0.0.8/cal.ics", "http://[::1]/x.ics"]) {
         const refused = expectProblem(await strictApi.post(`/v1/staff/${staff.id}/calendars`, { url }), 422, "validation_failed")
         expect(refused.errors[0].path).toBe("url")

@@ -1167,8 +1167,8 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
         "removes their external calendars, busy times and calendar feed in the same transaction, each with its event",
         Effect.scoped(Effect.gen(function*() {
           const { calendars, events, feeds, staff } = yield* core
-          const leaving = yield* staff.create({ name: "Lee" })
-          const staying = yield* staff.create({ name: "Sam" })
+          const leaving = yield* staff.create({ name: "Lee", time_zone: "UTC" })
+          const staying = yield* staff.create({ name: "Sam", time_zone: "UTC" })
           const busy = yield* storageOf(BusyRangesCollection)
           const made: Array<string> = []
           for (const member of [leaving, staying]) {
@@ -1203,7 +1203,7 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
         Effect.scoped(Effect.gen(function*() {
           const storage = yield* Storage
           const { calendars, feeds, staff } = yield* core
-          const member = yield* staff.create({ name: "Kim" })
+          const member = yield* staff.create({ name: "Kim", time_zone: "UTC" })
           const calendar = yield* calendars.create(member.id, { url: "https://calendar.example.com/kim.ics" })
           yield* feeds.create(member.id)
           // A failure after the cascade ran: the whole transaction rolls back.
