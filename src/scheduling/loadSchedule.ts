@@ -43,6 +43,7 @@ import {
   teamVerdict
 } from "./assignment.js"
 import { ALTERNATIVES_RANGE, checkStart, nearestSlots, nearestStarts } from "./checks.js"
+import { occupiedFrom, occupiedUntil } from "./occupancy.js"
 import { computeSlots, type SlotMaker } from "./slots.js"
 import type { BusyInterval, Interval, Occupancy, SlotPolicy, StaffSchedule } from "./types.js"
 
@@ -272,8 +273,9 @@ export const makeScheduleLoader = (storage: StorageService) => {
     next: (schedules: Array<StaffSchedule>, alongside: ReadResults<T>) => Effect.Effect<A, E, R>,
     alongside: T = NONE as unknown as T
   ): Effect.Effect<A, E | StorageFailure, R | Tenant> => {
-    const from = range.start - policy.buffer_before
-    const to = range.end + policy.duration + policy.buffer_after
+    // The occupied range of the first candidate's start to that of the last one's end.
+    const from = occupiedFrom(range.start, policy.buffer_before)
+    const to = occupiedUntil(range.end + policy.duration, policy.buffer_after)
     // An occupied range longer than MAX_OCCUPIED_MINUTES cannot exist, so one that reaches
     // `from` starts after `from − MAX_OCCUPIED`: the index scan is bounded on both sides.
     const overlapping = [

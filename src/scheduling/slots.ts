@@ -1,10 +1,9 @@
 /**
  * Slots (docs/api.md §3 "Slots"): every bookable start of some schedules in a range, by the
- * rules of checks.ts (overlap, seats, notice), swept in one pass per schedule. The check of
- * one start with its reasons, and the alternatives of a refused one, are in checks.ts too.
- * (The two modules import each other's functions; neither uses the other's at load time.)
+ * rules of occupancy.ts (overlap, seats, notice), swept in one pass per schedule. The check
+ * of one start with its reasons, and the alternatives of a refused one, are in checks.ts.
  */
-import { byOccupiedStart, conflicts, noticeBounds, occupiedRange, seatsByStart } from "./checks.js"
+import { byOccupiedStart, conflicts, noticeBounds, occupiedRange, seatsByStart } from "./occupancy.js"
 import type { Interval, Occupancy, SlotCandidate, SlotPolicy, StaffSchedule } from "./types.js"
 import { prepareRules, windowsOf } from "./windows.js"
 
