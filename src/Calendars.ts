@@ -53,10 +53,10 @@ const DAY = 86_400_000
 
 export const DEFAULT_SYNC_INTERVAL_MS = 10 * MINUTE
 /**
- * Longer than a feed read can take: 10 s for the whole exchange (redirects included) and 30 s
- * for the parse; renewed when a sync leaves the queue.
+ * Longer than a feed read can take: 10 s for the whole exchange (redirects included), up to
+ * 30 s waiting for a parse worker and 30 s for the parse; renewed when a sync leaves the queue.
  */
-export const DEFAULT_SYNC_LEASE_MS = 60_000
+export const DEFAULT_SYNC_LEASE_MS = 120_000
 /** Syncs one instance runs at once (one per account); as many again may wait in its queue. */
 export const SYNC_CONCURRENCY = 4
 /** How often a running sync checks that its calendar still exists (deleted through another instance). */

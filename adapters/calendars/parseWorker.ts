@@ -81,7 +81,10 @@ export const runParseWorker = () => {
         id: request.id,
         ok: false,
         parseError: error instanceof FeedParseError,
-        message: error instanceof Error ? error.message : String(error)
+        // Any other error's message may quote the feed: only its kind is told.
+        message: error instanceof FeedParseError
+          ? error.message
+          : `the feed could not be read (the parser failed: ${error instanceof Error ? error.name : "unknown error"}); ${RETRY}`
       } satisfies ParseReply)
     }
   })
