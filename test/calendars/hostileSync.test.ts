@@ -67,8 +67,8 @@ describe("hostile feeds synced over the API", () => {
     await waitFor(async () => (await calendarOf(hostileApi, hostile.path)).sync_state === "running", 10_000, "the hostile read")
 
     const otherApi = await secondAccount(limited)
-    // Read by the server's sync loop, as every new calendar is.
     const other = await subscribe(otherApi, "/one.ics")
+    expectStatus(await otherApi.post(`${other.path}/sync`), 202)
     await waitFor(async () => (await calendarOf(otherApi, other.path)).status === "synced", 10_000, "the other account's read")
     // Read while the hostile feed still is.
     expect((await calendarOf(hostileApi, hostile.path)).sync_state).toBe("running")
@@ -88,11 +88,17 @@ describe("hostile feeds synced over the API", () => {
     expect(explained.reasons).toEqual(expect.arrayContaining([expect.objectContaining({ code: "external_busy" })]))
   }, 30_000)
 
-  it("stops the sync of a calendar deleted while its feed is read", async () => {
+  it("goes on syncing other accounts' feeds while the loop's hostile read runs, and stops it when its calendar is deleted", async () => {
     const api = client(patient.url, patient.first.keys.sandbox.secret)
     feeds.set("/endless.ics", { kind: "ics", body: secondlyFrom1900() })
     const hostile = await subscribe(api, "/endless.ics")
+    // Read by the sync loop, which goes on claiming: another account's new calendar is read meanwhile.
     await waitFor(async () => (await calendarOf(api, hostile.path)).sync_state === "running", 10_000, "the hostile read")
+    const otherApi = await secondAccount(patient)
+    const other = await subscribe(otherApi, "/one.ics")
+    await waitFor(async () => (await calendarOf(otherApi, other.path)).status === "synced", 10_000, "the other account's read")
+    expect((await calendarOf(api, hostile.path)).sync_state).toBe("running")
+
     expectStatus(await api.del(hostile.path), 200)
 
     // The account's next feed is read at once: the deleted one's read holds no turn of the account's.
