@@ -320,7 +320,8 @@ export class Calendars extends Effect.Service<Calendars>()("slotwise/Calendars",
           // Given up once the calendar is deleted (or leased to another): nothing would be recorded.
           Effect.raceFirst(Effect.as(Effect.catchAll(whileLeased(claim), () => Effect.never), Option.none()))
         )
-        return Option.isSome(outcome) ? yield* record(claim, outcome.value, intervalMs) : Option.none<StoredCalendar>()
+        // Written whole or not at all, even if the sync is interrupted meanwhile.
+        return Option.isSome(outcome) ? yield* Effect.uninterruptible(record(claim, outcome.value, intervalMs)) : Option.none<StoredCalendar>()
       })
 
     /** The claim's calendar, still leased to it, read every `SYNC_CHECK_MS`; ends when it is not (deleted, or its lease taken). */
@@ -349,7 +350,7 @@ export class Calendars extends Effect.Service<Calendars>()("slotwise/Calendars",
 
     const runOne = (claim: Claim) =>
       Effect.gen(function*() {
-        if (yield* begin(claim)) yield* syncClaimed(claim, settings.intervalMs)
+        if (yield* Effect.uninterruptible(begin(claim))) yield* syncClaimed(claim, settings.intervalMs)
       }).pipe(
         Effect.catchAllCause((cause) => Effect.logWarning("calendar sync failed", cause)),
         Effect.ensuring(Effect.suspend(() => {
