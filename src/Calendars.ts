@@ -18,7 +18,7 @@
  * interrupts its sync here; an instance syncing a calendar deleted through another notices
  * within `SYNC_CHECK_MS` and gives the read up.
  */
-import { Context, Duration, Effect, Fiber, Option, Schedule, Schema } from "effect"
+import { Context, Duration, Effect, Option, Schedule, Schema } from "effect"
 import {
   backoffMs,
   busyChunks,
@@ -36,6 +36,7 @@ import { formatInstant } from "./domain/common.js"
 import { NotFound, ValidationFailed } from "./domain/errors.js"
 import { BusyRangesCollection, CalendarsCollection } from "./calendars/collections.js"
 import { FairQueue } from "./calendars/fairQueue.js"
+import { makeSyncQueue, type SyncJob } from "./calendars/syncQueue.js"
 import { Events } from "./Events.js"
 import { FeedFailed, FeedReader, type FeedResult } from "./ports/feedReader.js"
 import { type ChangeRecorder, currentStamp, findOr404, listPage, newResource, PageParams } from "./internal/resources.js"
@@ -343,52 +344,13 @@ export class Calendars extends Effect.Service<Calendars>()("slotwise/Calendars",
 
     // ---- this instance's queue of syncs ------------------------------------------------------
 
-    const waiting = new FairQueue<Claim>()
-    /** The syncs running here, by calendar id, with their account's key and fiber. */
-    const running = new Map<string, { readonly key: string; fiber: Fiber.RuntimeFiber<unknown> | undefined }>()
-    const scope = yield* Effect.scope
-
-    const runOne = (claim: Claim) =>
+    const queue = makeSyncQueue(yield* Effect.scope, SYNC_CONCURRENCY, (job: Claim & SyncJob) =>
       Effect.gen(function*() {
-        if (yield* Effect.uninterruptible(begin(claim))) yield* syncClaimed(claim, settings.intervalMs)
-      }).pipe(
-        Effect.catchAllCause((cause) => Effect.logWarning("calendar sync failed", cause)),
-        Effect.ensuring(Effect.suspend(() => {
-          running.delete(claim.calendar.id)
-          return pump
-        }))
-      )
-
-    /** Starts waiting syncs while there is room: accounts in turn, one sync per account. */
-    const pump: Effect.Effect<void> = Effect.suspend(() => {
-      const started: Array<Effect.Effect<void>> = []
-      while (running.size < SYNC_CONCURRENCY) {
-        const next = waiting.take((key) => [...running.values()].some((r) => r.key === key))
-        if (next === undefined) break
-        const entry: { key: string; fiber: Fiber.RuntimeFiber<unknown> | undefined } = { key: next.key, fiber: undefined }
-        running.set(next.item.calendar.id, entry)
-        // Interruptible whatever the caller (a request handler runs uninterruptibly): a deletion interrupts it.
-        started.push(Effect.map(Effect.forkIn(Effect.interruptible(runOne(next.item)), scope), (fiber) => void (entry.fiber = fiber)))
-      }
-      return Effect.all(started, { discard: true })
-    })
-
+        if (yield* Effect.uninterruptible(begin(job))) yield* syncClaimed(job, settings.intervalMs)
+      }))
     const enqueue = (claims: ReadonlyArray<Claim>) =>
-      Effect.suspend(() => {
-        for (const claim of claims) waiting.push(tenantKey(claim.tenant), claim)
-        return pump
-      })
-
-    /** Room in this instance's queue: what the sync loop may claim. */
-    const room = () => Math.max(0, 2 * SYNC_CONCURRENCY - running.size - waiting.size)
-
-    /** Stops this instance's sync of a deleted calendar, waiting or running. */
-    const abandonSync = (calendarId: string) =>
-      Effect.suspend(() => {
-        waiting.removeWhere((claim) => claim.calendar.id === calendarId)
-        const fiber = running.get(calendarId)?.fiber
-        return fiber === undefined ? Effect.void : Fiber.interrupt(fiber)
-      })
+      queue.enqueue(claims.map((claim) => ({ ...claim, key: tenantKey(claim.tenant), id: claim.calendar.id })))
+    const abandonSync = queue.abandon
 
     /**
      * Claims the calendars that are due, across tenants, as many as this instance's queue has
@@ -397,7 +359,7 @@ export class Calendars extends Effect.Service<Calendars>()("slotwise/Calendars",
      */
     const syncDue = (options: { readonly max?: number } = {}) =>
       Effect.gen(function*() {
-        const max = Math.min(options.max ?? 10, room())
+        const max = Math.min(options.max ?? 10, queue.room())
         if (max === 0) return 0
         const claims = yield* claimDue(max, settings.leaseMs)
         yield* enqueue(claims)
