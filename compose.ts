@@ -23,6 +23,7 @@
  * - reminders: a worker in every instance fires due `booking.reminder` events.
  */
 import { Effect, Layer } from "effect"
+import type { ParsePoolOptions } from "./adapters/calendars/parseWorker.js"
 import { FeedReaderLive } from "./adapters/calendars/reader.js"
 import { CalendarSyncLoopLive, type CalendarSyncLoopOptions } from "./adapters/calendars/syncLoop.js"
 import { DnsResolverLive } from "./adapters/dns/resolver.js"
@@ -168,6 +169,8 @@ export const domainsLayer = (options: DomainOptions = {}) =>
 export interface CalendarOptions {
   /** Minutes between two reads of each calendar feed (`--calendar-sync-minutes`, default 10). */
   readonly calendarSyncMinutes?: number | undefined
+  /** The feed parse workers' number and limits (time, memory, steps); adapters/calendars/parseWorker.ts's defaults. */
+  readonly calendarParse?: ParsePoolOptions | undefined
 }
 
 /**
@@ -177,7 +180,7 @@ export interface CalendarOptions {
 export const calendarsLayer = (options: CalendarOptions & { readonly allowPrivate?: boolean | undefined } = {}) => {
   const allowPrivate = options.allowPrivate ?? false
   return Layer.merge(
-    FeedReaderLive({ allowPrivate, lookup: guardedLookup(systemResolver, allowPrivate) }),
+    FeedReaderLive({ allowPrivate, lookup: guardedLookup(systemResolver, allowPrivate), parse: options.calendarParse }),
     Layer.succeed(CalendarSyncSettings, {
       intervalMs: options.calendarSyncMinutes !== undefined ? options.calendarSyncMinutes * 60_000 : DEFAULT_SYNC_INTERVAL_MS,
       leaseMs: DEFAULT_SYNC_LEASE_MS
