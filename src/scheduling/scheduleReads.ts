@@ -5,11 +5,11 @@
  * what the round-robin policies know of them.
  */
 import { Effect } from "effect"
-import { ACTIVE_STATUSES } from "../domain/booking.js"
-import type { AvailabilityRule } from "../domain/availability.js"
-import type { BusyChunk } from "../domain/calendar.js"
+import { ACTIVE_STATUSES } from "../bookings/booking.js"
+import type { AvailabilityRule } from "../availability/rule.js"
+import type { BusyChunk } from "../calendars/calendar.js"
 import { InvalidReference, type StorageFailure } from "../domain/errors.js"
-import { MAX_OCCUPIED_MINUTES, type Service } from "../domain/service.js"
+import { MAX_OCCUPIED_MINUTES, type Service } from "../services/service.js"
 import { BusyRangesCollection } from "../calendars/collections.js"
 import {
   AvailabilityCollection,

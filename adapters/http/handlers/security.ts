@@ -6,7 +6,7 @@
  */
 import { HttpServerRequest } from "@effect/platform"
 import { Context, Effect, FiberRef, Layer } from "effect"
-import type { Principal } from "../../../src/ApiKeys.js"
+import type { Principal } from "../../../src/keys/ApiKeys.js"
 import { Unauthorized } from "../../../src/domain/errors.js"
 import type { Visitor } from "../../../src/domain/visitor.js"
 import { Tenant } from "../../../src/ports/tenant.js"

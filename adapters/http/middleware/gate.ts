@@ -14,7 +14,7 @@
 import { HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
 import { globalValue } from "effect/GlobalValue"
-import type { Principal } from "../../../src/ApiKeys.js"
+import type { Principal } from "../../../src/keys/ApiKeys.js"
 import { type AccessDecision, type Caller, decideAccess, visitorOf } from "../../../src/auth/access.js"
 import type { AuthenticatorService } from "../../../src/auth/Authenticator.js"
 import type { StorageFailure } from "../../../src/domain/errors.js"
