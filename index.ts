@@ -8,10 +8,11 @@ import { checkSchedulingOptions, type SchedulingOptions } from "./schedulingOpti
 import { formatInstant, parseInstant } from "./src/domain/common.js"
 import { Reminders } from "./src/reminders/reminder.js"
 import { ReminderDefaults } from "./src/reminders/Reminders.js"
-import { DEFAULT_TENANT, makeFacade, type SchedulingClient, startCore } from "./src/facade.js"
+import { DEFAULT_TENANT, makeFacade, type SchedulingClient, startCore } from "./library.js"
 import { TestClockAt } from "./src/testing/testClock.js"
 
 export * from "./src/index.js"
+export * from "./library.js"
 export {
   createHttpHandler,
   type HttpHandlerOptions,

@@ -102,7 +102,6 @@ export {
 export { addressBlockReason, isIpLiteral, literalHostBlockReason } from "./webhooks/address.js"
 export { WebhookPolicy, type WebhookPolicyService } from "./webhooks/policy.js"
 export * from "./webhooks/retrySchedule.js"
-export * from "./facade.js"
 export { decodeInput, fieldErrorsOf } from "./domain/validation.js"
 export { type Page, PageSchema } from "./domain/page.js"
 export { CoreLive, type CoreServices } from "./layers.js"

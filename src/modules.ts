@@ -26,7 +26,6 @@ export * as Staff from "./staff/Staff.js"
 export * as Users from "./users/Users.js"
 export * as Webhooks from "./webhooks/Webhooks.js"
 export * as Layers from "./layers.js"
-export * as Facade from "./facade.js"
 export * as RateLimits from "./ratelimit/index.js"
 
 // The domain: one module per resource, its schemas, ids, rules and errors.

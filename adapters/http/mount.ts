@@ -13,7 +13,7 @@ import type * as http from "node:http"
 import { Accounts } from "../../src/accounts/Accounts.js"
 import type { Account, AccountCreate, AccountUpdate, AccountWithKeys } from "../../src/accounts/account.js"
 import { isSlotwiseFailure } from "../../src/domain/errors.js"
-import { toSlotwiseError } from "../../src/facade.js"
+import { toSlotwiseError } from "../../library.js"
 import { type AppOptions, type AppWiring, makeAppLayer } from "./app.js"
 import { directReadLane } from "./handlers/reads.js"
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { VISITOR_HOLDS_PER_ADDRESS, VISITOR_HOLDS_PER_KEY } from "../../src/availability/hold.js"
-import type { SchedulingClient } from "../../src/facade.js"
+import type { SchedulingClient } from "../../library.js"
 import { postgresScheduling } from "./core.js"
 import { createTestDatabase, type TestDatabase } from "./database.js"
 

@@ -14,17 +14,17 @@ import {
   ACCOUNTS_UPDATE_HELP,
   accountsCommand,
   printKeys
-} from "../cli/accounts.js"
-import { didYouMean, flagLines, type FlagSpecs, isParseError, parseFlags, refuseUnknownFlags, UsageError } from "../cli/flags.js"
-import { KEYS_COMMANDS, KEYS_CREATE_HELP, KEYS_HELP, KEYS_LIST_HELP, KEYS_REVOKE_HELP, keysCommand } from "../cli/keys.js"
-import { type OfflineLayer, printHelp } from "../cli/offline.js"
-import { startFailure, tryPort } from "../cli/start.js"
-import { DATABASE, describeStorage, type StorageFlag, storageFlag, withoutPassword } from "../cli/storage.js"
-import { VERSION } from "./api.js"
-import type { AppOptions } from "./app.js"
-import type { ServeOptions } from "./server.js"
+} from "./accounts.js"
+import { didYouMean, flagLines, type FlagSpecs, isParseError, parseFlags, refuseUnknownFlags, UsageError } from "./flags.js"
+import { KEYS_COMMANDS, KEYS_CREATE_HELP, KEYS_HELP, KEYS_LIST_HELP, KEYS_REVOKE_HELP, keysCommand } from "./keys.js"
+import { type OfflineLayer, printHelp } from "./offline.js"
+import { startFailure, tryPort } from "./start.js"
+import { DATABASE, describeStorage, type StorageFlag, storageFlag, withoutPassword } from "./storage.js"
+import { VERSION } from "../http/api.js"
+import type { AppOptions } from "../http/app.js"
+import type { ServeOptions } from "../http/server.js"
 
-export { DEFAULT_DATABASE, describeStorage, type StorageFlag, storageFlag, withoutPassword } from "../cli/storage.js"
+export { DEFAULT_DATABASE, describeStorage, type StorageFlag, storageFlag, withoutPassword } from "./storage.js"
 
 /** The layers the command line runs, from the composition root. */
 export interface CliLayers {
