@@ -3,35 +3,18 @@
  * rescheduling. Payments live in Payments.ts and are offered here as well.
  */
 import { Effect, Either, Option, Schema } from "effect"
-import {
-  ACTIVE_STATUSES,
-  actionForStatus,
-  type Booking,
-  BookingCancel,
-  BookingCreate,
-  type BookingCreate as BookingCreateFields,
-  BookingReschedule,
-  BookingStatus,
-  BookingUpdate,
-  publicBooking,
-  revised,
-  type StatusAction,
-  TRANSITIONS,
-  transitionRefusal
-} from "./booking.js"
-import { formatInstant, Instant, optional, toMillis } from "../domain/common.js"
-import { HoldExpired, InvalidReference, InvalidTransition, type RateLimited, type StorageFailure, ValidationFailed } from "../domain/errors.js"
+import { ACTIVE_STATUSES, BookingCreate, type BookingCreate as BookingCreateFields, BookingStatus, publicBooking } from "./booking.js"
+import { Instant, optional, toMillis } from "../domain/common.js"
+import { HoldExpired, InvalidReference, type RateLimited, type StorageFailure, ValidationFailed } from "../domain/errors.js"
 import { Id } from "../domain/ids.js"
 import { type AnswerInput, checkAnswers } from "../services/question.js"
 import type { Service } from "../services/service.js"
-import type { Staff } from "../staff/member.js"
 import type { Client } from "../clients/client.js"
 import type { StoredHold } from "../availability/hold.js"
 import { hidingOthers, type Visitor, visitorBookingRefusal, visitorDayStart } from "../domain/visitor.js"
 import { Clients } from "../clients/Clients.js"
 import { Events } from "../events/Events.js"
-import type { Actor } from "../events/catalogue.js"
-import { changes, currentStamp, findOr404, listPage, PageParams, resourceAt, type Stamp, withStamp } from "../internal/resources.js"
+import { currentStamp, findOr404, listPage, PageParams, type Stamp, withStamp } from "../internal/resources.js"
 import { decodeInput, decodeInputEither, validationFailed } from "../domain/validation.js"
 import { Payments } from "../payments/Payments.js"
 import {
@@ -44,18 +27,17 @@ import {
 } from "../ports/collections.js"
 import { type CollectionRead, type Condition, keyedTransactionOf, lockKeysOf, Read, type ReadResults, Storage } from "../ports/storage.js"
 import type { Tenant } from "../ports/tenant.js"
-import { makeReminderArming, type ReminderSettings } from "../reminders/Reminders.js"
+import { makeReminderArming } from "../reminders/Reminders.js"
 import { thenDo } from "../internal/steps.js"
 import { memberLockKeys, visitorMemberRefusal } from "../scheduling/assignment.js"
 import { makeScheduleLoader } from "../scheduling/loadSchedule.js"
-import { policyOf } from "../scheduling/policy.js"
 import type { Exclusions } from "../scheduling/scheduleReads.js"
 import type { StaffChoice } from "../scheduling/verdicts.js"
-import { gridPlace } from "../scheduling/slots.js"
 import { makeMemberOccupancy } from "../scheduling/memberOccupancy.js"
 import { endedBy, endsAfter } from "../services/Services.js"
+import { makeBookingChanges } from "./changes.js"
+import { makeBookingInsert, statusOnCreate } from "./insert.js"
 
-const MINUTE = 60_000
 const NO_EXCLUSIONS: Exclusions = {}
 
 export const BookingListParams = Schema.Struct({
@@ -72,13 +54,6 @@ export const BookingListParams = Schema.Struct({
 }).annotations({ identifier: "BookingListParams" })
 export type BookingListParams = typeof BookingListParams.Encoded
 
-const EVENT_OF_ACTION: Record<StatusAction, "booking.updated" | "booking.cancelled"> = {
-  confirm: "booking.updated",
-  cancel: "booking.cancelled",
-  complete: "booking.updated",
-  no_show: "booking.updated"
-}
-
 /**
  * A visitor's request (publishable key) books for a new client only: attaching it to an
  * existing client would let anyone who learns a client id book in their name.
@@ -92,9 +67,6 @@ export const newClientOnly = <A, E, R>(input: typeof BookingCreate.Encoded, book
       })
     )
     : book
-
-/** A new booking's status: pending where the service asks for confirmation. */
-const statusOnCreate = (service: Service): Booking["status"] => (service.requires_confirmation ? "pending" : "confirmed")
 
 export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
   effect: Effect.gen(function*() {
@@ -117,9 +89,6 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
     const find = findOr404(bookings, "booking")
     const decodeCreateInPlace = decodeInputEither(BookingCreate)
     const decodeCreate: (input: unknown) => Effect.Effect<BookingCreateFields, ValidationFailed> = decodeCreateInPlace
-    const decodeUpdate = decodeInput(BookingUpdate)
-    const decodeReschedule = decodeInput(BookingReschedule)
-    const decodeCancel = decodeInput(BookingCancel)
     const decodeList = decodeInput(BookingListParams)
 
     /**
@@ -312,72 +281,7 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
     /** The request's client alone (a series books it once for all its occurrences). */
     const clientOf = (fields: BookingCreateFields) => withClient(fields, Effect.succeed)
 
-    /**
-     * Writes one checked booking with its reminders and its `booking.created` event, inside the
-     * caller's transaction: the one write path of single and recurring creation.
-     */
-    const insertBooking = (n: {
-      readonly fields: BookingCreateFields
-      readonly service: Service
-      readonly member: Staff
-      readonly client: { readonly id: string }
-      readonly answers: Booking["answers"]
-      readonly now: Stamp
-      readonly start: number
-      readonly seriesId: string | null
-      /** Who attends and how they were decided; default: the member alone, as named. */
-      readonly staffIds?: ReadonlyArray<string> | undefined
-      readonly assignedBy?: Booking["assigned_by"] | undefined
-      readonly held?: StoredHold | undefined
-      /** The account's reminder settings, when read already (`settingsReadFor`). */
-      readonly reminderSettings?: ReadonlyArray<ReminderSettings> | undefined
-    }) => {
-      const { fields, service, start } = n
-      // Spelled out, not spread: a literal that starts with a spread is built one property
-      // at a time, which measured ~15 µs for this object.
-      const { created_at, id, updated_at } = resourceAt("booking", n.now)
-      const booking: Booking = {
-        id,
-        created_at,
-        updated_at,
-        object: "booking",
-        service_id: service.id,
-        staff_id: n.member.id,
-        staff_ids: n.staffIds ?? [n.member.id],
-        assigned_by: n.assignedBy ?? "chosen",
-        client_id: n.client.id,
-        start: formatInstant(start),
-        end: formatInstant(start + service.duration_minutes * MINUTE),
-        status: statusOnCreate(service),
-        notes: fields.notes ?? null,
-        cancellation_reason: null,
-        price: service.price,
-        amount_paid: null,
-        payment_status: "unpaid",
-        rescheduled_from: null,
-        buffer_before_minutes: service.buffer_before_minutes,
-        buffer_after_minutes: service.buffer_after_minutes,
-        answers: n.answers,
-        series_id: n.seriesId,
-        metadata: fields.metadata ?? {}
-      }
-      const held = n.held
-      // Chained, not a generator, without the steps that have nothing to do: every create runs it.
-      return Effect.zipRight(
-        bookings.insert(booking),
-        thenDo(
-          shared.sync(booking),
-          thenDo(
-            held === undefined ? Effect.void : thenDo(holds.remove(held.id), shared.release(held.id, held.staff_ids.length)),
-            reminders.armThen(
-              booking,
-              n.reminderSettings === undefined ? { fresh: true, service } : { fresh: true, service, settings: n.reminderSettings },
-              events.recordAs("booking.created", booking, booking)
-            )
-          )
-        )
-      )
-    }
+    const insertBooking = makeBookingInsert({ bookings, events, holds, reminders, shared })
 
     /**
      * A visitor's booking (publishable key): as a new client only, since attaching it to an
@@ -411,148 +315,9 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
         return yield* listPage(bookings, { where, limit, cursor, filters })
       })
 
-    /** Applies a status action (not reschedule) with the table's rules and its event. */
-    const transition = (
-      id: string,
-      action: StatusAction,
-      extra: Partial<Pick<Booking, "notes" | "cancellation_reason" | "metadata" | "answers">> = {},
-      actor: Actor = "account"
-    ) =>
-      events.mutate(Effect.gen(function*() {
-        const current = yield* find(id)
-        const now = yield* currentStamp
-        const refusal = transitionRefusal(action, current.status, toMillis(current.start), now.ms)
-        if (refusal !== undefined) return yield* new InvalidTransition({ detail: refusal })
-        const next = revised(current, { ...extra, status: TRANSITIONS[action].to }, now.iso)
-        yield* bookings.update(next)
-        yield* shared.sync(next, current)
-        yield* reminders.arm(next)
-        const type = EVENT_OF_ACTION[action]
-        yield* events.record(type, next, type === "booking.cancelled" ? { previous: current, actor } : { previous: current })
-        return next
-      }))
-
-    /**
-     * `validation_failed` on `start` when it is inside the hours of `staffIds` but on none of
-     * their grids, the starts the slots offer (a client moves only to those).
-     */
-    const ensureOnGrid = (service: Service, staffIds: ReadonlyArray<string>, start: number, now: number, exclude: Exclusions) =>
-      Effect.flatMap(schedule.schedules(staffIds, policyOf(service), { start, end: start + 1 }, now, exclude), (found) => {
-        const places = found.map((s) => gridPlace(policyOf(service), s, start))
-        if (places.includes("on") || places.every((p) => p === "outside")) return Effect.void
-        const nearest = [...new Set(places.flatMap((p) => (typeof p === "string" ? [] : p)))].sort((a, b) => a - b).map(formatInstant)
-        return Effect.fail(new ValidationFailed({
-          detail: `${formatInstant(start)} is not one of the service's starts` +
-            (nearest.length === 0 ? "" : `; the nearest are ${nearest.join(" and ")}`),
-          errors: [{ path: "start", message: "must be one of the service's starts, as the slots list them" }]
-        }))
-      })
-
-    /**
-     * Moves a pending or confirmed booking to a new start (and staff member), rechecked in full;
-     * a client (through a manage link) only to a start on the service's grid.
-     */
-    const moveTo = (
-      id: string,
-      target: { readonly start?: string; readonly staff_id?: string },
-      extra: Partial<Pick<Booking, "notes" | "cancellation_reason" | "metadata" | "answers">> = {},
-      actor: Actor = "account"
-    ) =>
-      events.mutate(Effect.gen(function*() {
-        const current = yield* find(id)
-        const now = yield* currentStamp
-        const refusal = transitionRefusal("reschedule", current.status, toMillis(current.start), now.ms)
-        if (refusal !== undefined) return yield* new InvalidTransition({ detail: refusal })
-        const startText = target.start ?? current.start
-        const staffId = target.staff_id ?? current.staff_id
-        if (startText === current.start && staffId === current.staff_id && !changes(current, extra)) return current
-        const service = yield* referencedService(current.service_id)
-        const start = toMillis(startText)
-        const exclude = { bookingId: current.id }
-        if (actor === "client" && startText !== current.start) {
-          const candidates = service.assignment === "round_robin" ? service.staff_ids : current.staff_ids
-          yield* ensureOnGrid(service, candidates, start, now.ms, exclude)
-        }
-        // docs/api.md §11: a collective booking moves all its members; a round-robin one keeps
-        // its member when free at the new start, else goes to the next free one by the policy.
-        const choice = target.staff_id !== undefined
-          ? yield* schedule.assign(service, target.staff_id, start, now.ms, exclude)
-          : current.assigned_by === "collective" || (current.assigned_by === "round_robin" && service.assignment === "round_robin")
-          ? yield* schedule.assign(service, undefined, start, now.ms, exclude, current.staff_id)
-          : { ...(yield* schedule.assign(service, current.staff_id, start, now.ms, exclude)), assigned_by: current.assigned_by }
-        const member = choice.member
-        const moved = startText !== current.start || member.id !== current.staff_id ||
-          choice.staff_ids.join() !== current.staff_ids.join()
-        const next = revised(current, {
-          ...extra,
-          staff_id: member.id,
-          staff_ids: choice.staff_ids,
-          assigned_by: choice.assigned_by,
-          start: startText,
-          end: formatInstant(start + service.duration_minutes * MINUTE),
-          rescheduled_from: startText !== current.start ? current.start : current.rescheduled_from,
-          buffer_before_minutes: service.buffer_before_minutes,
-          buffer_after_minutes: service.buffer_after_minutes
-        }, now.iso)
-        yield* bookings.update(next)
-        yield* shared.sync(next, current)
-        if (moved) yield* reminders.arm(next, { service })
-        yield* events.record(moved ? "booking.rescheduled" : "booking.updated", next, moved ? { previous: current, actor } : { previous: current })
-        return next
-      }))
-
-    /** `actor`: who moves it, recorded in the event (`client` through a manage link). */
-    const reschedule = (id: string, input: typeof BookingReschedule.Encoded, actor: Actor = "account") =>
-      Effect.flatMap(decodeReschedule(input), (target) => moveTo(id, target, {}, actor))
-
-    const cancel = (id: string, input: typeof BookingCancel.Encoded = {}, actor: Actor = "account") =>
-      Effect.flatMap(decodeCancel(input), ({ reason }) => transition(id, "cancel", { cancellation_reason: reason ?? null }, actor))
-
-    /** DELETE: cancels; cancelling an already cancelled booking returns it unchanged. */
-    const remove = (id: string) =>
-      events.mutate(Effect.gen(function*() {
-        const current = yield* find(id)
-        if (current.status === "cancelled") return current
-        return yield* transition(id, "cancel")
-      }))
-
-    /**
-     * PATCH: a new `status` follows the status table; a new `start` or `staff_id` is a
-     * reschedule; other fields are a plain update.
-     */
-    const update = (id: string, input: typeof BookingUpdate.Encoded) =>
-      Effect.gen(function*() {
-        const { answers, start, staff_id, status, ...rest } = yield* decodeUpdate(input)
-        const extra = answers === undefined ? rest : {
-          ...rest,
-          answers: yield* answersFor(yield* referencedService((yield* find(id)).service_id), answers)
-        }
-        if (status !== undefined && (start !== undefined || staff_id !== undefined)) {
-          return yield* new ValidationFailed({
-            detail: "change the status and the time in separate requests",
-            errors: [{ path: "status", message: "cannot be combined with start or staff_id" }]
-          })
-        }
-        if (status !== undefined) {
-          const action = actionForStatus(status)
-          if (action === undefined) {
-            const current = yield* find(id)
-            return yield* new InvalidTransition({ detail: `cannot move a ${current.status} booking to ${status}` })
-          }
-          return yield* transition(id, action, extra)
-        }
-        if (start !== undefined || staff_id !== undefined) {
-          return yield* moveTo(id, { ...(start !== undefined ? { start } : {}), ...(staff_id !== undefined ? { staff_id } : {}) }, extra)
-        }
-        return yield* events.mutate(Effect.gen(function*() {
-          const current = yield* find(id)
-          if (!changes(current, extra)) return current
-          const next = revised(current, extra, (yield* currentStamp).iso)
-          yield* bookings.update(next)
-          yield* events.record("booking.updated", next, { previous: current })
-          return next
-        }))
-      })
+    const { cancel, remove, reschedule, transition, update } = makeBookingChanges({
+      answersFor, bookings, events, find, referencedService, reminders, schedule, shared
+    })
 
     return {
       create,
