@@ -46,27 +46,14 @@ import { type Condition, Storage } from "../ports/storage.js"
 import { blockedOccurrences, occurrenceReasons, pickLeastBlocked, tagReasons, visitorMemberRefusal, withOccurrence } from "../scheduling/assignment.js"
 import { policyOf } from "../scheduling/policy.js"
 import type { StaffSchedule } from "../scheduling/types.js"
-import { formatDay, localDayOf, localToUtc, offsetAt } from "../scheduling/zones.js"
-
-const MINUTE = 60_000
-const DAY = 86_400_000
+import { localToUtc } from "../scheduling/zones.js"
+import { DAY, localDateTimeOf, MINUTE, occurrenceInstants } from "./occurrences.js"
 
 const ruleProblem = (message: string) =>
   new ValidationFailed({
     detail: `recurrence.rule ${message}`,
     errors: [{ path: "recurrence.rule", message: `${message}; allowed: ${RULE_SUBSET}` }]
   })
-
-/** The wall-clock date-time of an instant in a zone. */
-export const localDateTimeOf = (timeZone: string, ms: number): LocalDateTime => {
-  const local = ms + offsetAt(timeZone, ms)
-  const day = localDayOf(timeZone, ms)
-  return { date: formatDay(day), minutes: (local - day * DAY) / MINUTE }
-}
-
-/** A series' occurrences as instants: each local occurrence through the zone's rules. */
-export const occurrenceInstants = (timeZone: string, locals: ReadonlyArray<LocalDateTime>): Array<number> =>
-  locals.map((l) => localToUtc(timeZone, l.date, l.minutes))
 
 export const BookingSeriesListParams = Schema.Struct({
   ...PageParams,
