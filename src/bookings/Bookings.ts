@@ -17,14 +17,11 @@ import { Events } from "../events/Events.js"
 import { currentStamp, findOr404, listPage, PageParams, type Stamp, withStamp } from "../internal/resources.js"
 import { decodeInput, decodeInputEither, validationFailed } from "../domain/validation.js"
 import { Payments } from "../payments/Payments.js"
-import {
-  BookingsCollection,
-  ClientsCollection,
-  HoldsCollection,
-  ServicesCollection,
-  StaffCollection,
-  VisitorBookingsCollection
-} from "../ports/collections.js"
+import { BookingsCollection, VisitorBookingsCollection } from "./collections.js"
+import { ClientsCollection } from "../clients/collections.js"
+import { HoldsCollection } from "../availability/collections.js"
+import { ServicesCollection } from "../services/collections.js"
+import { StaffCollection } from "../staff/collections.js"
 import { type CollectionRead, type Condition, keyedTransactionOf, lockKeysOf, Read, type ReadResults, Storage } from "../ports/storage.js"
 import type { Tenant } from "../ports/tenant.js"
 import { makeReminderArming } from "../reminders/Reminders.js"

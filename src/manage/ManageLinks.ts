@@ -20,7 +20,7 @@ import {
   SECRET_BYTES
 } from "./manageLink.js"
 import { currentStamp } from "../internal/resources.js"
-import { DeploymentSecretsCollection } from "../ports/collections.js"
+import { DeploymentSecretsCollection } from "./collections.js"
 import { base64url, fromBase64url, ManageLinkMac } from "../ports/manageLinks.js"
 import { PublicUrl } from "../ports/publicUrl.js"
 import { Storage } from "../ports/storage.js"

@@ -10,7 +10,8 @@ import { type Payment, PaymentCreate } from "./payment.js"
 import { Events } from "../events/Events.js"
 import { findOr404, newResource } from "../internal/resources.js"
 import { decodeInput } from "../domain/validation.js"
-import { BookingsCollection, PaymentsCollection } from "../ports/collections.js"
+import { BookingsCollection } from "../bookings/collections.js"
+import { PaymentsCollection } from "./collections.js"
 import { Storage } from "../ports/storage.js"
 
 export class Payments extends Effect.Service<Payments>()("slotwise/Payments", {

@@ -17,14 +17,12 @@ import { type EventData, EventType } from "../events/catalogue.js"
 import { kindOfEventType, type SampleKind, sampleEventData } from "../events/samples.js"
 import { currentStamp, findOr404 } from "../internal/resources.js"
 import { decodeInput, validationFailed } from "../domain/validation.js"
-import {
-  AvailabilityCollection,
-  BookingsCollection,
-  ClientsCollection,
-  PaymentsCollection,
-  ServicesCollection,
-  StaffCollection
-} from "../ports/collections.js"
+import { AvailabilityCollection } from "../availability/collections.js"
+import { BookingsCollection } from "../bookings/collections.js"
+import { ClientsCollection } from "../clients/collections.js"
+import { PaymentsCollection } from "../payments/collections.js"
+import { ServicesCollection } from "../services/collections.js"
+import { StaffCollection } from "../staff/collections.js"
 import { type Collection, Storage } from "../ports/storage.js"
 import { Tenant } from "../ports/tenant.js"
 import { ReminderSettingsCollection } from "../reminders/Reminders.js"

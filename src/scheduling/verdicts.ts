@@ -11,7 +11,7 @@ import type { InvalidReference, OutsideAvailability, SlotUnavailable, StorageFai
 import type { Service } from "../services/service.js"
 import type { Reason } from "../domain/slot.js"
 import type { Staff } from "../staff/member.js"
-import { StaffCollection } from "../ports/collections.js"
+import { StaffCollection } from "../staff/collections.js"
 import { type CollectionRead, Read, readManyOf, type ReadResults, type StorageService } from "../ports/storage.js"
 import type { Tenant } from "../ports/tenant.js"
 import type { AlternativeReads } from "./alternatives.js"

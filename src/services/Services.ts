@@ -6,7 +6,9 @@ import { MAX_DURATION_MINUTES, publicService, Service, ServiceCreate, serviceDef
 import { Events } from "../events/Events.js"
 import { currentStamp, findOr404, listPage, newResource, PageParams, patchResource, visitorReads } from "../internal/resources.js"
 import { decodeInput } from "../domain/validation.js"
-import { BookingsCollection, ServicesCollection, StaffCollection } from "../ports/collections.js"
+import { BookingsCollection } from "../bookings/collections.js"
+import { ServicesCollection } from "./collections.js"
+import { StaffCollection } from "../staff/collections.js"
 import { type Collection, type Condition, Storage } from "../ports/storage.js"
 import { ACTIVE_STATUSES, type Booking } from "../bookings/booking.js"
 

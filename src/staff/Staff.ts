@@ -7,13 +7,11 @@ import { removeCalendarsOfStaff } from "../calendars/Calendars.js"
 import { Events } from "../events/Events.js"
 import { currentStamp, findOr404, listPage, newResource, PageParams, patchResource, visitorReads } from "../internal/resources.js"
 import { decodeInput } from "../domain/validation.js"
-import {
-  AvailabilityCollection,
-  BookingsCollection,
-  MemberOccupancyCollection,
-  ServicesCollection,
-  StaffCollection
-} from "../ports/collections.js"
+import { AvailabilityCollection } from "../availability/collections.js"
+import { BookingsCollection } from "../bookings/collections.js"
+import { MemberOccupancyCollection } from "../ports/collections.js"
+import { ServicesCollection } from "../services/collections.js"
+import { StaffCollection } from "./collections.js"
 import { type Condition, Storage } from "../ports/storage.js"
 import { refuseIfBooked } from "../services/Services.js"
 
