@@ -11,7 +11,7 @@ import {
   DateRule,
   WeeklyRule
 } from "./rule.js"
-import { formatInstant, Instant, optional, TimeZone, toMillis } from "../domain/common.js"
+import { formatInstant, optional, toMillis } from "../domain/common.js"
 import { HoldLimitReached, ValidationFailed } from "../domain/errors.js"
 import {
   HOLD_DEFAULT_TTL_SECONDS,
@@ -34,7 +34,9 @@ import { makeScheduleLoader } from "../scheduling/loadSchedule.js"
 import { policyOf } from "../scheduling/policy.js"
 import { readTogether } from "../scheduling/readTogether.js"
 import { decodeInput } from "../domain/validation.js"
-import { AvailabilityCollection, HoldsCollection, ServicesCollection, StaffCollection } from "../ports/collections.js"
+import { AvailabilityCollection, HoldsCollection } from "./collections.js"
+import { ServicesCollection } from "../services/collections.js"
+import { StaffCollection } from "../staff/collections.js"
 import { type Condition, keyedTransactionOf, lockKeysOf, Storage } from "../ports/storage.js"
 import { localDateOf } from "../scheduling/zones.js"
 import { computeSlots, makeSlotFormatter } from "../scheduling/slots.js"
@@ -42,9 +44,7 @@ import { memberLockKeys, teamVerdict, visitorMemberRefusal } from "../scheduling
 import { makeMemberOccupancy } from "../scheduling/memberOccupancy.js"
 import type { StaffSchedule } from "../scheduling/types.js"
 import { InvalidReference } from "../domain/errors.js"
-
-const DAY = 86_400_000
-const MAX_SLOT_RANGE_DAYS = 62
+import { DAY, ExplainQuery, Explanation, SlotList, SlotQuery } from "./queries.js"
 
 export const AvailabilityListParams = Schema.Struct({
   ...PageParams,
@@ -52,59 +52,6 @@ export const AvailabilityListParams = Schema.Struct({
   type: optional(Schema.Literal("weekly", "date", "blocked"))
 })
 export type AvailabilityListParams = typeof AvailabilityListParams.Encoded
-
-export const SlotQuery = Schema.Struct({
-  service_id: Id("service"),
-  start: Instant,
-  end: Instant,
-  staff_id: optional(Id("staff")),
-  time_zone: optional(TimeZone)
-}).pipe(
-  Schema.filter((q) => {
-    const span = toMillis(q.end) - toMillis(q.start)
-    if (span <= 0) return { path: ["end"], message: "must be later than start" }
-    if (span > MAX_SLOT_RANGE_DAYS * DAY) return { path: ["end"], message: `must be at most ${MAX_SLOT_RANGE_DAYS} days after start` }
-    return true
-  })
-).annotations({ identifier: "SlotQuery" })
-export type SlotQuery = typeof SlotQuery.Encoded
-
-export const SlotList = Schema.Struct({
-  object: Schema.Literal("list"),
-  data: Schema.Array(Slot).annotations({ description: "every bookable start in the range, earliest first" }),
-  days: optional(
-    Schema.Array(Schema.Struct({
-      date: Schema.String.annotations({ description: "a local date (YYYY-MM-DD) in the query's time zone" }),
-      slots: Schema.Array(Slot).annotations({ description: "the starts on that date" })
-    })).annotations({ description: "the same starts grouped by local date in the query's `time_zone`" })
-  )
-}).annotations({ identifier: "SlotList", description: "The bookable starts of a service in a range (instants in UTC)." })
-export type SlotList = typeof SlotList.Type
-
-export const ExplainQuery = Schema.Struct({
-  service_id: Id("service"),
-  staff_id: optional(Id("staff").annotations({
-    description: "the member asked about; omit to ask about the service's team (anyone free; collective: everyone)"
-  })),
-  start: Instant
-}).annotations({ identifier: "ExplainQuery" })
-export type ExplainQuery = typeof ExplainQuery.Encoded
-
-export const Explanation = Schema.Struct({
-  object: Schema.Literal("explanation"),
-  service_id: Schema.String.annotations({ description: "the service asked about" }),
-  staff_id: Schema.String.annotations({
-    description: "the staff member asked about; without one, the member who would be booked (collective: the first)"
-  }),
-  staff_ids: Schema.Array(Schema.String).annotations({
-    description: "who would attend: the member asked about, the free members (best ranked first), or every member of a collective service"
-  }),
-  start: Instant,
-  end: Instant,
-  bookable: Schema.Boolean.annotations({ description: "whether a booking at this start would be accepted now" }),
-  reasons: Schema.Array(Reason).annotations({ description: "every rule the start breaks (empty when bookable)" })
-}).annotations({ identifier: "Explanation", description: "Whether one start can be booked, and why not." })
-export type Explanation = typeof Explanation.Type
 
 /** The fields a PATCH may set on each type of rule. */
 const UPDATABLE: Record<AvailabilityRule["type"], ReadonlySet<string>> = {
@@ -397,3 +344,4 @@ export class Availability extends Effect.Service<Availability>()("slotwise/Avail
 }) {}
 
 export { AvailabilityRule }
+export { ExplainQuery, Explanation, SlotList, SlotQuery } from "./queries.js"
