@@ -23,6 +23,7 @@
  * - reminders: a worker in every instance fires due `booking.reminder` events.
  */
 import { Effect, Layer } from "effect"
+import type { ParsePoolOptions } from "./adapters/calendars/parseWorker.js"
 import { FeedReaderLive } from "./adapters/calendars/reader.js"
 import { CalendarSyncLoopLive, type CalendarSyncLoopOptions } from "./adapters/calendars/syncLoop.js"
 import { DnsResolverLive } from "./adapters/dns/resolver.js"
@@ -76,12 +77,22 @@ export type { StorageChoice } from "./schedulingOptions.js"
 export const storageFromLocation = (location: string): StorageChoice =>
   /^postgres(ql)?:\/\//i.test(location) ? { postgres: location } : { sqlite: location }
 
-export const storageLayer = (choice: StorageChoice = "memory"): Layer.Layer<Storage, unknown> =>
-  choice === "memory"
+/** How opening storage reports its progress and how long it waits for PostgreSQL. */
+export interface StorageStartOptions {
+  /** Where opening storage says what it does: connection refusals while it retries, migrating. */
+  readonly log?: ((line: string) => void) | undefined
+  /** How long start-up keeps trying a PostgreSQL server it cannot reach (default 30,000 ms; 0 = once). */
+  readonly waitMs?: number | undefined
+}
+
+export const storageLayer = (choice: StorageChoice = "memory", start: StorageStartOptions = {}): Layer.Layer<Storage, unknown> => {
+  const log = start.log === undefined ? {} : { log: start.log }
+  return choice === "memory"
     ? MemoryStorageLive
     : "postgres" in choice
-    ? PostgresStorageLive({ url: choice.postgres })
-    : SqliteStorageLive({ filename: choice.sqlite })
+    ? PostgresStorageLive({ url: choice.postgres, ...log, ...(start.waitMs === undefined ? {} : { startTimeoutMs: start.waitMs }) })
+    : SqliteStorageLive({ filename: choice.sqlite, ...log })
+}
 
 /** Whether every commit happens in this process (so nothing needs polling for other writers). */
 export const isInProcess = (choice: StorageChoice = "memory"): boolean => choice === "memory"
@@ -158,6 +169,8 @@ export const domainsLayer = (options: DomainOptions = {}) =>
 export interface CalendarOptions {
   /** Minutes between two reads of each calendar feed (`--calendar-sync-minutes`, default 10). */
   readonly calendarSyncMinutes?: number | undefined
+  /** The feed parse workers' number and limits (time, memory, steps); adapters/calendars/parseWorker.ts's defaults. */
+  readonly calendarParse?: ParsePoolOptions | undefined
 }
 
 /**
@@ -167,7 +180,7 @@ export interface CalendarOptions {
 export const calendarsLayer = (options: CalendarOptions & { readonly allowPrivate?: boolean | undefined } = {}) => {
   const allowPrivate = options.allowPrivate ?? false
   return Layer.merge(
-    FeedReaderLive({ allowPrivate, lookup: guardedLookup(systemResolver, allowPrivate) }),
+    FeedReaderLive({ allowPrivate, lookup: guardedLookup(systemResolver, allowPrivate), parse: options.calendarParse }),
     Layer.succeed(CalendarSyncSettings, {
       intervalMs: options.calendarSyncMinutes !== undefined ? options.calendarSyncMinutes * 60_000 : DEFAULT_SYNC_INTERVAL_MS,
       leaseMs: DEFAULT_SYNC_LEASE_MS
@@ -245,6 +258,8 @@ export interface HttpServicesOptions extends Omit<DomainOptions, "publicUrl">, C
   readonly publicUrl?: PublicUrlChoice | undefined
   /** The server's own fixed public URL, whose host no account may claim (default: `publicUrl` when a string). */
   readonly serverPublicUrl?: string | undefined
+  /** Progress while storage opens, and how long to wait for PostgreSQL. */
+  readonly storageStart?: StorageStartOptions | undefined
 }
 
 const rateLimitStoreLayer = (options: HttpServicesOptions): Layer.Layer<RateLimitStore, unknown> =>
@@ -262,7 +277,7 @@ export const httpServicesLayer = (options: HttpServicesOptions = {}) =>
     options
   ), CredentialsLive.pipe(Layer.provideMerge(AccessServicesLive))).pipe(
     Layer.provide(rateLimitStoreLayer(options)),
-    Layer.provideMerge(storageLayer(options.storage))
+    Layer.provideMerge(storageLayer(options.storage, options.storageStart))
   )
 
 /** The dispatcher's tuning for the HTTP server; private addresses come from `allowPrivateWebhooks`. */

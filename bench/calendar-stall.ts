@@ -96,9 +96,15 @@ const load = (seconds: number) =>
     })
   })
 
+const calendarRoute = syncRoute.slice(0, -"/sync".length)
+/** Asks for a sync (answered at once) and reads the calendar until the sync has ended. */
 const syncOnce = async () => {
   const t0 = performance.now()
-  const synced = await api("POST", syncRoute, key)
+  let synced = await api("POST", syncRoute, key)
+  while (synced.sync_state !== "idle") {
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    synced = await api("GET", calendarRoute, key)
+  }
   if (synced.status !== "synced") throw new Error(`sync failed: ${synced.last_error}`)
   return { ms: performance.now() - t0, events: synced.event_count as number }
 }

@@ -8,8 +8,13 @@
  * claimed inside one write transaction, which no other write interleaves with, so two accounts
  * never get one handle. Accounts stored before handles existed get theirs when the service
  * starts (`assignMissingHandles`), each in a transaction that checks again.
+ *
+ * A handle an account gives up stays in the map for `HANDLE_HOLD_DAYS`, marked held: its pages
+ * redirect to the account's handle (`movedTo`), the account may take it back, and no other
+ * account can take it, so links to the old page never show another business. Once the hold
+ * lapses the entry is free: the next claim overwrites it.
  */
-import { Effect, Option } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { AccountsCollection, SYSTEM_TENANT } from "./auth/collections.js"
 import { ApiKeys } from "./ApiKeys.js"
 import {
@@ -19,9 +24,11 @@ import {
   AccountUpdate,
   type AccountWithKeys,
   BRANDING_PLANS,
+  HANDLE_HOLD_DAYS,
   handleBaseOf,
   handleCandidate,
   handleProblem,
+  handleShapeProblem,
   mergeBranding,
   NO_BRANDING,
   type Plan,
@@ -32,16 +39,20 @@ import { PUBLISHABLE_SCOPES, SCOPES } from "./domain/apiKey.js"
 import { HandleTaken, PlanRequired } from "./domain/errors.js"
 import { changes, currentStamp, findOr404, newResource } from "./internal/resources.js"
 import { decodeInput } from "./domain/validation.js"
+import { formatInstant } from "./domain/common.js"
 import type { CollectionSpec } from "./ports/storage.js"
 import { Storage } from "./ports/storage.js"
 import { copyAccountReminders } from "./Reminders.js"
 import { Tenant, type TenantId } from "./ports/tenant.js"
 import { Account as AccountSchema } from "./domain/account.js"
 
-/** A handle and the account that has it; the id is the handle. */
+/** A handle and the account that has it, or had it until lately; the id is the handle. */
 export interface HandleOwner {
   readonly id: string
   readonly account_id: string
+  /** Set when the account gave the handle up: when it did, and until when the handle stays its own (instants). */
+  readonly released_at?: string
+  readonly held_until?: string
 }
 
 export const HandleOwnersCollection: CollectionSpec<HandleOwner> = {
@@ -55,6 +66,12 @@ export const HANDLE_OWNERS_TENANT: TenantId = { account_id: "_handles", environm
 
 /** How many `-N` suffixes a name's handle tries before a random handle. */
 const HANDLE_ATTEMPTS = 100
+
+const HANDLE_HOLD_MS = HANDLE_HOLD_DAYS * 24 * 60 * 60 * 1000
+
+/** Whether the entry still keeps the handle from other accounts at `now`: owned, or held and not lapsed. */
+const keepsHandle = (entry: HandleOwner, now: number): boolean =>
+  entry.held_until === undefined || Date.parse(entry.held_until) > now
 
 const hidePoweredByRefused = (plan: Plan) =>
   new PlanRequired({
@@ -100,40 +117,62 @@ export class Accounts extends Effect.Service<Accounts>()("slotwise/Accounts", {
 
     const ownerOf = (handle: string) => asHandles(handles.get(handle))
 
-    /** Makes `handle` the account's, failing when another account has it. */
+    /** Writes `handle` as the account's: over a lapsed entry, or a held one of the same account. */
+    const take = (handle: string, accountId: string, entry: Option.Option<HandleOwner>) =>
+      asHandles(Option.isSome(entry) ? handles.update({ id: handle, account_id: accountId }) : handles.insert({ id: handle, account_id: accountId }))
+
+    /** Whether no account keeps `entry`'s handle from `accountId` at `now`. */
+    const freeFor = (entry: Option.Option<HandleOwner>, accountId: string | undefined, now: number) =>
+      Option.isNone(entry) || entry.value.account_id === accountId || !keepsHandle(entry.value, now)
+
+    /** Makes `handle` the account's, failing when another account has it or gave it up lately. */
     const claim = (handle: string, accountId: string) =>
       Effect.gen(function*() {
-        const owner = yield* ownerOf(handle)
-        if (Option.isSome(owner)) {
-          if (owner.value.account_id === accountId) return
-          return yield* new HandleTaken({ detail: `the handle ${handle} belongs to another account` })
+        const entry = yield* ownerOf(handle)
+        if (freeFor(entry, accountId, yield* Clock.currentTimeMillis)) {
+          const ownAlready = Option.isSome(entry) && entry.value.account_id === accountId && entry.value.held_until === undefined
+          if (!ownAlready) yield* take(handle, accountId, entry)
+          return
         }
-        yield* asHandles(handles.insert({ id: handle, account_id: accountId }))
+        const held = Option.getOrThrow(entry)
+        return yield* new HandleTaken({
+          detail: held.held_until === undefined
+            ? `the handle ${handle} belongs to another account`
+            : `the handle ${handle} was released by another account on ${held.released_at} and stays that account's until ${held.held_until}`
+        })
       })
 
+    /** Keeps the handle the account gives up as its own for the hold period. */
     const release = (handle: string, accountId: string) =>
       Effect.gen(function*() {
-        const owner = yield* ownerOf(handle)
-        if (Option.isSome(owner) && owner.value.account_id === accountId) yield* asHandles(handles.remove(handle))
+        const entry = yield* ownerOf(handle)
+        if (Option.isNone(entry) || entry.value.account_id !== accountId) return
+        const now = yield* Clock.currentTimeMillis
+        yield* asHandles(handles.update({
+          id: handle,
+          account_id: accountId,
+          released_at: formatInstant(now),
+          held_until: formatInstant(now + HANDLE_HOLD_MS)
+        }))
       })
 
     /** The first free handle the name suggests (`name`, `name-2` …), else a random one; claimed for the account. */
     const claimFromName = (name: string, accountId: string) =>
       Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const tryTake = (candidate: string) =>
+          Effect.flatMap(ownerOf(candidate), (entry) =>
+            freeFor(entry, undefined, now) ? Effect.as(take(candidate, accountId, entry), true) : Effect.succeed(false))
         const base = handleBaseOf(name)
         if (base !== undefined) {
           for (let attempt = 1; attempt <= HANDLE_ATTEMPTS; attempt++) {
             const candidate = handleCandidate(base, attempt)
-            if (handleProblem(candidate) !== undefined || Option.isSome(yield* ownerOf(candidate))) continue
-            yield* asHandles(handles.insert({ id: candidate, account_id: accountId }))
-            return candidate
+            if (handleProblem(candidate) === undefined && (yield* tryTake(candidate))) return candidate
           }
         }
         for (;;) {
           const candidate = randomHandle()
-          if (Option.isSome(yield* ownerOf(candidate))) continue
-          yield* asHandles(handles.insert({ id: candidate, account_id: accountId }))
-          return candidate
+          if (yield* tryTake(candidate)) return candidate
         }
       })
 
@@ -154,11 +193,22 @@ export class Accounts extends Effect.Service<Accounts>()("slotwise/Accounts", {
     /** The account whose handle `handle` is, if any (hosted pages: `/book/{handle}`). */
     const byHandle = (handle: string) =>
       Effect.gen(function*() {
-        if (handleProblem(handle) !== undefined) return Option.none<Account>()
+        if (handleShapeProblem(handle) !== undefined) return Option.none<Account>()
         const owner = yield* ownerOf(handle)
-        if (Option.isNone(owner)) return Option.none<Account>()
+        if (Option.isNone(owner) || owner.value.held_until !== undefined) return Option.none<Account>()
         const account = yield* system(accounts.get(owner.value.account_id))
         return Option.map(Option.filter(account, (a) => a.handle === handle), withLimits)
+      })
+
+    /** The handle of the account that gave `handle` up within the hold period, if any: where its pages redirect. */
+    const movedTo = (handle: string) =>
+      Effect.gen(function*() {
+        if (handleShapeProblem(handle) !== undefined) return Option.none<string>()
+        const owner = yield* ownerOf(handle)
+        if (Option.isNone(owner) || owner.value.held_until === undefined) return Option.none<string>()
+        if (!keepsHandle(owner.value, yield* Clock.currentTimeMillis)) return Option.none<string>()
+        const account = yield* system(accounts.get(owner.value.account_id))
+        return Option.filter(Option.map(account, (a) => a.handle), (current) => current !== handle)
       })
 
     /** A new account with a secret and a publishable key in each environment. */
@@ -228,6 +278,6 @@ export class Accounts extends Effect.Service<Accounts>()("slotwise/Accounts", {
     // A store that fails here cannot serve anything either: starting fails with it.
     yield* Effect.orDie(assignMissingHandles)
 
-    return { create, get: find, byHandle, update, updateSettings, list, isEmpty, originAllowedAnywhere, assignMissingHandles } as const
+    return { create, get: find, byHandle, movedTo, update, updateSettings, list, isEmpty, originAllowedAnywhere, assignMissingHandles } as const
   })
 }) {}

@@ -20,6 +20,7 @@ import {
   type ApiKeyWithSecret,
   DEFAULT_GRACE_PERIOD_SECONDS,
   KeyType,
+  looksLikeApiKey,
   parseSecretPrefix,
   PUBLISHABLE_SCOPES,
   type Scope,
@@ -211,6 +212,11 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("slotwise/ApiKeys", {
         }))
       })
 
+    /** The account and environment a key belongs to, from its secrets (an operator names a key by id alone). */
+    const tenantOf = (keyId: string) =>
+      Effect.map(credentialsOf(keyId), (found): Option.Option<TenantId> =>
+        found[0] === undefined ? Option.none() : Option.some({ account_id: found[0].account_id, environment: found[0].environment }))
+
     /** Revokes the key and every secret of it at once; returns the key as it was. */
     const revoke = (id: string) =>
       storage.transaction(Effect.gen(function*() {
@@ -295,12 +301,16 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("slotwise/ApiKeys", {
     const authenticate = (secret: string): Effect.Effect<Principal, Unauthorized | StorageFailure> =>
       Effect.suspend(() => {
         if (parseSecretPrefix(secret) === undefined) {
-          return Effect.fail(unauthorized("the credential is not an API key (sk_test_…, sk_live_…, pk_test_…, pk_live_…)"))
+          return Effect.fail(unauthorized(
+            looksLikeApiKey(secret)
+              ? "the API key is not well formed (sk_test_, sk_live_, pk_test_ or pk_live_ followed by letters and digits): check that it was copied whole"
+              : "the credential is not an API key (sk_test_…, sk_live_…, pk_test_…, pk_live_…)"
+          ))
         }
         const known = hashes.get(secret)
         return known !== undefined ? resolve(secret, known) : Effect.flatMap(sha256Hex(secret), (hash) => resolve(secret, hash))
       })
 
-    return { issue, create, list, get: find, rotate, revoke, exchange, authenticate, invalidate } as const
+    return { issue, create, list, get: find, rotate, revoke, tenantOf, exchange, authenticate, invalidate } as const
   })
 }) {}

@@ -9,8 +9,16 @@
  * result is written only while the lease is still the syncer's: the busy ranges are replaced
  * in one transaction (only the ranges that changed are written), a `304` keeps them, and a
  * failure keeps them too and records why, trying again after a growing backoff.
+ *
+ * Fairness. Leased calendars wait in this instance's queue, served an account at a time in
+ * turn, at most `SYNC_CONCURRENCY` at once and one per account, so one account's many or
+ * slow feeds never hold back another's; the sync loop claims only what the queue has room
+ * for, and does not wait for the syncs it starts. A sync asked for (`sync`, `POST …/sync`)
+ * joins the same queue and is answered at once (`sync_state: "queued"`). Deleting a calendar
+ * interrupts its sync here; an instance syncing a calendar deleted through another notices
+ * within `SYNC_CHECK_MS` and gives the read up.
  */
-import { Context, Effect, Option, Schema } from "effect"
+import { Context, Duration, Effect, Option, Schedule, Schema } from "effect"
 import {
   backoffMs,
   busyChunks,
@@ -25,8 +33,10 @@ import {
   toCalendar
 } from "./domain/calendar.js"
 import { formatInstant } from "./domain/common.js"
-import { InvalidTransition, NotFound, ValidationFailed } from "./domain/errors.js"
+import { NotFound, ValidationFailed } from "./domain/errors.js"
 import { BusyRangesCollection, CalendarsCollection } from "./calendars/collections.js"
+import { FairQueue } from "./calendars/fairQueue.js"
+import { makeSyncQueue, type SyncJob } from "./calendars/syncQueue.js"
 import { Events } from "./Events.js"
 import { FeedFailed, FeedReader, type FeedResult } from "./ports/feedReader.js"
 import { type ChangeRecorder, currentStamp, findOr404, listPage, newResource, PageParams } from "./internal/resources.js"
@@ -43,8 +53,15 @@ const MINUTE = 60_000
 const DAY = 86_400_000
 
 export const DEFAULT_SYNC_INTERVAL_MS = 10 * MINUTE
-/** Longer than a feed read can take (10 s for the whole exchange, redirects included). */
-export const DEFAULT_SYNC_LEASE_MS = 60_000
+/**
+ * Longer than a feed read can take: 10 s for the whole exchange (redirects included), up to
+ * 30 s waiting for a parse worker and 30 s for the parse; renewed when a sync leaves the queue.
+ */
+export const DEFAULT_SYNC_LEASE_MS = 120_000
+/** Syncs one instance runs at once (one per account); as many again may wait in its queue. */
+export const SYNC_CONCURRENCY = 4
+/** How often a running sync checks that its calendar still exists (deleted through another instance). */
+export const SYNC_CHECK_MS = 1000
 
 export interface CalendarSyncSettingsService {
   /** How often each feed is read (`--calendar-sync-minutes`). */
@@ -65,6 +82,12 @@ interface Claim {
   readonly tenant: TenantId
   readonly calendar: StoredCalendar
 }
+
+/** Candidate rows read per calendar claimed, so that the claim can take tenants in turn. */
+const CANDIDATES_PER_CLAIM = 4
+
+/** The key of fairness: an account (both of its environments). */
+const tenantKey = (tenant: TenantId) => tenant.account_id
 
 const noReader = { read: () => Effect.fail(new FeedFailed({ message: "this instance does not read calendar feeds" })) }
 
@@ -111,7 +134,7 @@ export const removeCalendarsOfStaff = (storage: Storage["Type"], events: ChangeR
   })
 
 export class Calendars extends Effect.Service<Calendars>()("slotwise/Calendars", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const storage = yield* Storage
     const events = yield* Events
     const policy = yield* WebhookPolicy
@@ -157,6 +180,7 @@ export class Calendars extends Effect.Service<Calendars>()("slotwise/Calendars",
             name: fields.name ?? new URL(feedUrl).host,
             url: redactedUrl(fields.url),
             status: "pending",
+            sync_state: "queued",
             last_synced_at: null,
             last_error: null,
             event_count: 0,
@@ -194,7 +218,7 @@ export class Calendars extends Effect.Service<Calendars>()("slotwise/Calendars",
     const removeOne = removeCalendar(storage, events)
 
     const remove = (staffId: string, id: string) =>
-      storage.transaction(Effect.flatMap(findStored(staffId, id), removeOne))
+      Effect.tap(storage.transaction(Effect.flatMap(findStored(staffId, id), removeOne)), () => abandonSync(id))
 
     // ---- syncing ---------------------------------------------------------------------------
 
@@ -206,9 +230,9 @@ export class Calendars extends Effect.Service<Calendars>()("slotwise/Calendars",
       })
 
     const leased = (calendar: StoredCalendar, nowMs: number, leaseMs: number) =>
-      Effect.map(newLease, (lease): StoredCalendar => ({ ...calendar, lease, due_ms: nowMs + leaseMs }))
+      Effect.map(newLease, (lease): StoredCalendar => ({ ...calendar, lease, due_ms: nowMs + leaseMs, sync_state: "queued" }))
 
-    /** Leases up to `max` due calendars of every tenant; rows another instance holds are skipped. */
+    /** Leases up to `max` due calendars of every tenant, taking tenants in turn; rows another instance holds are skipped. */
     const claimDue = (max: number, leaseMs: number) =>
       Effect.flatMap(currentStamp, (now) =>
         // A read first: an idle poll must not take the write lock.
@@ -222,11 +246,14 @@ export class Calendars extends Effect.Service<Calendars>()("slotwise/Calendars",
         const now = yield* currentStamp
         const rows = yield* calendars.listAcrossTenants({
           where: [{ column: "due_ms", op: "lte", value: now.ms }],
-          limit: max,
+          limit: max * CANDIDATES_PER_CLAIM,
           lock: "skip-locked"
         })
+        const byTenant = new FairQueue<(typeof rows)[number]>()
+        for (const row of rows) byTenant.push(tenantKey(row.tenant), row)
         const claims: Array<Claim> = []
-        for (const { doc, tenant } of rows) {
+        for (let next = byTenant.take(() => false); next !== undefined && claims.length < max; next = byTenant.take(() => false)) {
+          const { doc, tenant } = next.item
           const calendar = yield* leased(doc, now.ms, leaseMs)
           yield* inTenant(tenant)(calendars.update(calendar))
           claims.push({ tenant, calendar })
@@ -241,7 +268,7 @@ export class Calendars extends Effect.Service<Calendars>()("slotwise/Calendars",
         if (Option.isNone(found) || found.value.lease !== claim.calendar.lease) return found
         const current = found.value
         const now = yield* currentStamp
-        const due = (ms: number) => ({ due_ms: ms, next_sync_at: formatInstant(ms), lease: null, updated_at: now.iso })
+        const due = (ms: number) => ({ due_ms: ms, next_sync_at: formatInstant(ms), lease: null, sync_state: "idle" as const, updated_at: now.iso })
         let next: StoredCalendar
         if (outcome._tag === "FeedFailed") {
           const failures = current.failures + 1
@@ -282,42 +309,80 @@ export class Calendars extends Effect.Service<Calendars>()("slotwise/Calendars",
         const now = yield* currentStamp
         const window = yield* inTenant(claim.tenant)(horizon(now.ms))
         const outcome = yield* reader.read({
+          account_id: claim.tenant.account_id,
           url: calendar.feed_url,
           etag: calendar.status === "synced" || calendar.status === "failing" ? calendar.etag : null,
           last_modified: calendar.last_modified,
           zone: member.value.time_zone,
           window
-        }).pipe(Effect.merge)
-        return yield* record(claim, outcome, intervalMs)
+        }).pipe(
+          Effect.merge,
+          Effect.map(Option.some),
+          // Given up once the calendar is deleted (or leased to another): nothing would be recorded.
+          Effect.raceFirst(Effect.as(Effect.catchAll(whileLeased(claim), () => Effect.never), Option.none()))
+        )
+        // Written whole or not at all, even if the sync is interrupted meanwhile.
+        return Option.isSome(outcome) ? yield* Effect.uninterruptible(record(claim, outcome.value, intervalMs)) : Option.none<StoredCalendar>()
       })
 
+    /** The claim's calendar, still leased to it, read every `SYNC_CHECK_MS`; ends when it is not (deleted, or its lease taken). */
+    const whileLeased = (claim: Claim) =>
+      Effect.repeat(
+        inTenant(claim.tenant)(calendars.get(claim.calendar.id)),
+        { until: (found) => Option.isNone(found) || found.value.lease !== claim.calendar.lease, schedule: Schedule.spaced(Duration.millis(SYNC_CHECK_MS)) }
+      )
+
+    /** Marks a claim's sync as running and renews its lease, unless the calendar is gone or leased to another since; whether to go on. */
+    const begin = (claim: Claim) =>
+      inTenant(claim.tenant)(storage.transaction(Effect.gen(function*() {
+        const found = yield* calendars.get(claim.calendar.id)
+        if (Option.isNone(found) || found.value.lease !== claim.calendar.lease) return false
+        const now = yield* currentStamp
+        yield* calendars.update({ ...found.value, sync_state: "running", due_ms: now.ms + settings.leaseMs })
+        return true
+      })))
+
+    // ---- this instance's queue of syncs ------------------------------------------------------
+
+    const queue = makeSyncQueue(yield* Effect.scope, SYNC_CONCURRENCY, (job: Claim & SyncJob) =>
+      Effect.gen(function*() {
+        if (yield* Effect.uninterruptible(begin(job))) yield* syncClaimed(job, settings.intervalMs)
+      }))
+    const enqueue = (claims: ReadonlyArray<Claim>) =>
+      queue.enqueue(claims.map((claim) => ({ ...claim, key: tenantKey(claim.tenant), id: claim.calendar.id })))
+    const abandonSync = queue.abandon
+
     /**
-     * Syncs the calendars that are due, across tenants, at most `max` per call; how many were
-     * synced. What the sync loop runs.
+     * Claims the calendars that are due, across tenants, as many as this instance's queue has
+     * room for and at most `max`, and queues their syncs; how many were claimed. What the sync
+     * loop runs: it does not wait for the syncs.
      */
     const syncDue = (options: { readonly max?: number } = {}) =>
       Effect.gen(function*() {
-        const claims = yield* claimDue(options.max ?? 10, settings.leaseMs)
-        yield* Effect.forEach(claims, (claim) => syncClaimed(claim, settings.intervalMs), { concurrency: 4, discard: true })
+        const max = Math.min(options.max ?? 10, queue.room())
+        if (max === 0) return 0
+        const claims = yield* claimDue(max, settings.leaseMs)
+        yield* enqueue(claims)
         return claims.length
       })
 
-    /** Reads the calendar's feed now and answers with the result; refused while another sync holds it. */
+    /**
+     * Queues a read of the calendar's feed and answers at once with the calendar, its
+     * `sync_state` `queued`; while a sync of it is queued or running, answers with that one.
+     */
     const sync = (staffId: string, id: string) =>
       Effect.gen(function*() {
         const tenant = yield* Tenant
-        const calendar = yield* storage.transaction(Effect.gen(function*() {
+        const { calendar, claimed } = yield* storage.transaction(Effect.gen(function*() {
           const current = yield* findStored(staffId, id)
           const now = yield* currentStamp
-          if (current.lease !== null && current.due_ms > now.ms) {
-            return yield* new InvalidTransition({ detail: `calendar ${id} is being synced now; read it again in a moment` })
-          }
-          const claimed = yield* leased(current, now.ms, settings.leaseMs)
-          yield* calendars.update(claimed)
-          return claimed
+          if (current.lease !== null && current.due_ms > now.ms) return { calendar: current, claimed: false }
+          const next = yield* leased(current, now.ms, settings.leaseMs)
+          yield* calendars.update(next)
+          return { calendar: next, claimed: true }
         }))
-        const result = yield* syncClaimed({ tenant, calendar }, settings.intervalMs)
-        return Option.isSome(result) ? toCalendar(result.value) : yield* get(staffId, id)
+        if (claimed) yield* enqueue([{ tenant, calendar }])
+        return toCalendar(calendar)
       })
 
     return { create, list, get, delete: remove, sync, syncDue } as const

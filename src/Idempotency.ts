@@ -7,11 +7,12 @@
  * share a database); claiming a key is one atomic storage transaction.
  */
 import { Effect, Option } from "effect"
-import { IdempotencyCollection, type IdempotencyRecord, type StoredResponse } from "./auth/collections.js"
+import { type CommittedResult, IdempotencyCollection, type IdempotencyRecord, type StoredResponse } from "./auth/collections.js"
 import { sha256Hex } from "./auth/crypto.js"
-import { BadRequest, IdempotencyConflict, IdempotencyMismatch } from "./domain/errors.js"
+import { BadRequest, IdempotencyConflict, IdempotencyMismatch, IdempotencySecretWithheld } from "./domain/errors.js"
 import { currentStamp } from "./internal/resources.js"
-import { keyedTransactionOf, lockKeysOf, Storage } from "./ports/storage.js"
+import { currentIdempotentWrites, type IdempotentWrites, keyedTransactionOf, lockKeysOf, Storage } from "./ports/storage.js"
+import { Tenant } from "./ports/tenant.js"
 
 export type { StoredResponse }
 
@@ -21,8 +22,60 @@ export const IN_FLIGHT_LOCK_MS = 60_000
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255
 
 export type Claim =
-  | { readonly _tag: "Started" }
+  /** The request runs; `results` are what an earlier attempt's write transactions committed. */
+  | { readonly _tag: "Started"; readonly results: ReadonlyArray<CommittedResult> }
   | { readonly _tag: "Replay"; readonly response: StoredResponse }
+
+/** Whether `value` is plain JSON (objects, arrays, strings, finite numbers, booleans, null; undefined fields). */
+const isPlainJson = (value: unknown): boolean => {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return true
+  if (typeof value === "number") return Number.isFinite(value)
+  if (typeof value !== "object") return false
+  if (Array.isArray(value)) return value.every(isPlainJson)
+  const prototype = Object.getPrototypeOf(value)
+  if (prototype !== Object.prototype && prototype !== null) return false
+  return Object.values(value).every((field) => field === undefined || isPlainJson(field))
+}
+
+const createdBy = (value: Record<string, unknown>) => ({
+  object: typeof value.object === "string" ? value.object : null,
+  id: typeof value.id === "string" ? value.id : null
+})
+
+/** What a committed write transaction keeps of its result: a secret is never kept. */
+const committedResult = (value: unknown): CommittedResult => {
+  if (value === undefined) return { kept: "value" }
+  if (Option.isOption(value)) return { kept: "option", some: Option.isSome(value) ? committedResult(value.value) : null }
+  if (!isPlainJson(value)) return { kept: "nothing" }
+  if (typeof value === "object" && value !== null && typeof (value as Record<string, unknown>).secret === "string") {
+    return { kept: "secret_withheld", ...createdBy(value as Record<string, unknown>) }
+  }
+  return { kept: "value", value: JSON.parse(JSON.stringify(value)) }
+}
+
+/** The repeat of a request whose response carried a secret: told so, never given the secret. */
+export const secretWithheld = (created: { readonly object: string | null; readonly id: string | null }) => {
+  const what = created.id !== null ? `${created.object ?? "resource"} ${created.id}` : "the resource"
+  return new IdempotencySecretWithheld({
+    detail: `the first request with this Idempotency-Key succeeded and created ${what}; its secret was ` +
+      "shown once in that response and is not kept for replays: rotate it if it was lost"
+  })
+}
+
+/** What a retry's transaction answers in place of writing again. */
+const replayOf = (result: CommittedResult): Effect.Effect<unknown, IdempotencySecretWithheld | IdempotencyConflict> =>
+  result.kept === "value"
+    ? Effect.succeed(result.value)
+    : result.kept === "option"
+    ? result.some === null ? Effect.succeed(Option.none()) : Effect.map(replayOf(result.some), Option.some)
+    : result.kept === "secret_withheld"
+    ? Effect.fail(secretWithheld(result))
+    : Effect.fail(
+      new IdempotencyConflict({
+        detail: "the first request with this Idempotency-Key made its change, but its answer was lost and cannot " +
+          "be rebuilt; read the resource to see it"
+      })
+    )
 
 /** JSON with object keys sorted, so two encodings of one body fingerprint alike. */
 export const canonicalJson = (value: unknown): string => {
@@ -84,39 +137,80 @@ export class Idempotency extends Effect.Service<Idempotency>()("slotwise/Idempot
               detail: "a request with this Idempotency-Key is still being processed; retry later"
             })
           }
+          // An earlier attempt's committed writes stay: this one is given their results.
+          const results = live ? found.results ?? [] : []
           const record: IdempotencyRecord = {
             id,
             fingerprint: requestFingerprint,
             state: "in_flight",
             response: null,
+            ...(results.length > 0 ? { results } : {}),
             locked_until_ms: now.ms + IN_FLIGHT_LOCK_MS,
             expires_ms: now.ms + IDEMPOTENCY_TTL_MS,
             created_at: now.iso
           }
           if (found === undefined) yield* records.insert(record)
           else yield* records.update(record)
-          return { _tag: "Started" } satisfies Claim as Claim
+          return { _tag: "Started", results } satisfies Claim as Claim
         }))
+      })
+
+    /** Changes the record of `key`, if there is one, as one write excluding the key's others. */
+    const updateRecord = (id: string, change: (found: IdempotencyRecord) => IdempotencyRecord | undefined) =>
+      forKey(id, Effect.gen(function*() {
+        const found = Option.getOrUndefined(yield* records.get(id))
+        if (found === undefined) return
+        const changed = change(found)
+        yield* changed === undefined ? records.remove(id) : records.update(changed)
+      }))
+
+    /**
+     * Runs the request that claimed `key` (`Started`): each write transaction that commits in it
+     * keeps its result in the key's record in that same transaction, and those an earlier
+     * attempt committed (`results`) are given their results instead of running again. So a
+     * request whose outcome was unknown (it answered 503 after its COMMIT, its process died)
+     * is retried without writing twice.
+     */
+    const running = <A, E, R>(key: string, results: ReadonlyArray<CommittedResult>, run: Effect.Effect<A, E, R>) =>
+      Effect.gen(function*() {
+        const id = yield* sha256Hex(key)
+        const tenant = yield* Tenant
+        let next = 0
+        let open = true
+        const writes: IdempotentWrites = {
+          replay: () => (open && next < results.length ? Option.some(replayOf(results[next++]!)) : Option.none()),
+          committing: (result) =>
+            open
+              ? Effect.provideService(
+                updateRecord(id, (found) => ({ ...found, results: [...(found.results ?? []), committedResult(result)] })),
+                Tenant,
+                tenant
+              )
+              : Effect.void
+        }
+        return yield* Effect.ensuring(
+          Effect.locally(run, currentIdempotentWrites, writes),
+          Effect.sync(() => {
+            open = false
+          })
+        )
       })
 
     /** Keeps the response of the request that claimed `key`, for replays. */
     const complete = (key: string, response: StoredResponse) =>
-      Effect.gen(function*() {
-        const id = yield* sha256Hex(key)
-        yield* forKey(id, Effect.gen(function*() {
-          const found = Option.getOrUndefined(yield* records.get(id))
-          if (found === undefined) return
-          yield* records.update({ ...found, state: "completed", response })
-        }))
-      })
+      Effect.flatMap(sha256Hex(key), (id) => updateRecord(id, ({ results: _done, ...found }) => ({ ...found, state: "completed", response })))
 
-    /** Frees `key` without keeping a response (the request failed in a way worth retrying). */
+    /**
+     * Frees `key` without keeping a response (the request failed in a way worth retrying). If
+     * some of its writes committed, the record stays with their results, unlocked: a retry is
+     * given them.
+     */
     const release = (key: string) =>
-      Effect.gen(function*() {
-        const id = yield* sha256Hex(key)
-        yield* forKey(id, records.remove(id))
-      })
+      Effect.flatMap(
+        sha256Hex(key),
+        (id) => updateRecord(id, (found) => (found.results ?? []).length > 0 ? { ...found, locked_until_ms: 0 } : undefined)
+      )
 
-    return { fingerprint, begin, complete, release } as const
+    return { fingerprint, begin, running, complete, release } as const
   })
 }) {}

@@ -17,7 +17,7 @@ import type { CredentialKind } from "./auth/Authenticator.js"
 import { AccountsCollection, SYSTEM_TENANT } from "./auth/collections.js"
 import { type Account, withLimits } from "./domain/account.js"
 import type { ApiKey, Scope } from "./domain/apiKey.js"
-import { parseSecretPrefix, SCOPES } from "./domain/apiKey.js"
+import { looksLikeApiKey, SCOPES } from "./domain/apiKey.js"
 import { Forbidden, Unauthorized } from "./domain/errors.js"
 import type { OAuthGrant } from "./domain/oauthClient.js"
 import { currentStamp, findOr404, listPage, PageParams } from "./internal/resources.js"
@@ -282,7 +282,7 @@ export const oauthAccessTokenCredentials: Effect.Effect<CredentialKind, never, O
   OAuthGrants,
   (grants) => ({
     name: "an OAuth access token",
-    recognizes: (token) => parseSecretPrefix(token) === undefined && token.length > 0,
+    recognizes: (token) => !looksLikeApiKey(token) && token.length > 0,
     authenticate: grants.authenticate
   })
 )

@@ -44,7 +44,7 @@ import { AvailabilityCollection, BookingsCollection, BookingSeriesCollection, St
 import { type LocalDateTime, RecurrenceExpander } from "./ports/recurrence.js"
 import { type Condition, Storage } from "./ports/storage.js"
 import { blockedOccurrences, occurrenceReasons, pickLeastBlocked, tagReasons, visitorMemberRefusal, withOccurrence } from "./scheduling/assignment.js"
-import { policyOf } from "./scheduling/loadSchedule.js"
+import { policyOf } from "./scheduling/policy.js"
 import type { StaffSchedule } from "./scheduling/types.js"
 import { formatDay, localDayOf, localToUtc, offsetAt } from "./scheduling/zones.js"
 

@@ -8,7 +8,7 @@ import { ValidationFailed } from "./domain/errors.js"
 import { isWellFormedId } from "./domain/ids.js"
 import { emailKey, type User, UserCreate } from "./domain/user.js"
 import { findById, listPage, newResource, PageParams } from "./internal/resources.js"
-import { containsNul, decodeInput } from "./domain/validation.js"
+import { containsNulOrLoneSurrogate, decodeInput } from "./domain/validation.js"
 import { type StoredUser, UsersCollection } from "./oauth/collections.js"
 import { PasswordHasher } from "./ports/passwordHasher.js"
 import { OAuthGrants } from "./OAuthGrants.js"
@@ -44,7 +44,7 @@ export class Users extends Effect.Service<Users>()("slotwise/Users", {
 
     const byEmail = (accountId: string, email: string) =>
       // No stored email holds a NUL (inputs refuse it); a sign-in form may send one.
-      containsNul(email) ? Effect.succeed(undefined) : Effect.map(
+      containsNulOrLoneSurrogate(email) ? Effect.succeed(undefined) : Effect.map(
         system(users.list({ where: [{ column: "email_key", op: "eq", value: keyOf(accountId, email) }], limit: 1 })),
         (rows) => rows[0]
       )

@@ -10,6 +10,7 @@ export {
   Branding,
   BrandingUpdate,
   Handle,
+  HANDLE_HOLD_DAYS,
   handleProblem,
   NO_BRANDING,
   Plan,

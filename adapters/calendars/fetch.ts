@@ -23,6 +23,8 @@ export interface FetchOptions {
   readonly timeoutMs?: number | undefined
   readonly maxBytes?: number | undefined
   readonly userAgent?: string | undefined
+  /** Gives the request up (its sync was abandoned). */
+  readonly signal?: AbortSignal | undefined
 }
 
 export interface FeedRequestHeaders {
@@ -76,11 +78,15 @@ export const fetchFeed = (url: string, validators: FeedRequestHeaders, options: 
       if (settled) return
       settled = true
       clearTimeout(timer)
+      options.signal?.removeEventListener("abort", abandon)
       current?.destroy()
       resolve(outcome)
     }
     const fail = (message: string) => finish({ _tag: "Failed", message })
     const timer = setTimeout(() => fail(`the feed did not answer within ${timeoutMs / 1000} s`), timeoutMs)
+    const abandon = () => fail("the read was given up")
+    if (options.signal?.aborted) return abandon()
+    options.signal?.addEventListener("abort", abandon, { once: true })
 
     const get = (target: URL, redirects: number) => {
       if (target.protocol !== "http:" && target.protocol !== "https:") {

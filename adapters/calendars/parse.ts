@@ -9,31 +9,59 @@
  * zone (or ends in one, as some producers prefix it) is read with the platform's zone data,
  * a Windows name (Outlook: "W. Europe Standard Time") through the table of common ones,
  * anything else through the feed's own `VTIMEZONE`, and floating times and all-day dates in
- * the staff member's zone. Expansion is capped per event and per feed, so a rule that never
- * ends (or a rule ical.js cannot step through) cannot hold the sync.
+ * the staff member's zone.
+ *
+ * A feed is untrusted input, read within limits that count work, not results: steps of
+ * recurrence per series and per feed (a step that yields nothing counts the same), content
+ * lines bounded in length and parameters, and a feed's own time zone accepted only with
+ * yearly rules (anything else makes ical.js expand it into memory). What a rule of ical.js's
+ * own can still spend (a rule it cannot step through) is bounded by the worker's wall-clock
+ * and memory limits (parseWorker.ts). A refusal names the line and what is wrong with it,
+ * never the feed's content: the feed is a secret, and its text may be anything.
  */
 import ICAL from "ical.js"
 import type { Interval } from "../../src/scheduling/types.js"
 import { canonicalZone, daysFromCivil, localToUtcDay, offsetAt } from "../../src/scheduling/zones.js"
+import { FeedParseError, formatCount, LINE_PROPERTY, scanFeed } from "./contentLines.js"
 import { WINDOWS_ZONES } from "./windowsZones.js"
 
-/** Occurrences looked at per recurring event (a daily rule reaches ~55 years). */
-export const MAX_ITERATIONS_PER_EVENT = 20_000
-/** Busy occurrences kept per feed. */
+export { FeedParseError, MAX_LINE_CHARS, MAX_LINE_PARAMETERS, neededLines } from "./contentLines.js"
+
+/** Recurrence steps per series, whatever they yield (a daily rule reaches ~55 years); the series ends there. */
+export const MAX_STEPS_PER_SERIES = 20_000
+/**
+ * Recurrence steps per feed, all series together; a feed that needs more is refused. A step
+ * of ical.js costs 10–25 µs, so this bounds a feed's expansion to a few seconds.
+ */
+export const MAX_STEPS_PER_FEED = 200_000
+/** Busy occurrences kept per feed: the expansion ends there. */
 export const MAX_OCCURRENCES = 100_000
+/** Values of `RDATE` in one time zone definition. */
+const MAX_ZONE_DATES = 1000
 
 const DAY = 86_400_000
 const MINUTE = 60_000
 
-/** Why a feed's text is not usable, in words. */
-export class FeedParseError extends Error {}
+
+/** The step budgets (tests lower them; the defaults are the rule). */
+export interface ParseLimits {
+  readonly stepsPerSeries?: number
+  readonly stepsPerFeed?: number
+}
 
 export interface ParseOptions {
   /** The staff member's IANA zone, for floating times and all-day dates. */
   readonly zone: string
   /** Occurrences outside it are left out; those crossing its edges are clipped. */
   readonly window: Interval
+  readonly limits?: ParseLimits | undefined
 }
+
+
+/** ical.js's message without the line it quotes (the feed's content). */
+const withoutQuotedContent = (message: string) => message.replace(/\s*(?:in\s*)?(["']).*$/s, "")
+
+const lineOf = (component: Component): number => Number(component.getFirstPropertyValue(LINE_PROPERTY.toLowerCase()) ?? 0)
 
 type Component = InstanceType<typeof ICAL.Component>
 type Time = InstanceType<typeof ICAL.Time>
@@ -69,6 +97,32 @@ const ianaOf = (tzid: string): string | undefined => {
   return suffix === undefined ? undefined : canonicalZone(suffix)
 }
 
+/**
+ * A time zone definition ical.js can use without harm: its observances repeat yearly (a zone
+ * changes its offset a few times a year; ical.js keeps every change from the first one on).
+ */
+const checkZoneRules = (definition: Component) => {
+  let dates = 0
+  for (const observance of definition.getAllSubcomponents()) {
+    for (const rrule of observance.getAllProperties("rrule")) {
+      const recur = rrule.getFirstValue() as Recur
+      const parts = recur.parts as Record<string, ReadonlyArray<unknown> | undefined>
+      const expanding = ["BYSECOND", "BYMINUTE", "BYHOUR", "BYYEARDAY", "BYWEEKNO", "BYSETPOS"].find((part) => parts[part] !== undefined)
+      if (recur.freq !== "YEARLY" || expanding !== undefined || (parts.BYDAY?.length ?? 0) > 1 || (parts.BYMONTH?.length ?? 0) > 1) {
+        throw new FeedParseError(
+          `line ${lineOf(observance)}: a time zone of the feed's own repeats ` +
+            `${recur.freq !== "YEARLY" ? `FREQ=${recur.freq}` : `with ${expanding ?? "several days or months"}`}; ` +
+            "a time zone's rules must repeat yearly"
+        )
+      }
+    }
+    for (const rdate of observance.getAllProperties("rdate")) dates += rdate.getValues().length
+    if (dates > MAX_ZONE_DATES) {
+      throw new FeedParseError(`line ${lineOf(observance)}: a time zone of the feed's own lists more than ${MAX_ZONE_DATES} dates`)
+    }
+  }
+}
+
 /** Turns the times of one feed into instants, knowing its `VTIMEZONE`s and the staff member's zone. */
 const makeZones = (calendar: Component, staffZone: string) => {
   const staff = inZone(staffZone)
@@ -87,6 +141,7 @@ const makeZones = (calendar: Component, staffZone: string) => {
       const definition = definitions.get(tzid)
       if (definition === undefined) found = staff
       else {
+        checkZoneRules(definition)
         // Registered by hand: only a zone neither IANA nor Windows names gets ical.js's rules.
         const zone = new ICAL.Timezone({ component: definition, tzid })
         found = (t) => wallClockMs(t) - zone.utcOffset(ICAL.Time.fromData({ ...t, isDate: false })) * 1000
@@ -187,49 +242,19 @@ const isOpaque = (event: Component): boolean => {
   return String(transparency ?? "").toUpperCase() !== "TRANSPARENT" && String(status ?? "").toUpperCase() !== "CANCELLED"
 }
 
-/**
- * The properties busy time depends on (events, their recurrence, and the zones they name);
- * everything else (descriptions, attendees, alarms' text, X- properties) is most of a feed's
- * bytes and would only be parsed to be thrown away.
- */
-const NEEDED_PROPERTIES = new Set([
-  "BEGIN", "END", "UID", "DTSTART", "DTEND", "DURATION", "RRULE", "RDATE", "EXDATE", "RECURRENCE-ID",
-  "TRANSP", "STATUS", "TZID", "TZOFFSETFROM", "TZOFFSETTO"
-])
-
-/**
- * The feed's content lines that `NEEDED_PROPERTIES` name, with their folded continuations.
- * A line whose name cannot be read is kept, so ical.js still refuses a malformed feed.
- */
-export const neededLines = (body: string): string => {
-  const kept: Array<string> = []
-  let keep = true
-  let from = 0
-  while (from < body.length) {
-    let to = body.indexOf("\n", from)
-    if (to === -1) to = body.length
-    const first = body.charCodeAt(from)
-    // A line starting with a space or a tab continues the one before (RFC 5545 §3.1).
-    if (first !== 32 && first !== 9) {
-      const colon = body.indexOf(":", from)
-      const semicolon = body.indexOf(";", from)
-      const nameEnd = semicolon !== -1 && semicolon < to && (colon === -1 || semicolon < colon) ? semicolon : colon
-      keep = nameEnd === -1 || nameEnd >= to || NEEDED_PROPERTIES.has(body.slice(from, nameEnd).toUpperCase())
-    }
-    if (keep) kept.push(body.slice(from, to + 1))
-    from = to + 1
-  }
-  return kept.join("")
-}
 
 const rootsOf = (text: string): Array<Component> => {
-  const body = text.replace(/^\uFEFF/, "").trimStart()
-  if (!/^BEGIN:VCALENDAR/i.test(body)) throw new FeedParseError("the feed is not iCalendar (it does not begin with BEGIN:VCALENDAR)")
+  const body = text.replace(/^\uFEFF/, "")
+  if (!/^\s*BEGIN:VCALENDAR/i.test(body)) throw new FeedParseError("the feed is not iCalendar (it does not begin with BEGIN:VCALENDAR)")
+  const scanned = scanFeed(body)
   let parsed: unknown
   try {
-    parsed = ICAL.parse(neededLines(body))
+    parsed = ICAL.parse(scanned.text)
   } catch (error) {
-    throw new FeedParseError(`the feed is not valid iCalendar: ${error instanceof Error ? error.message : String(error)}`)
+    const message = error instanceof Error ? error.message : String(error)
+    const quoted = /(["'])(.*)\1\s*$/s.exec(message)?.[2]
+    const line = quoted === undefined || quoted === "" ? 0 : scanned.lineContaining(quoted)
+    throw new FeedParseError(`${line > 0 ? `line ${line}: ` : ""}the feed is not valid iCalendar (${withoutQuotedContent(message)})`)
   }
   const all = Array.isArray(parsed) && typeof parsed[0] === "string" ? [parsed] : (parsed as Array<unknown>)
   return all.map((jcal) => new ICAL.Component(jcal as any)).filter((c) => c.name === "vcalendar")
@@ -259,11 +284,15 @@ export const parseBusy = (text: string, options: ParseOptions): Array<Interval> 
 /** `parseBusy`, as pairs. */
 export const parseBusyPairs = (text: string, options: ParseOptions): BusyPairs => {
   const { window } = options
+  const stepsPerSeries = options.limits?.stepsPerSeries ?? MAX_STEPS_PER_SERIES
+  const stepsPerFeed = options.limits?.stepsPerFeed ?? MAX_STEPS_PER_FEED
+  let steps = 0
   const staffDay = (t: Time) => localToUtcDay(options.zone, daysFromCivil(t.year, t.month, t.day), 0)
   let pairs = new Float64Array(2048)
   let count = 0
+  const full = () => count >= MAX_OCCURRENCES
   const add = (start: number, end: number) => {
-    if (count >= MAX_OCCURRENCES) return
+    if (full()) return
     const s = Math.max(start, window.start)
     const e = Math.min(end, window.end)
     if (e <= s) return
@@ -280,6 +309,15 @@ export const parseBusyPairs = (text: string, options: ParseOptions): BusyPairs =
   for (const calendar of rootsOf(text)) {
     const { converterFor, instantOf } = makeZones(calendar, options.zone)
     const staffDate = (w: Wall) => localToUtcDay(options.zone, daysFromCivil(w.year, w.month, w.day), 0)
+    /** Runs the reading of one event, refusing the feed by the event's line when ical.js cannot read its values. */
+    const readingEvent = (vevent: Component, read: () => void) => {
+      try {
+        read()
+      } catch (error) {
+        if (error instanceof FeedParseError) throw error
+        throw new FeedParseError(`line ${lineOf(vevent)}: the event's times or recurrence cannot be read`)
+      }
+    }
     /** One event that does not repeat, from its raw properties. */
     const single = (vevent: Component) => {
       let start: RawProperty | undefined
@@ -345,20 +383,14 @@ export const parseBusyPairs = (text: string, options: ParseOptions): BusyPairs =
       else entry.master ??= vevent
       series.set(key, entry)
     }
-    for (const vevent of singles) single(vevent)
-
-    for (const { master, overrides } of series.values()) {
-      if (master === undefined || !(master.hasProperty("rrule") || master.hasProperty("rdate"))) {
-        // A single event; an override without its series stands alone.
-        for (const vevent of master === undefined ? overrides : [master]) single(vevent)
-        continue
-      }
+    /** Expands one series (its master and its overrides) into busy occurrences. */
+    const expand = (master: Component, overrides: ReadonlyArray<Component>) => {
       // Detached from the calendar: ical.js would otherwise scan every event of the feed for
       // overrides and every VTIMEZONE for zones on each event (times stay floating here anyway).
       const hasOverrides = overrides.length > 0
       const opaqueSeries = isOpaque(master)
       // Nothing of it can block: skipped before ical.js builds the series.
-      if (!opaqueSeries && !hasOverrides) continue
+      if (!opaqueSeries && !hasOverrides) return
       const detach = (component: Component) => new ICAL.Component(component.jCal)
       const detached = detach(master)
       localizeSeries(detached)
@@ -372,7 +404,13 @@ export const parseBusyPairs = (text: string, options: ParseOptions): BusyPairs =
       const rules = detached.getAllProperties("rrule")
       const plain = !hasOverrides && rules.length === 1 && !detached.hasProperty("rdate") && !detached.hasProperty("exdate")
       const iterator: { next: () => Time | null } = plain ? (rules[0]!.getFirstValue() as Recur).iterator(event.startDate) : event.iterator()
-      for (let i = 0; i < MAX_ITERATIONS_PER_EVENT; i++) {
+      for (let i = 0; i < stepsPerSeries && !full(); i++) {
+        if (++steps > stepsPerFeed) {
+          throw new FeedParseError(
+            `line ${lineOf(master)}: the feed's recurring events need more than ${formatCount(stepsPerFeed)} steps to expand ` +
+              "(the limit per feed; a rule repeating every minute or second without end takes that many in days)"
+          )
+        }
         const next = iterator.next()
         if (next === undefined || next === null) break
         // The series' own time: once past the window (plus a day of slack for overrides
@@ -396,6 +434,21 @@ export const parseBusyPairs = (text: string, options: ParseOptions): BusyPairs =
         const item = details.item.component
         if (isOpaque(item)) occurrence(item, details.startDate, details.endDate)
       }
+    }
+
+    for (const vevent of singles) {
+      if (full()) break
+      readingEvent(vevent, () => single(vevent))
+    }
+
+    for (const { master, overrides } of series.values()) {
+      if (full()) break
+      if (master === undefined || !(master.hasProperty("rrule") || master.hasProperty("rdate"))) {
+        // A single event; an override without its series stands alone.
+        for (const vevent of master === undefined ? overrides : [master]) readingEvent(vevent, () => single(vevent))
+        continue
+      }
+      readingEvent(master, () => expand(master, overrides))
     }
   }
   return pairs.slice(0, 2 * count)

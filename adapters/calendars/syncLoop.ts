@@ -1,9 +1,10 @@
 /**
- * The calendar sync loop: a background fiber that asks the core to sync the feeds that are
- * due (`Calendars.syncDue`), across tenants, and looks again every `pollMs`. Every instance
- * on a database runs one; the core's leases make each feed one instance's at a time, and all
- * of them read the stored result. A new calendar is due at once, so it is read within one
- * poll of being added.
+ * The calendar sync loop: a background fiber that asks the core to claim the feeds that are
+ * due (`Calendars.syncDue`), across tenants, into this instance's queue of syncs, and looks
+ * again every `pollMs`. It does not wait for the syncs: a slow feed holds no other's turn.
+ * Every instance on a database runs one; the core's leases make each feed one instance's at a
+ * time, and all of them read the stored result. A new calendar is due at once, so it is read
+ * within one poll of being added.
  */
 import { Cause, Effect, Layer } from "effect"
 import { Calendars } from "../../src/Calendars.js"
@@ -11,7 +12,7 @@ import { Calendars } from "../../src/Calendars.js"
 export interface CalendarSyncLoopOptions {
   /** How often to look for feeds that are due (default 2000 ms). */
   readonly pollMs?: number | undefined
-  /** Feeds synced at once per pass (default 10). */
+  /** Feeds claimed at most per pass (default 10; fewer when this instance's queue is full). */
   readonly batch?: number | undefined
 }
 
@@ -38,7 +39,7 @@ export const CalendarSyncLoopLive = (options: CalendarSyncLoopOptions = {}) =>
         Effect.as(Effect.logWarning("calendar sync pass failed", Cause.pretty(cause)), 0)
       )
     )
-    // A full batch means more may be due: go again at once; otherwise wait for the next poll.
+    // A full batch means more may be due: go again at once (a full queue claims none); otherwise wait for the next poll.
     const loop = Effect.forever(Effect.flatMap(pass, (synced) => synced >= batch ? Effect.void : realSleep(pollMs)))
     yield* Effect.forkScoped(loop)
   }))

@@ -13,6 +13,7 @@ import { Accounts } from "../../src/Accounts.js"
 import type { AccountWithKeys } from "../../src/domain/account.js"
 import { Storage } from "../../src/ports/storage.js"
 import { answerClientError, MAX_HEADER_BYTES } from "./clientError.js"
+import { FAVICON_PATH, serveFavicon } from "./favicon.js"
 import { type AppOptions, type AppWiring, makeAppLayer } from "./app.js"
 import { directReadLane } from "./handlers/reads.js"
 
@@ -78,8 +79,11 @@ export const makeServerLayer = <E>(options: ServeOptions, wiring: AppWiring<E>) 
   const server = http.createServer({ keepAliveTimeout: 5_000, maxHeaderSize: MAX_HEADER_BYTES })
   server.on("clientError", answerClientError)
   const grace = options.shutdownGraceMs ?? 10_000
+  // A server that never listened (its port taken, its database out of reach) has no shutdown to report.
+  let listened = false
   /** A layer whose release logs `line`: placed under a layer, it logs once that layer has closed. */
-  const logWhenReleased = (line: string) => Layer.scopedDiscard(Effect.addFinalizer(() => Effect.sync(() => options.log?.(line))))
+  const logWhenReleased = (line: string) =>
+    Layer.scopedDiscard(Effect.addFinalizer(() => Effect.sync(() => listened && options.log?.(line))))
 
   // Released before the server's own finalizer (which waits for open connections): after
   // the grace period, connections that are still open are closed.
@@ -116,10 +120,12 @@ export const makeServerLayer = <E>(options: ServeOptions, wiring: AppWiring<E>) 
         for (const listener of api) listener(req, res)
       }
       const path = (req.url ?? "/").split("?", 1)[0]!
-      if (side?.serves(path)) side.node(req, res)
+      if (path === FAVICON_PATH) serveFavicon(req, res)
+      else if (side?.serves(path)) side.node(req, res)
       else if (lane !== undefined) lane(req, res, toApi)
       else toApi()
     })
+    listened = true
     options.onListening?.(url)
   }))
 

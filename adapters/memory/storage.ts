@@ -14,6 +14,8 @@ import {
   type ColumnsQuery,
   type ColumnValues,
   type Condition,
+  currentIdempotentWrites,
+  idempotentTransaction,
   type IndexedRow,
   type IndexValue,
   type ListQuery,
@@ -127,12 +129,14 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
   }
 
   const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageFailure, R> =>
-    Effect.flatMap(FiberRef.get(currentOverlay), (open) => {
-      if (open !== undefined) return effect
-      const overlay: Overlay = { writes: new Map(), events: [], erased: new Set(), afterCommit: [] }
-      return lock.withPermits(1)(
-        Effect.locally(effect, currentOverlay, overlay).pipe(Effect.tap(() => Effect.sync(() => commit(overlay))))
-      ).pipe(Effect.tap(() => Effect.forEach(overlay.afterCommit, (after) => after, { discard: true })))
+    Effect.withFiberRuntime((fiber) => {
+      if (fiber.getFiberRef(currentOverlay) !== undefined) return effect
+      return idempotentTransaction(fiber.getFiberRef(currentIdempotentWrites), effect, (effect) => {
+        const overlay: Overlay = { writes: new Map(), events: [], erased: new Set(), afterCommit: [] }
+        return lock.withPermits(1)(
+          Effect.locally(effect, currentOverlay, overlay).pipe(Effect.tap(() => Effect.sync(() => commit(overlay))))
+        ).pipe(Effect.tap(() => Effect.forEach(overlay.afterCommit, (after) => after, { discard: true })))
+      })
     })
 
   const afterCommit = (effect: Effect.Effect<void>): Effect.Effect<void> =>

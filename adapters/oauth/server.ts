@@ -20,6 +20,7 @@ import { constantTimeEqual, randomBase62, sha256Hex } from "../../src/auth/crypt
 import { type Scope, SCOPES } from "../../src/domain/apiKey.js"
 import { makeId } from "../../src/domain/ids.js"
 import { SCOPE_DESCRIPTIONS } from "../../src/domain/oauthClient.js"
+import { containsNulOrLoneSurrogate } from "../../src/domain/validation.js"
 import { emailKey } from "../../src/domain/user.js"
 import { OAuthClients } from "../../src/OAuthClients.js"
 import { OAuthGrants } from "../../src/OAuthGrants.js"
@@ -63,7 +64,6 @@ export interface OAuthHandler {
 const PROTOCOL_ENDPOINTS = new Set(["/oauth/authorize", "/oauth/token", "/oauth/revoke", "/oauth/introspect"])
 const FORM_LIMIT = 56 * 1024
 
-const hasNul = (value: string) => value.includes("\u0000")
 
 const INTERACTION = /^\/oauth\/interaction\/([A-Za-z0-9_-]{1,64})(?:\/(login|confirm|abort))?$/
 
@@ -370,8 +370,8 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
       const password = (form.get("password") ?? "").slice(0, 256)
       const found = await clientOf(details)
       if (found === undefined) return sendHtml(res, 400, errorPage("Unknown application", "This application is no longer registered."))
-      if (hasNul(email) || hasNul(password)) {
-        return showPage(res, details, { status: 400, message: "The email or password contains a character that is not allowed (NUL)." })
+      if (containsNulOrLoneSurrogate(email) || containsNulOrLoneSurrogate(password)) {
+        return showPage(res, details, { status: 400, message: "The email or password contains a character that is not allowed (NUL or an unpaired surrogate)." })
       }
       const accountId = found.tenant.account_id
       const [emailPolicy, addressPolicy] = signInPolicies(accountId, emailKey(email), addressOf(req), signInLimits)
@@ -403,17 +403,19 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
     }
 
     /**
-     * What oidc-provider must not see: a NUL byte in any parameter or in the client's
-     * credentials (storage refuses it), or a response_mode other than the metadata's one.
+     * What oidc-provider must not see: a NUL byte or an unpaired surrogate (the core's input
+     * rule) in any parameter or in the client's credentials (storage refuses it), or a
+     * response_mode other than the metadata's one.
      * The refusal names the parameter, never its value.
      */
     const refusalOf = (path: string, params: URLSearchParams, credentials: string): string | undefined => {
       for (const [name, value] of params) {
-        if (hasNul(name) || hasNul(value)) {
-          return /^[a-z_]{1,40}$/.test(name) ? `the ${name} parameter contains a NUL byte` : "a parameter contains a NUL byte"
+        if (containsNulOrLoneSurrogate(name) || containsNulOrLoneSurrogate(value)) {
+          const which = /^[a-z_]{1,40}$/.test(name) ? `the ${name} parameter` : "a parameter"
+          return `${which} contains a NUL byte or an unpaired surrogate`
         }
       }
-      if (hasNul(credentials)) return "the client credentials contain a NUL byte"
+      if (containsNulOrLoneSurrogate(credentials)) return "the client credentials contain a NUL byte or an unpaired surrogate"
       if (path === "/oauth/authorize" && params.getAll("response_mode").some((mode) => mode !== "query")) {
         return "response_mode must be query, the only response mode this server supports"
       }
@@ -424,7 +426,7 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
     const trustedRedirect = async (params: URLSearchParams) => {
       const clientId = params.get("client_id") ?? ""
       const redirectUri = params.get("redirect_uri") ?? ""
-      if (clientId === "" || redirectUri === "" || hasNul(clientId) || hasNul(redirectUri)) return undefined
+      if (clientId === "" || redirectUri === "" || containsNulOrLoneSurrogate(clientId) || containsNulOrLoneSurrogate(redirectUri)) return undefined
       const found = await run(clients.resolve(clientId))
       return found?.client.redirect_uris.includes(redirectUri) === true ? redirectUri : undefined
     }
@@ -441,7 +443,7 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
       target.searchParams.set("error", "invalid_request")
       target.searchParams.set("error_description", description)
       const state = params.get("state")
-      if (state !== null && !hasNul(state)) target.searchParams.set("state", state)
+      if (state !== null && !containsNulOrLoneSurrogate(state)) target.searchParams.set("state", state)
       target.searchParams.set("iss", issuer)
       res.writeHead(303, { location: target.href, "cache-control": "no-store", "content-length": "0" })
       res.end()

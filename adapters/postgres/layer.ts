@@ -42,6 +42,19 @@ export interface PostgresStorageOptions {
    * connection limit, restarting) before it fails (default 30,000 ms).
    */
   readonly startTimeoutMs?: number
+  /**
+   * Where start-up says what it is doing, a line at a time: that it cannot connect (at once,
+   * then every few seconds while it keeps trying) and that it migrates. Default: warnings on
+   * Effect's logger for the retries, nothing else.
+   */
+  readonly log?: (line: string) => void
+}
+
+/** `host:port` of a connection string, for messages (never its user or password). */
+export const serverOf = (url: string): string => {
+  if (!URL.canParse(url)) return "the server in the URL"
+  const { hostname, port } = new URL(url)
+  return `${hostname === "" ? "localhost" : hostname}:${port === "" ? "5432" : port}`
 }
 
 /** A pause on a plain timer: a TestClock in context must not stall start-up. */
@@ -53,17 +66,39 @@ const pause = (ms: number) =>
 
 /**
  * `effect`, tried again while the server is out of reach, 100 ms apart growing to 2 s, until
- * `ms` have passed; a server that answers with any other failure fails at once.
+ * `ms` have passed; a server that answers with any other failure fails at once. The first
+ * refusal is reported at once, then one line every 5 s or so while it keeps trying.
  */
-const whileUnreachable = <A>(effect: Effect.Effect<A, StorageFailure>, ms: number): Effect.Effect<A, StorageFailure> =>
+const whileUnreachable = <A>(
+  effect: Effect.Effect<A, StorageFailure>,
+  ms: number,
+  where: string,
+  log: ((line: string) => void) | undefined
+): Effect.Effect<A, StorageFailure> =>
   Effect.suspend(() => {
-    const deadline = Date.now() + ms
+    const started = Date.now()
+    const deadline = started + ms
     let delay = 100
+    let reported: number | undefined
+    const report = (error: StorageFailure) =>
+      Effect.suspend(() => {
+        const now = Date.now()
+        if (log === undefined) return Effect.logWarning(`slotwise postgres: not reachable at start (${error.detail}); trying again in ${delay} ms`)
+        if (reported !== undefined && now - reported < 5_000) return Effect.void
+        const first = reported === undefined
+        reported = now
+        const left = Math.max(0, Math.ceil((deadline - now) / 1000))
+        return Effect.sync(() =>
+          log(first
+            ? `cannot connect to PostgreSQL at ${where} (${error.detail}); trying again for up to ${Math.ceil(ms / 1000)} s`
+            : `still cannot connect to PostgreSQL at ${where} (${error.detail}); ${left} s left`)
+        )
+      })
     const attempt: Effect.Effect<A, StorageFailure> = Effect.catchIf(
       effect,
       (error) => error.unavailable === true && Date.now() + delay < deadline,
       (error) =>
-        Effect.logWarning(`slotwise postgres: not reachable at start (${error.detail}); trying again in ${delay} ms`).pipe(
+        report(error).pipe(
           Effect.zipRight(pause(delay)),
           Effect.zipRight(Effect.suspend(() => {
             delay = Math.min(delay * 2, 2_000)
@@ -71,7 +106,18 @@ const whileUnreachable = <A>(effect: Effect.Effect<A, StorageFailure>, ms: numbe
           }))
         )
     )
-    return attempt
+    return Effect.catchIf(
+      attempt,
+      (error) => error.unavailable === true,
+      (error) =>
+        Effect.fail(
+          new StorageFailure({
+            detail: `cannot connect to PostgreSQL at ${where}${reported === undefined ? "" : ` after ${Math.round((Date.now() - started) / 1000)} s`}: ${error.detail}`,
+            cause: error.cause,
+            unavailable: true
+          })
+        )
+    )
   })
 
 /** The advisory lock key that serialises migrations across instances. */
@@ -139,10 +185,14 @@ export const makePostgresStorage = (
     const markReady = (spec: CollectionSpec<any>) => sql.afterCommit(Effect.sync(() => ready.add(spec)))
 
     // Instances often start beside their database (a compose file, a failover): wait for it.
+    const where = serverOf(options.url)
+    let began = 0
     yield* whileUnreachable(
       sql.locked(
         MIGRATION_LOCK,
         Effect.gen(function*() {
+          began = Date.now()
+          options.log?.(`PostgreSQL ${where}: migrating tables …`)
           yield* migrateBase(run, schema)
           for (const spec of CoreCollections) {
             yield* migrateCollection(run, spec)
@@ -150,8 +200,11 @@ export const makePostgresStorage = (
           }
         })
       ),
-      options.startTimeoutMs ?? 30_000
+      options.startTimeoutMs ?? 30_000,
+      where,
+      options.log
     )
+    options.log?.(`PostgreSQL ${where}: tables migrated, done (${Date.now() - began} ms)`)
 
     const ensure = (spec: CollectionSpec<any>): Effect.Effect<void, StorageFailure> =>
       Effect.suspend(() =>

@@ -29,6 +29,7 @@ import { Context, Effect, type Exit, FiberRef, Option } from "effect"
 import pg from "pg"
 import { StorageFailure } from "../../src/domain/errors.js"
 import { type AfterCommitQueue, afterCommitOn, runAfterCommit } from "../../src/ports/afterCommit.js"
+import { currentIdempotentWrites, idempotentTransaction } from "../../src/ports/storage.js"
 import { Tenant, type TenantId } from "../../src/ports/tenant.js"
 
 type Queryable = pg.Pool | pg.PoolClient
@@ -280,8 +281,15 @@ export const makeSql = (pool: pg.Pool): Sql => {
       return Effect.flatMap(committed, ([a, open]) => Effect.as(runAfterCommit(open), a))
     })
 
-  const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>) => begin(effect, "plain")
-  const keyedTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) => begin(effect, "keyed")
+  /** A write transaction of the request in progress (leases are the workers'). */
+  const requestWrite = (mode: "plain" | "keyed") => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.withFiberRuntime<A, E | StorageFailure, R>((fiber) =>
+      fiber.getFiberRef(openTransaction) !== undefined
+        ? effect
+        : idempotentTransaction(fiber.getFiberRef(currentIdempotentWrites), effect, (effect) => begin(effect, mode))
+    )
+  const transaction = requestWrite("plain")
+  const keyedTransaction = requestWrite("keyed")
   const leaseTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) => begin(effect, "leasing")
 
   const lockKeys = (keys: ReadonlyArray<string>) =>

@@ -7,6 +7,7 @@
  * one transaction that excludes other processes (`BEGIN IMMEDIATE`, an advisory lock).
  */
 import { Effect, Either } from "effect"
+import { replaceLoneSurrogates } from "../../src/domain/common.js"
 import { StorageFailure } from "../../src/domain/errors.js"
 import { indexColumnsToAdd, indexValuesOf, isSparseIndex, specProblem, storageIndexGroups } from "../../src/ports/specs.js"
 import { type CollectionSpec, FieldOfRelated, ListOfField } from "../../src/ports/storage.js"
@@ -72,6 +73,11 @@ export interface MigrationDialect extends Dialect {
   ) => readonly [sql: string, params: ReadonlyArray<unknown>]
   /** A stored document as the driver returns it, parsed. */
   readonly documentOf: (stored: unknown) => unknown
+  /**
+   * A condition true of every row whose stored `doc` text may escape a surrogate (`\ud800`),
+   * and of few others: the rows `repairLoneSurrogates` reads.
+   */
+  readonly mayEscapeSurrogate: string
 }
 
 /** A value written into documents: JSON text, or a one-element list of the document's own field. */
@@ -180,6 +186,7 @@ const fillAddedFields = (dialect: MigrationDialect, run: Run, spec: CollectionSp
           `check ${step}`
         )
         if (done.length > 0) continue
+        yield* repairLoneSurrogates(dialect, run, table)
         const [fill, params] = value instanceof FieldOfRelated
           ? yield* relatedFill(dialect, run, table, field, value)
           : plainFill(dialect, table, field, value)
@@ -201,14 +208,15 @@ const plainFill = (dialect: MigrationDialect, table: string, field: string, valu
 
 /**
  * The fill of a field kept on related documents; the fallback alone while their table (or a
- * column the match needs) does not exist yet, since then there is nothing to copy from.
+ * column the match needs) does not exist yet, since then there is nothing to copy from. The
+ * related documents are read in SQL too, so they are repaired first like the table's own.
  */
 const relatedFill = (dialect: MigrationDialect, run: Run, table: string, field: string, related: FieldOfRelated) =>
-  Effect.map(dialect.columnsOf(run, tableOf({ name: related.from })), (columns) => {
+  Effect.flatMap(dialect.columnsOf(run, tableOf({ name: related.from })), (columns) => {
     const present = new Set(columns.map((c) => c.name))
     const needed = [...Object.keys(related.match), related.orderBy]
-    if (!needed.every((column) => present.has(column))) return plainFill(dialect, table, field, related.fallback)
-    return dialect.fillRelatedField(
+    if (!needed.every((column) => present.has(column))) return Effect.succeed(plainFill(dialect, table, field, related.fallback))
+    return Effect.as(repairLoneSurrogates(dialect, run, tableOf({ name: related.from })), dialect.fillRelatedField(
       quote(table),
       field,
       {
@@ -217,7 +225,46 @@ const relatedFill = (dialect: MigrationDialect, run: Run, table: string, field: 
         orderBy: quote(related.orderBy)
       },
       fillValueOf(related.fallback)
-    )
+    ))
+  })
+
+/** `value` with each unpaired surrogate in its strings and keys replaced, or `value` itself when it holds none. */
+const withoutLoneSurrogates = (value: unknown): unknown => {
+  if (typeof value === "string") return replaceLoneSurrogates(value)
+  if (value === null || typeof value !== "object") return value
+  let changed = false
+  const keep = <A>(before: unknown, after: A): A => {
+    if (before !== after) changed = true
+    return after
+  }
+  const repaired = Array.isArray(value)
+    ? value.map((item) => keep(item, withoutLoneSurrogates(item)))
+    : Object.fromEntries(Object.entries(value).map(([key, item]) => [keep(key, replaceLoneSurrogates(key)), keep(item, withoutLoneSurrogates(item))]))
+  return changed ? repaired : value
+}
+
+/**
+ * Gives U+FFFD in place of each unpaired surrogate to the table's documents that hold one:
+ * earlier versions stored `"\ud800"` from a JSON body as it came. PostgreSQL keeps such a
+ * `json` document but cannot parse it, so a fill that reads documents in SQL (`doc -> …`)
+ * would fail on it, and with it every start. It runs before each fill, in the fill's
+ * transaction, so a row an older instance still writes meanwhile is caught by the next fill.
+ */
+const repairLoneSurrogates = (dialect: MigrationDialect, run: Run, table: string) =>
+  Effect.gen(function*() {
+    const rows = (yield* run(
+      `SELECT account_id, environment, id, doc FROM ${quote(table)} WHERE ${dialect.mayEscapeSurrogate}`,
+      [],
+      `find ${table} documents with unpaired surrogates`
+    )) as ReadonlyArray<{ account_id: string; environment: string; id: string; doc: unknown }>
+    const at = dialect.placeholder
+    const update = `UPDATE ${quote(table)} SET doc = ${at(1)} WHERE account_id = ${at(2)} AND environment = ${at(3)} AND id = ${at(4)}`
+    for (const row of rows) {
+      const doc = dialect.documentOf(row.doc)
+      const repaired = withoutLoneSurrogates(doc)
+      if (repaired === doc) continue
+      yield* run(update, [JSON.stringify(repaired), row.account_id, row.environment, row.id], `repair ${table}.${row.id}`)
+    }
   })
 
 /** Fills index columns from each row's document, with the spec's getters. */

@@ -41,6 +41,8 @@ export interface SqliteStorageSettings {
 export interface SqliteStorageOptions extends SqliteStorageSettings {
   /** A file path, or ":memory:" for a private database that lives as long as the layer. */
   readonly filename: string
+  /** Where start-up says that it migrates, a line at a time (default: nowhere). */
+  readonly log?: (line: string) => void
 }
 
 /** Writes committed before a storage counts as busy enough for a checkpoint worker. */
@@ -107,10 +109,13 @@ export const makeSqliteStorage = (
     // A group's COMMIT set for the end of the turn is not left behind when the storage closes.
     yield* Effect.addFinalizer(() => Effect.sync(tx.close))
 
+    const began = Date.now()
+    options.log?.(`SQLite ${options.filename}: migrating tables …`)
     yield* tx.transaction(Effect.gen(function*() {
       yield* migrateBase(tx.run)
       for (const spec of CoreCollections) yield* prepare(spec)
     }))
+    options.log?.(`SQLite ${options.filename}: tables migrated, done (${Date.now() - began} ms)`)
 
     // Stopped before the connections close (finalizers run in reverse).
     yield* Effect.addFinalizer(() => Effect.suspend(() => checkpointer?.stop ?? Effect.void))

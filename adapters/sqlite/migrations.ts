@@ -180,5 +180,7 @@ const sqlite: MigrationDialect = {
       [path, path, ...params, path]
     ]
   },
-  documentOf: (stored) => JSON.parse(stored as string)
+  documentOf: (stored) => JSON.parse(stored as string),
+  // LIKE ignores ASCII case; the backslash is no escape character without ESCAPE.
+  mayEscapeSurrogate: "doc LIKE '%\\ud%'"
 }

@@ -14,7 +14,7 @@ import * as path from "node:path"
 import { Clock, Context, Effect, Exit, FiberRef, Schedule } from "effect"
 import type { StorageFailure } from "../../src/domain/errors.js"
 import { type AfterCommitQueue, afterCommitOn, runAfterCommit } from "../../src/ports/afterCommit.js"
-import type { StorageService } from "../../src/ports/storage.js"
+import { currentIdempotentWrites, idempotentTransaction, type StorageService } from "../../src/ports/storage.js"
 import { Tenant, type TenantId } from "../../src/ports/tenant.js"
 import { type Lock, makeLock } from "./lock.js"
 import type { Run } from "./migrations.js"
@@ -354,30 +354,35 @@ export const makeTransactions = (options: {
   const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageFailure, R> =>
     Effect.withFiberRuntime<A, E | StorageFailure, R>((fiber) => {
       if (fiber.getFiberRef(openTransaction) !== undefined) return effect
-      const state: OpenTransaction = { afterCommit: [] }
-      // One uninterruptible region: the lock is released on every path out of it (joining,
-      // the effect and leaving all end in an Exit, never a throw), and the fiber's
-      // transaction is set and cleared by hand (`Effect.locally` costs ~8 µs). The wait for
-      // the group's COMMIT comes after the release and is uninterruptible too.
-      const committed = Effect.uninterruptibleMask((restore) =>
-        Effect.zipRight(
-          lock.acquire(restore),
-          Effect.flatMap(
-            Effect.exit(Effect.flatMap(join, (began) =>
-              Effect.zipRight(
-                FiberRef.set(openTransaction, state),
-                Effect.flatMap(Effect.exit(restore(effect)), (exit) =>
-                  Effect.zipRight(FiberRef.set(openTransaction, undefined), Effect.sync(() => leave(began, exit))))
-              ))),
-            (left): Effect.Effect<A, E | StorageFailure> => {
-              releaseWriter()
-              return left._tag === "Success" ? left.value : Effect.failCause(left.cause)
-            }
-          )
+      return idempotentTransaction(fiber.getFiberRef(currentIdempotentWrites), effect, outermost)
+    })
+
+  /** A new transaction for `effect` (called where it runs: its state is its own). */
+  const outermost = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageFailure, R> => {
+    const state: OpenTransaction = { afterCommit: [] }
+    // One uninterruptible region: the lock is released on every path out of it (joining,
+    // the effect and leaving all end in an Exit, never a throw), and the fiber's
+    // transaction is set and cleared by hand (`Effect.locally` costs ~8 µs). The wait for
+    // the group's COMMIT comes after the release and is uninterruptible too.
+    const committed = Effect.uninterruptibleMask((restore) =>
+      Effect.zipRight(
+        lock.acquire(restore),
+        Effect.flatMap(
+          Effect.exit(Effect.flatMap(join, (began) =>
+            Effect.zipRight(
+              FiberRef.set(openTransaction, state),
+              Effect.flatMap(Effect.exit(restore(effect)), (exit) =>
+                Effect.zipRight(FiberRef.set(openTransaction, undefined), Effect.sync(() => leave(began, exit))))
+            ))),
+          (left): Effect.Effect<A, E | StorageFailure> => {
+            releaseWriter()
+            return left._tag === "Success" ? left.value : Effect.failCause(left.cause)
+          }
         )
       )
-      return Effect.tap(committed, () => runAfterCommit(state))
-    })
+    )
+    return Effect.tap(committed, () => runAfterCommit(state))
+  }
 
   const afterCommit = afterCommitOn(openTransaction)
 

@@ -7,7 +7,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { ApiKeys, type Principal } from "../ApiKeys.js"
-import { parseSecretPrefix } from "../domain/apiKey.js"
+import { looksLikeApiKey } from "../domain/apiKey.js"
 import { type StorageFailure, Unauthorized } from "../domain/errors.js"
 
 export interface CredentialKind {
@@ -39,7 +39,7 @@ export const makeAuthenticator = (kinds: ReadonlyArray<CredentialKind>): Authent
 /** API keys as a credential kind. */
 export const apiKeyCredentials: Effect.Effect<CredentialKind, never, ApiKeys> = Effect.map(ApiKeys, (keys) => ({
   name: "an API key (sk_test_…, sk_live_…, pk_test_…, pk_live_…)",
-  recognizes: (token) => parseSecretPrefix(token) !== undefined,
+  recognizes: looksLikeApiKey,
   authenticate: keys.authenticate
 }))
 

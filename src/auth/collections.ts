@@ -53,6 +53,18 @@ export interface StoredResponse {
   readonly secret_withheld?: boolean
 }
 
+/**
+ * What a write transaction of an idempotent request committed, kept in that transaction: a
+ * retry after an unknown outcome is given it instead of writing again. A result with a
+ * top-level `secret` keeps only what it created; an Option, what it holds; one that is
+ * otherwise not plain JSON, nothing.
+ */
+export type CommittedResult =
+  | { readonly kept: "value"; readonly value?: unknown }
+  | { readonly kept: "option"; readonly some: CommittedResult | null }
+  | { readonly kept: "secret_withheld"; readonly object: string | null; readonly id: string | null }
+  | { readonly kept: "nothing" }
+
 /** An `Idempotency-Key` and what its first request did (docs/api.md §1 Idempotency). */
 export interface IdempotencyRecord {
   /** SHA-256 of the key, hex. */
@@ -60,6 +72,8 @@ export interface IdempotencyRecord {
   readonly fingerprint: string
   readonly state: "in_flight" | "completed"
   readonly response: StoredResponse | null
+  /** While in flight: what its write transactions committed, in order (absent: none). */
+  readonly results?: ReadonlyArray<CommittedResult>
   /** While in flight: when the request is presumed dead (its process crashed). */
   readonly locked_until_ms: number
   readonly expires_ms: number

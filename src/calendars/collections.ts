@@ -16,7 +16,8 @@ export const CalendarsCollection: CollectionSpec<StoredCalendar> = {
   storageIndexes: [["staff_id"]],
   // Only the sync loop reads by due time, across tenants: the due calendars are few, so
   // sorting them by id after the range read costs little.
-  acrossTenantIndexes: [["due_ms"]]
+  acrossTenantIndexes: [["due_ms"]],
+  addedFields: { sync_state: "idle" }
 }
 
 export const BusyRangesCollection: CollectionSpec<BusyChunk> = {

@@ -36,33 +36,60 @@ const AllowedOrigins = Schema.Array(Origin).pipe(Schema.maxItems(100)).annotatio
 /**
  * An account's handle: the slug of its hosted booking page (`/book/{handle}`). Lower-case
  * letters, digits and inner hyphens, 3 to 40 characters, unique across all accounts, and not a
- * word the server's own paths use.
+ * word the server's own paths use or one that could pass for the server's operator.
  */
 export const HANDLE_PATTERN = /^[a-z0-9](?:[a-z0-9-]{1,38}[a-z0-9])?$/
 export const HANDLE_MIN_LENGTH = 3
 export const HANDLE_MAX_LENGTH = 40
+/** Words no account may take: the server's own paths, and names a visitor would take for its operator's. */
 export const RESERVED_HANDLES: ReadonlySet<string> = new Set([
   "admin", "api", "v1", "book", "manage", "docs", "widget", "oauth", "www", "health", "static", "assets", "calendar", "tls",
-  "account", "accounts", "login", "logout", "signup", "settings", "help", "support", "status", "slotwise", "well-known"
+  "account", "accounts", "login", "logout", "signup", "settings", "help", "support", "status", "well-known",
+  "administrator", "root", "security", "billing", "signin", "sign-in", "sign-up", "console", "dashboard", "abuse",
+  "postmaster", "hostmaster", "webmaster", "system", "official", "noreply", "no-reply"
 ])
+/** Any handle with this in it (`slotwise-support`, `help-slotwise`) could pass for the operator's. */
+const OPERATOR_NAME = "slotwise"
 
-/** What is wrong with `handle` as an account handle, or `undefined` when it is a usable one. */
+/** What is wrong with the shape of `handle`, or `undefined`: stored handles and lookups are held to this alone. */
+export const handleShapeProblem = (handle: string): string | undefined =>
+  handle.length < HANDLE_MIN_LENGTH || handle.length > HANDLE_MAX_LENGTH || !HANDLE_PATTERN.test(handle)
+    ? `must be ${HANDLE_MIN_LENGTH} to ${HANDLE_MAX_LENGTH} lower-case letters, digits and hyphens, starting and ending with a letter or digit`
+    : undefined
+
+/**
+ * What is wrong with `handle` as a new account handle, or `undefined` when it is a usable one.
+ * An account that has a handle reserved since it took it keeps it (see {@link StoredHandle}).
+ */
 export const handleProblem = (handle: string): string | undefined => {
-  if (handle.length < HANDLE_MIN_LENGTH || handle.length > HANDLE_MAX_LENGTH || !HANDLE_PATTERN.test(handle)) {
-    return `must be ${HANDLE_MIN_LENGTH} to ${HANDLE_MAX_LENGTH} lower-case letters, digits and hyphens, starting and ending with a letter or digit`
-  }
-  if (RESERVED_HANDLES.has(handle)) return `${handle} is reserved for the server's own pages`
+  const shape = handleShapeProblem(handle)
+  if (shape !== undefined) return shape
+  if (RESERVED_HANDLES.has(handle)) return `${handle} is reserved for this server's own pages and its operator`
+  if (handle.includes(OPERATOR_NAME)) return `${handle} is reserved: a handle with "${OPERATOR_NAME}" in it could pass for this server's operator`
   return undefined
 }
 
-export const Handle = Schema.String.pipe(
-  Schema.filter((s) => handleProblem(s) ?? true),
+/** An account's handle as stored and shown: the shape alone, so a word reserved later never makes an account unreadable. */
+export const StoredHandle = Schema.String.pipe(
+  Schema.filter((s) => handleShapeProblem(s) ?? true),
   Schema.annotations({
-    identifier: "Handle",
-    description: "the account's hosted page slug: 3 to 40 of `a-z`, `0-9` and inner `-`, unique, not a reserved word",
+    identifier: "StoredHandle",
+    description: "the account's hosted page slug: 3 to 40 of `a-z`, `0-9` and inner `-`, unique",
     jsonSchema: { type: "string", minLength: HANDLE_MIN_LENGTH, maxLength: HANDLE_MAX_LENGTH, pattern: HANDLE_PATTERN.source }
   })
 )
+
+/** A handle an account chooses: well shaped, and not reserved. */
+export const Handle = StoredHandle.pipe(
+  Schema.filter((s) => handleProblem(s) ?? true),
+  Schema.annotations({
+    identifier: "Handle",
+    description: "the account's hosted page slug: 3 to 40 of `a-z`, `0-9` and inner `-`, unique, not a reserved word"
+  })
+)
+
+/** How long a handle an account gave up stays its own: its pages redirect, and no other account may take it. */
+export const HANDLE_HOLD_DAYS = 30
 
 /**
  * The slug a name suggests (`Default account` → `default-account`), cut to leave room for a
@@ -161,7 +188,7 @@ export const Account = Schema.Struct({
   id: Id("account"),
   object: ObjectType("account"),
   name: Name,
-  handle: Handle,
+  handle: StoredHandle,
   plan: Plan,
   allowed_origins: AllowedOrigins,
   branding: Branding,

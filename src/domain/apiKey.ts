@@ -85,6 +85,12 @@ export type ApiKeyRotate = typeof ApiKeyRotate.Type
 export const secretPrefix = (type: KeyType, environment: Environment): string =>
   `${type === "secret" ? "sk" : "pk"}_${environment === "production" ? "live" : "test"}_`
 
+/**
+ * Whether a presented credential is meant as an API key (`sk_`/`pk_`), well formed or not: a
+ * mistyped or truncated key is refused as an API key, never taken for an OAuth access token.
+ */
+export const looksLikeApiKey = (token: string): boolean => /^(sk|pk)_/.test(token)
+
 /** Which type and environment a presented credential claims, from its prefix alone. */
 export const parseSecretPrefix = (secret: string): { readonly type: KeyType; readonly environment: Environment } | undefined => {
   const m = /^(sk|pk)_(test|live)_[0-9A-Za-z]{24,64}$/.exec(secret)

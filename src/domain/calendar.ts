@@ -69,6 +69,13 @@ export const CalendarStatus = Schema.Literal("pending", "synced", "failing").ann
 })
 export type CalendarStatus = typeof CalendarStatus.Type
 
+export const CalendarSyncState = Schema.Literal("queued", "running", "idle").annotations({
+  identifier: "CalendarSyncState",
+  description: "`queued` when a read was asked for (a new calendar, or `POST …/sync`) and waits its turn; `running` while the " +
+    "feed is read; `idle` otherwise (the next read is at `next_sync_at`)"
+})
+export type CalendarSyncState = typeof CalendarSyncState.Type
+
 export const Calendar = Schema.Struct({
   id: Id("calendar"),
   object: ObjectType("calendar"),
@@ -78,6 +85,7 @@ export const Calendar = Schema.Struct({
     description: "the feed's scheme and host; the rest of the address is a secret and never shown after creation"
   }),
   status: CalendarStatus,
+  sync_state: CalendarSyncState,
   last_synced_at: Schema.NullOr(Instant).annotations({
     description: "when the feed was last read successfully (including an unchanged answer); null before that"
   }),

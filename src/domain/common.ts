@@ -218,12 +218,29 @@ export const Metadata = Schema.Record({
 )
 export type Metadata = typeof Metadata.Type
 
-/** NUL has no place in text people read, and PostgreSQL cannot store it in a document. */
-const withoutNul = (s: string) => !s.includes("\u0000") || "must not contain NUL characters"
+export const NUL_OR_SURROGATE_MESSAGE = "must not contain a NUL character or an unpaired surrogate"
+
+/** A UTF-16 surrogate not part of a pair (JSON's `"\ud800"` decodes to one). */
+const LONE_SURROGATE = "[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]"
+const UNSTORABLE = new RegExp(`\\u0000|${LONE_SURROGATE}`)
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE, "g")
+
+/**
+ * Whether `text` holds a character no text field accepts: U+0000, which PostgreSQL stores in
+ * neither text nor jsonb, or an unpaired surrogate, which is no character at all and leaves a
+ * PostgreSQL document unreadable (`doc -> 'field'` fails on it). Emoji (paired) are text.
+ * Every input is checked with it once (validation.ts); schemas used alone check it too.
+ */
+export const containsNulOrLoneSurrogate = (text: string): boolean => UNSTORABLE.test(text)
+
+/** `text` with U+FFFD for each unpaired surrogate: how text stored before the rule is repaired. */
+export const replaceLoneSurrogates = (text: string): string => text.replace(LONE_SURROGATES, "\ufffd")
+
+const withoutNulOrLoneSurrogate = (s: string) => !containsNulOrLoneSurrogate(s) || NUL_OR_SURROGATE_MESSAGE
 
 export const Name = Schema.String.pipe(
   Schema.filter((s) => s.trim().length > 0 || "must not be empty"),
-  Schema.filter(withoutNul),
+  Schema.filter(withoutNulOrLoneSurrogate),
   Schema.maxLength(200),
   Schema.annotations({ description: "name as people see it, 1 to 200 characters" })
 )
@@ -241,7 +258,7 @@ export const Phone = Schema.String.pipe(
   Schema.annotations({ description: "phone number: digits, spaces, `()-.`, optionally a leading `+`" })
 )
 export const Text = (max: number) =>
-  Schema.String.pipe(Schema.maxLength(max), Schema.filter(withoutNul), Schema.annotations({ description: `free text, at most ${max} characters` }))
+  Schema.String.pipe(Schema.maxLength(max), Schema.filter(withoutNulOrLoneSurrogate), Schema.annotations({ description: `free text, at most ${max} characters` }))
 
 export const Minutes = (max: number) =>
   Schema.Int.pipe(

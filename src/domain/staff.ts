@@ -5,7 +5,7 @@ import { Id } from "./ids.js"
 export const StaffFields = {
   name: Name,
   email: Schema.NullOr(Email).annotations({ description: "email address; null when none" }),
-  time_zone: TimeZone.annotations({ description: "IANA time zone of the staff member's working hours (default `UTC`)" }),
+  time_zone: TimeZone.annotations({ description: "IANA time zone of the staff member's working hours, such as `Europe/Berlin`" }),
   active: Schema.Boolean.annotations({ description: "inactive staff cannot be booked" }),
   metadata: Metadata
 }
@@ -26,9 +26,12 @@ export const PublicStaff = Staff.omit("email", "metadata").annotations({
 export type PublicStaff = typeof PublicStaff.Type
 export const publicStaff = ({ email: _, metadata: __, ...shown }: Staff): PublicStaff => shown
 
-const { name, ...optionalOnCreate } = StaffFields
+// A time zone is required: working hours read in a zone the caller never chose (UTC) would
+// put every slot hours off, silently.
+const { name, time_zone, ...optionalOnCreate } = StaffFields
 export const StaffCreate = Schema.Struct({
   name,
+  time_zone,
   ...optionalFields(optionalOnCreate)
 }).annotations({ identifier: "StaffCreate" })
 export type StaffCreate = typeof StaffCreate.Type
@@ -36,4 +39,4 @@ export type StaffCreate = typeof StaffCreate.Type
 export const StaffUpdate = Schema.Struct(optionalFields(StaffFields)).annotations({ identifier: "StaffUpdate" })
 export type StaffUpdate = typeof StaffUpdate.Type
 
-export const staffDefaults = { email: null, time_zone: "UTC", active: true, metadata: {} }
+export const staffDefaults = { email: null, active: true, metadata: {} }

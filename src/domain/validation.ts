@@ -7,7 +7,10 @@
  * body stays small whatever was sent.
  */
 import { type Effect, Either, ParseResult, type Schema, SchemaAST as AST } from "effect"
+import { containsNulOrLoneSurrogate, NUL_OR_SURROGATE_MESSAGE } from "./common.js"
 import { type FieldError, ValidationFailed } from "./errors.js"
+
+export { containsNulOrLoneSurrogate, NUL_OR_SURROGATE_MESSAGE }
 
 /** One invalid field: its path as keys, and what is wrong with it. */
 export interface FieldIssue {
@@ -248,25 +251,21 @@ export const refusedInput = (issues: ReadonlyArray<FieldIssue>): ValidationFaile
 
 export const decodeOptions = { errors: "all", onExcessProperty: "error" } as const
 
-export const NUL_MESSAGE = "must not contain a NUL character"
-const NUL_KEY_MESSAGE = "must not have a key that contains a NUL character"
+const NUL_OR_SURROGATE_KEY_MESSAGE = "must not have a key that contains a NUL character or an unpaired surrogate"
 /** Inputs are walked no deeper than the body step lets a JSON body nest. */
 const MAX_WALK_DEPTH = 64
 
-/** Whether `text` holds U+0000, which no text field accepts. */
-export const containsNul = (text: string): boolean => text.includes("\u0000")
-
 /**
- * Every string of an input holding a NUL (U+0000), as field issues: the value's own path, or
- * for a key, the object holding it (a path never repeats the key). No text field accepts one:
- * PostgreSQL can store it in neither text nor jsonb, and no person types it, so the rule is
- * one for every input, every field and every storage, checked here once.
+ * Every string of an input holding a NUL or an unpaired surrogate ({@link containsNulOrLoneSurrogate}), as
+ * field issues: the value's own path, or for a key, the object holding it (a path never
+ * repeats the key). No text field accepts one and no person types one, so the rule is one
+ * for every input, every field and every storage, checked here once.
  */
-export const nulIssues = (input: unknown): Array<FieldIssue> => {
+export const nulOrSurrogateIssues = (input: unknown): Array<FieldIssue> => {
   const issues: Array<FieldIssue> = []
   const walk = (value: unknown, path: ReadonlyArray<PropertyKey>, depth: number): void => {
     if (typeof value === "string") {
-      if (containsNul(value)) issues.push({ path, message: NUL_MESSAGE })
+      if (containsNulOrLoneSurrogate(value)) issues.push({ path, message: NUL_OR_SURROGATE_MESSAGE })
       return
     }
     if (value === null || typeof value !== "object" || depth > MAX_WALK_DEPTH) return
@@ -276,10 +275,10 @@ export const nulIssues = (input: unknown): Array<FieldIssue> => {
     }
     let badKey = false
     for (const [key, item] of Object.entries(value)) {
-      if (containsNul(key)) badKey = true
+      if (containsNulOrLoneSurrogate(key)) badKey = true
       else walk(item, [...path, key], depth + 1)
     }
-    if (badKey) issues.push({ path, message: NUL_KEY_MESSAGE })
+    if (badKey) issues.push({ path, message: NUL_OR_SURROGATE_KEY_MESSAGE })
   }
   walk(input, [], 0)
   return issues
@@ -301,8 +300,8 @@ const valuesDecodedWith = (ast: AST.AST): WeakSet<object> => {
 
 /**
  * A decoder of `schema` under the input rules (unknown fields refused, every error reported,
- * no NUL in any string), failing with one issue per invalid field, each in the core's words.
- * A field holding a NUL is reported as such, whatever else its schema says of it.
+ * no NUL or unpaired surrogate in any string), failing with one issue per invalid field, each
+ * in the core's words. A field holding one is reported as such, whatever else its schema says of it.
  */
 export const inputDecoder = <A, I>(schema: Schema.Schema<A, I, never>) => {
   const decode = ParseResult.decodeUnknownEither(schema, decodeOptions)
@@ -310,7 +309,7 @@ export const inputDecoder = <A, I>(schema: Schema.Schema<A, I, never>) => {
   return (input: unknown): Either.Either<A, ReadonlyArray<FieldIssue>> => {
     if (typeof input === "object" && input !== null && made.has(input)) return Either.right(input as A)
     const decoded = decode(input)
-    const nul = nulIssues(input)
+    const nul = nulOrSurrogateIssues(input)
     if (nul.length === 0) {
       if (Either.isRight(decoded)) {
         const value = decoded.right
@@ -324,7 +323,7 @@ export const inputDecoder = <A, I>(schema: Schema.Schema<A, I, never>) => {
     const nulPaths = new Set(nul.map((issue) => pathText(issue.path)))
     const others = Either.isLeft(decoded)
       ? fieldIssuesOf(decoded.left).filter((issue) =>
-        !nulPaths.has(pathText(issue.path)) && !issue.path.some((key) => typeof key === "string" && containsNul(key))
+        !nulPaths.has(pathText(issue.path)) && !issue.path.some((key) => typeof key === "string" && containsNulOrLoneSurrogate(key))
       )
       : []
     return Either.left([...nul, ...others])

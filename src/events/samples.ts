@@ -137,6 +137,7 @@ export const sampleCalendar = (now: number): Calendar => ({
   name: "Work (Google)",
   url: "https://calendar.google.com/…",
   status: "synced",
+  sync_state: "idle",
   last_synced_at: formatInstant(now),
   last_error: null,
   event_count: 12,

@@ -6,7 +6,7 @@
 import { Effect, Schema } from "effect"
 import { BadRequest } from "../domain/errors.js"
 import type { IndexValue } from "../ports/storage.js"
-import { containsNul } from "../domain/validation.js"
+import { containsNulOrLoneSurrogate } from "../domain/validation.js"
 
 // The page's public shape lives with the domain; cursors stay internal.
 import type { Page } from "../domain/page.js"
@@ -60,7 +60,7 @@ export const decodeCursor = (
   cursor === undefined ? Effect.succeed(undefined) : decodeCursorText(cursor).pipe(
     Effect.mapError(() => notIssued()),
     // No stored value holds a NUL; a forged cursor may.
-    Effect.filterOrFail((parsed) => fitsShape(parsed.k, shape) && !parsed.k.some((v) => typeof v === "string" && containsNul(v)), notIssued),
+    Effect.filterOrFail((parsed) => fitsShape(parsed.k, shape) && !parsed.k.some((v) => typeof v === "string" && containsNulOrLoneSurrogate(v)), notIssued),
     Effect.filterOrFail(
       (parsed) => parsed.f === fingerprint(filters),
       () => invalidCursor("was issued for other filters; start again without a cursor")

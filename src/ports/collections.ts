@@ -11,9 +11,8 @@ import type { Service } from "../domain/service.js"
 import type { Staff } from "../domain/staff.js"
 import type { VisitorBooking } from "../domain/visitor.js"
 import { assignmentDefaults } from "../domain/assignment.js"
+import { storedOccupiedEnd, storedOccupiedStart } from "../scheduling/occupancy.js"
 import { type CollectionSpec, FieldOfRelated, ListOfField } from "./storage.js"
-
-const MINUTE = 60_000
 
 export const ServicesCollection: CollectionSpec<Service> = {
   name: "services",
@@ -55,8 +54,8 @@ export const BookingsCollection: CollectionSpec<Booking> = {
     status: { type: "text", get: (b) => b.status },
     start_ms: { type: "integer", get: (b) => toMillis(b.start) },
     end_ms: { type: "integer", get: (b) => toMillis(b.end) },
-    occupied_start: { type: "integer", get: (b) => toMillis(b.start) - b.buffer_before_minutes * MINUTE },
-    occupied_end: { type: "integer", get: (b) => toMillis(b.end) + b.buffer_after_minutes * MINUTE },
+    occupied_start: { type: "integer", get: storedOccupiedStart },
+    occupied_end: { type: "integer", get: storedOccupiedEnd },
     series_id: { type: "text", get: (b) => b.series_id ?? null }
   },
   order: ["start_ms"],
@@ -111,8 +110,8 @@ export const HoldsCollection: CollectionSpec<StoredHold> = {
     service_id: { type: "text", get: (h) => h.service_id },
     start_ms: { type: "integer", get: (h) => toMillis(h.start) },
     end_ms: { type: "integer", get: (h) => toMillis(h.end) },
-    occupied_start: { type: "integer", get: (h) => toMillis(h.start) - h.buffer_before_minutes * MINUTE },
-    occupied_end: { type: "integer", get: (h) => toMillis(h.end) + h.buffer_after_minutes * MINUTE },
+    occupied_start: { type: "integer", get: storedOccupiedStart },
+    occupied_end: { type: "integer", get: storedOccupiedEnd },
     expires_ms: { type: "integer", get: (h) => toMillis(h.expires_at) }
   },
   order: [],
@@ -172,8 +171,8 @@ export const MemberOccupancyCollection: CollectionSpec<MemberOccupancy> = {
     service_id: { type: "text", get: (m) => m.service_id },
     start_ms: { type: "integer", get: (m) => toMillis(m.start) },
     end_ms: { type: "integer", get: (m) => toMillis(m.end) },
-    occupied_start: { type: "integer", get: (m) => toMillis(m.start) - m.buffer_before_minutes * MINUTE },
-    occupied_end: { type: "integer", get: (m) => toMillis(m.end) + m.buffer_after_minutes * MINUTE },
+    occupied_start: { type: "integer", get: storedOccupiedStart },
+    occupied_end: { type: "integer", get: storedOccupiedEnd },
     expires_ms: { type: "integer", get: (m) => (m.expires_at === null ? NEVER_EXPIRES_MS : toMillis(m.expires_at)) },
     kind: { type: "text", get: (m) => m.kind }
   },

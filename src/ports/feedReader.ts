@@ -8,6 +8,8 @@ import { Context, Data, type Effect } from "effect"
 import type { Interval } from "../scheduling/types.js"
 
 export interface FeedRequest {
+  /** The account whose feed it is: accounts' feeds are read in turn, so none waits behind another's. */
+  readonly account_id: string
   /** The address to fetch (`webcal://` already turned into `https://`). */
   readonly url: string
   /** The last good answer's validators, for a conditional request. */

@@ -4,7 +4,7 @@
  * all the core ever filters or orders by; events live in an append-only log whose sequence
  * numbers follow commit order. Adapters: adapters/memory, adapters/sqlite, adapters/postgres.
  */
-import { Context, Effect, type Option } from "effect"
+import { Context, Effect, FiberRef, Option } from "effect"
 import type { StorageFailure } from "../domain/errors.js"
 import type { Event } from "../events/catalogue.js"
 import type { Tenant, TenantId } from "./tenant.js"
@@ -277,6 +277,38 @@ export interface StorageService {
 }
 
 export class Storage extends Context.Tag("slotwise/Storage")<Storage, StorageService>() {}
+
+/**
+ * The idempotent request this fiber runs (Idempotency.ts): every write transaction that
+ * commits during it records its result with the request's key IN that transaction, so a
+ * retry after an unknown outcome (a COMMIT whose answer was lost, a process that died) is
+ * given what committed instead of writing again. A request's transactions are matched to an
+ * earlier attempt's by their order, so they run one after another (as every use case's do).
+ */
+export interface IdempotentWrites {
+  /** What an earlier attempt of the request committed as its next transaction's result, if it did. */
+  readonly replay: () => Option.Option<Effect.Effect<unknown, unknown>>
+  /** Inside the transaction about to commit `result`: keeps it with the request's key. */
+  readonly committing: (result: unknown) => Effect.Effect<void, StorageFailure>
+}
+
+export const currentIdempotentWrites = FiberRef.unsafeMake<IdempotentWrites | undefined>(undefined)
+
+/**
+ * For adapters: an outermost write transaction (`open` runs `effect` in a new one) as the
+ * idempotent request in progress, if any, wants it: the result an earlier attempt committed,
+ * or the transaction with its result kept in it. The one place the rule is applied.
+ */
+export const idempotentTransaction = <A, E, R>(
+  writes: IdempotentWrites | undefined,
+  effect: Effect.Effect<A, E, R>,
+  open: (effect: Effect.Effect<A, E | StorageFailure, R>) => Effect.Effect<A, E | StorageFailure, R>
+): Effect.Effect<A, E | StorageFailure, R> => {
+  if (writes === undefined) return open(effect)
+  const earlier = writes.replay()
+  if (Option.isSome(earlier)) return earlier.value as Effect.Effect<A, E>
+  return open(Effect.tap(effect, writes.committing))
+}
 
 /** `storage`'s keyed transaction, or its plain one where it has none (at least as strict). */
 export const keyedTransactionOf = (storage: StorageService) => storage.keyedTransaction ?? storage.transaction

@@ -17,6 +17,7 @@ import { ValidationFailed } from "../domain/errors.js"
 import type { Service } from "../domain/service.js"
 import type { Reason } from "../domain/slot.js"
 import { checkStart } from "./checks.js"
+import { occupiedRange } from "./occupancy.js"
 import type { SlotCandidate, SlotPolicy, StaffSchedule } from "./types.js"
 
 /** What the policies know of one member's past assignments of the service. */
@@ -192,15 +193,15 @@ export const withOccurrence = (
   start: number,
   id: string
 ): Array<StaffSchedule> => {
-  const end = start + policy.duration
+  const { start: occupied_start, end: occupied_end } = occupiedRange(policy, start)
   const occupied = {
     kind: "booking" as const,
     id,
     service_id: policy.service_id,
     start,
-    end,
-    occupied_start: start - policy.buffer_before,
-    occupied_end: end + policy.buffer_after
+    end: start + policy.duration,
+    occupied_start,
+    occupied_end
   }
   return schedules.map((schedule) => ({ ...schedule, occupancy: [...schedule.occupancy, occupied] }))
 }

@@ -6,12 +6,13 @@
  *   occupied range — except, when `capacity > 1`, occupancies of the same service at the
  *   same start, which are seats; seats taken ≥ capacity is `capacity_full`;
  * - `now + min_notice ≤ s ≤ now + max_advance`.
- * The rules below state overlap, seats and notice once; the slot sweep (slots.ts) and the
+ * Overlap, seats and notice are stated once (occupancy.ts): the slot sweep (slots.ts) and the
  * check of one start with its reasons (`checkStart`) both use them.
  */
 import type { Reason } from "../domain/slot.js"
+import { byOccupiedStart, conflicts, noticeBounds, occupiedRange, seatsByStart } from "./occupancy.js"
 import { computeSlots } from "./slots.js"
-import type { Occupancy, SlotCandidate, SlotPolicy, StaffSchedule } from "./types.js"
+import type { SlotCandidate, SlotPolicy, StaffSchedule } from "./types.js"
 import { type PreparedRules, prepareRules, withinWindow } from "./windows.js"
 import {
   formatDay,
@@ -26,42 +27,6 @@ import {
 
 const MINUTE = 60_000
 const DAY = 86_400_000
-
-/** The range a booking at `start` occupies: its own time widened by the service's buffers. */
-export const occupiedRange = (policy: SlotPolicy, start: number): { readonly start: number; readonly end: number } => ({
-  start: start - policy.buffer_before,
-  end: start + policy.duration + policy.buffer_after
-})
-
-/** Whether an occupancy's occupied range overlaps `[occStart, occEnd)`. */
-export const overlapsOccupied = (o: Occupancy, occStart: number, occEnd: number): boolean =>
-  o.occupied_start < occEnd && occStart < o.occupied_end
-
-/** A booking of the same service at the same start takes a seat rather than conflicting. */
-export const isSeat = (policy: SlotPolicy, o: Occupancy, start: number): boolean =>
-  policy.capacity > 1 && o.service_id === policy.service_id && o.start === start
-
-/** Whether `o` keeps a booking at `start` (occupying `[occStart, occEnd)`) from being made. */
-export const conflicts = (policy: SlotPolicy, o: Occupancy, start: number, occStart: number, occEnd: number): boolean =>
-  overlapsOccupied(o, occStart, occEnd) && !isSeat(policy, o, start)
-
-/** Seats taken per start by occupancies of the policy's service (only when capacity > 1). */
-export const seatsByStart = (policy: SlotPolicy, occupancy: ReadonlyArray<Occupancy>): Map<number, number> | undefined => {
-  if (policy.capacity <= 1) return undefined
-  const seats = new Map<number, number>()
-  for (const o of occupancy) {
-    if (o.service_id === policy.service_id) seats.set(o.start, (seats.get(o.start) ?? 0) + 1)
-  }
-  return seats
-}
-
-/** The first and last start the notice rules allow at `now`. */
-export const noticeBounds = (policy: SlotPolicy, now: number): { readonly earliest: number; readonly latest: number } => ({
-  earliest: now + policy.min_notice,
-  latest: now + policy.max_advance
-})
-
-export const byOccupiedStart = (a: Occupancy, b: Occupancy) => a.occupied_start - b.occupied_start
 
 /** The zone for human-readable details: the first wall-clock rule's, else UTC. */
 const displayZone = (rules: PreparedRules): string => rules.weekly[0]?.zone ?? rules.dates[0]?.zone ?? "UTC"

@@ -1,7 +1,7 @@
 /**
  * The Promise facade: `createScheduling` runs the sync loop, which reads a new calendar
  * within a poll and schedules the next read an interval later; `calendarSync: false` leaves
- * it to `sync`.
+ * it to `sync`, which queues the read and answers at once.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createScheduling } from "../../index.js"
@@ -26,7 +26,7 @@ describe("calendars in the library", () => {
   it("createScheduling syncs a new calendar by itself and schedules the next read", async () => {
     const s = await createScheduling({ allowPrivateAddresses: true, calendarSync: { pollMs: 20 } })
     try {
-      const staff = await s.staff.create({ name: "Lin" })
+      const staff = await s.staff.create({ name: "Lin", time_zone: "UTC" })
       const created = await s.calendars.create(staff.id, { url: feeds.url("/daily.ics") })
       await waitFor(async () => (await s.calendars.get(staff.id, created.id)).status !== "pending", 10_000, "the first sync")
       const synced = await s.calendars.get(staff.id, created.id)
@@ -43,10 +43,13 @@ describe("calendars in the library", () => {
   it("with calendarSync: false a calendar waits for sync", async () => {
     const s = await createScheduling({ allowPrivateAddresses: true, calendarSync: false })
     try {
-      const staff = await s.staff.create({ name: "Mo" })
+      const staff = await s.staff.create({ name: "Mo", time_zone: "UTC" })
       const created = await s.calendars.create(staff.id, { url: feeds.url("/daily.ics") })
       expect((await s.calendars.get(staff.id, created.id)).status).toBe("pending")
-      expect((await s.calendars.sync(staff.id, created.id)).status).toBe("synced")
+      const queued = await s.calendars.sync(staff.id, created.id)
+      expect(queued).toMatchObject({ status: "pending", sync_state: "queued" })
+      await waitFor(async () => (await s.calendars.get(staff.id, created.id)).sync_state === "idle", 10_000, "the sync asked for")
+      expect(await s.calendars.get(staff.id, created.id)).toMatchObject({ status: "synced", sync_state: "idle" })
       await s.calendars.delete(staff.id, created.id)
       await expect(s.calendars.get(staff.id, created.id)).rejects.toMatchObject({ status: 404 })
     } finally {

@@ -8,7 +8,7 @@
 import ICAL from "ical.js"
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
-import { FeedParseError, MAX_ITERATIONS_PER_EVENT, neededLines, parseBusy } from "../../adapters/calendars/parse.js"
+import { FeedParseError, MAX_STEPS_PER_SERIES, neededLines, parseBusy } from "../../adapters/calendars/parse.js"
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), "utf8")
 const window = { start: Date.parse("2026-03-01T00:00:00Z"), end: Date.parse("2026-05-01T00:00:00Z") }
@@ -92,7 +92,7 @@ describe("parseBusy", () => {
       "END:VCALENDAR"
     ].join("\r\n")
     // Over 46,000 days before the window: the cap stops the walk before it gets there.
-    expect(MAX_ITERATIONS_PER_EVENT).toBeLessThan(46_000)
+    expect(MAX_STEPS_PER_SERIES).toBeLessThan(46_000)
     expect(ranges(feed, "UTC")).toEqual([])
   })
 

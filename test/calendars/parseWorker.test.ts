@@ -7,6 +7,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs"
 import * as os from "node:os"
+import { Effect, Either } from "effect"
 import { MessageChannel } from "node:worker_threads"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { FeedParseError, intervalsOf, pairsOf, parseBusy, parseBusyPairs } from "../../adapters/calendars/parse.js"
@@ -14,10 +15,9 @@ import {
   lowerThreadPriority,
   makeParseWorker,
   PARSE_THREAD_NICE,
-  ParseWorkerFailed,
-  sharedParseWorker
+  ParseWorkerFailed
 } from "../../adapters/calendars/parseWorker.js"
-import { createScheduling } from "../../index.js"
+import { makeFeedReader } from "../../adapters/calendars/reader.js"
 import { waitFor } from "../webhooks/receiver.js"
 import { type FeedServer, startFeedServer } from "./feedServer.js"
 
@@ -138,31 +138,24 @@ describe("the parse worker", () => {
     expect(await worker.parse(text, { zone: "Europe/Berlin", window })).toEqual(parseBusy(text, { zone: "Europe/Berlin", window }))
   })
 
-  it("records a worker that dies mid-sync, and a feed that makes the parser throw, as the calendar's last_error", async () => {
+  it("fails a read whose worker dies mid-parse, and a feed that makes the parser throw, in words for last_error", async () => {
     feeds.set("/slow.ics", { kind: "ics", body: slowFeed() })
     feeds.set("/broken.ics", { kind: "ics", body: "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nDTSTART:not a time\r\n" })
-    const s = await createScheduling({ allowPrivateAddresses: true, calendarSync: false })
-    try {
-      const staff = await s.staff.create({ name: "Lin" })
-      const slow = await s.calendars.create(staff.id, { url: feeds.url("/slow.ics") })
-      const syncing = s.calendars.sync(staff.id, slow.id)
-      await waitFor(async () => sharedParseWorker().inFlight() > 0, 10_000, "the feed sent to the worker")
-      await sharedParseWorker().terminate()
-      const failed = await syncing
-      expect(failed).toMatchObject({ status: "failing", event_count: 0 })
-      expect(failed.last_error).toMatch(/^the calendar reader stopped while reading the feed \(.+\); the next sync reads it again$/)
+    const reader = makeFeedReader({ allowPrivate: true }, worker.parse)
+    const longWindow = { start: window.start, end: window.start + 300 * 86_400_000 }
+    const read = (path: string) =>
+      Effect.runPromise(Effect.either(reader.read({ account_id: "acct_1", url: feeds.url(path), etag: null, last_modified: null, zone: "UTC", window: longWindow })))
+    const reading = read("/slow.ics")
+    await waitFor(async () => worker.running() > 0, 10_000, "the feed sent to the worker")
+    await worker.terminate()
+    const failed = await reading
+    expect(Either.isLeft(failed) && failed.left.message).toMatch(/^the calendar reader stopped while reading the feed \(.+\); the next sync reads it again$/)
 
-      const broken = await s.calendars.create(staff.id, { url: feeds.url("/broken.ics") })
-      const refused = await s.calendars.sync(staff.id, broken.id)
-      expect(refused.status).toBe("failing")
-      expect(refused.last_error).toMatch(/iCalendar/)
+    const refused = await read("/broken.ics")
+    expect(Either.isLeft(refused) && refused.left.message).toBe("line 2: a component that begins and does not end")
 
-      // The process and the reader go on: the same feed syncs once the worker is left alone.
-      const again = await s.calendars.sync(staff.id, slow.id)
-      expect(again).toMatchObject({ status: "synced", last_error: null })
-      expect(again.event_count).toBeGreaterThan(0)
-    } finally {
-      await s.close()
-    }
+    // The reader goes on: the same feed is read once the worker is left alone.
+    const again = await read("/slow.ics")
+    expect(Either.isRight(again) && again.right._tag === "Fetched" && again.right.busy.length).toBeGreaterThan(0)
   })
 })

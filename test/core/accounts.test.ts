@@ -33,6 +33,12 @@ describe("handles from names", () => {
       expect(yield* handleOf("Default Account!")).toBe("default-account-2")
       expect(yield* handleOf("default account")).toBe("default-account-3")
       expect(yield* handleOf("Admin")).toBe("admin-2")
+      // A name that would make the handle look like the operator's gets a random one.
+      for (const name of ["Slotwise Support", "Slotwise", "Support Slotwise"]) {
+        const handle = yield* handleOf(name)
+        expect(handle).not.toContain("slotwise")
+        expect(handleProblem(handle)).toBeUndefined()
+      }
       const random = [yield* handleOf("日本語"), yield* handleOf("!!")]
       for (const handle of random) expect(handleProblem(handle)).toBeUndefined()
       expect(random[0]).not.toBe(random[1])
@@ -47,6 +53,14 @@ describe("handle rules", () => {
       // The short ones fail the length rule first; refused either way.
       expect(handleProblem(reserved)).toContain(reserved.length >= 3 ? "reserved" : "3 to 40")
     }
+    // Names that pass for the operator: the words, and any handle with "slotwise" in it.
+    for (const operatorLike of ["security", "support", "billing", "abuse", "root", "administrator", "postmaster", "webmaster", "signin", "system"]) {
+      expect(handleProblem(operatorLike)).toBe(`${operatorLike} is reserved for this server's own pages and its operator`)
+    }
+    for (const withName of ["slotwise", "slotwise-help", "team-slotwise", "myslotwise", "a-slotwise-b"]) {
+      expect(handleProblem(withName)).toBe(`${withName} is reserved: a handle with "slotwise" in it could pass for this server's operator`)
+    }
+    for (const fine of ["salon-nord", "support-group-yoga", "rootstock", "securitas-studio"]) expect(handleProblem(fine)).toBeUndefined()
   })
 })
 

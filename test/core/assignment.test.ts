@@ -26,7 +26,7 @@ describe("service settings", () => {
   it("defaults to chosen and least_recently_booked, and refuses weights for staff outside staff_ids", async () => {
     const { s, serviceId, staffIds } = await team(2, {})
     expect(await s.services.get(serviceId)).toMatchObject({ assignment: "chosen", round_robin_policy: "least_recently_booked", staff_weights: {} })
-    const outsider = await s.staff.create({ name: "Out" })
+    const outsider = await s.staff.create({ name: "Out", time_zone: "UTC" })
     expect(await failure(s.services.update(serviceId, { staff_weights: { [outsider.id]: 10 } }))).toMatchObject({
       code: "validation_failed", status: 422, errors: [{ path: `staff_weights.${outsider.id}` }]
     })
@@ -172,7 +172,7 @@ describe("collective", () => {
     expect(await failure(s.bookings.create({ service_id: other.id, staff_id: staffIds[2]!, client_id: clientId, start: at(MONDAY_9, 120) })))
       .toMatchObject({ code: "slot_unavailable" })
     // A further member cannot be deleted while the booking is upcoming.
-    const lone = await s.staff.create({ name: "Lone" })
+    const lone = await s.staff.create({ name: "Lone", time_zone: "UTC" })
     await s.availability.create({ staff_id: lone.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "09:00", end_time: "17:00" })
     await s.services.update(serviceId, { staff_ids: [...staffIds, lone.id] })
     const withLone = await s.bookings.create({ service_id: serviceId, client_id: clientId, start: at(MONDAY_9, 240) })
@@ -263,7 +263,7 @@ describe("collective", () => {
 
   it("refuses a staff_id outside the service, and an inactive member blocks every start", async () => {
     const { s, serviceId, staffIds, clientId } = await team(2, { assignment: "collective" })
-    const outsider = await s.staff.create({ name: "Out" })
+    const outsider = await s.staff.create({ name: "Out", time_zone: "UTC" })
     expect(await failure(s.bookings.create({ service_id: serviceId, staff_id: outsider.id, client_id: clientId, start: MONDAY_9 })))
       .toMatchObject({ code: "invalid_reference", errors: [{ path: "staff_id" }] })
     await s.staff.update(staffIds[1]!, { active: false })

@@ -63,7 +63,7 @@ describe("create", () => {
 describe("check 1: references exist, are active and match", () => {
   it("refuses unknown, inactive and unassigned references with invalid_reference naming the field", async () => {
     const { s, serviceId, staffId, clientId } = await salon()
-    const other = await s.staff.create({ name: "Cat" })
+    const other = await s.staff.create({ name: "Cat", time_zone: "UTC" })
     const base = { service_id: serviceId, staff_id: staffId, client_id: clientId, start: MONDAY_9 }
     expect(await failure(s.bookings.create({ ...base, service_id: "svc_00000000000000000000000000" }))).toMatchObject({
       code: "invalid_reference", status: 422, errors: [{ path: "service_id" }]

@@ -138,7 +138,7 @@ describe("the feed's URL", () => {
 
   it("ends when its staff member is deleted; another staff member's id answers 404", async () => {
     const { s, staffId } = await salon()
-    const spare = await s.staff.create({ name: "Eli" })
+    const spare = await s.staff.create({ name: "Eli", time_zone: "UTC" })
     const token = tokenOf((await s.calendarFeeds.create(spare.id)).url)
     expect(parseFeed((await s.calendarFeeds.render(token)).body).name).toBe("Eli")
     expect(await failure(s.calendarFeeds.get(staffId))).toMatchObject({ status: 404, detail: `staff member ${staffId} has no calendar feed` })

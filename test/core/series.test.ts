@@ -343,7 +343,7 @@ describe("team services", () => {
       const taken = await failure(busy(t, t.staffIds[2]!, WEEKS[1]!))
       expect(taken).toMatchObject({ code: "slot_unavailable", reasons: [expect.objectContaining({ code: "booking_overlap", booking_id: series.occurrences[1]!.id })] })
       // Naming a member is allowed (everyone attends); naming someone else is not.
-      const outsider = await t.s.staff.create({ name: "Out" })
+      const outsider = await t.s.staff.create({ name: "Out", time_zone: "UTC" })
       expect(await failure(weeklyFrom(t, "2027-03-01T09:00:00Z", 2, { staff_id: outsider.id }))).toMatchObject({
         code: "invalid_reference", errors: [{ path: "staff_id" }]
       })

@@ -21,18 +21,23 @@ describe("validation", () => {
     expect((await s.services.list()).data).toEqual([])
   })
 
-  it("refuses a NUL character in any string of an input, metadata keys too, naming each field", async () => {
+  it("refuses a NUL character or an unpaired surrogate in any string of an input, metadata keys too, naming each field", async () => {
     const { s, staffId } = await salon()
     const clientsBefore = (await s.clients.list()).data.length
     const error = await failure(s.clients.create({ name: "B\u0000b", email: "bob@example.com", notes: "fine", metadata: { tag: "x\u0000", ["k\u0000"]: "v" } }))
     expect(error).toMatchObject({ code: "validation_failed", status: 422 })
     expect(error.errors).toEqual([
-      { path: "name", message: "must not contain a NUL character" },
-      { path: "metadata.tag", message: "must not contain a NUL character" },
-      { path: "metadata", message: "must not have a key that contains a NUL character" }
+      { path: "name", message: "must not contain a NUL character or an unpaired surrogate" },
+      { path: "metadata.tag", message: "must not contain a NUL character or an unpaired surrogate" },
+      { path: "metadata", message: "must not have a key that contains a NUL character or an unpaired surrogate" }
     ])
-    expect(await failure(s.staff.update(staffId, { name: "A\u0000" }))).toMatchObject({ errors: [{ path: "name", message: "must not contain a NUL character" }] })
+    expect(await failure(s.staff.update(staffId, { name: "A\u0000" }))).toMatchObject({ errors: [{ path: "name", message: "must not contain a NUL character or an unpaired surrogate" }] })
     expect(await failure(s.clients.list({ email: "\u0000" }))).toMatchObject({ errors: [{ path: "email" }] })
+    // An unpaired surrogate (JSON's "\ud800") is refused alike, in the same words.
+    expect(await failure(s.clients.create({ name: "B\ud800b" }))).toMatchObject({
+      errors: [{ path: "name", message: "must not contain a NUL character or an unpaired surrogate" }]
+    })
+    expect(await failure(s.staff.update(staffId, { name: "\udc00" }))).toMatchObject({ errors: [{ path: "name" }] })
     // A path id with a NUL names nothing; it is refused without being echoed.
     expect(await failure(s.bookings.get("bkg_\u0000"))).toMatchObject({ code: "not_found", detail: "there is no booking with that id" })
     expect((await s.clients.list()).data).toHaveLength(clientsBefore)

@@ -76,8 +76,11 @@ describe("account handles", () => {
 
     expect(expectStatus(await api.patch("/v1/account", { handle: "handle-test-renamed" }), 200).handle).toBe("handle-test-renamed")
     expect(expectStatus(await client(server.url, second.keys.sandbox.secret).get("/v1/account"), 200).handle).toBe("handle-test-renamed")
-    // The former handle is free for anyone at once.
+    // The former handle stays this account's for 30 days: another account is told so.
     const third = client(server.url, (await newAccount(server)).keys.sandbox.secret)
+    const held = expectProblem(await third.patch("/v1/account", { handle: "handle-test-studio-2" }), 409, "handle_taken")
+    expect(held.detail).toMatch(/^the handle handle-test-studio-2 was released by another account on \S+ and stays that account's until \S+$/)
+    await server.advance(30 * 24 * 60 * 60 * 1000)
     expect(expectStatus(await third.patch("/v1/account", { handle: "handle-test-studio-2" }), 200).handle).toBe("handle-test-studio-2")
   })
 
@@ -86,7 +89,8 @@ describe("account handles", () => {
     const api = client(server.url, (await newAccount(server)).keys.sandbox.secret)
     const before = expectStatus(await api.get("/v1/account"), 200).handle
     expectProblem(await api.patch("/v1/account", { handle: owner.account.handle }), 409, "handle_taken")
-    for (const handle of ["admin", "book", "v1", "ab", "-starts-with-hyphen", "Upper-Case", "a".repeat(41), "under_score"]) {
+    const operatorLike = ["slotwise", "slotwise-support", "support-slotwise", "my-slotwise-team", "security", "support", "billing", "abuse", "postmaster", "administrator", "root", "signin"]
+    for (const handle of ["admin", "book", "v1", "ab", "-starts-with-hyphen", "Upper-Case", "a".repeat(41), "under_score", ...operatorLike]) {
       const problem = expectProblem(await api.patch("/v1/account", { handle }), 422, "validation_failed")
       expect(problem.errors.map((e: { path: string }) => e.path)).toEqual(["handle"])
     }

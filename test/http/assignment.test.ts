@@ -54,7 +54,7 @@ describe("assignment over HTTP", () => {
       [staffIds[0], "held"], [staffIds[1], "held"]
     ])
 
-    const stranger = expectStatus(await api.post("/v1/staff", { name: "Stranger" }), 201)
+    const stranger = expectStatus(await api.post("/v1/staff", { name: "Stranger", time_zone: "UTC" }), 201)
     const weighted = expectProblem(await api.patch(`/v1/services/${service.id}`, { staff_weights: { [stranger.id]: 5 } }), 422, "validation_failed")
     expect(weighted.errors).toEqual([{ path: `staff_weights.${stranger.id}`, message: expect.any(String) }])
     const policy = expectProblem(await api.patch(`/v1/services/${service.id}`, { round_robin_policy: "random" }), 422)

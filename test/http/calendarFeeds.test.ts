@@ -79,7 +79,7 @@ describe("a staff member's feed", () => {
   })
 
   it("rotates on a second POST (the old URL 404s at once), and DELETE turns it off", async () => {
-    const staff = expectStatus(await api.post("/v1/staff", { name: "Rota" }), 201)
+    const staff = expectStatus(await api.post("/v1/staff", { name: "Rota", time_zone: "UTC" }), 201)
     const first = expectStatus(await api.post(`/v1/staff/${staff.id}/calendar-feed`), 201)
     const second = expectStatus(await api.post(`/v1/staff/${staff.id}/calendar-feed`), 201)
     expect(second.url).not.toBe(first.url)
@@ -103,7 +103,7 @@ describe("a staff member's feed", () => {
   })
 
   it("needs staff:write to make or end and staff:read to read; publishable keys never", async () => {
-    const staff = expectStatus(await api.post("/v1/staff", { name: "Scoped" }), 201)
+    const staff = expectStatus(await api.post("/v1/staff", { name: "Scoped", time_zone: "UTC" }), 201)
     const reader = client(server.url, await scopedKey(api, ["staff:read"]))
     const writer = client(server.url, await scopedKey(api, ["staff:write"]))
     const publishable = client(server.url, server.first.keys.sandbox.publishable)
@@ -154,7 +154,7 @@ describe("the feed URL's rate limit", () => {
     const own = await startServer()
     try {
       const owner = client(own.url, own.first.keys.sandbox.secret)
-      const staff = expectStatus(await owner.post("/v1/staff", { name: "Busy" }), 201)
+      const staff = expectStatus(await owner.post("/v1/staff", { name: "Busy", time_zone: "UTC" }), 201)
       const created = expectStatus(await owner.post(`/v1/staff/${staff.id}/calendar-feed`), 201)
       expect(created.url.startsWith(own.url)).toBe(true)
       const path = created.url.slice(own.url.length)
@@ -172,7 +172,7 @@ describe("the feed URL's rate limit", () => {
 
 describe("events", () => {
   it("records calendar_feed.created, .rotated and .deleted without the URL or token", async () => {
-    const staff = expectStatus(await api.post("/v1/staff", { name: "Eve" }), 201)
+    const staff = expectStatus(await api.post("/v1/staff", { name: "Eve", time_zone: "UTC" }), 201)
     const first = expectStatus(await api.post(`/v1/staff/${staff.id}/calendar-feed`), 201)
     const second = expectStatus(await api.post(`/v1/staff/${staff.id}/calendar-feed`), 201)
     expectStatus(await api.del(`/v1/staff/${staff.id}/calendar-feed`), 200)

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startFeedServer, type FeedServer } from "../calendars/feedServer.js"
+import { waitFor } from "../webhooks/receiver.js"
 import { client, type Client, expectProblem, expectStatus, startServer, type TestServer } from "./harness.js"
 
 const fixture = (name: string) => readFileSync(new URL(`../calendars/fixtures/${name}`, import.meta.url), "utf8")
@@ -55,6 +56,17 @@ const slotStarts = async (from: string, to: string) =>
   expectStatus(await api.get(`/v1/availability/slots?service_id=${setup.service.id}&start=${from}&end=${to}`), 200)
     .data.map((s: any) => s.start)
 
+/** Asks for a sync (answered at once, 202) and reads the calendar once it has ended. */
+const syncAndRead = async (path: string) => {
+  const asked = expectStatus(await api.post(`${path}/sync`), 202)
+  expect(["queued", "running"]).toContain(asked.sync_state)
+  await waitFor(async () => {
+    await new Promise((resolve) => setTimeout(resolve, 20)) // a few reads, within the rate limit
+    return expectStatus(await api.get(path), 200).sync_state === "idle"
+  }, 10_000, "the sync asked for")
+  return expectStatus(await api.get(path), 200)
+}
+
 describe("external calendars", () => {
   it("subscribes, syncs, and blocks slots, bookings and holds with external_busy", async () => {
     feeds.set("/google.ics", { kind: "ics", body: fixture("google.ics"), etag: '"v1"' })
@@ -65,6 +77,7 @@ describe("external calendars", () => {
       staff_id: setup.staff.id,
       name: "Work",
       status: "pending",
+      sync_state: "queued",
       last_synced_at: null,
       last_error: null,
       event_count: 0
@@ -72,7 +85,7 @@ describe("external calendars", () => {
     expect(created.id).toMatch(/^cal_/)
     expect(created.url).toBe(`${new URL(secretUrl).origin}/…`)
 
-    const synced = expectStatus(await api.post(`/v1/staff/${setup.staff.id}/calendars/${created.id}/sync`), 200)
+    const synced = await syncAndRead(`/v1/staff/${setup.staff.id}/calendars/${created.id}`)
     expect(synced).toMatchObject({ status: "synced", last_error: null, event_count: 5, last_synced_at: NOW })
     expect(Date.parse(synced.next_sync_at) - Date.parse(NOW)).toBe(10 * MINUTE)
 
@@ -116,7 +129,7 @@ describe("external calendars", () => {
     const created = expectStatus(await api.post(`/v1/staff/${setup.staff.id}/calendars`, { url: feeds.url("/flaky.ics") }), 201)
     expect(created.name).toBe(new URL(feeds.url("/")).host)
     const path = `/v1/staff/${setup.staff.id}/calendars/${created.id}`
-    const sync = async () => expectStatus(await api.post(`${path}/sync`), 200)
+    const sync = () => syncAndRead(path)
     const blocked = async () => (await explain("2026-03-02T09:00:00Z")).reasons.some((r: any) => r.calendar_id === created.id)
 
     expect((await sync()).status).toBe("synced")
@@ -167,19 +180,19 @@ describe("external calendars", () => {
       return page.data[0]
     }
 
-    expectStatus(await api.post(`${path}/sync`), 200)
+    await syncAndRead(path)
     expect(await listed()).toMatchObject({ status: "failing", last_synced_at: null, last_error: "the feed answered HTTP 503", event_count: 0 })
 
     feeds.set(secretPath, { kind: "ics", body: fixture("google.ics") })
     await server.advance(MINUTE)
-    expectStatus(await api.post(`${path}/sync`), 200)
+    await syncAndRead(path)
     await server.advance(MINUTE)
-    const lastGood = expectStatus(await api.post(`${path}/sync`), 200)
+    const lastGood = await syncAndRead(path)
     feeds.set(secretPath, { kind: "status", status: 500, body: "oops" })
     await server.advance(MINUTE)
-    expectStatus(await api.post(`${path}/sync`), 200)
+    await syncAndRead(path)
     await server.advance(MINUTE)
-    expectStatus(await api.post(`${path}/sync`), 200)
+    await syncAndRead(path)
     // The last good sync's time and count stay; the error says why the latest failed.
     const failing = await listed()
     expect(failing).toMatchObject({ status: "failing", last_error: "the feed answered HTTP 500", event_count: 5 })
@@ -211,7 +224,7 @@ describe("external calendars", () => {
     const strict = await startServer({ now: NOW })
     try {
       const strictApi = client(strict.url, strict.first.keys.sandbox.secret)
-      const staff = expectStatus(await strictApi.post("/v1/staff", { name: "Bo" }), 201)
+      const staff = expectStatus(await strictApi.post("/v1/staff", { name: "Bo", time_zone: "UTC" }), 201)
       for (const url of [feeds.url("/google.ics"), "webcal://localhost/cal.ics", "https://10.0.0.8/cal.ics", "http://[::1]/x.ics"]) {
         const refused = expectProblem(await strictApi.post(`/v1/staff/${staff.id}/calendars`, { url }), 422, "validation_failed")
         expect(refused.errors[0].path).toBe("url")

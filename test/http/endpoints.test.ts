@@ -123,7 +123,7 @@ describe("resources", () => {
   it("services, staff, clients: create, list, get, update, delete, with their errors", async () => {
     for (const [path, create, patch] of [
       ["/v1/services", { name: "Massage", duration_minutes: 60 }, { name: "Long massage" }],
-      ["/v1/staff", { name: "Eve" }, { email: "eve@example.com" }],
+      ["/v1/staff", { name: "Eve", time_zone: "UTC" }, { email: "eve@example.com" }],
       ["/v1/clients", { name: "Carl", email: "carl@example.com" }, { phone: "+49 30 1234567" }]
     ] as const) {
       const created = expectStatus(await api.post(path, create), 201)

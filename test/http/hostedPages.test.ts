@@ -338,3 +338,39 @@ describe("the hosted-page key across instances", () => {
     }
   })
 })
+
+describe("a changed handle", () => {
+  let own: TestServer
+  beforeAll(async () => {
+    own = await startServer()
+  })
+  afterAll(() => own?.close())
+
+  it("redirects the former handle's pages to the new handle's for 30 days, path and query kept; then it is free for another account", async () => {
+    const dom = await newAccount(own, { name: "Dom", handle: "dom-y" })
+    const api = client(own.url, dom.keys.production.secret)
+    const service = (await seed(api)).service
+    expectStatus(await api.patch("/v1/account", { handle: "dom-z" }), 200)
+    for (const [from, to] of [
+      ["/book/dom-y", "/book/dom-z"],
+      ["/book/dom-y/", "/book/dom-z"],
+      ["/book/dom-y?theme=dark&x=%C3%A9", "/book/dom-z?theme=dark&x=%C3%A9"],
+      ["/book/dom-y?next=/a?b", "/book/dom-z?next=/a?b"],
+      [`/book/dom-y/${service.id}?theme=light`, `/book/dom-z/${service.id}?theme=light`],
+      ["/book/d%6Fm-y/sandbox", "/book/dom-z/sandbox"],
+      [`/book/dom-y/sandbox/${service.id}`, `/book/dom-z/sandbox/${service.id}`]
+    ]) {
+      const reply = await request(own.url, "GET", from!)
+      expect([from, reply.status, reply.headers.get("location")]).toEqual([from, 308, to])
+      // Not for good: the former owner may take it back within the 30 days.
+      expect(reply.headers.get("cache-control")).toBe("no-store")
+    }
+    expect((await request(own.url, "GET", "/book/dom-z")).status).toBe(200)
+    const other = client(own.url, (await newAccount(own, { name: "Other" })).keys.production.secret)
+    expect(expectStatus(await other.patch("/v1/account", { handle: "dom-y" }), 409).code).toBe("handle_taken")
+    await own.advance(30 * 24 * 60 * 60 * 1000)
+    expect((await request(own.url, "GET", "/book/dom-y")).status).toBe(404)
+    expectStatus(await other.patch("/v1/account", { handle: "dom-y" }), 200)
+    expect((await request(own.url, "GET", "/book/dom-y")).status).toBe(200)
+  })
+})

@@ -40,7 +40,7 @@ describe("mounted API", () => {
 
   it("serves /v1 under the prefix in a node:http server, next to the host's routes", async () => {
     const api = client(`${base}/scheduling`, key)
-    const created = expectStatus(await api.post("/v1/staff", { name: "Ana" }), 201)
+    const created = expectStatus(await api.post("/v1/staff", { name: "Ana", time_zone: "UTC" }), 201)
     expect(expectStatus(await api.get(`/v1/staff/${created.id}`), 200).name).toBe("Ana")
     expectProblem(await api.get("/v1/nothing"), 404, "not_found")
     expectProblem(await client(`${base}/scheduling`).get("/v1/staff"), 401, "unauthorized")

@@ -1,8 +1,9 @@
 /**
- * NUL characters (U+0000) from the outside: PostgreSQL cannot hold them in text or jsonb, so
- * the server refuses them before storage on every storage alike. A path id with a NUL names
- * nothing (404); a query parameter holding one is a 400 naming it; a body string or metadata
- * key holding one is a 422 naming the field. Nothing is written and nothing answers 500.
+ * NUL characters (U+0000) and unpaired UTF-16 surrogates (`"\ud800"` in a JSON body) from the
+ * outside: PostgreSQL cannot hold a NUL in text or jsonb, and cannot read a document holding
+ * an unpaired surrogate, so the server refuses both before storage on every storage alike. A
+ * path id with a NUL names nothing (404); a query parameter holding one is a 400 naming it; a
+ * body string or metadata key holding one is a 422 naming the field. Nothing is written and nothing answers 500.
  */
 import { HttpApi } from "@effect/platform"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -15,8 +16,8 @@ import { SlotwiseApi } from "../../adapters/http/api.js"
 import { createTestDatabase, type TestDatabase } from "../postgres/database.js"
 import { ADMIN_TOKEN, client, type Client, expectProblem, expectStatus, MONDAY_9, type Reply, seed, startServer, type TestServer } from "./harness.js"
 
-const NUL_MESSAGE = "must not contain a NUL character"
-const NUL_KEY_MESSAGE = "must not have a key that contains a NUL character"
+const NUL_MESSAGE = "must not contain a NUL character or an unpaired surrogate"
+const NUL_KEY_MESSAGE = "must not have a key that contains a NUL character or an unpaired surrogate"
 
 /** Every endpoint with an id in its path, from the contract itself. */
 const idRoutes: Array<{ readonly method: string; readonly path: string }> = []
@@ -169,7 +170,7 @@ describe.each(storages)("NUL characters on $name storage", (storage) => {
     const before = await eventCount(api)
     const staffBefore = expectStatus(await api.get("/v1/staff?limit=100"), 200).data.length
     expectNulField(await api.post("/v1/staff", { name: "a\u0000b", time_zone: "UTC" }), 422, "name")
-    expectNulField(await api.post("/v1/staff", { name: "Ana", email: "a\u0000@example.com" }), 422, "email")
+    expectNulField(await api.post("/v1/staff", { name: "Ana", time_zone: "UTC", email: "a\u0000@example.com" }), 422, "email")
     expectNulField(await api.post("/v1/clients", { name: "Bob", metadata: { tag: "v\u0000" } }), 422, "metadata.tag")
     expectNulField(await api.post("/v1/clients", { name: "Bob", metadata: { "t\u0000ag": "v" } }), 422, "metadata", NUL_KEY_MESSAGE)
     expectNulField(await api.post("/v1/clients", { name: "Bob", notes: "\u0000" }), 422, "notes")
@@ -181,9 +182,28 @@ describe.each(storages)("NUL characters on $name storage", (storage) => {
     expectNulField(await api.post("/v1/api-keys", { name: "k\u0000", type: "secret" }), 422, "name")
     expectNulField(await api.post("/v1/availability", { staff_id: ids.staff.id, type: "weekly", weekdays: [6], start_time: "09:00", end_time: "10:00", metadata: { a: "\u0000" } }), 422, "metadata.a")
     expectNulField(await admin.post("/admin/v1/accounts", { name: "N\u0000", plan: "free" }), 422, "name")
-    expectNulField(await api.post("/v1/staff", { name: "Ana", "ex\u0000tra": 1 }), 422, "", NUL_KEY_MESSAGE)
+    expectNulField(await api.post("/v1/staff", { name: "Ana", time_zone: "UTC", "ex\u0000tra": 1 }), 422, "", NUL_KEY_MESSAGE)
     expect(await eventCount(api)).toBe(before)
     expect(expectStatus(await api.get("/v1/staff?limit=100"), 200).data).toHaveLength(staffBefore)
+    expect(expectStatus(await api.get(`/v1/bookings/${booking.id}`), 200)).toMatchObject({ status: "confirmed", notes: null })
+  })
+
+  it("a body string or metadata key holding an unpaired surrogate is 422 naming the field, by secret and publishable keys, and writes nothing", async () => {
+    const before = await eventCount(api)
+    const publishable = client(server.url, server.first.keys.sandbox.publishable)
+    for (const lone of ["\ud800", "a\udfffb", "\udc00\ud800"]) {
+      expectNulField(await api.post("/v1/clients", { name: lone }), 422, "name")
+      expectNulField(await api.post("/v1/clients", { name: "Bob", metadata: { [`k${lone}`]: "v" } }), 422, "metadata", NUL_KEY_MESSAGE)
+      expectNulField(await api.patch(`/v1/bookings/${booking.id}`, { notes: lone }), 422, "notes")
+      expectNulField(await api.post("/v1/bookings", { service_id: ids.service.id, staff_id: ids.staff.id, client: { name: lone }, start: "2027-03-29T11:00:00Z" }), 422, "client.name")
+      const visitor = { service_id: ids.service.id, staff_id: ids.staff.id, start: "2027-03-29T11:30:00Z" }
+      const fromPage = { headers: { origin: "http://localhost:5173" } }
+      expectNulField(await publishable.post("/v1/bookings", { ...visitor, client: { name: lone, email: "v@example.com" } }, fromPage), 422, "client.name")
+      expectNulField(await publishable.post("/v1/bookings", { ...visitor, client: { name: "Vi", email: "v@example.com" }, notes: lone }, fromPage), 422, "notes")
+    }
+    // A well-formed pair (an emoji) is text like any other.
+    expect(expectStatus(await api.post("/v1/clients", { name: "Bob \ud83d\ude00" }), 201).name).toBe("Bob \u{1F600}")
+    expect(await eventCount(api)).toBe(before + 1)
     expect(expectStatus(await api.get(`/v1/bookings/${booking.id}`), 200)).toMatchObject({ status: "confirmed", notes: null })
   })
 

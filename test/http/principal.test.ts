@@ -97,7 +97,7 @@ describe("the principal under concurrency on the mounted Fetch handler", () => {
       const made = await mounted.fetch(new Request("http://app.local/v1/staff", {
         method: "POST",
         headers: { ...headers, "idempotency-key": `staff-${i}` },
-        body: JSON.stringify({ name: `${created.account.name} ${i}` })
+        body: JSON.stringify({ name: `${created.account.name} ${i}`, time_zone: "UTC" })
       }))
       expect(made.status).toBe(201)
       const account = await mounted.fetch(new Request("http://app.local/v1/account", { headers }))

@@ -153,7 +153,7 @@ describe("what a publishable key reads", () => {
     expectStatus(await secret.patch(`/v1/services/${s.service.id}`, { metadata: { margin: "high" } }), 200)
     expectStatus(await secret.patch(`/v1/staff/${s.staff.id}`, { email: "ana@shop.example.com", metadata: { pay: "42" } }), 200)
     const hiddenService = expectStatus(await secret.post("/v1/services", { name: "Retired", duration_minutes: 30, active: false }), 201)
-    const hiddenStaff = expectStatus(await secret.post("/v1/staff", { name: "Gone", email: "gone@shop.example.com", active: false }), 201)
+    const hiddenStaff = expectStatus(await secret.post("/v1/staff", { name: "Gone", time_zone: "UTC", email: "gone@shop.example.com", active: false }), 201)
 
     const services = expectStatus(await pk.get("/v1/services", visitor), 200)
     expect(services.data.map((x: { id: string }) => x.id)).toEqual([s.service.id])

@@ -59,7 +59,7 @@ beforeAll(async () => {
   const site = { url: server.url, sandbox: carrier, production, user: { email: "owner@example.com" } }
   const { tokens } = await obtainTokens(site, await registerClient(site), { scope: "bookings:read staff:read" })
   // A calendar feed's URL token: its creation and rotation are events, which must not carry it.
-  const member = expectStatus(await carrier.post("/v1/staff", { name: "Feed" }), 201)
+  const member = expectStatus(await carrier.post("/v1/staff", { name: "Feed", time_zone: "UTC" }), 201)
   expectStatus(await carrier.post(`/v1/staff/${member.id}/calendar-feed`), 201)
   const feedUrl = expectStatus(await carrier.post(`/v1/staff/${member.id}/calendar-feed`), 201).url as string
   secrets = [

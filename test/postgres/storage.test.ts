@@ -256,6 +256,56 @@ describe("postgres migrations: a field kept on related documents", () => {
     }).pipe(Effect.scoped), 60_000)
 })
 
+describe("postgres migrations: documents an earlier version stored with an unpaired surrogate", () => {
+  /** Runs `text` on the test database with a connection of its own. */
+  const sql = (text: string) =>
+    Effect.acquireUseRelease(
+      Effect.promise(async () => {
+        const client = new pg.Client({ connectionString: database.url })
+        await client.connect()
+        return client
+      }),
+      (client) => Effect.promise(() => client.query(text)),
+      (client) => Effect.promise(() => client.end())
+    )
+
+  it.live("the fill of an added field survives them, and each reads with U+FFFD in its place", () =>
+    Effect.gen(function*() {
+      const v1: CollectionSpec<Thing & { readonly labels?: ReadonlyArray<string> }> = { ...Things, name: "lone" }
+      const v2 = { ...v1, addedFields: { labels: [] } }
+      const stored = [
+        { ...thing("high", 1), note: "a\ud800b" },
+        { ...thing("low", 2), note: "\udc00" },
+        { ...thing("paired", 3), note: "\ud83d\ude00" },
+        // A backslash and `ud800` as text: nothing to repair.
+        { ...thing("escaped", 4), note: "\\ud800" }
+      ]
+      const [before] = yield* storages("lone", 1)
+      yield* Effect.forEach(stored, (d) => before!.collection(v1).insert(d)).pipe(as(tenantA))
+      const [after, alongside] = yield* storages("lone", 2)
+      const repaired = ["a\ufffdb", "\ufffd", "\ud83d\ude00", "\\ud800"]
+      const expected = stored.map((d, i) => ({ ...d, note: repaired[i], labels: [] }))
+      expect(yield* after!.collection(v2).list({}).pipe(as(tenantA))).toEqual(expected)
+      expect(yield* alongside!.collection(v2).list({}).pipe(as(tenantA))).toEqual(expected)
+      // The database reads every document again.
+      expect((yield* sql("SELECT doc ->> 'note' AS note FROM lone.c_lone ORDER BY rank")).rows.map((r) => r.note)).toEqual(repaired)
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("core tables: bookings and the series kept on them migrate, and the booking reads", () =>
+    Effect.gen(function*() {
+      const [before] = yield* storages("lone_core", 1)
+      yield* storeSeriesBeforeAttendees(before!)
+      // As an earlier version wrote a visitor's notes, and as if the database predated the fills.
+      const written = yield* sql(`UPDATE lone_core.c_bookings SET doc = regexp_replace(doc::text, '"notes":("[^"]*"|null)', '"notes":"\\\\ud800"')::json`)
+      expect(written.rowCount).toBeGreaterThan(0)
+      yield* sql("DELETE FROM lone_core.slotwise_migrations WHERE id LIKE 'c_bookings.doc.%' OR id LIKE 'c_booking_series.doc.%'")
+      const [after] = yield* storages("lone_core", 1)
+      yield* expectSeriesAttendees(after!)
+      const booking = yield* after!.collection(BookingsCollection).get("bkg_t1").pipe(as(tenantA))
+      expect(Option.map(booking, (b) => [b.notes, b.staff_ids])).toEqual(Option.some(["\ufffd", ["stf_a", "stf_b"]]))
+    }).pipe(Effect.scoped), 60_000)
+})
+
 describe("postgres failures", () => {
   it.live("an unreachable server is a typed StorageFailure at start, marked unavailable, once the start timeout is over", () =>
     Effect.gen(function*() {

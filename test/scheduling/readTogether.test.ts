@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { readsThen, readTogether } from "../../src/scheduling/loadSchedule.js"
+import { readsThen, readTogether } from "../../src/scheduling/readTogether.js"
 import { type CollectionRead, type CollectionSpec, Read, type StorageService } from "../../src/ports/storage.js"
 import { Tenant } from "../../src/ports/tenant.js"
 

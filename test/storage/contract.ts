@@ -56,7 +56,17 @@ import {
   StaffCollection
 } from "../../src/ports/collections.js"
 import { makeMemberOccupancy } from "../../src/scheduling/memberOccupancy.js"
-import { type CollectionSpec, type ColumnsQuery, type ColumnValues, type IndexValue, type ListQuery, Read } from "../../src/ports/storage.js"
+import {
+  type CollectionSpec,
+  type ColumnsQuery,
+  type ColumnValues,
+  currentIdempotentWrites,
+  type IdempotentWrites,
+  type IndexValue,
+  keyedTransactionOf,
+  type ListQuery,
+  Read
+} from "../../src/ports/storage.js"
 import { DnsResolver } from "../../src/ports/dns.js"
 import { Storage } from "../../src/ports/storage.js"
 import { Tenant, type TenantId } from "../../src/ports/tenant.js"
@@ -652,6 +662,40 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
       )
 
       test(
+        "an idempotent request's transaction keeps its result in itself; a retry is given it and writes nothing",
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const things = storage.collection(Things)
+          /** The request's writes: each result kept as a document, those of `earlier` given back in order. */
+          const request = (earlier: ReadonlyArray<string>): IdempotentWrites => {
+            let next = 0
+            return {
+              replay: () => (next < earlier.length ? Option.some(Effect.succeed(earlier[next++])) : Option.none()),
+              committing: (result) => as(tenantA)(things.insert(thing(`kept-${String(result)}`, 100, "kept")))
+            }
+          }
+          const writing = (id: string, outcome: Effect.Effect<void, string> = Effect.void) =>
+            Effect.zipRight(Effect.zipRight(things.insert(thing(id, 1)), outcome), Effect.succeed(id))
+          const first = request([])
+          expect(yield* Effect.locally(storage.transaction(writing("w1")), currentIdempotentWrites, first)).toBe("w1")
+          // Rolled back: its result is not kept either.
+          const failed = storage.transaction(writing("w2", Effect.fail("boom")))
+          expect(yield* Effect.flip(Effect.locally(failed, currentIdempotentWrites, first))).toBe("boom")
+          expect(yield* Effect.locally(keyedTransactionOf(storage)(writing("w3")), currentIdempotentWrites, first)).toBe("w3")
+          expect(ids(yield* things.list({}))).toEqual(["w1", "w3", "kept-w1", "kept-w3"])
+          // The retry: both transactions are given what they committed; a third runs.
+          const retry = request(["w1", "w3"])
+          const again = yield* Effect.locally(
+            Effect.all([storage.transaction(writing("x1")), keyedTransactionOf(storage)(writing("x2")), storage.transaction(writing("x3"))]),
+            currentIdempotentWrites,
+            retry
+          )
+          expect(again).toEqual(["w1", "w3", "x3"])
+          expect(ids(yield* things.list({}))).toEqual(["w1", "w3", "x3", "kept-w1", "kept-w3", "kept-x3"])
+        }).pipe(as(tenantA))
+      )
+
+      test(
         "a nested transaction joins the outer one",
         Effect.gen(function*() {
           const storage = yield* Storage
@@ -1123,8 +1167,8 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
         "removes their external calendars, busy times and calendar feed in the same transaction, each with its event",
         Effect.scoped(Effect.gen(function*() {
           const { calendars, events, feeds, staff } = yield* core
-          const leaving = yield* staff.create({ name: "Lee" })
-          const staying = yield* staff.create({ name: "Sam" })
+          const leaving = yield* staff.create({ name: "Lee", time_zone: "UTC" })
+          const staying = yield* staff.create({ name: "Sam", time_zone: "UTC" })
           const busy = yield* storageOf(BusyRangesCollection)
           const made: Array<string> = []
           for (const member of [leaving, staying]) {
@@ -1159,7 +1203,7 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
         Effect.scoped(Effect.gen(function*() {
           const storage = yield* Storage
           const { calendars, feeds, staff } = yield* core
-          const member = yield* staff.create({ name: "Kim" })
+          const member = yield* staff.create({ name: "Kim", time_zone: "UTC" })
           const calendar = yield* calendars.create(member.id, { url: "https://calendar.example.com/kim.ics" })
           yield* feeds.create(member.id)
           // A failure after the cascade ran: the whole transaction rolls back.
@@ -1309,9 +1353,83 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           for (const o of outcomes) if (Either.isLeft(o)) expect(o.left._tag).toBe("HandleTaken")
           const winner = winners[0]!.right
           expect(Option.map(yield* accounts.byHandle("the-studio"), (a) => a.id)).toEqual(Option.some(winner.id))
-          // The winner's former handle is free again; every other account keeps its own.
+          // The winner's former handle is held for it (see below); every other account keeps its own.
           const map = yield* handleMap
-          expect(map.map((e) => e.id).sort()).toEqual(["four", "one", "the-studio", "three", "two"].filter((h) => h !== created.find((c) => c.account.id === winner.id)!.account.handle))
+          expect(map.map((e) => [e.id, e.account_id]).sort()).toEqual([
+            ...created.map((c) => [c.account.handle, c.account.id]),
+            ["the-studio", winner.id]
+          ].sort())
+          const former = created.find((c) => c.account.id === winner.id)!.account.handle
+          expect(map.find((e) => e.id === former)?.held_until).toEqual(expect.any(String))
+        })),
+        30_000
+      )
+
+      /** Two instances of the accounts service over this store, reading one test clock. */
+      const twoInstancesWithClock = Effect.gen(function*() {
+        const clock = Context.get(yield* Layer.build(TestClockAt(Date.parse("2027-03-01T00:00:00Z"))), TestClock.TestClock)
+        const [first, second] = yield* Effect.all([accountsService, accountsService])
+        const at = <A, E>(effect: Effect.Effect<A, E>) => Effect.withClock(effect, clock)
+        return { first, second, at, pass: (ms: number) => clock.adjust(ms) }
+      })
+      const DAY = 24 * 60 * 60 * 1000
+
+      test(
+        "a released handle stays its former owner's for 30 days, in storage: every instance redirects it and refuses it to others; then anyone may take it",
+        Effect.scoped(Effect.gen(function*() {
+          const { first, second, at, pass } = yield* twoInstancesWithClock
+          const dom = (yield* at(first.create({ name: "Dom", plan: "free", handle: "dom-y" }))).account
+          const other = (yield* at(second.create({ name: "Other", plan: "free" }))).account
+          expect((yield* at(first.updateSettings(dom.id, { handle: "dom-z" }))).handle).toBe("dom-z")
+          expect(yield* at(second.byHandle("dom-y"))).toEqual(Option.none())
+          expect(yield* at(second.movedTo("dom-y"))).toEqual(Option.some("dom-z"))
+          const refused = (operation: Effect.Effect<unknown, unknown>) =>
+            Effect.map(Effect.flip(at(operation)), (error) => expect(error).toMatchObject({ _tag: "HandleTaken", detail: expect.stringContaining("released") }))
+          yield* refused(second.updateSettings(other.id, { handle: "dom-y" }))
+          yield* refused(second.update(other.id, { handle: "dom-y" }))
+          yield* refused(second.create({ name: "Taker", plan: "free", handle: "dom-y" }))
+          // A name that gives it gets the next handle instead.
+          expect((yield* at(second.create({ name: "Dom Y", plan: "free" }))).account.handle).toBe("dom-y-2")
+          yield* pass(30 * DAY - 1)
+          yield* refused(second.updateSettings(other.id, { handle: "dom-y" }))
+          expect(yield* at(first.movedTo("dom-y"))).toEqual(Option.some("dom-z"))
+          yield* pass(1)
+          expect(yield* at(first.movedTo("dom-y"))).toEqual(Option.none())
+          expect((yield* at(second.updateSettings(other.id, { handle: "dom-y" }))).handle).toBe("dom-y")
+          expect(Option.map(yield* at(first.byHandle("dom-y")), (a) => a.id)).toEqual(Option.some(other.id))
+          expect(yield* Effect.flip(at(first.updateSettings(dom.id, { handle: "dom-y" })))).toMatchObject({ _tag: "HandleTaken" })
+          // A lapsed hold claimed by several accounts at once, from both instances: one owner.
+          yield* at(second.updateSettings(other.id, { handle: "dom-w" }))
+          yield* pass(30 * DAY)
+          const takers = yield* Effect.forEach(["T1", "T2", "T3", "T4"], (name) => Effect.map(at(first.create({ name, plan: "free" })), (c) => c.account))
+          const outcomes = yield* Effect.forEach(
+            takers,
+            (taker, i) => Effect.either(at((i % 2 === 0 ? first : second).updateSettings(taker.id, { handle: "dom-y" }))),
+            { concurrency: "unbounded" }
+          )
+          expect(outcomes.filter(Either.isRight)).toHaveLength(1)
+          const winner = outcomes.find(Either.isRight)!.right
+          expect(Option.map(yield* at(second.byHandle("dom-y")), (a) => a.id)).toEqual(Option.some(winner.id))
+          expect((yield* handleMap).filter((e) => e.id === "dom-y")).toEqual([{ id: "dom-y", account_id: winner.id }])
+        })),
+        30_000
+      )
+
+      test(
+        "the former owner takes a held handle back, from another instance, and the handle it leaves is held in turn",
+        Effect.scoped(Effect.gen(function*() {
+          const { first, second, at, pass } = yield* twoInstancesWithClock
+          const owner = (yield* at(first.create({ name: "Back", plan: "free", handle: "back-forth" }))).account
+          const other = (yield* at(first.create({ name: "Other", plan: "free" }))).account
+          yield* at(first.updateSettings(owner.id, { handle: "forth-back" }))
+          yield* pass(10 * DAY)
+          expect((yield* at(second.update(owner.id, { handle: "back-forth" }))).handle).toBe("back-forth")
+          expect(Option.map(yield* at(first.byHandle("back-forth")), (a) => a.id)).toEqual(Option.some(owner.id))
+          expect(yield* at(first.movedTo("back-forth"))).toEqual(Option.none())
+          expect(yield* at(first.movedTo("forth-back"))).toEqual(Option.some("back-forth"))
+          expect(yield* Effect.flip(at(second.updateSettings(other.id, { handle: "forth-back" })))).toMatchObject({ _tag: "HandleTaken" })
+          const held = (yield* handleMap).filter((e) => e.account_id === owner.id).map((e) => [e.id, e.held_until ?? null]).sort()
+          expect(held).toEqual([["back-forth", null], ["forth-back", "2027-04-10T00:00:00Z"]])
         })),
         30_000
       )

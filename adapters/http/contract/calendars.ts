@@ -5,7 +5,6 @@ import { CalendarListParams } from "../../../src/Calendars.js"
 import { Calendar, CalendarCreate } from "../../../src/domain/calendar.js"
 import { doc, key } from "./access.js"
 import { body, IdPath, NoFields, pageOf } from "./common.js"
-import { InvalidTransitionProblem } from "./problems.js"
 import { queryOf } from "./query.js"
 import { authenticated } from "./security.js"
 
@@ -51,14 +50,15 @@ export const CalendarsGroup = HttpApiGroup.make("calendars")
     HttpApiEndpoint.post("sync", "/v1/staff/:id/calendars/:calendar_id/sync")
       .setPath(CalendarPath)
       .setPayload(NoFields)
-      .addSuccess(Calendar)
+      .addSuccess(Calendar, { status: 202 })
       .annotateContext(doc(
-        "Read the feed now and answer with the result (`last_error` says why a read failed; the last good busy " +
-          "time stays). 409 `invalid_transition` while another sync of it is in progress",
+        "Queue a read of the feed now and answer at once (202) with the calendar, its `sync_state` `queued`; while a " +
+          "read of it is already queued or running, answer with that one (`queued` or `running`). Read the calendar " +
+          "again for the result: `sync_state` is `idle` when the read has ended, `last_error` says why it failed (the " +
+          "last good busy time stays)",
         write
       ))
   )
-  .addError(InvalidTransitionProblem)
   .pipe(authenticated)
   .annotate(OpenApi.Title, "External calendars")
   .annotate(

@@ -1,14 +1,14 @@
 /**
  * Idempotency step for POSTs with an `Idempotency-Key`: replay a kept response, or claim
  * the key, run the request and keep what it answered. Responses of 500 and above are not
- * kept (the key is freed for a retry). A response that carried a secret is kept without it,
+ * kept (the key is freed for a retry; what its writes committed stays, and the retry is given
+ * it: src/Idempotency.ts `running`). A response that carried a secret is kept without it,
  * and its repeat is refused (`idempotency_secret_withheld`): secrets are shown once.
  */
 import { HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import type { Principal } from "../../../src/ApiKeys.js"
-import { IdempotencySecretWithheld } from "../../../src/domain/errors.js"
-import { type Idempotency, parseIdempotencyKey, type StoredResponse } from "../../../src/Idempotency.js"
+import { type Idempotency, parseIdempotencyKey, secretWithheld, type StoredResponse } from "../../../src/Idempotency.js"
 import { type Visitor, visitorIdempotencyKey } from "../../../src/domain/visitor.js"
 import { Tenant } from "../../../src/ports/tenant.js"
 import { responseOfCause } from "./problem.js"
@@ -45,15 +45,12 @@ const toStored = (response: HttpServerResponse.HttpServerResponse): StoredRespon
 const replay = (stored: StoredResponse) => {
   if (stored.secret_withheld === true) {
     const created = parseObject(stored.body)
-    const what = typeof created?.id === "string" ? `${String(created.object ?? "resource")} ${created.id}` : "the resource"
     return Effect.zipRight(
       HttpApp.appendPreResponseHandler((_, res) => Effect.succeed(HttpServerResponse.setHeaders(res, REPLAYED))),
-      Effect.fail(
-        new IdempotencySecretWithheld({
-          detail: `the first request with this Idempotency-Key succeeded and created ${what}; its secret was ` +
-            "shown once in that response and is not kept for replays: rotate it if it was lost"
-        })
-      )
+      Effect.fail(secretWithheld({
+        object: typeof created?.object === "string" ? created.object : null,
+        id: typeof created?.id === "string" ? created.id : null
+      }))
     )
   }
   return Effect.succeed(
@@ -85,7 +82,7 @@ export const makeIdempotent = (idempotency: Idempotency) =>
         const claim = yield* idempotency.begin(key, fingerprint)
         if (claim._tag === "Replay") return yield* replay(claim.response)
         return yield* Effect.uninterruptible(Effect.gen(function*() {
-          const exit = yield* Effect.exit(run)
+          const exit = yield* Effect.exit(idempotency.running(key, claim.results, run))
           const response = exit._tag === "Success"
             ? exit.value
             : yield* responseOfCause(exit.cause, request.method, true)

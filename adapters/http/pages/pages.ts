@@ -2,6 +2,7 @@
  * The hosted pages, answered in front of the API pipeline like `/widget.js`:
  *
  * - `GET /book/{handle}`: the account's active services, each linking to its booking page;
+ *   a handle the account gave up within the hold period redirects to its handle's page;
  * - `GET /book/{handle}/{service_id}`: the booking flow (the widget with that service);
  * - `/book/{handle}/sandbox[/{service_id}]`: the same for the account's sandbox;
  * - `GET /manage/{token}`: the manage page (the widget in manage mode);
@@ -252,10 +253,23 @@ export const makePages = (options: PagesOptions = {}) =>
         }), { "cache-control": "no-store" })
       })
 
-    const bookPage = (req: PageRequest, route: Extract<Route, { _tag: "Book" }>, path: string) =>
+    /**
+     * The same page under the account's handle: 308, kept out of caches because the hold ends
+     * and the former owner may take the handle back.
+     */
+    const movedPage = (route: Extract<Route, { _tag: "Book" }>, handle: string, query: string) => {
+      const rest = [handle, ...(route.sandbox ? ["sandbox"] : []), ...(route.serviceId === undefined ? [] : [route.serviceId])]
+      const location = `${prefix}/book/${rest.map(encodeURIComponent).join("/")}${query === "" ? "" : `?${query}`}`
+      return HttpServerResponse.empty({ status: 308, headers: { location, "cache-control": "no-store" } })
+    }
+
+    const bookPage = (req: PageRequest, route: Extract<Route, { _tag: "Book" }>, path: string, query: string) =>
       Effect.gen(function*() {
         const found = yield* accounts.byHandle(route.handle)
-        if (Option.isNone(found)) return notFound(req, path)
+        if (Option.isNone(found)) {
+          const moved = yield* accounts.movedTo(route.handle)
+          return Option.isSome(moved) ? movedPage(route, moved.value, query) : notFound(req, path)
+        }
         const account = found.value
         const tenant: TenantId = { account_id: account.id, environment: route.sandbox ? "sandbox" : "production" }
         const url = (yield* manage.publicBase(tenant)) + path.slice(prefix.length)
@@ -282,7 +296,10 @@ export const makePages = (options: PagesOptions = {}) =>
     /** The page a request asks for, or none (the API answers it). */
     const answer = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse> | undefined => {
       if (request.method !== "GET" && request.method !== "HEAD") return undefined
-      const [rawPath = "/", query = ""] = request.url.split("?", 2)
+      // The query whole: a redirect keeps it, `?` in it included.
+      const queryAt = request.url.indexOf("?")
+      const rawPath = queryAt === -1 ? request.url : request.url.slice(0, queryAt)
+      const query = queryAt === -1 ? "" : request.url.slice(queryAt + 1)
       if (prefix !== "" && !rawPath.startsWith(`${prefix}/`)) return undefined
       const path = rawPath.slice(prefix.length) || "/"
       if (path === PAGES_CSS_PATH) return Effect.succeed(cssResponse(request))
@@ -315,7 +332,7 @@ export const makePages = (options: PagesOptions = {}) =>
           ) + path
           return yield* managePage(req, route!.token, url)
         }
-        return yield* bookPage(req, route!, rawPath)
+        return yield* bookPage(req, route!, rawPath, query)
       }).pipe(
         // Storage trouble: a page that says so (the API's own problems say more).
         Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("hosted page failed", cause), unavailable()))

@@ -1,0 +1,96 @@
+/**
+ * No module of the core imports itself back, through any chain of relative imports, type-only
+ * ones and re-exports included: a cycle makes load order matter (a value read before its
+ * module ran is `undefined`) and ties modules that should stand alone.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import ts from "typescript"
+import { describe, expect, it } from "vitest"
+
+const root = path.resolve(import.meta.dirname, "../..")
+const src = path.join(root, "src")
+
+/** The source files under `dir`, as paths relative to the project root with `/`. */
+const sourcesUnder = (dir: string): Array<string> =>
+  fs.readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))
+    .map((file) => path.relative(root, path.join(dir, file)).split(path.sep).join("/"))
+    .sort()
+
+/** The project file a relative specifier of `from` names (`./x.js` is `./x.ts`), if it is one. */
+const resolve = (from: string, specifier: string, files: ReadonlySet<string>): string | undefined => {
+  if (!specifier.startsWith(".")) return undefined
+  const base = path.posix.normalize(path.posix.join(path.posix.dirname(from), specifier))
+  const stem = base.replace(/\.(js|ts)$/, "")
+  return [`${stem}.ts`, `${stem}/index.ts`].find((candidate) => files.has(candidate))
+}
+
+/**
+ * Each file's imports of other files in `files` (`import`, `import type`, `export … from`,
+ * `import()`), `read` giving a file's text.
+ */
+const importGraph = (files: ReadonlyArray<string>, read: (file: string) => string): Map<string, Array<string>> => {
+  const known = new Set(files)
+  return new Map(files.map((file) => {
+    const { importedFiles } = ts.preProcessFile(read(file), true, true)
+    const targets = importedFiles.flatMap(({ fileName }) => resolve(file, fileName, known) ?? [])
+    return [file, [...new Set(targets)].sort()]
+  }))
+}
+
+/**
+ * The cycles a depth-first walk meets, each as its chain of files back to the first (one per
+ * edge that closes a cycle, so every cycle's modules show up in one of them).
+ */
+const cyclesOf = (graph: ReadonlyMap<string, ReadonlyArray<string>>): Array<string> => {
+  const done = new Set<string>()
+  const onPath: Array<string> = []
+  const found: Array<string> = []
+  const visit = (file: string) => {
+    onPath.push(file)
+    for (const next of graph.get(file) ?? []) {
+      const at = onPath.indexOf(next)
+      if (at !== -1) found.push([...onPath.slice(at), next].join(" → "))
+      else if (!done.has(next)) visit(next)
+    }
+    onPath.pop()
+    done.add(file)
+  }
+  for (const file of graph.keys()) if (!done.has(file)) visit(file)
+  return found
+}
+
+describe("the core's imports", () => {
+  it("finds a cycle in an import graph, as its chain of files", () => {
+    const graph = new Map([["a.ts", ["b.ts"]], ["b.ts", ["c.ts"]], ["c.ts", ["a.ts"]], ["d.ts", ["a.ts"]]])
+    expect(cyclesOf(graph)).toEqual(["a.ts → b.ts → c.ts → a.ts"])
+    expect(cyclesOf(new Map([["a.ts", ["b.ts"]], ["b.ts", []]]))).toEqual([])
+  })
+
+  it("reads type-only imports, re-exports and folders' index files as imports", () => {
+    const sources = new Map([
+      ["src/a.ts", `import type { B } from "./b.js"\nimport { Effect } from "effect"\nexport * from "./c/index.js"`],
+      ["src/b.ts", `export { d } from "./c/d.js"\nconst a = () => import("./a.js")`],
+      ["src/c/index.ts", `import { b } from "../b.js"`],
+      ["src/c/d.ts", ""]
+    ])
+    const graph = importGraph([...sources.keys()], (file) => sources.get(file)!)
+    expect(graph).toEqual(new Map([
+      ["src/a.ts", ["src/b.ts", "src/c/index.ts"]],
+      ["src/b.ts", ["src/a.ts", "src/c/d.ts"]],
+      ["src/c/index.ts", ["src/b.ts"]],
+      ["src/c/d.ts", []]
+    ]))
+    // a → c/index → b → a goes through b, whose cycle is already reported.
+    expect(cyclesOf(graph)).toEqual(["src/a.ts → src/b.ts → src/a.ts"])
+  })
+
+  it("form no cycle in src/", () => {
+    const files = sourcesUnder(src)
+    const graph = importGraph(files, (file) => fs.readFileSync(path.join(root, file), "utf8"))
+    // The walk sees the core's real imports.
+    expect(graph.get("src/scheduling/slots.ts")).toContain("src/scheduling/types.ts")
+    expect(cyclesOf(graph)).toEqual([])
+  })
+})
