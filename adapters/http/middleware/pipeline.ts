@@ -14,14 +14,13 @@
  *  7. replay or claim an `Idempotency-Key` on POSTs (idempotency.ts);
  *  8. run the router, and render any failure as a problem (problem.ts).
  *
- * The gate's passage goes to the router with the request (gate.ts, `admit`): the groups'
- * security middleware and the handlers read its principal from there.
+ * The gate's passage goes to the router in the request's context (gate.ts, `handOver`): the
+ * groups' security middleware provides its principal and tenant to the handlers.
  */
 import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Either, Option } from "effect"
 import { Accounts } from "../../../src/Accounts.js"
 import { type Caller, corsOrigin } from "../../../src/auth/access.js"
-import { Authenticator } from "../../../src/auth/Authenticator.js"
 import { Domains } from "../../../src/Domains.js"
 import { Idempotency } from "../../../src/Idempotency.js"
 import { RateLimiter } from "../../../src/ratelimit/RateLimiter.js"
@@ -36,7 +35,7 @@ import { makeBrowserOrigin } from "../hostRouting.js"
 import { presentedCredential } from "./authenticate.js"
 import { readBody } from "./body.js"
 import { addCorsHeaders, isPreflight, preflight } from "./cors.js"
-import { admit, makeGate } from "./gate.js"
+import { Gate, handOver } from "./gate.js"
 import { makeIdempotent } from "./idempotency.js"
 import { noRoute, responseOfCause, shownPath } from "./problem.js"
 import { countRequest, policyOf } from "./ratelimit.js"
@@ -93,8 +92,7 @@ export const makePipeline = (options: PipelineOptions = {}) =>
   Effect.gen(function*() {
     const accounts = yield* Accounts
     const limiter = yield* RateLimiter
-    const adminToken = options.adminToken !== undefined && options.adminToken.length > 0 ? options.adminToken : undefined
-    const gate = makeGate(yield* Authenticator, adminToken)
+    const gate = yield* Gate
     const idempotent = makeIdempotent(yield* Idempotency)
     const prefix = options.prefix?.replace(/\/+$/, "") || undefined
     const trustProxy = options.trustProxy === true
@@ -132,7 +130,7 @@ export const makePipeline = (options: PipelineOptions = {}) =>
           const rule = route._tag === "Found" ? route.access : undefined
 
           // 3. Who is calling, and whether they may call this.
-          const passage = yield* gate(rule, headers.authorization, address, (who) => browserOrigin(who, headers))
+          const passage = yield* gate.admit(rule, headers.authorization, address, (who) => browserOrigin(who, headers))
           caller = passage.caller
           const { principal, visitor } = passage
 
@@ -152,14 +150,12 @@ export const makePipeline = (options: PipelineOptions = {}) =>
 
           // 6. The body.
           const body = yield* readBody(request, method, path)
-          // The passage goes with the request the router is given (the security middleware
-          // and handlers read it there); that request is provided again only when the body
-          // step or the prefix replaced it.
-          admit(body.request, passage)
+          // The passage goes to the router in its context (the security middleware reads it
+          // there), with the request when the body step or the prefix replaced it.
           const routed = route._tag === "Found" && route.payload !== undefined && body.value !== undefined && routable(path)
             ? decodeFirst(route.payload, body.value, app)
             : app
-          const run = body.request === original ? routed : Effect.provideService(routed, HttpServerRequest.HttpServerRequest, body.request)
+          const run = handOver(routed, passage, body.request === original ? undefined : body.request)
 
           // 7. Idempotency, 8. the route.
           const idempotencyKey = headers["idempotency-key"]
