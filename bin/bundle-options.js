@@ -4,18 +4,28 @@ import { readdirSync, rmSync } from "node:fs"
 import { basename, dirname, join, resolve } from "node:path"
 
 /**
- * @effect/platform-node imports undici (1 MB, a third of the bundle) for its HTTP client,
- * which the server never uses: bundle a stand-in that loads the real module on first use.
+ * Modules the server imports but uses only on a path a start does not take, bundled as
+ * stand-ins that load the real module on first use: @effect/platform-node's HTTP client
+ * (undici, 1 MB, a third of the bundle; the server never uses it), its WebSocket upgrades
+ * (ws: `WebSocket` and `WebSocketServer`, made on the first upgrade) and the MIME table of
+ * its file responses (mime). A stand-in is a proxy, or getters for the named exports
+ * (namespace imports copy a module's own names when it is imported).
  */
-const lazyUndici = {
-  name: "lazy-undici",
+const LAZY_MODULES = { undici: undefined, mime: undefined, ws: ["WebSocket", "WebSocketServer"] }
+
+const standIn = (name, exports) =>
+  `let real; const load = () => (real ??= require(${JSON.stringify(name)}));` +
+  (exports === undefined
+    ? "module.exports = new Proxy({}, { get: (_, key) => key === \"__esModule\" ? undefined : load()[key] })"
+    : exports.map((key) => `Object.defineProperty(exports, ${JSON.stringify(key)}, { enumerable: true, get: () => load()[${JSON.stringify(key)}] });`).join(""))
+
+const lazyModules = {
+  name: "lazy-modules",
   setup(build) {
-    build.onResolve({ filter: /^undici$/ }, (args) =>
-      args.namespace === "lazy-undici" ? { path: "undici", external: true } : { path: "undici", namespace: "lazy-undici" })
-    build.onLoad({ filter: /.*/, namespace: "lazy-undici" }, () => ({
-      loader: "js",
-      contents: "let real; module.exports = new Proxy({}, { get: (_, name) => name === \"__esModule\" ? undefined : (real ??= require(\"undici\"))[name] })"
-    }))
+    const filter = new RegExp(`^(${Object.keys(LAZY_MODULES).join("|")})$`)
+    build.onResolve({ filter }, (args) =>
+      args.namespace === "lazy-module" ? { path: args.path, external: true } : { path: args.path, namespace: "lazy-module" })
+    build.onLoad({ filter: /.*/, namespace: "lazy-module" }, (args) => ({ loader: "js", contents: standIn(args.path, LAZY_MODULES[args.path]) }))
   }
 }
 
@@ -41,7 +51,7 @@ export const serverBundleOptions = (entry, outfile) => {
     logLevel: "error",
     // Native and optional modules stay outside; `require` for the CommonJS ones inside.
     external: ["better-sqlite3", "bufferutil", "utf-8-validate"],
-    plugins: [lazyUndici],
+    plugins: [lazyModules],
     banner: { js: "import { createRequire as __slotwiseRequire } from 'node:module'; const require = __slotwiseRequire(import.meta.url);" }
   }
 }
