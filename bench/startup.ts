@@ -3,8 +3,10 @@
  * as `npm start` runs it) takes from spawn to its `listening on` line, and to the answer of
  * its first request (GET /v1/services with the key printed at start), against a bare Node
  * start in the same rounds (`http.createServer().listen(0)`, then the same line), so the
- * figures stay comparable on a busy machine. Each round starts every contestant once, the
- * order turning; medians and 90th percentiles over rounds.
+ * figures stay comparable on a busy machine; also the CPU time (all threads) each process had
+ * used when it said it listens, which a busy machine stretches much less than wall time.
+ * Each round starts every contestant once, the order turning; medians (and 90th percentiles
+ * of wall time) over rounds.
  *
  *   npx tsx bench/startup.ts [rounds, default 10] [checkout …]
  *
