@@ -13,19 +13,32 @@ import { basename, dirname, join, resolve } from "node:path"
  */
 const LAZY_MODULES = { undici: undefined, mime: undefined, ws: ["WebSocket", "WebSocketServer"] }
 
-const standIn = (name, exports) =>
-  `let real; const load = () => (real ??= require(${JSON.stringify(name)}));` +
-  (exports === undefined
+/**
+ * The stand-in for `name` imported by the package `importer`: the real module is resolved
+ * from that package's folder, so the version it depends on is loaded even when another
+ * version of the same name sits at the top of node_modules.
+ */
+const standIn = (name, importer) => {
+  const from = importer === "" ? "" : `, { paths: [require("node:path").dirname(require.resolve(${JSON.stringify(`${importer}/package.json`)}))] }`
+  const load = `let real; const load = () => (real ??= require(require.resolve(${JSON.stringify(name)}${from})));`
+  const exports = LAZY_MODULES[name]
+  return load + (exports === undefined
     ? "module.exports = new Proxy({}, { get: (_, key) => key === \"__esModule\" ? undefined : load()[key] })"
     : exports.map((key) => `Object.defineProperty(exports, ${JSON.stringify(key)}, { enumerable: true, get: () => load()[${JSON.stringify(key)}] });`).join(""))
+}
+
+/** The package a file belongs to, by its last node_modules folder ("" outside node_modules). */
+const packageOf = (file) => /node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)[\\/](?!.*node_modules)/.exec(file)?.[1].replace("\\", "/") ?? ""
 
 const lazyModules = {
   name: "lazy-modules",
   setup(build) {
     const filter = new RegExp(`^(${Object.keys(LAZY_MODULES).join("|")})$`)
-    build.onResolve({ filter }, (args) =>
-      args.namespace === "lazy-module" ? { path: args.path, external: true } : { path: args.path, namespace: "lazy-module" })
-    build.onLoad({ filter: /.*/, namespace: "lazy-module" }, (args) => ({ loader: "js", contents: standIn(args.path, LAZY_MODULES[args.path]) }))
+    build.onResolve({ filter }, (args) => ({ path: `${args.path}|${packageOf(args.importer)}`, namespace: "lazy-module" }))
+    build.onLoad({ filter: /.*/, namespace: "lazy-module" }, (args) => {
+      const [name, importer] = args.path.split("|")
+      return { loader: "js", contents: standIn(name, importer) }
+    })
   }
 }
 
