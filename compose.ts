@@ -39,7 +39,7 @@ import { makeOAuthHandler } from "./adapters/oauth/server.js"
 import { OAuthServicesLive } from "./adapters/oauth/services.js"
 import type { PostgresStorageOptions } from "./adapters/postgres/layer.js"
 import type { RedisRateLimitStoreOptions } from "./adapters/redis/ratelimit.js"
-import { SqliteStorageLive } from "./adapters/sqlite/layer.js"
+import type { SqliteStorageOptions } from "./adapters/sqlite/layer.js"
 import type { StorageChoice } from "./schedulingOptions.js"
 import { ReminderWorkerLive } from "./adapters/reminders/worker.js"
 import { WebhookDispatcherLive, type WebhookDispatcherOptions } from "./adapters/webhooks/dispatcher.js"
@@ -58,7 +58,14 @@ import type { RateLimitStore } from "./src/ports/rateLimitStore.js"
 import type { WebhookOutbox } from "./src/webhooks/Outbox.js"
 import { WebhookPolicy } from "./src/webhooks/policy.js"
 
-export { MemoryStorageLive, SqliteStorageLive }
+export { MemoryStorageLive }
+
+/**
+ * SQLite storage. Its driver (a native module) is loaded when the layer is built, so a
+ * server or an app on memory or PostgreSQL never loads it.
+ */
+export const SqliteStorageLive = (options: SqliteStorageOptions): Layer.Layer<Storage, StorageFailure> =>
+  Layer.unwrapEffect(Effect.map(Effect.promise(() => import("./adapters/sqlite/layer.js")), (m) => m.SqliteStorageLive(options)))
 
 /**
  * PostgreSQL storage. Its driver (and the Redis client below) is loaded when the layer is
