@@ -30,6 +30,7 @@ import { Tenant } from "../../src/ports/tenant.js"
 import { RateLimiter } from "../../src/ratelimit/RateLimiter.js"
 import { isSignInKey, SIGN_IN_LIMITS, type SignInLimits, signInPolicies } from "../../src/ratelimit/policy.js"
 import { Users } from "../../src/Users.js"
+import { clientAddressOf } from "../http/clientAddress.js"
 import { makeAdapterFactory } from "./adapter.js"
 import { consentPage, contentSecurityPolicy, errorPage, SECURITY_HEADERS, sendHtml, signInPage } from "./pages.js"
 
@@ -318,8 +319,7 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
 
     const csrfOf = (uid: string) => createHmac("sha256", keys[0]!).update(`csrf:${uid}`).digest("base64url")
     const addressOf = (req: IncomingMessage) =>
-      (options.trustProxy === true ? String(req.headers["x-forwarded-for"] ?? "").split(",")[0]?.trim() : "") ||
-      req.socket.remoteAddress || "unknown"
+      clientAddressOf(req.headers, req.socket.remoteAddress, options.trustProxy === true)
 
     const clientOf = (details: InteractionDetails) =>
       run(clients.resolve(String(details.params.client_id ?? "")))

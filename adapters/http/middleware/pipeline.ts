@@ -26,6 +26,7 @@ import { Domains } from "../../../src/Domains.js"
 import { Idempotency } from "../../../src/Idempotency.js"
 import { RateLimiter } from "../../../src/ratelimit/RateLimiter.js"
 import { SlotwiseApi } from "../api.js"
+import { clientAddress } from "../clientAddress.js"
 import { DOCS_PATH, DOCS_SCRIPT_PATH, OPENAPI_PATH } from "../docs.js"
 import { publicAccess } from "../contract/access.js"
 import { type BodyDecoder, rememberDecoded } from "../contract/decodedBodies.js"
@@ -56,14 +57,6 @@ const routes = makeRouteTable(SlotwiseApi, [
   { method: "GET", path: DOCS_PATH, access: publicAccess },
   { method: "GET", path: DOCS_SCRIPT_PATH, access: publicAccess }
 ])
-
-export const clientAddress = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean): string => {
-  if (trustProxy) {
-    const forwarded = request.headers["x-forwarded-for"]?.split(",")[0]?.trim()
-    if (forwarded) return forwarded
-  }
-  return Option.getOrElse(request.remoteAddress, () => "unknown")
-}
 
 const stripPrefix = (request: HttpServerRequest.HttpServerRequest, prefix: string | undefined) => {
   if (prefix === undefined) return request

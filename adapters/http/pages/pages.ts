@@ -29,7 +29,7 @@ import { RateLimiter } from "../../../src/ratelimit/RateLimiter.js"
 import { Services } from "../../../src/Services.js"
 import { VERSION } from "../api.js"
 import { makeHostTenant, requestHost } from "../hostRouting.js"
-import { clientAddress } from "../middleware/pipeline.js"
+import { clientAddress } from "../clientAddress.js"
 import { PAGES_CSS } from "./css.js"
 import { escapeHtml, langOfAcceptLanguage, type PageLang, pageText, shell, type Shell, themeOf, widgetElement } from "./html.js"
 

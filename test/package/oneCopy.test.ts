@@ -1,0 +1,31 @@
+/**
+ * Rules written once: each test names a rule's one home and fails when a copy of it is
+ * written again elsewhere in the core or the adapters (or the widget, where it bundles one).
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { describe, expect, it } from "vitest"
+
+const root = path.resolve(import.meta.dirname, "../..")
+
+/** The TypeScript sources under the given folders (and root files), as paths relative to the project root. */
+const sources = (...dirs: ReadonlyArray<string>): Array<string> =>
+  dirs.flatMap((dir) => {
+    const full = path.join(root, dir)
+    if (fs.statSync(full).isFile()) return [dir]
+    return fs.readdirSync(full, { recursive: true, encoding: "utf8" })
+      .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))
+      .map((file) => path.posix.join(dir, file.split(path.sep).join("/")))
+  }).sort()
+
+/** The files among `files` whose text matches `pattern`. */
+const filesMatching = (files: ReadonlyArray<string>, pattern: RegExp): Array<string> =>
+  files.filter((file) => pattern.test(fs.readFileSync(path.join(root, file), "utf8")))
+
+const CODE = ["src", "adapters", "widget", "compose.ts", "index.ts", "main.ts", "schedulingOptions.ts"]
+
+describe("one copy of each rule", () => {
+  it("the client address is read from X-Forwarded-For in one place", () => {
+    expect(filesMatching(sources(...CODE), /\[\s*["']x-forwarded-for["']\s*\]/i)).toEqual(["adapters/http/clientAddress.ts"])
+  })
+})
