@@ -375,9 +375,10 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
       }
       const accountId = found.tenant.account_id
       const [emailPolicy, addressPolicy] = signInPolicies(accountId, emailKey(email), addressOf(req), signInLimits)
-      const [perEmail, perAddress] = await run(Effect.all([limiter.check(emailPolicy), limiter.check(addressPolicy)]))
-      if (!perEmail.allowed || !perAddress.allowed) {
-        const wait = Math.max(perEmail.allowed ? 0 : perEmail.reset_seconds, perAddress.allowed ? 0 : perAddress.reset_seconds)
+      // Both counters spend the attempt; either one spent refuses it, for as long as the longer wait.
+      const refusals = (await run(Effect.all([limiter.count(emailPolicy), limiter.count(addressPolicy)]))).flatMap((c) => c.refusal ?? [])
+      if (refusals.length > 0) {
+        const wait = Math.max(...refusals.map((refusal) => refusal.retry_after_seconds))
         res.setHeader("retry-after", String(wait))
         return showPage(res, details, { status: 429, message: `Too many attempts. Try again in ${wait} seconds.`, email })
       }

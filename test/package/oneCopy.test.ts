@@ -28,4 +28,9 @@ describe("one copy of each rule", () => {
   it("the client address is read from X-Forwarded-For in one place", () => {
     expect(filesMatching(sources(...CODE), /\[\s*["']x-forwarded-for["']\s*\]/i)).toEqual(["adapters/http/clientAddress.ts"])
   })
+
+  it("a spent rate-limit quota is turned into its refusal only by the rate limiter", () => {
+    const outsideTheLimiter = sources(...CODE).filter((file) => !file.startsWith("src/ratelimit/"))
+    expect(filesMatching(outsideTheLimiter, /\brefusalOf\b.*ratelimit\/policy|\.allowed\b|\.reset_seconds\b/)).toEqual([])
+  })
 })

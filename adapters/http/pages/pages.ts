@@ -282,8 +282,9 @@ export const makePages = (options: PagesOptions = {}) =>
     const domainRoot = (req: PageRequest, tenant: TenantId, host: string) =>
       Effect.flatMap(accounts.get(tenant.account_id), (account) => serviceList(req, account, tenant, `https://${host}/`))
 
-    const count = (request: HttpServerRequest.HttpServerRequest) =>
-      limiter.check(policyForAddress(clientAddress(request, trustProxy)))
+    /** Counts a page request by client address: the refusal when its quota is spent. */
+    const refusalOfCount = (request: HttpServerRequest.HttpServerRequest) =>
+      Effect.map(limiter.count(policyForAddress(clientAddress(request, trustProxy))), (counted) => counted.refusal)
 
     const tooMany = (req: PageRequest, url: string, seconds: number) =>
       page(429, plainShell(req, {
@@ -320,12 +321,12 @@ export const makePages = (options: PagesOptions = {}) =>
           const host = requestHost(request.headers, trustProxy)
           const tenant = hostTenant === undefined ? Option.none() : yield* hostTenant(request.headers)
           if (Option.isNone(tenant) || host === undefined) return rootResponse(request)
-          const decision = yield* count(request)
-          if (!decision.allowed) return tooMany(req, `https://${host}/`, decision.reset_seconds)
+          const refused = yield* refusalOfCount(request)
+          if (refused !== undefined) return tooMany(req, `https://${host}/`, refused.retry_after_seconds)
           return yield* domainRoot(req, tenant.value, host)
         }
-        const decision = yield* count(request)
-        if (!decision.allowed) return tooMany(req, rawPath, decision.reset_seconds)
+        const refused = yield* refusalOfCount(request)
+        if (refused !== undefined) return tooMany(req, rawPath, refused.retry_after_seconds)
         if (route!._tag === "Manage") {
           const url = (yield* Effect.option(Effect.flatMap(manage.open(route!.token), (o) => manage.publicBase(o.tenant)))).pipe(
             Option.getOrElse(() => "")
