@@ -74,8 +74,7 @@ export const RedisRateLimitStoreLive = (options: RedisRateLimitStoreOptions): La
 export type { StorageChoice } from "./schedulingOptions.js"
 
 /** A `--database` value: a `postgres://` or `postgresql://` URL selects PostgreSQL; anything else is a SQLite file. */
-export const storageFromLocation = (location: string): StorageChoice =>
-  /^postgres(ql)?:\/\//i.test(location) ? { postgres: location } : { sqlite: location }
+export { storageFromLocation } from "./adapters/cli/storageLocation.js"
 
 /** How opening storage reports its progress and how long it waits for PostgreSQL. */
 export interface StorageStartOptions {

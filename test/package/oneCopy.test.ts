@@ -33,4 +33,8 @@ describe("one copy of each rule", () => {
     const outsideTheLimiter = sources(...CODE).filter((file) => !file.startsWith("src/ratelimit/"))
     expect(filesMatching(outsideTheLimiter, /\brefusalOf\b.*ratelimit\/policy|\.allowed\b|\.reset_seconds\b/)).toEqual([])
   })
+
+  it("a storage location is classified (PostgreSQL URL or SQLite file) in one place", () => {
+    expect(filesMatching(sources(...CODE), /\^postgres\(ql\)\?/)).toEqual(["adapters/cli/storageLocation.ts"])
+  })
 })
