@@ -317,7 +317,7 @@ export const serverLayer = (options: ServerOptions) => {
   const publicUrl = listeningPublicUrl(options.publicUrl)
   const onListening = (url: string) => {
     // Pages (and so manage links) live under the mount prefix.
-    publicUrl.listen(`${url}${options.prefix?.replace(/\/+$/, "") ?? ""}`)
+    publicUrl.listen(`${url}${withoutTrailingSlash(options.prefix ?? "")}`)
     options.onListening?.(url)
   }
   return makeServerLayer({ ...options, onListening }, {

@@ -27,6 +27,7 @@ import { OAuthGrants } from "../../src/OAuthGrants.js"
 import { ProviderSecretsCollection } from "../../src/oauth/collections.js"
 import { Storage } from "../../src/ports/storage.js"
 import { Tenant } from "../../src/ports/tenant.js"
+import { withoutTrailingSlash } from "../../src/ports/trailingSlash.js"
 import { RateLimiter } from "../../src/ratelimit/RateLimiter.js"
 import { isSignInKey, SIGN_IN_LIMITS, type SignInLimits, signInPolicies } from "../../src/ratelimit/policy.js"
 import { Users } from "../../src/Users.js"
@@ -193,8 +194,8 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
     const keys = yield* cookieKeys
     const Adapter = yield* makeAdapterFactory({ refreshGraceSeconds: options.refreshGraceSeconds ?? DEFAULT_REFRESH_GRACE_SECONDS })
     const signInLimits = options.signInLimits ?? SIGN_IN_LIMITS
-    const issuer = options.issuer.replace(/\/+$/, "")
-    const mountPath = new URL(issuer).pathname.replace(/\/+$/, "")
+    const issuer = withoutTrailingSlash(options.issuer)
+    const mountPath = withoutTrailingSlash(new URL(issuer).pathname)
     // Signs only ID tokens, which are never issued (no `openid` scope): a key per process is enough.
     const signingKey = generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ format: "jwk" })
 

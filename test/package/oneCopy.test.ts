@@ -37,4 +37,10 @@ describe("one copy of each rule", () => {
   it("a storage location is classified (PostgreSQL URL or SQLite file) in one place", () => {
     expect(filesMatching(sources(...CODE), /\^postgres\(ql\)\?/)).toEqual(["adapters/cli/storageLocation.ts"])
   })
+
+  it("a trailing slash is taken off in one place, which the widget bundles too", () => {
+    expect(filesMatching(sources(...CODE), /\\\/\+\$\//)).toEqual(["src/ports/trailingSlash.ts"])
+    // The widget may bundle only a core module that imports nothing.
+    expect(fs.readFileSync(path.join(root, "src/ports/trailingSlash.ts"), "utf8")).not.toMatch(/^\s*import\b/m)
+  })
 })

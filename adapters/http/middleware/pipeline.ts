@@ -25,6 +25,7 @@ import { Authenticator } from "../../../src/auth/Authenticator.js"
 import { Domains } from "../../../src/Domains.js"
 import { Idempotency } from "../../../src/Idempotency.js"
 import { RateLimiter } from "../../../src/ratelimit/RateLimiter.js"
+import { withoutTrailingSlash } from "../../../src/ports/trailingSlash.js"
 import { SlotwiseApi } from "../api.js"
 import { clientAddress } from "../clientAddress.js"
 import { DOCS_PATH, DOCS_SCRIPT_PATH, OPENAPI_PATH } from "../docs.js"
@@ -89,7 +90,7 @@ export const makePipeline = (options: PipelineOptions = {}) =>
     const adminToken = options.adminToken !== undefined && options.adminToken.length > 0 ? options.adminToken : undefined
     const gate = makeGate(yield* Authenticator, adminToken)
     const idempotent = makeIdempotent(yield* Idempotency)
-    const prefix = options.prefix?.replace(/\/+$/, "") || undefined
+    const prefix = withoutTrailingSlash(options.prefix ?? "") || undefined
     const trustProxy = options.trustProxy === true
     // Without the core's custom domains (a pipeline over the access services alone), origins are the accounts' lists only.
     const domains = Option.getOrUndefined(yield* Effect.serviceOption(Domains))

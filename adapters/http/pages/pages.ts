@@ -24,6 +24,7 @@ import { HostedPageKeys } from "../../../src/HostedPages.js"
 import { Manage } from "../../../src/Manage.js"
 import type { TenantId } from "../../../src/ports/tenant.js"
 import { Tenant } from "../../../src/ports/tenant.js"
+import { withoutTrailingSlash } from "../../../src/ports/trailingSlash.js"
 import { policyForAddress } from "../../../src/ratelimit/policy.js"
 import { RateLimiter } from "../../../src/ratelimit/RateLimiter.js"
 import { Services } from "../../../src/Services.js"
@@ -84,7 +85,7 @@ const SEGMENT = /^[A-Za-z0-9_.~-]{1,200}$/
 
 /** The page a path names, or none. */
 export const routeOf = (path: string): Route | undefined => {
-  const parts = path.replace(/\/+$/, "").split("/").slice(1).map((p) => {
+  const parts = withoutTrailingSlash(path).split("/").slice(1).map((p) => {
     try {
       return decodeURIComponent(p)
     } catch {
@@ -119,7 +120,7 @@ export const makePages = (options: PagesOptions = {}) =>
     const limiter = yield* RateLimiter
     const domains = Option.getOrUndefined(yield* Effect.serviceOption(Domains))
     const trustProxy = options.trustProxy === true
-    const prefix = options.prefix?.replace(/\/+$/, "") ?? ""
+    const prefix = withoutTrailingSlash(options.prefix ?? "")
     const hostTenant = domains === undefined ? undefined : makeHostTenant(domains, trustProxy)
 
     const page = (status: number, html: string, extra: Record<string, string> = {}) =>
