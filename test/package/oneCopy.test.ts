@@ -43,4 +43,8 @@ describe("one copy of each rule", () => {
     // The widget may bundle only a core module that imports nothing.
     expect(fs.readFileSync(path.join(root, "src/ports/trailingSlash.ts"), "utf8")).not.toMatch(/^\s*import\b/m)
   })
+
+  it("the public views of staff and services leave out what their schemas leave out, listed once", () => {
+    expect(filesMatching(sources("src"), /\{\s*(email|metadata):\s*_/)).toEqual([])
+  })
 })
