@@ -1,18 +1,11 @@
 import { Schema } from "effect"
 import { Instant, Metadata, ObjectType, optional, Timestamps } from "./common.js"
 import { StaffAssignmentFields } from "./assignment.js"
+import { HOLD_DEFAULT_TTL_SECONDS, HOLD_MAX_TTL_SECONDS, VISITOR_HOLD_MAX_TTL_SECONDS } from "./holdLifetime.js"
 import { Id } from "./ids.js"
 import { passedVisitorLimit, type Visitor } from "./visitor.js"
 
-export const HOLD_DEFAULT_TTL_SECONDS = 300
-export const HOLD_MAX_TTL_SECONDS = 600
-
-/**
- * Holds asked for by a visitor through a publishable key, which anyone can copy from a web
- * page. Three minutes covers typing a name, an email and a phone number; the widget renews a
- * hold for visitors who take longer, and books the time directly if a hold lapsed.
- */
-export const VISITOR_HOLD_MAX_TTL_SECONDS = 180
+export { HOLD_DEFAULT_TTL_SECONDS, HOLD_MAX_TTL_SECONDS, VISITOR_HOLD_MAX_TTL_SECONDS } from "./holdLifetime.js"
 /** Active visitor holds per client address and key: the time picked and one picked after it. */
 export const VISITOR_HOLDS_PER_ADDRESS = 2
 /**

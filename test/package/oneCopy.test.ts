@@ -47,4 +47,12 @@ describe("one copy of each rule", () => {
   it("the public views of staff and services leave out what their schemas leave out, listed once", () => {
     expect(filesMatching(sources("src"), /\{\s*(email|metadata):\s*_/)).toEqual([])
   })
+
+  it("the widget asks for the hold lifetime the core grants a visitor, from a module it may bundle", () => {
+    expect(fs.readFileSync(path.join(root, "widget/hold.ts"), "utf8")).toMatch(
+      /import \{ VISITOR_HOLD_MAX_TTL_SECONDS \} from "\.\.\/src\/domain\/holdLifetime\.js"/
+    )
+    expect(filesMatching(sources("widget"), /SECONDS = 180\b/)).toEqual([])
+    expect(fs.readFileSync(path.join(root, "src/domain/holdLifetime.ts"), "utf8")).not.toMatch(/^\s*import\b/m)
+  })
 })
