@@ -1,7 +1,9 @@
 /**
  * The composition root: the one place that picks adapters and wires them to the core. The
  * package root (index.ts), the server (`slotwise serve`, main.ts) and the mounted handlers
- * all build their layers here; adapters never import each other.
+ * all build their layers here. Adapters never build one another's layers; they share only
+ * helpers (adapters/sql beneath both SQL stores, adapters/cli beneath the server's commands,
+ * the client-address reader of adapters/http beneath the OAuth sign-in).
  *
  * - storage: `"memory"`, `{ sqlite: file }` or `{ postgres: url }`, one case each in
  *   `storageLayer` (`storageFromLocation` reads a `--database` value);
