@@ -1,7 +1,9 @@
 /**
  * The composition root: the one place that picks adapters and wires them to the core. The
  * package root (index.ts), the server (`slotwise serve`, main.ts) and the mounted handlers
- * all build their layers here; adapters never import each other.
+ * all build their layers here. Adapters never build one another's layers; they share only
+ * helpers (adapters/sql beneath both SQL stores, adapters/cli beneath the server's commands,
+ * the client-address reader of adapters/http beneath the OAuth sign-in).
  *
  * - storage: `"memory"`, `{ sqlite: file }` or `{ postgres: url }`, one case each in
  *   `storageLayer` (`storageFromLocation` reads a `--database` value);
@@ -81,8 +83,7 @@ export const RedisRateLimitStoreLive = (options: RedisRateLimitStoreOptions): La
 export type { StorageChoice } from "./schedulingOptions.js"
 
 /** A `--database` value: a `postgres://` or `postgresql://` URL selects PostgreSQL; anything else is a SQLite file. */
-export const storageFromLocation = (location: string): StorageChoice =>
-  /^postgres(ql)?:\/\//i.test(location) ? { postgres: location } : { sqlite: location }
+export { storageFromLocation } from "./adapters/cli/storageLocation.js"
 
 /** How opening storage reports its progress and how long it waits for PostgreSQL. */
 export interface StorageStartOptions {
@@ -325,7 +326,7 @@ export const serverLayer = (options: ServerOptions) => {
   const publicUrl = listeningPublicUrl(options.publicUrl)
   const onListening = (url: string) => {
     // Pages (and so manage links) live under the mount prefix.
-    publicUrl.listen(`${url}${options.prefix?.replace(/\/+$/, "") ?? ""}`)
+    publicUrl.listen(`${url}${withoutTrailingSlash(options.prefix ?? "")}`)
     options.onListening?.(url)
   }
   return makeServerLayer({ ...options, onListening }, {

@@ -15,6 +15,7 @@ import {
   BookingUpdate,
   publicBooking,
   revised,
+  type BookingAction,
   type StatusAction,
   TRANSITIONS,
   transitionRefusal
@@ -71,6 +72,9 @@ export const BookingListParams = Schema.Struct({
   }))
 }).annotations({ identifier: "BookingListParams" })
 export type BookingListParams = typeof BookingListParams.Encoded
+
+/** What a status change or a move may change besides (the caller's notes, reason, metadata, answers). */
+type BookingExtras = Partial<Pick<Booking, "notes" | "cancellation_reason" | "metadata" | "answers">>
 
 const EVENT_OF_ACTION: Record<StatusAction, "booking.updated" | "booking.cancelled"> = {
   confirm: "booking.updated",
@@ -411,18 +415,20 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
         return yield* listPage(bookings, { where, limit, cursor, filters })
       })
 
-    /** Applies a status action (not reschedule) with the table's rules and its event. */
-    const transition = (
-      id: string,
-      action: StatusAction,
-      extra: Partial<Pick<Booking, "notes" | "cancellation_reason" | "metadata" | "answers">> = {},
-      actor: Actor = "account"
-    ) =>
-      events.mutate(Effect.gen(function*() {
+    /** The booking `action` is asked of, and the time now, once the table of transitions allows the action. */
+    const allowedNow = (id: string, action: BookingAction) =>
+      Effect.gen(function*() {
         const current = yield* find(id)
         const now = yield* currentStamp
         const refusal = transitionRefusal(action, current.status, toMillis(current.start), now.ms)
         if (refusal !== undefined) return yield* new InvalidTransition({ detail: refusal })
+        return { current, now } as const
+      })
+
+    /** Applies a status action (not reschedule) with the table's rules and its event. */
+    const transition = (id: string, action: StatusAction, extra: BookingExtras = {}, actor: Actor = "account") =>
+      events.mutate(Effect.gen(function*() {
+        const { current, now } = yield* allowedNow(id, action)
         const next = revised(current, { ...extra, status: TRANSITIONS[action].to }, now.iso)
         yield* bookings.update(next)
         yield* shared.sync(next, current)
@@ -455,14 +461,11 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
     const moveTo = (
       id: string,
       target: { readonly start?: string; readonly staff_id?: string },
-      extra: Partial<Pick<Booking, "notes" | "cancellation_reason" | "metadata" | "answers">> = {},
+      extra: BookingExtras = {},
       actor: Actor = "account"
     ) =>
       events.mutate(Effect.gen(function*() {
-        const current = yield* find(id)
-        const now = yield* currentStamp
-        const refusal = transitionRefusal("reschedule", current.status, toMillis(current.start), now.ms)
-        if (refusal !== undefined) return yield* new InvalidTransition({ detail: refusal })
+        const { current, now } = yield* allowedNow(id, "reschedule")
         const startText = target.start ?? current.start
         const staffId = target.staff_id ?? current.staff_id
         if (startText === current.start && staffId === current.staff_id && !changes(current, extra)) return current

@@ -23,6 +23,7 @@ import { DATABASE, describeStorage, type StorageFlag, storageFlag, withoutPasswo
 import { VERSION } from "./api.js"
 import type { AppOptions } from "./app.js"
 import type { ServeOptions } from "./server.js"
+import { withoutTrailingSlash } from "../../src/ports/trailingSlash.js"
 
 export { DEFAULT_DATABASE, describeStorage, type StorageFlag, storageFlag, withoutPassword } from "../cli/storage.js"
 
@@ -218,7 +219,7 @@ const publicUrlOf = (source: string, text: string | undefined): string | undefin
   if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) {
     throw new UsageError(`${source} must be an http(s) URL, got ${text}`)
   }
-  return text.replace(/\/+$/, "")
+  return withoutTrailingSlash(text)
 }
 
 export const parseServe = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): ServeFlags | "help" => {

@@ -27,9 +27,11 @@ import { OAuthGrants } from "../../src/OAuthGrants.js"
 import { ProviderSecretsCollection } from "../../src/oauth/collections.js"
 import { Storage } from "../../src/ports/storage.js"
 import { Tenant } from "../../src/ports/tenant.js"
+import { withoutTrailingSlash } from "../../src/ports/trailingSlash.js"
 import { RateLimiter } from "../../src/ratelimit/RateLimiter.js"
 import { isSignInKey, SIGN_IN_LIMITS, type SignInLimits, signInPolicies } from "../../src/ratelimit/policy.js"
 import { Users } from "../../src/Users.js"
+import { clientAddressOf } from "../http/clientAddress.js"
 import { makeAdapterFactory } from "./adapter.js"
 import { consentPage, contentSecurityPolicy, errorPage, SECURITY_HEADERS, sendHtml, signInPage } from "./pages.js"
 
@@ -192,8 +194,8 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
     const keys = yield* cookieKeys
     const Adapter = yield* makeAdapterFactory({ refreshGraceSeconds: options.refreshGraceSeconds ?? DEFAULT_REFRESH_GRACE_SECONDS })
     const signInLimits = options.signInLimits ?? SIGN_IN_LIMITS
-    const issuer = options.issuer.replace(/\/+$/, "")
-    const mountPath = new URL(issuer).pathname.replace(/\/+$/, "")
+    const issuer = withoutTrailingSlash(options.issuer)
+    const mountPath = withoutTrailingSlash(new URL(issuer).pathname)
     // Signs only ID tokens, which are never issued (no `openid` scope): a key per process is enough.
     const signingKey = generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ format: "jwk" })
 
@@ -318,8 +320,7 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
 
     const csrfOf = (uid: string) => createHmac("sha256", keys[0]!).update(`csrf:${uid}`).digest("base64url")
     const addressOf = (req: IncomingMessage) =>
-      (options.trustProxy === true ? String(req.headers["x-forwarded-for"] ?? "").split(",")[0]?.trim() : "") ||
-      req.socket.remoteAddress || "unknown"
+      clientAddressOf(req.headers, req.socket.remoteAddress, options.trustProxy === true)
 
     const clientOf = (details: InteractionDetails) =>
       run(clients.resolve(String(details.params.client_id ?? "")))
@@ -375,9 +376,10 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
       }
       const accountId = found.tenant.account_id
       const [emailPolicy, addressPolicy] = signInPolicies(accountId, emailKey(email), addressOf(req), signInLimits)
-      const [perEmail, perAddress] = await run(Effect.all([limiter.check(emailPolicy), limiter.check(addressPolicy)]))
-      if (!perEmail.allowed || !perAddress.allowed) {
-        const wait = Math.max(perEmail.allowed ? 0 : perEmail.reset_seconds, perAddress.allowed ? 0 : perAddress.reset_seconds)
+      // Both counters spend the attempt; either one spent refuses it, for as long as the longer wait.
+      const refusals = (await run(Effect.all([limiter.count(emailPolicy), limiter.count(addressPolicy)]))).flatMap((c) => c.refusal ?? [])
+      if (refusals.length > 0) {
+        const wait = Math.max(...refusals.map((refusal) => refusal.retry_after_seconds))
         res.setHeader("retry-after", String(wait))
         return showPage(res, details, { status: 429, message: `Too many attempts. Try again in ${wait} seconds.`, email })
       }

@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import { Manage } from "../../../src/Manage.js"
-import { manageAddressPolicy, manageWritePolicy, type Policy, refusalOf } from "../../../src/ratelimit/policy.js"
+import { manageAddressPolicy, manageWritePolicy } from "../../../src/ratelimit/policy.js"
 import { RateLimiter } from "../../../src/ratelimit/RateLimiter.js"
 import { SlotwiseApi } from "../api.js"
 import { handlerGroup } from "./group.js"
@@ -21,16 +21,11 @@ export const ManageLive = handlerGroup(SlotwiseApi, "manage", (handlers) =>
     const manage = yield* Manage
     const limiter = yield* RateLimiter
 
-    const limit = (policy: Policy) =>
-      Effect.flatMap(limiter.check(policy), (decision) => {
-        const refusal = refusalOf(policy, decision)
-        return refusal === undefined ? Effect.void : Effect.fail(refusal)
-      })
     // A request that did not come through the gate is counted under one shared address, never not at all.
-    const perAddress = Effect.flatMap(admitted, (passage) => limit(manageAddressPolicy(passage?.address() ?? "unknown")))
+    const perAddress = Effect.flatMap(admitted, (passage) => limiter.enforce(manageAddressPolicy(passage?.address() ?? "unknown")))
     /** Counts a write against the booking the token opens (a token that opens none is the usual 404). */
     const perBooking = (token: string) =>
-      Effect.flatMap(manage.open(token), (opened) => limit(manageWritePolicy(opened.tenant, opened.booking.id)))
+      Effect.flatMap(manage.open(token), (opened) => limiter.enforce(manageWritePolicy(opened.tenant, opened.booking.id)))
 
     return handlers
       .handle("get", ({ path }) => Effect.zipRight(perAddress, manage.get(path.token)))

@@ -24,7 +24,9 @@ import { type Caller, corsOrigin } from "../../../src/auth/access.js"
 import { Domains } from "../../../src/Domains.js"
 import { Idempotency } from "../../../src/Idempotency.js"
 import { RateLimiter } from "../../../src/ratelimit/RateLimiter.js"
+import { withoutTrailingSlash } from "../../../src/ports/trailingSlash.js"
 import { SlotwiseApi } from "../api.js"
+import { clientAddress } from "../clientAddress.js"
 import { DOCS_PATH, DOCS_SCRIPT_PATH, OPENAPI_PATH } from "../docs.js"
 import { publicAccess } from "../contract/access.js"
 import { type BodyDecoder, rememberDecoded } from "../contract/decodedBodies.js"
@@ -56,14 +58,6 @@ const routes = makeRouteTable(SlotwiseApi, [
   { method: "GET", path: DOCS_SCRIPT_PATH, access: publicAccess }
 ])
 
-export const clientAddress = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean): string => {
-  if (trustProxy) {
-    const forwarded = request.headers["x-forwarded-for"]?.split(",")[0]?.trim()
-    if (forwarded) return forwarded
-  }
-  return Option.getOrElse(request.remoteAddress, () => "unknown")
-}
-
 const stripPrefix = (request: HttpServerRequest.HttpServerRequest, prefix: string | undefined) => {
   if (prefix === undefined) return request
   const url = request.url
@@ -94,7 +88,7 @@ export const makePipeline = (options: PipelineOptions = {}) =>
     const limiter = yield* RateLimiter
     const gate = yield* Gate
     const idempotent = makeIdempotent(yield* Idempotency)
-    const prefix = options.prefix?.replace(/\/+$/, "") || undefined
+    const prefix = withoutTrailingSlash(options.prefix ?? "") || undefined
     const trustProxy = options.trustProxy === true
     // Without the core's custom domains (a pipeline over the access services alone), origins are the accounts' lists only.
     const domains = Option.getOrUndefined(yield* Effect.serviceOption(Domains))
