@@ -1,7 +1,9 @@
 /**
  * The composition root: the one place that picks adapters and wires them to the core. The
  * package root (index.ts), the server (`slotwise serve`, main.ts) and the mounted handlers
- * all build their layers here; adapters never import each other.
+ * all build their layers here. Adapters never build one another's layers; they share only
+ * helpers (adapters/sql beneath both SQL stores, adapters/cli beneath the server's commands,
+ * the client-address reader of adapters/http beneath the OAuth sign-in).
  *
  * - storage: `"memory"`, `{ sqlite: file }` or `{ postgres: url }`, one case each in
  *   `storageLayer` (`storageFromLocation` reads a `--database` value);
@@ -39,7 +41,7 @@ import { makeOAuthHandler } from "./adapters/oauth/server.js"
 import { OAuthServicesLive } from "./adapters/oauth/services.js"
 import type { PostgresStorageOptions } from "./adapters/postgres/layer.js"
 import type { RedisRateLimitStoreOptions } from "./adapters/redis/ratelimit.js"
-import { SqliteStorageLive } from "./adapters/sqlite/layer.js"
+import type { SqliteStorageOptions } from "./adapters/sqlite/layer.js"
 import type { StorageChoice } from "./schedulingOptions.js"
 import { ReminderWorkerLive } from "./adapters/reminders/worker.js"
 import { WebhookDispatcherLive, type WebhookDispatcherOptions } from "./adapters/webhooks/dispatcher.js"
@@ -58,7 +60,14 @@ import type { RateLimitStore } from "./src/ports/rateLimitStore.js"
 import type { WebhookOutbox } from "./src/webhooks/Outbox.js"
 import { WebhookPolicy } from "./src/webhooks/policy.js"
 
-export { MemoryStorageLive, SqliteStorageLive }
+export { MemoryStorageLive }
+
+/**
+ * SQLite storage. Its driver (a native module) is loaded when the layer is built, so a
+ * server or an app on memory or PostgreSQL never loads it.
+ */
+export const SqliteStorageLive = (options: SqliteStorageOptions): Layer.Layer<Storage, StorageFailure> =>
+  Layer.unwrapEffect(Effect.map(Effect.promise(() => import("./adapters/sqlite/layer.js")), (m) => m.SqliteStorageLive(options)))
 
 /**
  * PostgreSQL storage. Its driver (and the Redis client below) is loaded when the layer is
@@ -74,8 +83,7 @@ export const RedisRateLimitStoreLive = (options: RedisRateLimitStoreOptions): La
 export type { StorageChoice } from "./schedulingOptions.js"
 
 /** A `--database` value: a `postgres://` or `postgresql://` URL selects PostgreSQL; anything else is a SQLite file. */
-export const storageFromLocation = (location: string): StorageChoice =>
-  /^postgres(ql)?:\/\//i.test(location) ? { postgres: location } : { sqlite: location }
+export { storageFromLocation } from "./adapters/cli/storageLocation.js"
 
 /** How opening storage reports its progress and how long it waits for PostgreSQL. */
 export interface StorageStartOptions {
@@ -318,7 +326,7 @@ export const serverLayer = (options: ServerOptions) => {
   const publicUrl = listeningPublicUrl(options.publicUrl)
   const onListening = (url: string) => {
     // Pages (and so manage links) live under the mount prefix.
-    publicUrl.listen(`${url}${options.prefix?.replace(/\/+$/, "") ?? ""}`)
+    publicUrl.listen(`${url}${withoutTrailingSlash(options.prefix ?? "")}`)
     options.onListening?.(url)
   }
   return makeServerLayer({ ...options, onListening }, {

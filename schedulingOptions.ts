@@ -6,6 +6,7 @@
  */
 import { Either, Schema } from "effect"
 import type { CalendarSyncLoopOptions } from "./adapters/calendars/syncLoop.js"
+import { POSTGRES_URL } from "./adapters/cli/storageLocation.js"
 import type { WebhookDispatcherOptions } from "./adapters/webhooks/dispatcher.js"
 import { type SlotwiseError, toSlotwiseError } from "./library.js"
 import { ValidationFailed } from "./src/domain/errors.js"
@@ -22,7 +23,7 @@ export const STORAGE_FORMS = `"memory", { sqlite: "<file>" } or { postgres: "pos
 export const StorageChoice = Schema.Union(
   Schema.Literal("memory"),
   Schema.Struct({ sqlite: Schema.NonEmptyString }),
-  Schema.Struct({ postgres: Schema.String.pipe(Schema.pattern(/^postgres(ql)?:\/\//i)) })
+  Schema.Struct({ postgres: Schema.String.pipe(Schema.pattern(POSTGRES_URL)) })
 ).annotations({ message: () => `must be ${STORAGE_FORMS}` })
 export type StorageChoice = typeof StorageChoice.Type
 

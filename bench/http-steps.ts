@@ -12,7 +12,7 @@ import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiError, HttpApiGroup, H
 import { Effect, Layer, ManagedRuntime, Schema } from "effect"
 import { SlotwiseApi } from "../adapters/http/api.js"
 import { makeAuthenticate } from "../adapters/http/middleware/authenticate.js"
-import { makeGate, noOrigin } from "../adapters/http/middleware/gate.js"
+import { Gate, makeGate, noOrigin } from "../adapters/http/middleware/gate.js"
 import { readJsonBody } from "../adapters/http/middleware/body.js"
 import { countRequest, policyOf } from "../adapters/http/middleware/ratelimit.js"
 import { makePipeline } from "../adapters/http/middleware/pipeline.js"
@@ -68,7 +68,7 @@ const request = () =>
   HttpServerRequest.fromWeb(new Request("http://x/v1/bookings", { method: "POST", headers: { "content-type": "application/json", "content-length": String(body.length) }, body }))
 
 // The whole pipeline (steps 1-8) around an app that answers at once, beside that app alone.
-const pipeline = await runtime.runPromise(makePipeline({}))
+const pipeline = await runtime.runPromise(Effect.provide(makePipeline({}), Gate.Default(undefined)))
 const answer = HttpServerResponse.unsafeJson({ ok: true })
 const getRequest = HttpServerRequest.fromWeb(
   new Request("http://x/v1/bookings/bkg_01M84X9MJPREH7HYNSVRASAFDA", { headers: { authorization: `Bearer ${secret}` } })

@@ -11,6 +11,7 @@ const benches = [
   "core.ts",
   "memory.ts",
   "stack-floor.ts",
+  "startup.ts",
   "http.ts",
   "http-ceiling.ts",
   "create-statements.ts",

@@ -10,6 +10,7 @@ import { formatTime } from "./format.js"
 import { chooseNewTime } from "./manage.js"
 import { holdOf, slotOf, teamBooking } from "./state.js"
 import type { Widget } from "./widget.js"
+import { VISITOR_HOLD_MAX_TTL_SECONDS } from "../src/domain/holdLifetime.js"
 
 /** What this module reads of the widget, and how it reports back. */
 type Host = Pick<
@@ -19,7 +20,7 @@ type Host = Pick<
 >
 
 /** How long one hold lasts: the most the API grants a publishable key. */
-export const HOLD_SECONDS = 180
+export const HOLD_SECONDS = VISITOR_HOLD_MAX_TTL_SECONDS
 /** How long a picked time is kept held in all, renewal after renewal, while the visitor types. */
 const KEEP_HELD_SECONDS = 600
 /** How long before a hold lapses it is renewed. */

@@ -14,6 +14,7 @@ import { applyAppearance } from "./appearance.js"
 import { ApiError, type Client, makeClient, type Slot } from "./api.js"
 import { newId } from "./details.js"
 import { howToAllowOrigin } from "../src/auth/allowOrigin.js"
+import { withoutTrailingSlash } from "../src/ports/trailingSlash.js"
 import { h } from "./dom.js"
 import { emit } from "./events.js"
 import { monthLabel, today } from "./format.js"
@@ -122,7 +123,7 @@ export class Widget implements WidgetHandle {
 
   /** The API's origin without a trailing slash. */
   baseUrl(): string {
-    return (this.options.base_url ?? this.defaultBase).replace(/\/+$/, "")
+    return withoutTrailingSlash(this.options.base_url ?? this.defaultBase)
   }
 
   private start(): void {

@@ -1,6 +1,7 @@
 /** `slotwise serve`'s flags, each with its environment variable, and its help. */
 import { flagLines, type FlagSpecs, parseFlags, UsageError } from "./flags.js"
 import { DATABASE, type StorageFlag, storageFlag } from "./storage.js"
+import { withoutTrailingSlash } from "../../src/ports/trailingSlash.js"
 
 const SERVE_FLAGS = {
   port: { type: "string", env: "SLOTWISE_PORT", value: "<n>", help: "port to listen on (default 8080; 0 = any free port)" },
@@ -145,7 +146,7 @@ const publicUrlOf = (source: string, text: string | undefined): string | undefin
   if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) {
     throw new UsageError(`${source} must be an http(s) URL, got ${text}`)
   }
-  return text.replace(/\/+$/, "")
+  return withoutTrailingSlash(text)
 }
 
 export const parseServe = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): ServeFlags | "help" => {

@@ -5,6 +5,7 @@
  */
 import { resolve } from "node:path"
 import { didYouMean, type FlagSpec, UsageError } from "./flags.js"
+import { POSTGRES_URL, storageFromLocation } from "./storageLocation.js"
 
 /** The storage the flags name: a `--database` value is a SQLite file or a `postgres://` URL. */
 export type StorageFlag = "memory" | { readonly sqlite: string } | { readonly postgres: string }
@@ -34,16 +35,15 @@ export const storageFlag = (
   source = database !== undefined ? "--database" : "$SLOTWISE_DATABASE_URL"
 ): StorageFlag => {
   const location = database ?? (env.SLOTWISE_DATABASE_URL || DEFAULT_DATABASE)
-  if (/^postgres(ql)?:\/\//i.test(location)) return { postgres: location }
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]+):\/\//.exec(location)?.[1]
-  if (scheme !== undefined) {
+  if (scheme !== undefined && !POSTGRES_URL.test(location)) {
     throw new UsageError(
       `${source}: ${scheme}:// is not a storage this server knows (${withoutPassword(location)})` +
         `${didYouMean(scheme, ["postgres", "postgresql"], (s) => `${s}://`)} ` +
         "Give a postgres:// (postgresql://) URL, or a SQLite file's path"
     )
   }
-  return { sqlite: location }
+  return storageFromLocation(location)
 }
 
 /** The storage in words, as commands print it: never a password. */

@@ -19,6 +19,7 @@ import { RateLimiter } from "../../src/ratelimit/RateLimiter.js"
 import { SlotwiseApi } from "./api.js"
 import { HandlersLive } from "./handlers/index.js"
 import { DocsLive } from "./docs.js"
+import { Gate } from "./middleware/gate.js"
 import { makePipeline, type PipelineOptions } from "./middleware/pipeline.js"
 import { withWidget } from "./widgetAsset.js"
 import { HostedPageKeys } from "../../src/hostedPages/HostedPages.js"
@@ -43,7 +44,7 @@ export const makeAppLayer = (options: AppOptions = {}) =>
     HttpApiBuilder.middleware(Effect.map(
       Effect.all([makePipeline(options), makePages(options)]),
       ([pipeline, pages]) => (app) => pages(withWidget(options.prefix)(pipeline(app)))
-    )),
+    )).pipe(Layer.provide(Gate.Default(options.adminToken))),
     DocsLive
   ).pipe(Layer.provideMerge(HttpApiBuilder.api(SlotwiseApi).pipe(Layer.provide(HandlersLive))))
 

@@ -14,6 +14,7 @@ import { Accounts } from "../../src/accounts/Accounts.js"
 import type { Account, AccountCreate, AccountUpdate, AccountWithKeys } from "../../src/accounts/account.js"
 import { isSlotwiseFailure } from "../../src/domain/errors.js"
 import { toSlotwiseError } from "../../library.js"
+import { withoutTrailingSlash } from "../../src/ports/trailingSlash.js"
 import { type AppOptions, type AppWiring, makeAppLayer } from "./app.js"
 import { directReadLane } from "./handlers/reads.js"
 
@@ -53,12 +54,12 @@ const METADATA = "/.well-known/oauth-authorization-server"
 
 /** The prefix without its trailing slash, checked against the issuer's path. */
 const mountPrefix = (options: MountOptions): string => {
-  const prefix = options.prefix?.replace(/\/+$/, "") ?? ""
+  const prefix = withoutTrailingSlash(options.prefix ?? "")
   if (options.oauth === undefined) return prefix
   if (!URL.canParse(options.oauth.issuer) || !/^https?:$/.test(new URL(options.oauth.issuer).protocol)) {
     throw new TypeError(`oauth.issuer must be an http(s) URL, got ${options.oauth.issuer}`)
   }
-  const path = new URL(options.oauth.issuer).pathname.replace(/\/+$/, "")
+  const path = withoutTrailingSlash(new URL(options.oauth.issuer).pathname)
   if (path !== prefix) {
     throw new TypeError(`oauth.issuer must end with the mount prefix: its path is "${path}", the prefix "${prefix}" (e.g. https://app.example.com${prefix})`)
   }

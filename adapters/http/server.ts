@@ -6,7 +6,7 @@
  * close storage; each step is logged as it ends.
  */
 import { Etag, FileSystem, HttpApiBuilder, HttpMiddleware, HttpPlatform, HttpServer, Path } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import { NodeFileSystem, NodeHttpPlatform, NodeHttpServer, NodePath } from "@effect/platform-node"
 import { Context, Effect, Layer, Option, Scope } from "effect"
 import * as http from "node:http"
 import { Accounts } from "../../src/accounts/Accounts.js"
@@ -138,7 +138,10 @@ export const makeServerLayer = <E>(options: ServeOptions, wiring: AppWiring<E>) 
       // A tracing span per request costs a third of a small request's time, and nothing reads them.
       HttpMiddleware.withTracerDisabledWhen(() => true)
     )),
-    Layer.provide(NodeHttpServer.layer(() => server, { port: options.port, host: options.host })),
+    Layer.provide(NodeHttpServer.layerServer(() => server, { port: options.port, host: options.host })),
+    // What requests run with (`serveApi`), without the rest of NodeContext: its terminal
+    // (which opens stdin), command executor and worker manager serve no request.
+    Layer.provide(Layer.mergeAll(NodeHttpPlatform.layer, Etag.layerWeak, NodePath.layer).pipe(Layer.provideMerge(NodeFileSystem.layer))),
     Layer.provide(logWhenReleased("HTTP server closed: in-flight requests finished"))
   )
 

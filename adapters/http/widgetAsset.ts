@@ -13,6 +13,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { gzipSync } from "node:zlib"
 import { Effect } from "effect"
+import { withoutTrailingSlash } from "../../src/ports/trailingSlash.js"
 
 export const WIDGET_PATH = "/widget.js"
 export const WIDGET_BUNDLE = "widget.js"
@@ -109,7 +110,7 @@ const readableRefusals = <E, R>(request: HttpServerRequest.HttpServerRequest, ap
  * by the widget, and passes every other request on.
  */
 export const withWidget = (prefix: string | undefined) => {
-  const path = `${prefix?.replace(/\/+$/, "") ?? ""}${WIDGET_PATH}`
+  const path = `${withoutTrailingSlash(prefix ?? "")}${WIDGET_PATH}`
   // One read of the request for both: each read is a step of every request's fiber.
   return <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>

@@ -5,6 +5,12 @@
 import type { IncomingMessage } from "node:http"
 import { containsNulOrLoneSurrogate } from "../../src/domain/validation.js"
 
+/** The endpoints whose parameters are checked before oidc-provider (and storage) sees them. */
+export const PROTOCOL_ENDPOINTS = new Set(["/oauth/authorize", "/oauth/token", "/oauth/revoke", "/oauth/introspect"])
+
+/** An interaction page's path: its uid and the form's action, if any. */
+export const INTERACTION = /^\/oauth\/interaction\/([A-Za-z0-9_-]{1,64})(?:\/(login|confirm|abort))?$/
+
 const FORM_LIMIT = 56 * 1024
 
 export const readForm = (req: IncomingMessage): Promise<URLSearchParams | undefined> =>

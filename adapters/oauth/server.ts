@@ -24,12 +24,14 @@ import { emailKey } from "../../src/users/user.js"
 import { OAuthClients } from "../../src/oauth/OAuthClients.js"
 import { OAuthGrants } from "../../src/oauth/OAuthGrants.js"
 import { Storage } from "../../src/ports/storage.js"
+import { withoutTrailingSlash } from "../../src/ports/trailingSlash.js"
 import { RateLimiter } from "../../src/ratelimit/RateLimiter.js"
 import { isSignInKey, SIGN_IN_LIMITS, type SignInLimits, signInPolicies } from "../../src/ratelimit/policy.js"
 import { Users } from "../../src/users/Users.js"
+import { clientAddressOf } from "../http/clientAddress.js"
 import { makeAdapterFactory } from "./adapter.js"
 import { consentPage, contentSecurityPolicy, errorPage, SECURITY_HEADERS, sendHtml, signInPage } from "./pages.js"
-import { basicCredentials, peekForm, readForm, refusalOf } from "./requests.js"
+import { basicCredentials, INTERACTION, peekForm, PROTOCOL_ENDPOINTS, readForm, refusalOf } from "./requests.js"
 import { cookieKeys, importProvider, PROVIDER_FEATURES } from "./provider.js"
 
 export const METADATA_PATH = "/.well-known/oauth-authorization-server"
@@ -58,11 +60,6 @@ export interface OAuthHandler {
   readonly serves: (path: string) => boolean
   readonly node: (req: IncomingMessage, res: ServerResponse) => void
 }
-
-/** The endpoints whose parameters are checked before oidc-provider (and storage) sees them. */
-const PROTOCOL_ENDPOINTS = new Set(["/oauth/authorize", "/oauth/token", "/oauth/revoke", "/oauth/introspect"])
-
-const INTERACTION = /^\/oauth\/interaction\/([A-Za-z0-9_-]{1,64})(?:\/(login|confirm|abort))?$/
 
 type OAuthServices = Storage | OAuthClients | OAuthGrants | Users | RateLimiter
 
@@ -101,8 +98,8 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
     const keys = yield* cookieKeys
     const Adapter = yield* makeAdapterFactory({ refreshGraceSeconds: options.refreshGraceSeconds ?? DEFAULT_REFRESH_GRACE_SECONDS })
     const signInLimits = options.signInLimits ?? SIGN_IN_LIMITS
-    const issuer = options.issuer.replace(/\/+$/, "")
-    const mountPath = new URL(issuer).pathname.replace(/\/+$/, "")
+    const issuer = withoutTrailingSlash(options.issuer)
+    const mountPath = withoutTrailingSlash(new URL(issuer).pathname)
     // Signs only ID tokens, which are never issued (no `openid` scope): a key per process is enough.
     const signingKey = generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ format: "jwk" })
 
@@ -208,8 +205,7 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
 
     const csrfOf = (uid: string) => createHmac("sha256", keys[0]!).update(`csrf:${uid}`).digest("base64url")
     const addressOf = (req: IncomingMessage) =>
-      (options.trustProxy === true ? String(req.headers["x-forwarded-for"] ?? "").split(",")[0]?.trim() : "") ||
-      req.socket.remoteAddress || "unknown"
+      clientAddressOf(req.headers, req.socket.remoteAddress, options.trustProxy === true)
 
     const clientOf = (details: InteractionDetails) =>
       run(clients.resolve(String(details.params.client_id ?? "")))
@@ -265,9 +261,10 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
       }
       const accountId = found.tenant.account_id
       const [emailPolicy, addressPolicy] = signInPolicies(accountId, emailKey(email), addressOf(req), signInLimits)
-      const [perEmail, perAddress] = await run(Effect.all([limiter.check(emailPolicy), limiter.check(addressPolicy)]))
-      if (!perEmail.allowed || !perAddress.allowed) {
-        const wait = Math.max(perEmail.allowed ? 0 : perEmail.reset_seconds, perAddress.allowed ? 0 : perAddress.reset_seconds)
+      // Both counters spend the attempt; either one spent refuses it, for as long as the longer wait.
+      const refusals = (await run(Effect.all([limiter.count(emailPolicy), limiter.count(addressPolicy)]))).flatMap((c) => c.refusal ?? [])
+      if (refusals.length > 0) {
+        const wait = Math.max(...refusals.map((refusal) => refusal.retry_after_seconds))
         res.setHeader("retry-after", String(wait))
         return showPage(res, details, { status: 429, message: `Too many attempts. Try again in ${wait} seconds.`, email })
       }

@@ -15,7 +15,7 @@ import type {
   ListQuery
 } from "../../src/ports/storage.js"
 import type { TenantId } from "../../src/ports/tenant.js"
-import { dialect, limitSql, orderSql, quote, shapeOf, tableOf, unknownColumn, whereSql } from "./query.js"
+import { dialect, limitSql, quote, tableLayoutOf, unknownColumn, whereSql } from "./query.js"
 import { codeOf, type QueryOptions, type Sql } from "./transactions.js"
 
 /** Index reads come back as arrays of values, made into rows here. */
@@ -44,13 +44,8 @@ export const makeCollection = <A extends { readonly id: string }>(
   /** Prepares the table before its first use in this process (a no-op once done). */
   ensure: Effect.Effect<void, StorageFailure>
 ): Collection<A> & { readonly reads: CollectionReads } => {
-  const table = quote(tableOf(spec))
+  const { table, columns, getters, shape, orderBy, names } = tableLayoutOf(dialect, spec)
   const name = spec.name
-  const columns = Object.keys(spec.indexes)
-  const getters = columns.map((column) => spec.indexes[column]!.get)
-  const shape = shapeOf(spec)
-  const orderBy = orderSql(dialect, shape.keys)
-  const names = ["id", ...columns]
   const insertColumns = `account_id, environment, id, ${columns.map((c) => `${quote(c)}, `).join("")}doc`
   const placeholders = Array.from({ length: columns.length + 4 }, (_, i) => `$${i + 1}`).join(", ")
   const insertSql = `INSERT INTO ${table} (${insertColumns}) VALUES (${placeholders})`

@@ -5,4 +5,4 @@
  * parsed and planned once per connection as a named prepared statement.
  */
 export { postgresDialect as dialect } from "../sql/dialects.js"
-export { limitSql, orderSql, quote, shapeOf, tableOf, unknownColumn, whereSql } from "../sql/query.js"
+export { limitSql, orderSql, quote, shapeOf, tableLayoutOf, tableOf, unknownColumn, whereSql } from "../sql/query.js"

@@ -97,6 +97,23 @@ export const shapeOf = (spec: CollectionSpec<any>): TableShape => ({
   keys: [...spec.order, "id"]
 })
 
+/**
+ * What both SQL stores derive once from a collection's spec: its quoted table, its index
+ * columns with their getters, its shape, its order and the columns a row is read by.
+ */
+export const tableLayoutOf = <A extends { readonly id: string }>(dialect: Dialect, spec: CollectionSpec<A>) => {
+  const columns = Object.keys(spec.indexes)
+  const shape = shapeOf(spec)
+  return {
+    table: quote(tableOf(spec)),
+    columns,
+    getters: columns.map((column) => spec.indexes[column]!.get),
+    shape,
+    orderBy: orderSql(dialect, shape.keys),
+    names: ["id", ...columns]
+  } as const
+}
+
 /** The first column that is neither `id` nor an index column, as a typed fault. */
 export const unknownColumn = (shape: TableShape, columns: Iterable<string>): StorageFailure | undefined => {
   for (const column of columns) {

@@ -19,7 +19,7 @@ import type {
 } from "../../src/ports/storage.js"
 import type { Tenant, TenantId } from "../../src/ports/tenant.js"
 import { sqliteDialect } from "../sql/dialects.js"
-import { orderSql, quote, shapeOf, statementMemo, tableOf } from "../sql/query.js"
+import { quote, statementMemo, tableLayoutOf } from "../sql/query.js"
 import { migrateCollection } from "./migrations.js"
 import { codeOf, execute, limitSql, parseAll, parsed, requireKnown, type Statements } from "./query.js"
 import type { Transactions } from "./transactions.js"
@@ -57,14 +57,9 @@ export const makeCollections = (tx: Transactions): Collections => {
     Effect.suspend(() => (ready.has(spec) ? Effect.void : tx.transaction(prepare(spec))))
 
   const makeCollection = <A extends { readonly id: string }>(spec: CollectionSpec<A>): Collection<A> => {
-    const table = quote(tableOf(spec))
+    const { table, columns, getters, shape, orderBy, names } = tableLayoutOf(sqliteDialect, spec)
     const name = spec.name
-    const columns = Object.keys(spec.indexes)
-    const getters = columns.map((column) => spec.indexes[column]!.get)
-    const shape = shapeOf(spec)
-    const orderBy = orderSql(sqliteDialect, shape.keys)
     const statement = statementMemo(sqliteDialect, shape)
-    const names = ["id", ...columns]
     const placeholders = Array.from({ length: columns.length + 4 }, () => "?").join(", ")
     const insertColumns = `account_id, environment, id, ${columns.map((c) => `${quote(c)}, `).join("")}doc`
     const insertSql = `INSERT INTO ${table} (${insertColumns}) VALUES (${placeholders})`

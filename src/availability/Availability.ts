@@ -12,7 +12,7 @@ import {
   WeeklyRule
 } from "./rule.js"
 import { formatInstant, optional, toMillis } from "../domain/common.js"
-import { HoldLimitReached, ValidationFailed } from "../domain/errors.js"
+import { ValidationFailed } from "../domain/errors.js"
 import {
   HOLD_DEFAULT_TTL_SECONDS,
   HoldCreate,
@@ -314,7 +314,7 @@ export class Availability extends Effect.Service<Availability>()("slotwise/Avail
           })
           refusal = visitorHoldRefusal(visitor, addresses, visitorHoldsPerKey(open.data.length + addresses.length))
         }
-        if (refusal !== undefined) return yield* new HoldLimitReached({ detail: refusal })
+        if (refusal !== undefined) return yield* refusal
       })
 
     const getHold = (id: string) => Effect.map(findHold(id), holdView)

@@ -1,18 +1,12 @@
 import { Schema } from "effect"
 import { Instant, Metadata, ObjectType, optional, Timestamps } from "../domain/common.js"
 import { StaffAssignmentFields } from "../domain/assignment.js"
+import { HoldLimitReached } from "../domain/errors.js"
+import { HOLD_DEFAULT_TTL_SECONDS, HOLD_MAX_TTL_SECONDS, VISITOR_HOLD_MAX_TTL_SECONDS } from "../domain/holdLifetime.js"
 import { Id } from "../domain/ids.js"
 import { passedVisitorLimit, type Visitor } from "../domain/visitor.js"
 
-export const HOLD_DEFAULT_TTL_SECONDS = 300
-export const HOLD_MAX_TTL_SECONDS = 600
-
-/**
- * Holds asked for by a visitor through a publishable key, which anyone can copy from a web
- * page. Three minutes covers typing a name, an email and a phone number; the widget renews a
- * hold for visitors who take longer, and books the time directly if a hold lapsed.
- */
-export const VISITOR_HOLD_MAX_TTL_SECONDS = 180
+export { HOLD_DEFAULT_TTL_SECONDS, HOLD_MAX_TTL_SECONDS, VISITOR_HOLD_MAX_TTL_SECONDS } from "../domain/holdLifetime.js"
 /** Active visitor holds per client address and key: the time picked and one picked after it. */
 export const VISITOR_HOLDS_PER_ADDRESS = 2
 /**
@@ -42,16 +36,24 @@ export const holdView = (stored: StoredHold): Hold => {
 }
 
 /**
- * Why `visitor` may not take another hold, given the client addresses of its key's active
- * holds and how many the key may have (`visitorHoldsPerKey`), or `undefined` when it may. The
- * key's refusal says nothing of the other visitors' holds.
+ * The `hold_limit_reached` refusal of another hold for `visitor`, given the client addresses
+ * of its key's active holds and how many the key may have (`visitorHoldsPerKey`), or
+ * `undefined` when it may hold. The key's refusal says nothing of the other visitors' holds.
  */
-export const visitorHoldRefusal = (visitor: Visitor, activeAddresses: ReadonlyArray<unknown>, perKey: number): string | undefined => {
+export const visitorHoldRefusal = (
+  visitor: Visitor,
+  activeAddresses: ReadonlyArray<unknown>,
+  perKey: number
+): HoldLimitReached | undefined => {
   switch (passedVisitorLimit(visitor, activeAddresses, 1, { perAddress: VISITOR_HOLDS_PER_ADDRESS, perKey })) {
     case "address":
-      return `this client address already holds ${VISITOR_HOLDS_PER_ADDRESS} slots with this key, its most at once; release one, book, or wait for one to expire`
+      return new HoldLimitReached({
+        detail: `this client address already holds ${VISITOR_HOLDS_PER_ADDRESS} slots with this key, its most at once; release one, book, or wait for one to expire`
+      })
     case "key":
-      return "no more slots can be held with this publishable key just now; book the time without a hold, or try again in a few minutes"
+      return new HoldLimitReached({
+        detail: "no more slots can be held with this publishable key just now; book the time without a hold, or try again in a few minutes"
+      })
     default:
       return undefined
   }

@@ -3,7 +3,7 @@
  * (reschedules) rechecked in full, and plain updates; each with its event.
  */
 import { Effect, Either } from "effect"
-import { actionForStatus, type Booking, BookingCancel, BookingReschedule, BookingUpdate, revised, type StatusAction, TRANSITIONS, transitionRefusal } from "./booking.js"
+import { actionForStatus, type Booking, type BookingAction, BookingCancel, BookingReschedule, BookingUpdate, revised, type StatusAction, TRANSITIONS, transitionRefusal } from "./booking.js"
 import { formatInstant, toMillis } from "../domain/common.js"
 import { InvalidTransition, ValidationFailed } from "../domain/errors.js"
 import type { AnswerInput } from "../services/question.js"
@@ -20,6 +20,9 @@ import type { Exclusions } from "../scheduling/scheduleReads.js"
 import { gridPlace } from "../scheduling/slots.js"
 import type { makeMemberOccupancy } from "../scheduling/memberOccupancy.js"
 import { MINUTE } from "./insert.js"
+
+/** What a status change or a move may change besides (the caller's notes, reason, metadata, answers). */
+type BookingExtras = Partial<Pick<Booking, "notes" | "cancellation_reason" | "metadata" | "answers">>
 
 const EVENT_OF_ACTION: Record<StatusAction, "booking.updated" | "booking.cancelled"> = {
   confirm: "booking.updated",
@@ -47,18 +50,20 @@ export const makeBookingChanges = <E, R>(
   const decodeReschedule = decodeInput(BookingReschedule)
   const decodeCancel = decodeInput(BookingCancel)
 
-  /** Applies a status action (not reschedule) with the table's rules and its event. */
-  const transition = (
-    id: string,
-    action: StatusAction,
-    extra: Partial<Pick<Booking, "notes" | "cancellation_reason" | "metadata" | "answers">> = {},
-    actor: Actor = "account"
-  ) =>
-    events.mutate(Effect.gen(function*() {
+  /** The booking `action` is asked of, and the time now, once the table of transitions allows the action. */
+  const allowedNow = (id: string, action: BookingAction) =>
+    Effect.gen(function*() {
       const current = yield* find(id)
       const now = yield* currentStamp
       const refusal = transitionRefusal(action, current.status, toMillis(current.start), now.ms)
       if (refusal !== undefined) return yield* new InvalidTransition({ detail: refusal })
+      return { current, now } as const
+    })
+
+  /** Applies a status action (not reschedule) with the table's rules and its event. */
+  const transition = (id: string, action: StatusAction, extra: BookingExtras = {}, actor: Actor = "account") =>
+    events.mutate(Effect.gen(function*() {
+      const { current, now } = yield* allowedNow(id, action)
       const next = revised(current, { ...extra, status: TRANSITIONS[action].to }, now.iso)
       yield* bookings.update(next)
       yield* shared.sync(next, current)
@@ -91,14 +96,11 @@ export const makeBookingChanges = <E, R>(
   const moveTo = (
     id: string,
     target: { readonly start?: string; readonly staff_id?: string },
-    extra: Partial<Pick<Booking, "notes" | "cancellation_reason" | "metadata" | "answers">> = {},
+    extra: BookingExtras = {},
     actor: Actor = "account"
   ) =>
     events.mutate(Effect.gen(function*() {
-      const current = yield* find(id)
-      const now = yield* currentStamp
-      const refusal = transitionRefusal("reschedule", current.status, toMillis(current.start), now.ms)
-      if (refusal !== undefined) return yield* new InvalidTransition({ detail: refusal })
+      const { current, now } = yield* allowedNow(id, "reschedule")
       const startText = target.start ?? current.start
       const staffId = target.staff_id ?? current.staff_id
       if (startText === current.start && staffId === current.staff_id && !changes(current, extra)) return current

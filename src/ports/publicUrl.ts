@@ -12,6 +12,7 @@
  */
 import { Context, Effect } from "effect"
 import type { TenantId } from "./tenant.js"
+import { withoutTrailingSlash } from "./trailingSlash.js"
 
 /** The address a server answers at when nothing else is said (`slotwise serve`'s default). */
 export const DEFAULT_PUBLIC_URL = "http://127.0.0.1:8080"
@@ -21,7 +22,7 @@ export interface PublicUrlService {
   readonly baseFor: (tenant: TenantId) => Effect.Effect<string>
 }
 
-export const withoutTrailingSlash = (url: string): string => url.replace(/\/+$/, "")
+export { withoutTrailingSlash }
 
 export const fixedPublicUrl = (url: string): PublicUrlService => {
   const base = withoutTrailingSlash(url)

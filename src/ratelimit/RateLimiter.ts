@@ -1,6 +1,7 @@
 /** The rate limiter: the policy over the store, on Effect's clock. */
 import { Clock, Effect } from "effect"
-import { type Decision, decide, type Policy, WINDOW_MS } from "./policy.js"
+import type { RateLimited } from "../domain/errors.js"
+import { type Decision, decide, type Policy, refusalOf, WINDOW_MS } from "./policy.js"
 import { RateLimitStore } from "../ports/rateLimitStore.js"
 
 export class RateLimiter extends Effect.Service<RateLimiter>()("slotwise/RateLimiter", {
@@ -22,6 +23,12 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("slotwise/RateLim
             )
         )
       })
-    return { check } as const
+    /** Counts a request: its decision, with the policy's `rate_limited` refusal when the quota is spent. */
+    const count = (policy: Policy): Effect.Effect<{ readonly decision: Decision; readonly refusal: RateLimited | undefined }> =>
+      Effect.map(check(policy), (decision) => ({ decision, refusal: refusalOf(policy, decision) }))
+    /** Counts a request and fails with the refusal when the quota is spent. */
+    const enforce = (policy: Policy): Effect.Effect<void, RateLimited> =>
+      Effect.flatMap(count(policy), ({ refusal }) => refusal === undefined ? Effect.void : Effect.fail(refusal))
+    return { check, count, enforce } as const
   })
 }) {}

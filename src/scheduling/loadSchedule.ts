@@ -3,7 +3,7 @@
  * the API's errors: the reads (scheduleReads.ts), a team's slots (teamSlots.ts), the
  * alternatives a refusal offers (alternatives.ts) and the verdicts on a start
  * (verdicts.ts), put together once per use case. The booking checks of docs/api.md §3 are
- * decided there, in checks.ts, occupancy.ts and slots.ts, nowhere else.
+ * decided there, in checks.ts, occupancy.ts, slots.ts and windows.ts, nowhere else.
  */
 import type { StorageService } from "../ports/storage.js"
 import { makeAlternatives } from "./alternatives.js"

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Schema, Struct } from "effect"
 import { Metadata, Minutes, Money, Name, ObjectType, optional, PositiveMinutes, Text, Timestamps , optionalFields } from "../domain/common.js"
 import { AssignmentFields, assignmentDefaults } from "../domain/assignment.js"
 import { Id } from "../domain/ids.js"
@@ -59,13 +59,15 @@ export const Service = Schema.Struct({
 }).annotations({ identifier: "Service" })
 export type Service = typeof Service.Type
 
+/** What visitors (publishable keys) are not shown of a service: the schema and the view both leave these out. */
+const SERVICE_PRIVATE_FIELDS = ["metadata"] as const
 /** A service as visitors (publishable keys) see it: without the account's own `metadata`. */
-export const PublicService = Service.omit("metadata").annotations({
+export const PublicService = Service.omit(...SERVICE_PRIVATE_FIELDS).annotations({
   identifier: "PublicService",
   description: "A service as a publishable key sees it: active ones only, without `metadata`."
 })
 export type PublicService = typeof PublicService.Type
-export const publicService = ({ metadata: _, ...shown }: Service): PublicService => shown
+export const publicService = (service: Service): PublicService => Struct.omit(service, ...SERVICE_PRIVATE_FIELDS)
 
 const { name, duration_minutes, ...optionalOnCreate } = ServiceFields
 

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Schema, Struct } from "effect"
 import { Email, Metadata, Name, ObjectType, TimeZone, Timestamps , optionalFields } from "../domain/common.js"
 import { Id } from "../domain/ids.js"
 
@@ -18,13 +18,15 @@ export const Staff = Schema.Struct({
 }).annotations({ identifier: "Staff" })
 export type Staff = typeof Staff.Type
 
+/** What visitors (publishable keys) are not shown of a staff member: the schema and the view both leave these out. */
+const STAFF_PRIVATE_FIELDS = ["email", "metadata"] as const
 /** A staff member as visitors (publishable keys) see them: no `email`, no `metadata`. */
-export const PublicStaff = Staff.omit("email", "metadata").annotations({
+export const PublicStaff = Staff.omit(...STAFF_PRIVATE_FIELDS).annotations({
   identifier: "PublicStaff",
   description: "A staff member as a publishable key sees them: active ones only, without `email` and `metadata`."
 })
 export type PublicStaff = typeof PublicStaff.Type
-export const publicStaff = ({ email: _, metadata: __, ...shown }: Staff): PublicStaff => shown
+export const publicStaff = (staff: Staff): PublicStaff => Struct.omit(staff, ...STAFF_PRIVATE_FIELDS)
 
 // A time zone is required: working hours read in a zone the caller never chose (UTC) would
 // put every slot hours off, silently.

@@ -2,6 +2,7 @@
  * The gate every way into the API admits a request through: who is calling, the visitor a
  * publishable key acts for, and the verdict on the call, from one function.
  */
+import { HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import type { Principal } from "../../src/keys/ApiKeys.js"
@@ -9,7 +10,7 @@ import { makeAuthenticator } from "../../src/auth/Authenticator.js"
 import type { Caller } from "../../src/auth/access.js"
 import { Unauthorized } from "../../src/domain/errors.js"
 import { key } from "../../adapters/http/contract/access.js"
-import { makeGate, noOrigin, type OriginOf } from "../../adapters/http/middleware/gate.js"
+import { admitted, handOver, makeGate, noOrigin, type OriginOf } from "../../adapters/http/middleware/gate.js"
 
 const tenant = { account_id: "acc_1", environment: "live" }
 const principalOf = (id: string, type: "secret" | "publishable", scopes: ReadonlyArray<string>) =>
@@ -83,5 +84,22 @@ describe("the gate", () => {
     expect(operator.verdict._tag).toBe("Allowed")
     expect(admit(admin, "Bearer sk_reader").verdict._tag).toBe("Hidden")
     expect(admit(admin, undefined).verdict._tag).toBe("Hidden")
+  })
+
+  it("hands the passage to what the router runs, with the request the body step made, and to nothing else", () => {
+    const passage = admit(read, "Bearer sk_reader")
+    const original = HttpServerRequest.fromWeb(new Request("http://x/v1/bookings", { method: "POST", body: "{}" }))
+    const replaced = original.modify({ url: "/v1/bookings" })
+    const asRouted = (request: HttpServerRequest.HttpServerRequest | undefined) =>
+      Effect.runSync(Effect.provideService(
+        handOver(Effect.all([admitted, HttpServerRequest.HttpServerRequest]), passage, request),
+        HttpServerRequest.HttpServerRequest,
+        original
+      ))
+    const [handed, request] = asRouted(replaced)
+    expect(handed).toBe(passage)
+    expect(request).toBe(replaced)
+    expect(asRouted(undefined)[1]).toBe(original)
+    expect(Effect.runSync(admitted)).toBeUndefined()
   })
 })

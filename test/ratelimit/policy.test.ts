@@ -160,3 +160,25 @@ describe("windows over time (RateLimiter on the memory store, TestClock)", () =>
       expect(yield* check(policy)).toMatchObject({ allowed: true, remaining: 1, reset_seconds: 60 })
     }).pipe(Effect.provide(limiter)))
 })
+
+describe("a spent quota refused in one place (RateLimiter.count and .enforce)", () => {
+  const limiter = RateLimiter.Default.pipe(Layer.provide(Layer.sync(RateLimitStore, makeMemoryRateLimitStore)))
+  const policy = { key: "manage-write:b", name: "manage-writes", limit: 1, window_seconds: 3600 }
+
+  it.effect("count gives the decision with the policy's refusal once the quota is spent; enforce fails with it", () =>
+    Effect.gen(function*() {
+      const { count, enforce } = yield* RateLimiter
+      yield* TestClock.setTime(0)
+      expect((yield* count(policy)).refusal).toBeUndefined()
+      const spent = yield* count(policy)
+      expect(spent.decision).toMatchObject({ allowed: false, reset_seconds: 3600 })
+      expect(spent.refusal).toMatchObject({
+        _tag: "RateLimited",
+        detail: "rate limit of 1 requests per hour exceeded; retry in 3600 s",
+        retry_after_seconds: 3600
+      })
+      const refused = yield* Effect.flip(enforce(policy))
+      expect(refused).toMatchObject({ _tag: "RateLimited", retry_after_seconds: 3600 })
+      expect(yield* enforce({ ...policy, key: "manage-write:other" })).toBeUndefined()
+    }).pipe(Effect.provide(limiter)))
+})

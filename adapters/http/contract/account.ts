@@ -7,7 +7,7 @@ import { doc, key } from "./access.js"
 import { body, IdPath, NoFields, pageOf } from "./common.js"
 import { HandleTakenProblem, PlanRequiredProblem } from "./problems.js"
 import { queryOf } from "./query.js"
-import { Authentication } from "./security.js"
+import { authenticated } from "./security.js"
 
 const keysWrite = key("keys:write")
 
@@ -29,7 +29,7 @@ export const AccountGroup = HttpApiGroup.make("account")
         keysWrite
       ))
   )
-  .middleware(Authentication)
+  .pipe(authenticated)
   .annotate(OpenApi.Title, "Account")
   .annotate(OpenApi.Description, "The account the credential belongs to, with its plan and limits; its name, handle, branding and allowed origins.")
 
@@ -71,6 +71,6 @@ export const ApiKeysGroup = HttpApiGroup.make("apiKeys")
       .addSuccess(ApiKey)
       .annotateContext(doc("Revoke a key and all its secrets at once", keysWrite))
   )
-  .middleware(Authentication)
+  .pipe(authenticated)
   .annotate(OpenApi.Title, "API keys")
   .annotate(OpenApi.Description, "Secret and publishable keys per environment: create, rotate, revoke, and exchange a sandbox key for production.")

@@ -8,7 +8,7 @@ import { doc, key } from "./access.js"
 import { body, IdPath, pageOf } from "./common.js"
 import { HoldExpiredProblem, HoldLimitReachedProblem, OutsideAvailabilityProblem, SlotUnavailableProblem } from "./problems.js"
 import { queryOf, strictQuery } from "./query.js"
-import { Authentication } from "./security.js"
+import { authenticated } from "./security.js"
 
 const read = key("availability:read")
 
@@ -92,6 +92,6 @@ export const AvailabilityGroup = HttpApiGroup.make("availability")
   .addError(SlotUnavailableProblem)
   .addError(OutsideAvailabilityProblem)
   .addError(HoldExpiredProblem)
-  .middleware(Authentication)
+  .pipe(authenticated)
   .annotate(OpenApi.Title, "Availability")
   .annotate(OpenApi.Description, "Working hours, dated exceptions and blocked time per staff member; bookable slots, why a start is not bookable, and short holds on a slot.")

@@ -14,7 +14,7 @@ import {
   SlotUnavailableProblem
 } from "./problems.js"
 import { queryOf } from "./query.js"
-import { Authentication } from "./security.js"
+import { authenticated } from "./security.js"
 
 export const PaymentRecorded = Schema.Struct({ payment: Payment, booking: Booking }).annotations({
   identifier: "PaymentRecorded"
@@ -131,6 +131,6 @@ export const BookingsGroup = HttpApiGroup.make("bookings")
   .addError(InvalidTransitionProblem)
   .addError(HoldExpiredProblem)
   .addError(SeriesUnavailableProblem)
-  .middleware(Authentication)
+  .pipe(authenticated)
   .annotate(OpenApi.Title, "Bookings")
   .annotate(OpenApi.Description, "Appointments of a client with a staff member for a service: booking, status changes, rescheduling and payments.")

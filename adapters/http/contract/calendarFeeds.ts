@@ -7,7 +7,7 @@ import { Schema } from "effect"
 import { CalendarFeed, CalendarFeedCreated } from "../../../src/calendarFeeds/calendarFeed.js"
 import { doc, key, publicAccess } from "./access.js"
 import { IdPath, NoFields } from "./common.js"
-import { Authentication } from "./security.js"
+import { authenticated } from "./security.js"
 
 const staffRead = key("staff:read")
 const staffWrite = key("staff:write")
@@ -55,7 +55,7 @@ export const CalendarFeedsGroup = HttpApiGroup.make("calendarFeeds")
       .addSuccess(CalendarFeed)
       .annotateContext(doc("Turn the account-wide calendar feed off: its URL answers 404 from now on", accountWrite))
   )
-  .middleware(Authentication)
+  .pipe(authenticated)
   .annotate(OpenApi.Title, "Calendar feeds")
   .annotate(
     OpenApi.Description,

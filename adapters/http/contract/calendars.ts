@@ -6,7 +6,7 @@ import { Calendar, CalendarCreate } from "../../../src/calendars/calendar.js"
 import { doc, key } from "./access.js"
 import { body, IdPath, NoFields, pageOf } from "./common.js"
 import { queryOf } from "./query.js"
-import { Authentication } from "./security.js"
+import { authenticated } from "./security.js"
 
 const read = key("staff:read")
 const write = key("staff:write")
@@ -59,7 +59,7 @@ export const CalendarsGroup = HttpApiGroup.make("calendars")
         write
       ))
   )
-  .middleware(Authentication)
+  .pipe(authenticated)
   .annotate(OpenApi.Title, "External calendars")
   .annotate(
     OpenApi.Description,

@@ -10,7 +10,7 @@ import { doc, key, publicAccess } from "./access.js"
 import { body, IdPath, NoFields, pageOf } from "./common.js"
 import { DomainTakenProblem, PlanRequiredProblem, VerificationFailedProblem } from "./problems.js"
 import { queryOf } from "./query.js"
-import { Authentication } from "./security.js"
+import { authenticated } from "./security.js"
 
 /** Domains are account settings, like keys: the same scope. */
 const settings = key("keys:write")
@@ -58,7 +58,7 @@ export const DomainsGroup = HttpApiGroup.make("domains")
   .addError(PlanRequiredProblem)
   .addError(DomainTakenProblem)
   .addError(VerificationFailedProblem)
-  .middleware(Authentication)
+  .pipe(authenticated)
   .annotate(OpenApi.Title, "Custom domains")
   .annotate(
     OpenApi.Description,

@@ -5,7 +5,7 @@ import { Event } from "../../../src/events/catalogue.js"
 import { doc, key } from "./access.js"
 import { IdPath, pageOf } from "./common.js"
 import { queryOf } from "./query.js"
-import { Authentication } from "./security.js"
+import { authenticated } from "./security.js"
 
 const read = key("events:read")
 
@@ -26,6 +26,6 @@ export const EventsGroup = HttpApiGroup.make("events")
       .addSuccess(Event)
       .annotateContext(doc("Read an event", read))
   )
-  .middleware(Authentication)
+  .pipe(authenticated)
   .annotate(OpenApi.Title, "Events")
   .annotate(OpenApi.Description, "The account's event feed in commit order, for polling instead of (or besides) webhooks.")

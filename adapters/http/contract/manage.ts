@@ -16,7 +16,7 @@ import {
   SlotUnavailableProblem
 } from "./problems.js"
 import { strictQuery } from "./query.js"
-import { Authentication } from "./security.js"
+import { authenticated } from "./security.js"
 
 export const ManageLinksGroup = HttpApiGroup.make("manageLinks")
   .add(
@@ -29,7 +29,7 @@ export const ManageLinksGroup = HttpApiGroup.make("manageLinks")
         key("bookings:write")
       ))
   )
-  .middleware(Authentication)
+  .pipe(authenticated)
   .annotate(OpenApi.Title, "Manage links")
   .annotate(OpenApi.Description, "The link a client uses to see, cancel or move a booking without an account.")
 

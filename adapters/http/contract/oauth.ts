@@ -6,7 +6,7 @@ import { OAuthGrantListParams } from "../../../src/oauth/OAuthGrants.js"
 import { doc, key } from "./access.js"
 import { body, IdPath, NoFields, pageOf } from "./common.js"
 import { queryOf } from "./query.js"
-import { Authentication } from "./security.js"
+import { authenticated } from "./security.js"
 
 const keysWrite = key("keys:write")
 
@@ -49,7 +49,7 @@ export const OAuthClientsGroup = HttpApiGroup.make("oauthClients")
       .addSuccess(OAuthClient)
       .annotateContext(doc("Delete an OAuth client with all its grants and tokens", keysWrite))
   )
-  .middleware(Authentication)
+  .pipe(authenticated)
   .annotate(OpenApi.Title, "OAuth clients")
   .annotate(OpenApi.Description, "Third-party applications that act on an account through OAuth 2: registration, redirect URIs, scopes and secrets.")
 
@@ -72,7 +72,7 @@ export const OAuthGrantsGroup = HttpApiGroup.make("oauthGrants")
       .addSuccess(OAuthGrant)
       .annotateContext(doc("Revoke a grant with every token issued under it", keysWrite))
   )
-  .middleware(Authentication)
+  .pipe(authenticated)
   .annotate(OpenApi.Title, "OAuth grants")
   .annotate(OpenApi.Description, "What account users authorized each OAuth client to do, and revoking it.")
 

@@ -12,7 +12,7 @@ import { doc, key } from "./access.js"
 import { body, IdPath, pageOf } from "./common.js"
 import { ResourceInUseProblem } from "./problems.js"
 import { queryOf } from "./query.js"
-import { Authentication } from "./security.js"
+import { authenticated } from "./security.js"
 
 /** What the reads of services answer: a secret key the service, a publishable key its public view. */
 export const ShownService = Schema.Union(Service, PublicService)
@@ -78,7 +78,7 @@ const crud = <
         .annotateContext(doc(`Delete a ${label.toLowerCase()} (409 resource_in_use with upcoming bookings)`, write))
     )
     .addError(ResourceInUseProblem)
-    .middleware(Authentication)
+    .pipe(authenticated)
 }
 
 export const ServicesGroup = crud({

@@ -5,7 +5,7 @@ import { Event } from "../../../src/events/catalogue.js"
 import { SandboxEmit } from "../../../src/sandbox/Sandbox.js"
 import { doc, key } from "./access.js"
 import { body, NoFields } from "./common.js"
-import { Authentication } from "./security.js"
+import { authenticated } from "./security.js"
 
 /** Erasing the sandbox takes a key that could have deleted all of it. */
 const ERASE_SCOPES: ReadonlyArray<Scope> = [
@@ -38,6 +38,6 @@ export const SandboxGroup = HttpApiGroup.make("sandbox")
         key(ERASE_SCOPES)
       ))
   )
-  .middleware(Authentication)
+  .pipe(authenticated)
   .annotate(OpenApi.Title, "Sandbox")
   .annotate(OpenApi.Description, "Test helpers for sandbox credentials: emit any event, or erase the sandbox.")

@@ -13,7 +13,7 @@ import { createAlsoForVisitors, created } from "./bookings.js"
 import { body, IdPath, pageOf } from "./common.js"
 import { InvalidTransitionProblem, OutsideAvailabilityProblem, SeriesUnavailableProblem, SlotUnavailableProblem } from "./problems.js"
 import { queryOf } from "./query.js"
-import { Authentication } from "./security.js"
+import { authenticated } from "./security.js"
 
 const { hold_id: _hold, recurrence: _recurrence, ...bookingFields } = BookingCreate.from.fields
 
@@ -66,7 +66,7 @@ export const BookingSeriesGroup = HttpApiGroup.make("bookingSeries")
   .addError(OutsideAvailabilityProblem)
   .addError(SeriesUnavailableProblem)
   .addError(InvalidTransitionProblem)
-  .middleware(Authentication)
+  .pipe(authenticated)
   .annotate(OpenApi.Title, "Booking series")
   .annotate(
     OpenApi.Description,

@@ -20,7 +20,7 @@ import { doc, key } from "./access.js"
 import { body, IdPath, NoFields, pageOf } from "./common.js"
 import { InvalidTransitionProblem } from "./problems.js"
 import { queryOf } from "./query.js"
-import { Authentication } from "./security.js"
+import { authenticated } from "./security.js"
 
 const read = key("webhooks:read")
 const write = key("webhooks:write")
@@ -116,6 +116,6 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
       ))
   )
   .addError(InvalidTransitionProblem)
-  .middleware(Authentication)
+  .pipe(authenticated)
   .annotate(OpenApi.Title, "Webhooks")
   .annotate(OpenApi.Description, "Endpoints that receive signed events (Standard Webhooks), their deliveries and attempts, retries and recovery.")

@@ -2,7 +2,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { WidgetConfig } from "../../../src/accounts/widgetConfig.js"
 import { doc, key } from "./access.js"
-import { Authentication } from "./security.js"
+import { authenticated } from "./security.js"
 
 export const WidgetGroup = HttpApiGroup.make("widget")
   .add(
@@ -13,6 +13,6 @@ export const WidgetGroup = HttpApiGroup.make("widget")
         key("services:read", { publishable: true })
       ))
   )
-  .middleware(Authentication)
+  .pipe(authenticated)
   .annotate(OpenApi.Title, "Widget")
   .annotate(OpenApi.Description, "Configuration of the embeddable booking widget for a publishable key.")

@@ -10,7 +10,7 @@ import { BookingCreated, PublicBookingCreated } from "../contract/bookings.js"
 import { BookingSeriesCreated, PublicBookingSeriesCreated } from "../contract/series.js"
 import { encodedAs } from "./encoded.js"
 import { handlerGroup } from "./group.js"
-import { asAudience, asPrincipal, asTenant } from "./security.js"
+import { asAudience, asPrincipal } from "./security.js"
 
 const write = { uninterruptible: true } as const
 
@@ -69,7 +69,7 @@ export const BookingsLive = handlerGroup(SlotwiseApi, "bookings", (handlers) =>
           linked(bookings.recordPayment(path.id, payload), (r) => Effect.map(manage.withManageUrl(r.booking), (booking) => ({ ...r, booking }))),
         write
       )
-      .handle("listPayments", ({ path }) => asTenant(bookings.listPayments(path.id)))
+      .handle("listPayments", ({ path }) => bookings.listPayments(path.id))
   }))
 
 export const BookingSeriesLive = handlerGroup(SlotwiseApi, "bookingSeries", (handlers) =>

@@ -3,7 +3,6 @@ import { Effect } from "effect"
 import { CalendarFeeds } from "../../../src/calendarFeeds/CalendarFeeds.js"
 import { SlotwiseApi } from "../api.js"
 import { handlerGroup } from "./group.js"
-import { asTenant } from "./security.js"
 
 const write = { uninterruptible: true } as const
 
@@ -11,12 +10,12 @@ export const CalendarFeedsLive = handlerGroup(SlotwiseApi, "calendarFeeds", (han
   Effect.gen(function*() {
     const feeds = yield* CalendarFeeds
     return handlers
-      .handle("createForStaff", ({ path }) => asTenant(feeds.create(path.id)), write)
-      .handle("getForStaff", ({ path }) => asTenant(feeds.get(path.id)))
-      .handle("deleteForStaff", ({ path }) => asTenant(feeds.delete(path.id)), write)
-      .handle("createForAccount", () => asTenant(feeds.createForAccount()), write)
-      .handle("getForAccount", () => asTenant(feeds.getForAccount()))
-      .handle("deleteForAccount", () => asTenant(feeds.deleteForAccount()), write)
+      .handle("createForStaff", ({ path }) => feeds.create(path.id), write)
+      .handle("getForStaff", ({ path }) => feeds.get(path.id))
+      .handle("deleteForStaff", ({ path }) => feeds.delete(path.id), write)
+      .handle("createForAccount", () => feeds.createForAccount(), write)
+      .handle("getForAccount", () => feeds.getForAccount())
+      .handle("deleteForAccount", () => feeds.deleteForAccount(), write)
   }))
 
 const FEED_HEADERS = {

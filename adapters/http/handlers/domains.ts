@@ -3,7 +3,6 @@ import { NotFound } from "../../../src/domain/errors.js"
 import { Domains } from "../../../src/domains/Domains.js"
 import { SlotwiseApi } from "../api.js"
 import { handlerGroup } from "./group.js"
-import { asTenant } from "./security.js"
 
 const write = { uninterruptible: true } as const
 
@@ -11,11 +10,11 @@ export const DomainsLive = handlerGroup(SlotwiseApi, "domains", (handlers) =>
   Effect.gen(function*() {
     const domains = yield* Domains
     return handlers
-      .handle("list", ({ urlParams }) => asTenant(domains.list(urlParams)))
-      .handle("create", ({ payload }) => asTenant(domains.create(payload)), write)
-      .handle("get", ({ path }) => asTenant(domains.get(path.id)))
-      .handle("delete", ({ path }) => asTenant(domains.delete(path.id)), write)
-      .handle("verify", ({ path }) => asTenant(domains.verify(path.id)), write)
+      .handle("list", ({ urlParams }) => domains.list(urlParams))
+      .handle("create", ({ payload }) => domains.create(payload), write)
+      .handle("get", ({ path }) => domains.get(path.id))
+      .handle("delete", ({ path }) => domains.delete(path.id), write)
+      .handle("verify", ({ path }) => domains.verify(path.id), write)
   }))
 
 export const TlsLive = handlerGroup(SlotwiseApi, "tls", (handlers) =>

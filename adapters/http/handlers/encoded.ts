@@ -12,7 +12,7 @@
  * built (measured 8 → 3.4 µs for a booking, about half the allocation).
  */
 import { HttpApiBuilder, type HttpApiEndpoint, HttpApiError, HttpApiSchema, HttpServerResponse } from "@effect/platform"
-import { Chunk, Effect, Either, Schema, type SchemaAST } from "effect"
+import { Chunk, Effect, Either, type ParseResult, Schema, type SchemaAST } from "effect"
 import { EncodesUnchanged } from "../../../src/domain/common.js"
 
 /**
@@ -40,9 +40,15 @@ export const transforms = (ast: SchemaAST.AST): boolean => {
   }
 }
 
-/** Answers with `member` (a member of the endpoint's success schema, with its status), built once per endpoint. */
+/**
+ * Answers with `member` (a member of the endpoint's success schema, with its status), built
+ * once per endpoint; its encoder on the endpoint's first answer, not at start (most endpoints
+ * of a server are never called before it listens, many never).
+ */
 export const encodedAs = <A, I>(member: Schema.Schema<A, I>) => {
-  const encode = Schema.encodeEither(transforms(member.ast) ? member : Schema.encodedSchema(member) as unknown as Schema.Schema<A, I>)
+  let encoder: ((value: A) => Either.Either<I, ParseResult.ParseError>) | undefined
+  const encode = (value: A) =>
+    (encoder ??= Schema.encodeEither(transforms(member.ast) ? member : Schema.encodedSchema(member) as unknown as Schema.Schema<A, I>))(value)
   const status = HttpApiSchema.getStatusSuccess(member)
   const { contentType, kind } = HttpApiSchema.getEncoding(member.ast)
   if (kind !== "Json") throw new Error(`encodedAs answers JSON only, not ${kind}`)

@@ -13,7 +13,7 @@ import { ManageLinksLive, ManageLive } from "./manage.js"
 import { OAuthClientsLive, OAuthGrantsLive } from "./oauth.js"
 import { ClientsLive, ServicesLive, StaffLive } from "./resources.js"
 import { SandboxLive } from "./sandbox.js"
-import { AuthenticationLive, OperatorAuthenticationLive } from "./security.js"
+import { AuthenticationLive, CallerTenantLive, OperatorAuthenticationLive } from "./security.js"
 import { SystemLive } from "./system.js"
 import { WebhooksLive } from "./webhooks.js"
 import { WidgetLive } from "./widget.js"
@@ -43,4 +43,4 @@ export const HandlersLive = Layer.mergeAll(
   CalendarLive,
   AdminLive,
   AdminUsersLive
-).pipe(Layer.provide([AuthenticationLive, OperatorAuthenticationLive]))
+).pipe(Layer.provide([AuthenticationLive, CallerTenantLive, OperatorAuthenticationLive]))

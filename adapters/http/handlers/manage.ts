@@ -5,33 +5,27 @@
  */
 import { Effect } from "effect"
 import { Manage } from "../../../src/manage/Manage.js"
-import { manageAddressPolicy, manageWritePolicy, type Policy, refusalOf } from "../../../src/ratelimit/policy.js"
+import { manageAddressPolicy, manageWritePolicy } from "../../../src/ratelimit/policy.js"
 import { RateLimiter } from "../../../src/ratelimit/RateLimiter.js"
 import { SlotwiseApi } from "../api.js"
 import { handlerGroup } from "./group.js"
-import { withPassage } from "../middleware/gate.js"
-import { asTenant } from "./security.js"
+import { admitted } from "../middleware/gate.js"
 
 const write = { uninterruptible: true } as const
 
 export const ManageLinksLive = handlerGroup(SlotwiseApi, "manageLinks", (handlers) =>
-  Effect.map(Manage, (manage) => handlers.handle("rotate", ({ path }) => asTenant(manage.rotate(path.id)), write)))
+  Effect.map(Manage, (manage) => handlers.handle("rotate", ({ path }) => manage.rotate(path.id), write)))
 
 export const ManageLive = handlerGroup(SlotwiseApi, "manage", (handlers) =>
   Effect.gen(function*() {
     const manage = yield* Manage
     const limiter = yield* RateLimiter
 
-    const limit = (policy: Policy) =>
-      Effect.flatMap(limiter.check(policy), (decision) => {
-        const refusal = refusalOf(policy, decision)
-        return refusal === undefined ? Effect.void : Effect.fail(refusal)
-      })
     // A request that did not come through the gate is counted under one shared address, never not at all.
-    const perAddress = withPassage((passage) => limit(manageAddressPolicy(passage?.address() ?? "unknown")))
+    const perAddress = Effect.flatMap(admitted, (passage) => limiter.enforce(manageAddressPolicy(passage?.address() ?? "unknown")))
     /** Counts a write against the booking the token opens (a token that opens none is the usual 404). */
     const perBooking = (token: string) =>
-      Effect.flatMap(manage.open(token), (opened) => limit(manageWritePolicy(opened.tenant, opened.booking.id)))
+      Effect.flatMap(manage.open(token), (opened) => limiter.enforce(manageWritePolicy(opened.tenant, opened.booking.id)))
 
     return handlers
       .handle("get", ({ path }) => Effect.zipRight(perAddress, manage.get(path.token)))

@@ -4,7 +4,7 @@ import { Services } from "../../../src/services/Services.js"
 import { Staff } from "../../../src/staff/Staff.js"
 import { SlotwiseApi } from "../api.js"
 import { handlerGroup } from "./group.js"
-import { asAudience, asTenant } from "./security.js"
+import { asAudience } from "./security.js"
 
 const write = { uninterruptible: true } as const
 
@@ -13,10 +13,10 @@ export const ServicesLive = handlerGroup(SlotwiseApi, "services", (handlers) =>
     const services = yield* Services
     return handlers
       .handle("list", ({ urlParams }) => asAudience(services.list(urlParams), () => services.listForVisitor(urlParams)))
-      .handle("create", ({ payload }) => asTenant(services.create(payload)), write)
+      .handle("create", ({ payload }) => services.create(payload), write)
       .handle("get", ({ path }) => asAudience(services.get(path.id), () => services.getForVisitor(path.id)))
-      .handle("update", ({ path, payload }) => asTenant(services.update(path.id, payload)), write)
-      .handle("delete", ({ path }) => asTenant(services.delete(path.id)), write)
+      .handle("update", ({ path, payload }) => services.update(path.id, payload), write)
+      .handle("delete", ({ path }) => services.delete(path.id), write)
   }))
 
 export const StaffLive = handlerGroup(SlotwiseApi, "staff", (handlers) =>
@@ -24,19 +24,19 @@ export const StaffLive = handlerGroup(SlotwiseApi, "staff", (handlers) =>
     const staff = yield* Staff
     return handlers
       .handle("list", ({ urlParams }) => asAudience(staff.list(urlParams), () => staff.listForVisitor(urlParams)))
-      .handle("create", ({ payload }) => asTenant(staff.create(payload)), write)
+      .handle("create", ({ payload }) => staff.create(payload), write)
       .handle("get", ({ path }) => asAudience(staff.get(path.id), () => staff.getForVisitor(path.id)))
-      .handle("update", ({ path, payload }) => asTenant(staff.update(path.id, payload)), write)
-      .handle("delete", ({ path }) => asTenant(staff.delete(path.id)), write)
+      .handle("update", ({ path, payload }) => staff.update(path.id, payload), write)
+      .handle("delete", ({ path }) => staff.delete(path.id), write)
   }))
 
 export const ClientsLive = handlerGroup(SlotwiseApi, "clients", (handlers) =>
   Effect.gen(function*() {
     const clients = yield* Clients
     return handlers
-      .handle("list", ({ urlParams }) => asTenant(clients.list(urlParams)))
-      .handle("create", ({ payload }) => asTenant(clients.create(payload)), write)
-      .handle("get", ({ path }) => asTenant(clients.get(path.id)))
-      .handle("update", ({ path, payload }) => asTenant(clients.update(path.id, payload)), write)
-      .handle("delete", ({ path }) => asTenant(clients.delete(path.id)), write)
+      .handle("list", ({ urlParams }) => clients.list(urlParams))
+      .handle("create", ({ payload }) => clients.create(payload), write)
+      .handle("get", ({ path }) => clients.get(path.id))
+      .handle("update", ({ path, payload }) => clients.update(path.id, payload), write)
+      .handle("delete", ({ path }) => clients.delete(path.id), write)
   }))

@@ -2,11 +2,11 @@ import { Effect } from "effect"
 import { showsPoweredBy } from "../../../src/accounts/account.js"
 import { SlotwiseApi } from "../api.js"
 import { handlerGroup } from "./group.js"
-import { currentPrincipal } from "./security.js"
+import { CurrentPrincipal } from "../contract/security.js"
 
 export const WidgetLive = handlerGroup(SlotwiseApi, "widget", (handlers) =>
   handlers.handle("config", () =>
-    Effect.map(currentPrincipal, ({ account, tenant }) => {
+    Effect.map(CurrentPrincipal, ({ principal: { account, tenant } }) => {
       const { branding } = account
       return {
         object: "widget_config" as const,

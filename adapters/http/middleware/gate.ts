@@ -7,16 +7,15 @@
  * first, so a refusal carries the rate-limit figures and a spent quota is a 429 before any
  * 401/403.
  *
- * The pipeline hands its passage on with the request it routes (`admit`): the groups'
- * security middleware and the handlers read it from the request they serve (`withPassage`),
- * so what a handler sees is its own request's verdict, whatever else runs beside it.
+ * The pipeline hands its passage to the router in the request's context (`handOver`): the
+ * groups' security middleware reads it there (`admitted`) and provides the principal and its
+ * tenant to the handlers (handlers/security.ts).
  */
 import { HttpServerRequest } from "@effect/platform"
-import { Effect } from "effect"
-import { globalValue } from "effect/GlobalValue"
+import { Context, Effect } from "effect"
 import type { Principal } from "../../../src/keys/ApiKeys.js"
 import { type AccessDecision, type Caller, decideAccess, visitorOf } from "../../../src/auth/access.js"
-import type { AuthenticatorService } from "../../../src/auth/Authenticator.js"
+import { Authenticator, type AuthenticatorService } from "../../../src/auth/Authenticator.js"
 import type { StorageFailure } from "../../../src/domain/errors.js"
 import type { Visitor } from "../../../src/domain/visitor.js"
 import type { AccessRule } from "../contract/access.js"
@@ -72,25 +71,36 @@ export const makeGate = (authenticator: AuthenticatorService, adminToken: string
       Effect.map(originOf(caller), (from) => passageOf(rule, caller, address, from)))
 }
 
-export type Gate = ReturnType<typeof makeGate>
+/**
+ * The gate as a service: `admit` judges a request. Built with the operator's bearer token
+ * (none or empty: the operator routes are hidden from everyone).
+ */
+export class Gate extends Effect.Service<Gate>()("slotwise/http/Gate", {
+  effect: (adminToken: string | undefined) =>
+    Effect.map(Authenticator, (authenticator) => ({
+      admit: makeGate(authenticator, adminToken !== undefined && adminToken.length > 0 ? adminToken : undefined)
+    }))
+}) {}
 
-// Keyed weakly by the request object the router is handed: the entry goes with the request,
-// and no fiber-local state is set or restored per request.
-const passages = globalValue(
-  Symbol.for("slotwise/http/passages"),
-  () => new WeakMap<HttpServerRequest.HttpServerRequest, Passage>()
-)
-
-/** Hands `passage` on with `request`, the request object the router will be given. */
-export const admit = (request: HttpServerRequest.HttpServerRequest, passage: Passage): void => {
-  passages.set(request, passage)
-}
+/** The passage of the request being served, as the pipeline hands it to the router. */
+class RequestPassage extends Context.Tag("slotwise/http/RequestPassage")<RequestPassage, Passage>() {}
 
 /**
- * What `use` makes of the passage of the request being served (undefined when it did not
- * come through the gate); read in the step that reads the request, not in one of its own.
+ * Runs `app` (the router) with `passage` in its context, and with `request` in place of the
+ * one being served when the body step or the prefix replaced it: one copy of the context for both.
  */
-export const withPassage = <A, E, R>(
-  use: (passage: Passage | undefined) => Effect.Effect<A, E, R>
-): Effect.Effect<A, E, R | HttpServerRequest.HttpServerRequest> =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => use(passages.get(request)))
+export const handOver = <A, E, R>(
+  app: Effect.Effect<A, E, R>,
+  passage: Passage,
+  request: HttpServerRequest.HttpServerRequest | undefined
+): Effect.Effect<A, E, R> =>
+  Effect.mapInputContext(app, (context: Context.Context<R>) => {
+    const services = new Map(context.unsafeMap)
+    services.set(RequestPassage.key, passage)
+    if (request !== undefined) services.set(HttpServerRequest.HttpServerRequest.key, request)
+    return Context.unsafeMake<R>(services)
+  })
+
+/** The passage the pipeline handed over with the request being served; undefined when it did not come through the gate. */
+export const admitted: Effect.Effect<Passage | undefined> = Effect.contextWith((context: Context.Context<never>) =>
+  context.unsafeMap.get(RequestPassage.key) as Passage | undefined)

@@ -14,18 +14,19 @@
  *  7. replay or claim an `Idempotency-Key` on POSTs (idempotency.ts);
  *  8. run the router, and render any failure as a problem (problem.ts).
  *
- * The gate's passage goes to the router with the request (gate.ts, `admit`): the groups'
- * security middleware and the handlers read its principal from there.
+ * The gate's passage goes to the router in the request's context (gate.ts, `handOver`): the
+ * groups' security middleware provides its principal and tenant to the handlers.
  */
 import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Either, Option } from "effect"
 import { Accounts } from "../../../src/accounts/Accounts.js"
 import { type Caller, corsOrigin } from "../../../src/auth/access.js"
-import { Authenticator } from "../../../src/auth/Authenticator.js"
 import { Domains } from "../../../src/domains/Domains.js"
 import { Idempotency } from "../../../src/idempotency/Idempotency.js"
 import { RateLimiter } from "../../../src/ratelimit/RateLimiter.js"
+import { withoutTrailingSlash } from "../../../src/ports/trailingSlash.js"
 import { SlotwiseApi } from "../api.js"
+import { clientAddress } from "../clientAddress.js"
 import { DOCS_PATH, DOCS_SCRIPT_PATH, OPENAPI_PATH } from "../docs.js"
 import { publicAccess } from "../contract/access.js"
 import { type BodyDecoder, rememberDecoded } from "../contract/decodedBodies.js"
@@ -36,7 +37,7 @@ import { makeBrowserOrigin } from "../hostRouting.js"
 import { presentedCredential } from "./authenticate.js"
 import { readBody } from "./body.js"
 import { addCorsHeaders, isPreflight, preflight } from "./cors.js"
-import { admit, makeGate } from "./gate.js"
+import { Gate, handOver } from "./gate.js"
 import { makeIdempotent } from "./idempotency.js"
 import { noRoute, responseOfCause, shownPath } from "./problem.js"
 import { countRequest, policyOf } from "./ratelimit.js"
@@ -56,14 +57,6 @@ const routes = makeRouteTable(SlotwiseApi, [
   { method: "GET", path: DOCS_PATH, access: publicAccess },
   { method: "GET", path: DOCS_SCRIPT_PATH, access: publicAccess }
 ])
-
-export const clientAddress = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean): string => {
-  if (trustProxy) {
-    const forwarded = request.headers["x-forwarded-for"]?.split(",")[0]?.trim()
-    if (forwarded) return forwarded
-  }
-  return Option.getOrElse(request.remoteAddress, () => "unknown")
-}
 
 const stripPrefix = (request: HttpServerRequest.HttpServerRequest, prefix: string | undefined) => {
   if (prefix === undefined) return request
@@ -93,10 +86,9 @@ export const makePipeline = (options: PipelineOptions = {}) =>
   Effect.gen(function*() {
     const accounts = yield* Accounts
     const limiter = yield* RateLimiter
-    const adminToken = options.adminToken !== undefined && options.adminToken.length > 0 ? options.adminToken : undefined
-    const gate = makeGate(yield* Authenticator, adminToken)
+    const gate = yield* Gate
     const idempotent = makeIdempotent(yield* Idempotency)
-    const prefix = options.prefix?.replace(/\/+$/, "") || undefined
+    const prefix = withoutTrailingSlash(options.prefix ?? "") || undefined
     const trustProxy = options.trustProxy === true
     // Without the core's custom domains (a pipeline over the access services alone), origins are the accounts' lists only.
     const domains = Option.getOrUndefined(yield* Effect.serviceOption(Domains))
@@ -132,7 +124,7 @@ export const makePipeline = (options: PipelineOptions = {}) =>
           const rule = route._tag === "Found" ? route.access : undefined
 
           // 3. Who is calling, and whether they may call this.
-          const passage = yield* gate(rule, headers.authorization, address, (who) => browserOrigin(who, headers))
+          const passage = yield* gate.admit(rule, headers.authorization, address, (who) => browserOrigin(who, headers))
           caller = passage.caller
           const { principal, visitor } = passage
 
@@ -152,14 +144,12 @@ export const makePipeline = (options: PipelineOptions = {}) =>
 
           // 6. The body.
           const body = yield* readBody(request, method, path)
-          // The passage goes with the request the router is given (the security middleware
-          // and handlers read it there); that request is provided again only when the body
-          // step or the prefix replaced it.
-          admit(body.request, passage)
+          // The passage goes to the router in its context (the security middleware reads it
+          // there), with the request when the body step or the prefix replaced it.
           const routed = route._tag === "Found" && route.payload !== undefined && body.value !== undefined && routable(path)
             ? decodeFirst(route.payload, body.value, app)
             : app
-          const run = body.request === original ? routed : Effect.provideService(routed, HttpServerRequest.HttpServerRequest, body.request)
+          const run = handOver(routed, passage, body.request === original ? undefined : body.request)
 
           // 7. Idempotency, 8. the route.
           const idempotencyKey = headers["idempotency-key"]

@@ -24,12 +24,13 @@ import { HostedPageKeys } from "../../../src/hostedPages/HostedPages.js"
 import { Manage } from "../../../src/manage/Manage.js"
 import type { TenantId } from "../../../src/ports/tenant.js"
 import { Tenant } from "../../../src/ports/tenant.js"
+import { withoutTrailingSlash } from "../../../src/ports/trailingSlash.js"
 import { policyForAddress } from "../../../src/ratelimit/policy.js"
 import { RateLimiter } from "../../../src/ratelimit/RateLimiter.js"
 import { Services } from "../../../src/services/Services.js"
 import { VERSION } from "../api.js"
 import { makeHostTenant, requestHost } from "../hostRouting.js"
-import { clientAddress } from "../middleware/pipeline.js"
+import { clientAddress } from "../clientAddress.js"
 import { PAGES_CSS } from "./css.js"
 import { escapeHtml, langOfAcceptLanguage, type PageLang, pageText, shell, type Shell, themeOf, widgetElement } from "./html.js"
 
@@ -84,7 +85,7 @@ const SEGMENT = /^[A-Za-z0-9_.~-]{1,200}$/
 
 /** The page a path names, or none. */
 export const routeOf = (path: string): Route | undefined => {
-  const parts = path.replace(/\/+$/, "").split("/").slice(1).map((p) => {
+  const parts = withoutTrailingSlash(path).split("/").slice(1).map((p) => {
     try {
       return decodeURIComponent(p)
     } catch {
@@ -119,7 +120,7 @@ export const makePages = (options: PagesOptions = {}) =>
     const limiter = yield* RateLimiter
     const domains = Option.getOrUndefined(yield* Effect.serviceOption(Domains))
     const trustProxy = options.trustProxy === true
-    const prefix = options.prefix?.replace(/\/+$/, "") ?? ""
+    const prefix = withoutTrailingSlash(options.prefix ?? "")
     const hostTenant = domains === undefined ? undefined : makeHostTenant(domains, trustProxy)
 
     const page = (status: number, html: string, extra: Record<string, string> = {}) =>
@@ -282,8 +283,9 @@ export const makePages = (options: PagesOptions = {}) =>
     const domainRoot = (req: PageRequest, tenant: TenantId, host: string) =>
       Effect.flatMap(accounts.get(tenant.account_id), (account) => serviceList(req, account, tenant, `https://${host}/`))
 
-    const count = (request: HttpServerRequest.HttpServerRequest) =>
-      limiter.check(policyForAddress(clientAddress(request, trustProxy)))
+    /** Counts a page request by client address: the refusal when its quota is spent. */
+    const refusalOfCount = (request: HttpServerRequest.HttpServerRequest) =>
+      Effect.map(limiter.count(policyForAddress(clientAddress(request, trustProxy))), (counted) => counted.refusal)
 
     const tooMany = (req: PageRequest, url: string, seconds: number) =>
       page(429, plainShell(req, {
@@ -320,12 +322,12 @@ export const makePages = (options: PagesOptions = {}) =>
           const host = requestHost(request.headers, trustProxy)
           const tenant = hostTenant === undefined ? Option.none() : yield* hostTenant(request.headers)
           if (Option.isNone(tenant) || host === undefined) return rootResponse(request)
-          const decision = yield* count(request)
-          if (!decision.allowed) return tooMany(req, `https://${host}/`, decision.reset_seconds)
+          const refused = yield* refusalOfCount(request)
+          if (refused !== undefined) return tooMany(req, `https://${host}/`, refused.retry_after_seconds)
           return yield* domainRoot(req, tenant.value, host)
         }
-        const decision = yield* count(request)
-        if (!decision.allowed) return tooMany(req, rawPath, decision.reset_seconds)
+        const refused = yield* refusalOfCount(request)
+        if (refused !== undefined) return tooMany(req, rawPath, refused.retry_after_seconds)
         if (route!._tag === "Manage") {
           const url = (yield* Effect.option(Effect.flatMap(manage.open(route!.token), (o) => manage.publicBase(o.tenant)))).pipe(
             Option.getOrElse(() => "")
