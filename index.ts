@@ -6,12 +6,13 @@ import { Duration, Effect, Either, Layer, ManagedRuntime, Schema, TestClock } fr
 import { calendarSyncLayer, coreLayer, type StorageChoice, storageLayer, workersLayer } from "./compose.js"
 import { checkSchedulingOptions, type SchedulingOptions } from "./schedulingOptions.js"
 import { formatInstant, parseInstant } from "./src/domain/common.js"
-import { Reminders } from "./src/domain/reminder.js"
-import { ReminderDefaults } from "./src/Reminders.js"
-import { DEFAULT_TENANT, makeFacade, type SchedulingClient, startCore } from "./src/facade.js"
+import { Reminders } from "./src/reminders/reminder.js"
+import { ReminderDefaults } from "./src/reminders/Reminders.js"
+import { DEFAULT_TENANT, makeFacade, type SchedulingClient, startCore } from "./library.js"
 import { TestClockAt } from "./src/testing/testClock.js"
 
 export * from "./src/index.js"
+export * from "./library.js"
 export {
   createHttpHandler,
   type HttpHandlerOptions,

@@ -1,5 +1,5 @@
 /** Entry point of the `slotwise` binary (bin/slotwise.js runs its compiled, bundled form). */
-import { describeStorage, main, storageFlag } from "./adapters/http/cli.js"
+import { describeStorage, main, storageFlag } from "./adapters/cli/main.js"
 import { USERS_CREATE_HELP, usersCreate } from "./adapters/oauth/cli.js"
 import { httpServicesLayer, serverLayer, storageLayer } from "./compose.js"
 

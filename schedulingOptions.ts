@@ -8,9 +8,9 @@ import { Either, Schema } from "effect"
 import type { CalendarSyncLoopOptions } from "./adapters/calendars/syncLoop.js"
 import { POSTGRES_URL } from "./adapters/cli/storageLocation.js"
 import type { WebhookDispatcherOptions } from "./adapters/webhooks/dispatcher.js"
-import { type SlotwiseError, toSlotwiseError } from "./src/facade.js"
+import { type SlotwiseError, toSlotwiseError } from "./library.js"
 import { ValidationFailed } from "./src/domain/errors.js"
-import { Reminders } from "./src/domain/reminder.js"
+import { Reminders } from "./src/reminders/reminder.js"
 import { decodeInputEither } from "./src/domain/validation.js"
 
 export const STORAGE_FORMS = `"memory", { sqlite: "<file>" } or { postgres: "postgres://…" }`

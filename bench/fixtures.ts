@@ -2,7 +2,7 @@
  * The slot-benchmark fixture shared by the SQLite and PostgreSQL benches: a team with
  * weekday hours, bookings spread over distinct half-hours, and the month's slot query.
  */
-import type { SchedulingClient } from "../src/facade.js"
+import type { SchedulingClient } from "../library.js"
 
 export const DAY = 86_400_000
 export const HALF_HOUR = 1_800_000

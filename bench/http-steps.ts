@@ -19,10 +19,10 @@ import { makePipeline } from "../adapters/http/middleware/pipeline.js"
 import { makeRouteTable } from "../adapters/http/middleware/routes.js"
 import { AccessServicesLive, createHttpHandler, CredentialsLive, storageLayer } from "../compose.js"
 import { MemoryRateLimitStoreLive } from "../adapters/memory/ratelimit.js"
-import { Accounts } from "../src/Accounts.js"
+import { Accounts } from "../src/accounts/Accounts.js"
 import { decideAccess } from "../src/auth/access.js"
 import { Authenticator } from "../src/auth/Authenticator.js"
-import { Booking } from "../src/domain/booking.js"
+import { Booking } from "../src/bookings/booking.js"
 import { RateLimiter } from "../src/ratelimit/RateLimiter.js"
 
 const cpuMicros = async (n: number, f: () => unknown): Promise<number> => {

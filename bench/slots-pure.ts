@@ -4,7 +4,7 @@
  * interleaved in rounds (bench/rounds.ts) and each figure is a median over rounds.
  * Run: npx tsx bench/slots-pure.ts
  */
-import type { AvailabilityRule } from "../src/domain/availability.js"
+import type { AvailabilityRule } from "../src/availability/rule.js"
 import { computeSlots } from "../src/scheduling/slots.js"
 import { interleaved } from "./rounds.js"
 import type { Occupancy, SlotPolicy, StaffSchedule } from "../src/scheduling/types.js"

@@ -19,12 +19,12 @@ import { SqliteStorageLive } from "../adapters/sqlite/layer.js"
 import { makeDispatcher } from "../adapters/webhooks/dispatcher.js"
 import { WebhookPolicyLive } from "../adapters/webhooks/guard.js"
 import { makeHttpTransport } from "../adapters/webhooks/transport.js"
-import { Clients } from "../src/Clients.js"
-import { Events } from "../src/Events.js"
+import { Clients } from "../src/clients/Clients.js"
+import { Events } from "../src/events/Events.js"
 import { CoreLive } from "../src/layers.js"
 import type { Storage } from "../src/ports/storage.js"
 import { Tenant, type TenantId } from "../src/ports/tenant.js"
-import { Webhooks } from "../src/Webhooks.js"
+import { Webhooks } from "../src/webhooks/Webhooks.js"
 
 const args = process.argv.slice(2)
 const option = (name: string, fallback: string) => {

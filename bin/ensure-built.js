@@ -28,7 +28,7 @@ const newest = (path) => {
 
 /** Makes sure `entry` (a path under dist/) is built from the current sources; returns it. */
 export const ensureBuilt = (entry) => {
-  const sources = ["index.ts", "compose.ts", "main.ts", "src", "adapters"].map((p) => join(root, p))
+  const sources = ["index.ts", "compose.ts", "main.ts", "library.ts", "schedulingOptions.ts", "src", "adapters"].map((p) => join(root, p))
   const inCheckout = existsSync(join(root, "src")) && existsSync(join(root, "tsconfig.build.json"))
   if (inCheckout) {
     const built = existsSync(entry) ? statSync(entry).mtimeMs : 0

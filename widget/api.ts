@@ -3,14 +3,14 @@
  * `ApiError`s, a rate limit's `429` waited out (Retry-After) a few times before giving up.
  */
 
-import type { Booking as BookingSchema } from "../src/domain/booking.js"
-import type { Hold as HoldSchema } from "../src/domain/hold.js"
-import type { ManagedBooking as ManagedBookingSchema } from "../src/domain/manageLink.js"
-import type { Question as QuestionSchema } from "../src/domain/question.js"
-import type { PublicService } from "../src/domain/service.js"
+import type { Booking as BookingSchema } from "../src/bookings/booking.js"
+import type { Hold as HoldSchema } from "../src/availability/hold.js"
+import type { ManagedBooking as ManagedBookingSchema } from "../src/manage/manageLink.js"
+import type { Question as QuestionSchema } from "../src/services/question.js"
+import type { PublicService } from "../src/services/service.js"
 import type { Slot as SlotSchema } from "../src/domain/slot.js"
-import type { PublicStaff } from "../src/domain/staff.js"
-import type { WidgetConfig as WidgetConfigSchema } from "../src/domain/widgetConfig.js"
+import type { PublicStaff } from "../src/staff/member.js"
+import type { WidgetConfig as WidgetConfigSchema } from "../src/accounts/widgetConfig.js"
 
 // The wire shapes are the core schemas' encoded sides, imported as types only: the bundle
 // carries none of the core's code.

@@ -7,7 +7,7 @@
  * within one poll of being added.
  */
 import { Cause, Effect, Layer } from "effect"
-import { Calendars } from "../../src/Calendars.js"
+import { Calendars } from "../../src/calendars/Calendars.js"
 
 export interface CalendarSyncLoopOptions {
   /** How often to look for feeds that are due (default 2000 ms). */

@@ -3,8 +3,8 @@
  * the same database), through the core's `Accounts` use cases.
  */
 import { Effect } from "effect"
-import { Accounts } from "../../src/Accounts.js"
-import type { Account, AccountWithKeys } from "../../src/domain/account.js"
+import { Accounts } from "../../src/accounts/Accounts.js"
+import type { Account, AccountWithKeys } from "../../src/accounts/account.js"
 import { flagLines, type FlagSpec, type FlagSpecs, parseFlags, UsageError } from "./flags.js"
 import { type OfflineLayer, out, printHelp, runOffline } from "./offline.js"
 import { DATABASE, describeStorage, type StorageFlag, storageFlag } from "./storage.js"

@@ -4,9 +4,9 @@
  * creation, and kept only as its hash: a lost one cannot be shown again, only replaced).
  */
 import { Effect, Option } from "effect"
-import { Accounts } from "../../src/Accounts.js"
-import { ApiKeys } from "../../src/ApiKeys.js"
-import type { ApiKey } from "../../src/domain/apiKey.js"
+import { Accounts } from "../../src/accounts/Accounts.js"
+import { ApiKeys } from "../../src/keys/ApiKeys.js"
+import type { ApiKey } from "../../src/keys/apiKey.js"
 import { NotFound } from "../../src/domain/errors.js"
 import { MAX_LIMIT } from "../../src/domain/page.js"
 import { Tenant, type TenantId } from "../../src/ports/tenant.js"

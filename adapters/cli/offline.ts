@@ -3,8 +3,8 @@
  * server running: a use case run on the storage the flags name, its failure printed in words.
  */
 import { Cause, Effect, type Layer, ManagedRuntime } from "effect"
-import type { Accounts } from "../../src/Accounts.js"
-import type { ApiKeys } from "../../src/ApiKeys.js"
+import type { Accounts } from "../../src/accounts/Accounts.js"
+import type { ApiKeys } from "../../src/keys/ApiKeys.js"
 import { isSlotwiseFailure, toProblem } from "../../src/domain/errors.js"
 import type { StorageFlag } from "./storage.js"
 

@@ -5,16 +5,16 @@
  * server (server.ts), the Fetch and Node handlers (mount.ts) and the tests all build on
  * `makeAppLayer`.
  */
-import type { Calendars } from "../../src/Calendars.js"
+import type { Calendars } from "../../src/calendars/Calendars.js"
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import type * as http from "node:http"
-import type { Events } from "../../src/Events.js"
+import type { Events } from "../../src/events/Events.js"
 import type { Storage } from "../../src/ports/storage.js"
 import type { WebhookOutbox } from "../../src/webhooks/Outbox.js"
-import { Accounts } from "../../src/Accounts.js"
-import { ApiKeys } from "../../src/ApiKeys.js"
-import { Idempotency } from "../../src/Idempotency.js"
+import { Accounts } from "../../src/accounts/Accounts.js"
+import { ApiKeys } from "../../src/keys/ApiKeys.js"
+import { Idempotency } from "../../src/idempotency/Idempotency.js"
 import { RateLimiter } from "../../src/ratelimit/RateLimiter.js"
 import { SlotwiseApi } from "./api.js"
 import { HandlersLive } from "./handlers/index.js"
@@ -22,7 +22,7 @@ import { DocsLive } from "./docs.js"
 import { Gate } from "./middleware/gate.js"
 import { makePipeline, type PipelineOptions } from "./middleware/pipeline.js"
 import { withWidget } from "./widgetAsset.js"
-import { HostedPageKeys } from "../../src/HostedPages.js"
+import { HostedPageKeys } from "../../src/hostedPages/HostedPages.js"
 import { makePages } from "./pages/pages.js"
 
 /** Accounts, keys, idempotency and the rate limiter; needs `Storage` and a `RateLimitStore`. */

@@ -6,11 +6,11 @@
  */
 import { Effect, Option } from "effect"
 import type { Caller } from "../../src/auth/access.js"
-import { hostOfHeader, originOfCustomDomain } from "../../src/domain/domain.js"
+import { hostOfHeader, originOfCustomDomain } from "../../src/domains/domain.js"
 import type { StorageFailure } from "../../src/domain/errors.js"
-import type { Domains } from "../../src/Domains.js"
+import type { Domains } from "../../src/domains/Domains.js"
 import type { TenantId } from "../../src/ports/tenant.js"
-import { isHostedPageKey } from "../../src/domain/hostedPage.js"
+import { isHostedPageKey } from "../../src/hostedPages/hostedPage.js"
 
 type Headers = Readonly<Record<string, string | undefined>>
 

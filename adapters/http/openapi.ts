@@ -8,7 +8,7 @@
  * themselves (`maxLength(200)`, `int`) are dropped, since they name code, not concepts;
  * booking a series through POST /v1/bookings is marked deprecated.
  */
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from "../../src/Idempotency.js"
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from "../../src/idempotency/Idempotency.js"
 
 const DROPPED = new Set(["HttpApiDecodeError", "Issue", "PropertyKey"])
 

@@ -4,7 +4,7 @@
  */
 import ical, { ICalEventStatus } from "ical-generator"
 import { Layer } from "effect"
-import type { FeedCalendar } from "../../src/domain/calendarFeed.js"
+import type { FeedCalendar } from "../../src/calendarFeeds/calendarFeed.js"
 import { CalendarRenderer } from "../../src/ports/calendar.js"
 
 const PRODUCT = { company: "Slotwise", product: "Slotwise", language: "EN" }

@@ -10,8 +10,8 @@
  */
 import { Clock, Effect, Option, Runtime } from "effect"
 import { SYSTEM_TENANT } from "../../src/auth/collections.js"
-import { OAuthClients } from "../../src/OAuthClients.js"
-import { OAuthGrants, parseScopes } from "../../src/OAuthGrants.js"
+import { OAuthClients } from "../../src/oauth/OAuthClients.js"
+import { OAuthGrants, parseScopes } from "../../src/oauth/OAuthGrants.js"
 import { type ProviderRecord, ProviderRecordsCollection, recordKey } from "../../src/oauth/collections.js"
 import { Storage } from "../../src/ports/storage.js"
 import { Tenant } from "../../src/ports/tenant.js"

@@ -7,7 +7,7 @@ import { Cause, Effect, Layer, ManagedRuntime } from "effect"
 import { parseArgs } from "node:util"
 import { isSlotwiseFailure, toProblem } from "../../src/domain/errors.js"
 import type { Storage } from "../../src/ports/storage.js"
-import { Users } from "../../src/Users.js"
+import { Users } from "../../src/users/Users.js"
 import { OAuthServicesLive } from "./services.js"
 
 export const USERS_CREATE_HELP = `  --database <file|url>          a SQLite database file or a postgres:// URL; default ./slotwise.db [$SLOTWISE_DATABASE_URL]

@@ -15,25 +15,24 @@ import { Effect, Option, Runtime } from "effect"
 import { createHmac, generateKeyPairSync } from "node:crypto"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { InteractionDetails } from "oidc-provider"
-import { SYSTEM_TENANT } from "../../src/auth/collections.js"
-import { constantTimeEqual, randomBase62, sha256Hex } from "../../src/auth/crypto.js"
-import { type Scope, SCOPES } from "../../src/domain/apiKey.js"
+import { constantTimeEqual, sha256Hex } from "../../src/auth/crypto.js"
+import { type Scope, SCOPES } from "../../src/keys/apiKey.js"
 import { makeId } from "../../src/domain/ids.js"
-import { SCOPE_DESCRIPTIONS } from "../../src/domain/oauthClient.js"
+import { SCOPE_DESCRIPTIONS } from "../../src/oauth/oauthClient.js"
 import { containsNulOrLoneSurrogate } from "../../src/domain/validation.js"
-import { emailKey } from "../../src/domain/user.js"
-import { OAuthClients } from "../../src/OAuthClients.js"
-import { OAuthGrants } from "../../src/OAuthGrants.js"
-import { ProviderSecretsCollection } from "../../src/oauth/collections.js"
+import { emailKey } from "../../src/users/user.js"
+import { OAuthClients } from "../../src/oauth/OAuthClients.js"
+import { OAuthGrants } from "../../src/oauth/OAuthGrants.js"
 import { Storage } from "../../src/ports/storage.js"
-import { Tenant } from "../../src/ports/tenant.js"
 import { withoutTrailingSlash } from "../../src/ports/trailingSlash.js"
 import { RateLimiter } from "../../src/ratelimit/RateLimiter.js"
 import { isSignInKey, SIGN_IN_LIMITS, type SignInLimits, signInPolicies } from "../../src/ratelimit/policy.js"
-import { Users } from "../../src/Users.js"
+import { Users } from "../../src/users/Users.js"
 import { clientAddressOf } from "../http/clientAddress.js"
 import { makeAdapterFactory } from "./adapter.js"
 import { consentPage, contentSecurityPolicy, errorPage, SECURITY_HEADERS, sendHtml, signInPage } from "./pages.js"
+import { basicCredentials, INTERACTION, peekForm, PROTOCOL_ENDPOINTS, readForm, refusalOf } from "./requests.js"
+import { cookieKeys, importProvider, PROVIDER_FEATURES } from "./provider.js"
 
 export const METADATA_PATH = "/.well-known/oauth-authorization-server"
 export const ACCESS_TOKEN_TTL_SECONDS = 3600
@@ -60,101 +59,6 @@ export interface OAuthHandler {
   /** Whether the handler answers this path (`/.well-known/oauth-authorization-server`, `/oauth/…`). */
   readonly serves: (path: string) => boolean
   readonly node: (req: IncomingMessage, res: ServerResponse) => void
-}
-
-/** The endpoints whose parameters are checked before oidc-provider (and storage) sees them. */
-const PROTOCOL_ENDPOINTS = new Set(["/oauth/authorize", "/oauth/token", "/oauth/revoke", "/oauth/introspect"])
-const FORM_LIMIT = 56 * 1024
-
-
-const INTERACTION = /^\/oauth\/interaction\/([A-Za-z0-9_-]{1,64})(?:\/(login|confirm|abort))?$/
-
-const readForm = (req: IncomingMessage): Promise<URLSearchParams | undefined> =>
-  new Promise((resolve) => {
-    const type = req.headers["content-type"] ?? ""
-    if (!type.startsWith("application/x-www-form-urlencoded")) return resolve(undefined)
-    let size = 0
-    const chunks: Array<Buffer> = []
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length
-      if (size > 8192) {
-        resolve(undefined)
-        req.destroy()
-      } else chunks.push(chunk)
-    })
-    req.on("end", () => resolve(new URLSearchParams(Buffer.concat(chunks).toString("utf8"))))
-    req.on("error", () => resolve(undefined))
-  })
-
-/**
- * Reads a form body and hands it back to the request, so oidc-provider then reads the same
- * bytes as sent (it reads `req` through `iterator()` while `readable`). Undefined when the
- * body is too large; oidc-provider answers that itself.
- */
-const peekForm = async (req: IncomingMessage): Promise<URLSearchParams | undefined> => {
-  const chunks: Array<Buffer> = []
-  let size = 0
-  for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
-    size += chunk.length
-    if (size > FORM_LIMIT) return undefined
-    chunks.push(chunk)
-  }
-  const body = Buffer.concat(chunks)
-  Object.defineProperty(req, "readable", { value: true, configurable: true })
-  Object.defineProperty(req, "iterator", {
-    value: async function*() {
-      yield body
-    },
-    configurable: true
-  })
-  return new URLSearchParams(body.toString("utf8"))
-}
-
-/** `client_id:secret` of an HTTP Basic authorization header, decoded, or "". */
-const basicCredentials = (header: string | undefined): string => {
-  const m = /^basic\s+(\S+)$/i.exec(header ?? "")
-  if (m === null) return ""
-  const decoded = Buffer.from(m[1]!, "base64").toString("utf8")
-  try {
-    return decodeURIComponent(decoded)
-  } catch {
-    return decoded
-  }
-}
-
-/** The keys that sign the server's cookies: made once, kept in storage, shared by processes. */
-const cookieKeys = Effect.gen(function*() {
-  const storage = yield* Storage
-  const secrets = storage.collection(ProviderSecretsCollection)
-  return yield* Effect.provideService(
-    storage.transaction(Effect.gen(function*() {
-      const found = yield* secrets.get("cookie_keys")
-      if (Option.isSome(found)) return found.value.values
-      const values = [randomBase62(43)]
-      yield* secrets.insert({ id: "cookie_keys", values })
-      return values
-    })),
-    Tenant,
-    SYSTEM_TENANT
-  )
-})
-
-/**
- * oidc-provider 9 warns at import that Node 20 is not its preferred runtime; it works on
- * Node 20.19+ (the whole OAuth suite runs on 20.20), so that one line is kept out of the
- * server's output. Imported on first use, so a server or test that never mounts OAuth
- * never loads it.
- */
-const importProvider = async () => {
-  const warn = console.warn
-  console.warn = (...args: Array<unknown>) => {
-    if (!(typeof args[0] === "string" && args[0].includes("oidc-provider WARNING: Unsupported runtime"))) warn(...args)
-  }
-  try {
-    return await import("oidc-provider")
-  } finally {
-    console.warn = warn
-  }
 }
 
 type OAuthServices = Storage | OAuthClients | OAuthGrants | Users | RateLimiter
@@ -227,26 +131,7 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
       claims: { openid: ["sub"] },
       responseTypes: ["code"],
       pkce: { required: () => true },
-      features: {
-        devInteractions: { enabled: false },
-        // A client may revoke and introspect only the tokens issued to it.
-        // Revoking an access token ends that token only; revoking a refresh token ends its
-        // whole grant (oidc-provider's default revokeGrantPolicy). oidc-provider would revoke
-        // every token of the grant for either: an access token is destroyed here, and the
-        // answer "not allowed" leaves the rest of its grant alone (the response is 200 either way).
-        revocation: {
-          enabled: true,
-          allowedPolicy: async (_ctx: unknown, client: { clientId: string }, token: { clientId?: string; kind: string; destroy(): Promise<void> }) => {
-            if (token.clientId !== client.clientId) return false
-            if (token.kind !== "AccessToken") return true
-            await token.destroy()
-            return false
-          }
-        },
-        introspection: { enabled: true, allowedPolicy: (_ctx: unknown, client: { clientId: string }, token: { clientId?: string }) => token.clientId === client.clientId },
-        userinfo: { enabled: false },
-        rpInitiatedLogout: { enabled: false }
-      },
+      features: PROVIDER_FEATURES,
       routes: {
         authorization: "/oauth/authorize",
         token: "/oauth/token",
@@ -402,26 +287,6 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
       if (missing.length > 0) grant.addOIDCScope(missing.join(" "))
       const grantId = await grant.save()
       await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true })
-    }
-
-    /**
-     * What oidc-provider must not see: a NUL byte or an unpaired surrogate (the core's input
-     * rule) in any parameter or in the client's credentials (storage refuses it), or a
-     * response_mode other than the metadata's one.
-     * The refusal names the parameter, never its value.
-     */
-    const refusalOf = (path: string, params: URLSearchParams, credentials: string): string | undefined => {
-      for (const [name, value] of params) {
-        if (containsNulOrLoneSurrogate(name) || containsNulOrLoneSurrogate(value)) {
-          const which = /^[a-z_]{1,40}$/.test(name) ? `the ${name} parameter` : "a parameter"
-          return `${which} contains a NUL byte or an unpaired surrogate`
-        }
-      }
-      if (containsNulOrLoneSurrogate(credentials)) return "the client credentials contain a NUL byte or an unpaired surrogate"
-      if (path === "/oauth/authorize" && params.getAll("response_mode").some((mode) => mode !== "query")) {
-        return "response_mode must be query, the only response mode this server supports"
-      }
-      return undefined
     }
 
     /** The redirect URI of an authorization request when its client registered it exactly. */

@@ -1,6 +1,6 @@
 /**
  * The reminder worker: a background fiber that fires due reminders (`makeReminderFiring`,
- * src/Reminders.ts) in every process; which process fires a given one is decided by the
+ * src/reminders/Reminders.ts) in every process; which process fires a given one is decided by the
  * database, never twice.
  *
  * It wakes on commits in this process that armed a job (it may be due sooner than the
@@ -10,9 +10,9 @@
  * so a test clock drives it. A round that fails is logged and retried within a minute.
  */
 import { Clock, Duration, Effect, Layer, Option, Queue } from "effect"
-import type { Events } from "../../src/Events.js"
+import type { Events } from "../../src/events/Events.js"
 import { Storage } from "../../src/ports/storage.js"
-import { makeReminderFiring, onReminderArmed } from "../../src/Reminders.js"
+import { makeReminderFiring, onReminderArmed } from "../../src/reminders/Reminders.js"
 
 export interface ReminderWorkerOptions {
   /** The longest sleep between looks at the due jobs (default 60 000 ms). */

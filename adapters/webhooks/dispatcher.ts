@@ -25,7 +25,7 @@
  * leased in the database and is sent again after the lease ends.
  */
 import { Clock, Duration, Effect, Fiber, FiberSet, Layer, Option, Queue } from "effect"
-import { Events } from "../../src/Events.js"
+import { Events } from "../../src/events/Events.js"
 import { Storage } from "../../src/ports/storage.js"
 import type { AttemptResult } from "../../src/webhooks/retrySchedule.js"
 import { type AttemptRecord, type ClaimedDelivery, endpointKey, WebhookOutbox } from "../../src/webhooks/Outbox.js"

@@ -6,8 +6,8 @@
  * never in the HTTP pipeline, which only calls `Authenticator.authenticate`.
  */
 import { Context, Effect, Layer } from "effect"
-import { ApiKeys, type Principal } from "../ApiKeys.js"
-import { looksLikeApiKey } from "../domain/apiKey.js"
+import { ApiKeys, type Principal } from "../keys/ApiKeys.js"
+import { looksLikeApiKey } from "../keys/apiKey.js"
 import { type StorageFailure, Unauthorized } from "../domain/errors.js"
 
 export interface CredentialKind {

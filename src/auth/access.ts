@@ -4,8 +4,8 @@
  * it (the operator API does not exist for anyone else), or deny it with the 401/403 to
  * answer. Adapters only call it; the rules live here.
  */
-import type { Principal } from "../ApiKeys.js"
-import type { Scope } from "../domain/apiKey.js"
+import type { Principal } from "../keys/ApiKeys.js"
+import type { Scope } from "../keys/apiKey.js"
 import { Forbidden, Unauthorized } from "../domain/errors.js"
 import type { TenantId } from "../ports/tenant.js"
 import { type Visitor, visitorAddress } from "../domain/visitor.js"

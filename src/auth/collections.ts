@@ -2,8 +2,8 @@
  * Collections of the access layer: accounts and credentials live in a system tenant (they
  * are looked up before any tenant is known); keys and idempotency records in their tenant.
  */
-import { type Account, NO_BRANDING } from "../domain/account.js"
-import type { ApiKey, KeyType } from "../domain/apiKey.js"
+import { type Account, NO_BRANDING } from "../accounts/account.js"
+import type { ApiKey, KeyType } from "../keys/apiKey.js"
 import type { Environment } from "../domain/common.js"
 import type { CollectionSpec } from "../ports/storage.js"
 import type { TenantId } from "../ports/tenant.js"

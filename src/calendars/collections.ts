@@ -3,7 +3,7 @@
  * tenants by the sync loop for those due) and their merged busy ranges, a document per
  * calendar and week, read by the slot computation like time off.
  */
-import type { BusyChunk, StoredCalendar } from "../domain/calendar.js"
+import type { BusyChunk, StoredCalendar } from "./calendar.js"
 import type { CollectionSpec } from "../ports/storage.js"
 
 export const CalendarsCollection: CollectionSpec<StoredCalendar> = {

@@ -4,17 +4,17 @@
  * the right kind, times around `now`, and every field the real resource has, so a handler
  * written against a sample works on the real thing.
  */
-import type { AvailabilityRule } from "../domain/availability.js"
-import type { Booking } from "../domain/booking.js"
-import type { Calendar } from "../domain/calendar.js"
-import type { CalendarFeed } from "../domain/calendarFeed.js"
-import type { Client } from "../domain/client.js"
-import type { Domain } from "../domain/domain.js"
+import type { AvailabilityRule } from "../availability/rule.js"
+import type { Booking } from "../bookings/booking.js"
+import type { Calendar } from "../calendars/calendar.js"
+import type { CalendarFeed } from "../calendarFeeds/calendarFeed.js"
+import type { Client } from "../clients/client.js"
+import type { Domain } from "../domains/domain.js"
 import { formatInstant } from "../domain/common.js"
 import { makeId } from "../domain/ids.js"
-import type { Payment } from "../domain/payment.js"
-import type { Service } from "../domain/service.js"
-import type { Staff } from "../domain/staff.js"
+import type { Payment } from "../payments/payment.js"
+import type { Service } from "../services/service.js"
+import type { Staff } from "../staff/member.js"
 import type { EventData, EventType } from "./catalogue.js"
 
 const HOUR = 3_600_000

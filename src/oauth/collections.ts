@@ -7,8 +7,8 @@
  * looked up before any tenant is known (sign-in by client, a token presented on /v1).
  */
 import type { Environment } from "../domain/common.js"
-import type { OAuthClient, OAuthGrant } from "../domain/oauthClient.js"
-import type { User } from "../domain/user.js"
+import type { OAuthClient, OAuthGrant } from "./oauthClient.js"
+import type { User } from "../users/user.js"
 import { sha256Hex } from "../auth/crypto.js"
 import type { CollectionSpec } from "../ports/storage.js"
 

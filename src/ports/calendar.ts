@@ -3,7 +3,7 @@
  * adapter (adapters/ical) does the escaping, line folding and CRLF line ends.
  */
 import { Context } from "effect"
-import type { FeedCalendar } from "../domain/calendarFeed.js"
+import type { FeedCalendar } from "../calendarFeeds/calendarFeed.js"
 
 export interface CalendarRendererService {
   readonly render: (calendar: FeedCalendar) => string

@@ -1,143 +1,18 @@
-/** The core's collections: what each resource is indexed by, for filters and order. */
-import type { AvailabilityRule } from "../domain/availability.js"
-import type { Booking } from "../domain/booking.js"
-import type { Client } from "../domain/client.js"
-import { toMillis } from "../domain/common.js"
-import type { StoredHold } from "../domain/hold.js"
-import type { DeploymentSecret } from "../domain/manageLink.js"
-import type { Payment } from "../domain/payment.js"
-import type { StoredBookingSeries } from "../domain/series.js"
-import type { Service } from "../domain/service.js"
-import type { Staff } from "../domain/staff.js"
-import type { VisitorBooking } from "../domain/visitor.js"
-import { assignmentDefaults } from "../domain/assignment.js"
-import { storedOccupiedEnd, storedOccupiedStart } from "../scheduling/occupancy.js"
-import { type CollectionSpec, FieldOfRelated, ListOfField } from "./storage.js"
-
-export const ServicesCollection: CollectionSpec<Service> = {
-  name: "services",
-  indexes: { active: { type: "integer", get: (s) => (s.active ? 1 : 0) } },
-  order: [],
-  storageIndexes: [],
-  addedFields: { questions: [], reminders: null, max_occurrences: 0, ...assignmentDefaults }
-}
-
-export const StaffCollection: CollectionSpec<Staff> = {
-  name: "staff",
-  indexes: { active: { type: "integer", get: (s) => (s.active ? 1 : 0) } },
-  order: [],
-  // Tenants have tens of staff and services: an index on `active` would not pay for itself.
-  storageIndexes: []
-}
-
-export const ClientsCollection: CollectionSpec<Client> = {
-  name: "clients",
-  indexes: { email: { type: "text", get: (c) => c.email?.toLowerCase() ?? null } },
-  order: []
-}
-
-export const AvailabilityCollection: CollectionSpec<AvailabilityRule> = {
-  name: "availability",
-  indexes: {
-    staff_id: { type: "text", get: (r) => r.staff_id },
-    type: { type: "text", get: (r) => r.type }
-  },
-  order: []
-}
-
-export const BookingsCollection: CollectionSpec<Booking> = {
-  name: "bookings",
-  indexes: {
-    staff_id: { type: "text", get: (b) => b.staff_id },
-    service_id: { type: "text", get: (b) => b.service_id },
-    client_id: { type: "text", get: (b) => b.client_id },
-    status: { type: "text", get: (b) => b.status },
-    start_ms: { type: "integer", get: (b) => toMillis(b.start) },
-    end_ms: { type: "integer", get: (b) => toMillis(b.end) },
-    occupied_start: { type: "integer", get: storedOccupiedStart },
-    occupied_end: { type: "integer", get: storedOccupiedEnd },
-    series_id: { type: "text", get: (b) => b.series_id ?? null }
-  },
-  order: ["start_ms"],
-  // Overlap checks by staff and time, covering every column they read (slot queries read
-  // thousands of rows: no table lookups), ranged on both sides of occupied_start (see
-  // MAX_OCCUPIED_MINUTES); lists by start, and by staff member, service or client by start
-  // (a staff member's page must not scan past everyone else's bookings in start order); in-use
-  // checks by service and client.
-  storageIndexes: [
-    ["staff_id", "occupied_start", "occupied_end", "status", "start_ms", "end_ms", "service_id"],
-    ["start_ms"],
-    ["staff_id", "start_ms"],
-    ["status", "start_ms"],
-    ["service_id", "start_ms"],
-    ["client_id", "start_ms"],
-    ["series_id", "start_ms"]
-  ],
-  // Most bookings belong to no series: their writes skip the series index.
-  sparseColumns: ["series_id"],
-  addedFields: { answers: [], series_id: null, staff_ids: new ListOfField("staff_id"), assigned_by: "chosen" }
-}
-
-/** A series stored before it kept its attendees finds them on its earliest occurrence that also matches `match`. */
-const seriesAttendees = (fallback: unknown, match: { readonly [theirs: string]: string }) =>
-  new FieldOfRelated("bookings", { series_id: "id", ...match }, "start_ms", fallback)
-
-/** Recurring bookings; their occurrences are found through the bookings' `series_id`. */
-export const BookingSeriesCollection: CollectionSpec<StoredBookingSeries> = {
-  name: "booking_series",
-  indexes: {
-    staff_id: { type: "text", get: (s) => s.staff_id },
-    client_id: { type: "text", get: (s) => s.client_id },
-    service_id: { type: "text", get: (s) => s.service_id }
-  },
-  order: [],
-  // The list's filters; series are written far less often than bookings.
-  storageIndexes: [["staff_id"], ["client_id"], ["service_id"]],
-  addedFields: {
-    // A rescheduled round-robin occurrence may have another member: read one that kept the series' own.
-    staff_ids: seriesAttendees(new ListOfField("staff_id"), { staff_id: "staff_id" }),
-    // How the attendees were decided never changes after the series is booked.
-    assigned_by: seriesAttendees("chosen", {})
-  }
-}
-
-export const HoldsCollection: CollectionSpec<StoredHold> = {
-  name: "holds",
-  indexes: {
-    visitor_key: { type: "text", get: (h) => h.visitor?.key_id ?? null },
-    visitor_address: { type: "text", get: (h) => h.visitor?.address ?? null },
-    staff_id: { type: "text", get: (h) => h.staff_id },
-    service_id: { type: "text", get: (h) => h.service_id },
-    start_ms: { type: "integer", get: (h) => toMillis(h.start) },
-    end_ms: { type: "integer", get: (h) => toMillis(h.end) },
-    occupied_start: { type: "integer", get: storedOccupiedStart },
-    occupied_end: { type: "integer", get: storedOccupiedEnd },
-    expires_ms: { type: "integer", get: (h) => toMillis(h.expires_at) }
-  },
-  order: [],
-  // Overlap checks by staff and time; a visitor's new hold counts its key's live holds.
-  storageIndexes: [
-    ["staff_id", "occupied_start", "occupied_end", "expires_ms", "start_ms", "end_ms", "service_id"],
-    ["visitor_key", "expires_ms", "visitor_address"]
-  ],
-  addedFields: { staff_ids: new ListOfField("staff_id"), assigned_by: "chosen" }
-}
-
 /**
- * What visitors booked (a row per appointment, written with it), counted by key and UTC day
- * against the visitor booking limits; rows stay when the booking is cancelled, as the day's
- * count does.
+ * The core's collections: the member occupancy the scheduling rules share, and the list of
+ * every collection; each feature's own specs (what it is indexed by) live in its folder.
  */
-export const VisitorBookingsCollection: CollectionSpec<VisitorBooking> = {
-  name: "visitor_bookings",
-  indexes: {
-    visitor_key: { type: "text", get: (v) => v.key_id },
-    visitor_address: { type: "text", get: (v) => v.address },
-    booked_ms: { type: "integer", get: (v) => toMillis(v.booked_at) }
-  },
-  order: [],
-  storageIndexes: [["visitor_key", "booked_ms", "visitor_address"]]
-}
+import { toMillis } from "../domain/common.js"
+import { storedOccupiedEnd, storedOccupiedStart } from "../scheduling/occupancy.js"
+import type { CollectionSpec } from "./storage.js"
+import { ServicesCollection } from "../services/collections.js"
+import { StaffCollection } from "../staff/collections.js"
+import { ClientsCollection } from "../clients/collections.js"
+import { AvailabilityCollection, HoldsCollection } from "../availability/collections.js"
+import { BookingsCollection, VisitorBookingsCollection } from "../bookings/collections.js"
+import { BookingSeriesCollection } from "../recurring/collections.js"
+import { PaymentsCollection } from "../payments/collections.js"
+import { DeploymentSecretsCollection } from "../manage/collections.js"
 
 /**
  * What a collective booking or hold occupies of its members after the first (the first is
@@ -183,19 +58,6 @@ export const MemberOccupancyCollection: CollectionSpec<MemberOccupancy> = {
   ]
 }
 
-export const PaymentsCollection: CollectionSpec<Payment> = {
-  name: "payments",
-  indexes: { booking_id: { type: "text", get: (p) => p.booking_id } },
-  order: []
-}
-
-/** Secrets of the deployment, shared by every instance; only in the system tenant. */
-export const DeploymentSecretsCollection: CollectionSpec<DeploymentSecret> = {
-  name: "deployment_secrets",
-  indexes: {},
-  order: []
-}
-
 /** Every collection of the core, for adapters that prepare tables up front. */
 export const CoreCollections: ReadonlyArray<CollectionSpec<any>> = [
   ServicesCollection,
@@ -210,3 +72,6 @@ export const CoreCollections: ReadonlyArray<CollectionSpec<any>> = [
   PaymentsCollection,
   DeploymentSecretsCollection
 ]
+
+// Each feature's collections, named here too: the core's surface lists them with the ports.
+export { AvailabilityCollection, BookingsCollection, BookingSeriesCollection, ClientsCollection, DeploymentSecretsCollection, HoldsCollection, PaymentsCollection, ServicesCollection, StaffCollection, VisitorBookingsCollection }

@@ -6,7 +6,7 @@
  * otherwise; when one ends the quota is full again. Stores only count; adapters only ask.
  */
 import type { Caller } from "../auth/access.js"
-import { type Account, PLAN_RATE_LIMITS, requestsPerMinute } from "../domain/account.js"
+import { type Account, PLAN_RATE_LIMITS, requestsPerMinute } from "../accounts/account.js"
 import { RateLimited } from "../domain/errors.js"
 import type { Visitor } from "../domain/visitor.js"
 import type { TenantId } from "../ports/tenant.js"

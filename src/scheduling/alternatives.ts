@@ -3,8 +3,8 @@
  * of the staff member asked for or of the team.
  */
 import { Effect } from "effect"
-import type { Service } from "../domain/service.js"
-import type { Staff } from "../domain/staff.js"
+import type { Service } from "../services/service.js"
+import type { Staff } from "../staff/member.js"
 import { ALTERNATIVES_RANGE, nearestSlots, nearestStarts } from "./checks.js"
 import { policyOf } from "./policy.js"
 import { staffReasons } from "./refusals.js"

@@ -14,7 +14,7 @@
  */
 import { DEFAULT_STAFF_WEIGHT, type RoundRobinPolicy, type StaffWeights } from "../domain/assignment.js"
 import { ValidationFailed } from "../domain/errors.js"
-import type { Service } from "../domain/service.js"
+import type { Service } from "../services/service.js"
 import type { Reason } from "../domain/slot.js"
 import { checkStart } from "./checks.js"
 import { occupiedRange } from "./occupancy.js"

@@ -4,8 +4,8 @@
  * goes through `sync`, in the same transaction.
  */
 import { Effect } from "effect"
-import { ACTIVE_STATUSES, type Booking } from "../domain/booking.js"
-import type { Hold } from "../domain/hold.js"
+import { ACTIVE_STATUSES, type Booking } from "../bookings/booking.js"
+import type { Hold } from "../availability/hold.js"
 import { type MemberOccupancy, MemberOccupancyCollection } from "../ports/collections.js"
 import type { StorageService } from "../ports/storage.js"
 

@@ -1,5 +1,5 @@
 /** What a service asks of a slot, in the milliseconds the scheduling functions work in. */
-import type { Service } from "../domain/service.js"
+import type { Service } from "../services/service.js"
 import type { SlotPolicy } from "./types.js"
 
 const MINUTE = 60_000

@@ -4,9 +4,9 @@
  * conflict, else `outside_availability`; the two last offer alternatives.
  */
 import { InvalidReference, OutsideAvailability, SlotUnavailable } from "../domain/errors.js"
-import type { Service } from "../domain/service.js"
+import type { Service } from "../services/service.js"
 import type { Reason, Slot } from "../domain/slot.js"
-import type { Staff } from "../domain/staff.js"
+import type { Staff } from "../staff/member.js"
 
 const SLOT_CONFLICTS: ReadonlySet<Reason["code"]> = new Set(["booking_overlap", "buffer_overlap", "capacity_full", "held"])
 /** The reasons no other start would help with: the staff member or service itself. */

@@ -5,19 +5,16 @@
  * what the round-robin policies know of them.
  */
 import { Effect } from "effect"
-import { ACTIVE_STATUSES } from "../domain/booking.js"
-import type { AvailabilityRule } from "../domain/availability.js"
-import type { BusyChunk } from "../domain/calendar.js"
+import { ACTIVE_STATUSES } from "../bookings/booking.js"
+import type { AvailabilityRule } from "../availability/rule.js"
+import type { BusyChunk } from "../calendars/calendar.js"
 import { InvalidReference, type StorageFailure } from "../domain/errors.js"
-import { MAX_OCCUPIED_MINUTES, type Service } from "../domain/service.js"
+import { MAX_OCCUPIED_MINUTES, type Service } from "../services/service.js"
 import { BusyRangesCollection } from "../calendars/collections.js"
-import {
-  AvailabilityCollection,
-  BookingsCollection,
-  HoldsCollection,
-  MemberOccupancyCollection,
-  StaffCollection
-} from "../ports/collections.js"
+import { AvailabilityCollection, HoldsCollection } from "../availability/collections.js"
+import { BookingsCollection } from "../bookings/collections.js"
+import { MemberOccupancyCollection } from "../ports/collections.js"
+import { StaffCollection } from "../staff/collections.js"
 import { type CollectionRead, type ColumnValues, type IndexedRow, Read, type ReadResults, type StorageService } from "../ports/storage.js"
 import type { Tenant } from "../ports/tenant.js"
 import { type MemberRecord, rankMembers } from "./assignment.js"

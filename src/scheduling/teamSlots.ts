@@ -3,9 +3,9 @@
  * slots, read together and composed by the assignment rule.
  */
 import { Effect } from "effect"
-import type { Service } from "../domain/service.js"
+import type { Service } from "../services/service.js"
 import type { Slot } from "../domain/slot.js"
-import type { Staff } from "../domain/staff.js"
+import type { Staff } from "../staff/member.js"
 import { collectiveSlots, roundRobinSlots, type TeamSlot } from "./assignment.js"
 import { policyOf } from "./policy.js"
 import { staffReasons } from "./refusals.js"

@@ -3,7 +3,7 @@
  * use cases translate resources into these shapes, so the algorithms stay free of storage
  * and of text parsing on their hot paths.
  */
-import type { AvailabilityRule } from "../domain/availability.js"
+import type { AvailabilityRule } from "../availability/rule.js"
 
 /** Half-open interval `[start, end)` in epoch milliseconds. */
 export interface Interval {

@@ -3,7 +3,7 @@
  * replaced by date rules for their local date, minus `blocked` ranges, as sorted, merged
  * UTC intervals. Busy time from external calendars is cut out like `blocked` ranges.
  */
-import type { AvailabilityRule } from "../domain/availability.js"
+import type { AvailabilityRule } from "../availability/rule.js"
 import { minutesOfDay, toMillis } from "../domain/common.js"
 import type { BusyInterval, Interval } from "./types.js"
 import { localDayOf, localToUtcDay, parseDay, weekdayOfDay } from "./zones.js"

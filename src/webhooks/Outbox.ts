@@ -27,7 +27,7 @@
 import { Effect, Option, Random } from "effect"
 import type { StorageFailure } from "../domain/errors.js"
 import { makeId } from "../domain/ids.js"
-import type { QueuedDelivery, StoredWebhookDelivery, StoredWebhookEndpoint } from "../domain/webhook.js"
+import type { QueuedDelivery, StoredWebhookDelivery, StoredWebhookEndpoint } from "./webhook.js"
 import { currentStamp, type Stamp } from "../internal/resources.js"
 import { type Condition, Storage } from "../ports/storage.js"
 import type { TenantId } from "../ports/tenant.js"

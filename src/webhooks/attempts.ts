@@ -11,7 +11,7 @@ import {
   type StoredWebhookDelivery,
   type StoredWebhookEndpoint,
   type WebhookError
-} from "../domain/webhook.js"
+} from "./webhook.js"
 import { type AttemptResult, decide, describeResult } from "./retrySchedule.js"
 
 export type EndpointHealth =

@@ -4,7 +4,7 @@
  * maps that span tenants.
  */
 import { Effect } from "effect"
-import type { QueuedDelivery, StoredWebhookEndpoint } from "../domain/webhook.js"
+import type { QueuedDelivery, StoredWebhookEndpoint } from "./webhook.js"
 import { Tenant, type TenantId } from "../ports/tenant.js"
 import type { AttemptResult } from "./retrySchedule.js"
 import { liveSecrets } from "./secret.js"

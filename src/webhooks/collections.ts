@@ -4,7 +4,7 @@
  * small however long the history grows); the fan-out cursor is one row of a tenant of its
  * own that no account can name.
  */
-import type { QueuedDelivery, StoredWebhookDelivery, StoredWebhookEndpoint } from "../domain/webhook.js"
+import type { QueuedDelivery, StoredWebhookDelivery, StoredWebhookEndpoint } from "./webhook.js"
 import type { CollectionSpec } from "../ports/storage.js"
 import type { TenantId } from "../ports/tenant.js"
 

@@ -9,7 +9,7 @@
  * (which excludes every other write) makes each lease one process's.
  */
 import { Effect, Option } from "effect"
-import type { QueuedDelivery, StoredWebhookEndpoint } from "../domain/webhook.js"
+import type { QueuedDelivery, StoredWebhookEndpoint } from "./webhook.js"
 import { currentStamp, type Stamp } from "../internal/resources.js"
 import type { Condition, StorageService } from "../ports/storage.js"
 import { type ClaimedDelivery, claimOf, type ClaimOptions, endpointKey, inTenant } from "./claims.js"

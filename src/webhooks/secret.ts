@@ -1,7 +1,7 @@
 /** Webhook signing secrets: `whsec_` and the base64 of 32 random bytes (Standard Webhooks). */
 import { Effect } from "effect"
 import { toMillis } from "../domain/common.js"
-import type { StoredSecret } from "../domain/webhook.js"
+import type { StoredSecret } from "./webhook.js"
 
 export const SECRET_PREFIX = "whsec_"
 export const SECRET_BYTES = 32

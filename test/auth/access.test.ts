@@ -4,7 +4,7 @@
  * and which origins get CORS headers.
  */
 import { describe, expect, it } from "vitest"
-import type { Principal } from "../../src/ApiKeys.js"
+import type { Principal } from "../../src/keys/ApiKeys.js"
 import {
   type AccessDecision,
   type AccessRequirement,
@@ -14,8 +14,8 @@ import {
   requiredScopes,
   visitorOf
 } from "../../src/auth/access.js"
-import type { Account } from "../../src/domain/account.js"
-import { type ApiKey, PUBLISHABLE_SCOPES, type Scope, SCOPES } from "../../src/domain/apiKey.js"
+import type { Account } from "../../src/accounts/account.js"
+import { type ApiKey, PUBLISHABLE_SCOPES, type Scope, SCOPES } from "../../src/keys/apiKey.js"
 import { Unauthorized } from "../../src/domain/errors.js"
 import { visitorAddress } from "../../src/domain/visitor.js"
 

@@ -4,7 +4,7 @@
  */
 import { Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
-import type { Principal } from "../../src/ApiKeys.js"
+import type { Principal } from "../../src/keys/ApiKeys.js"
 import { type CredentialKind, makeAuthenticator } from "../../src/auth/Authenticator.js"
 import { Unauthorized } from "../../src/domain/errors.js"
 

@@ -4,7 +4,7 @@
  * ranges are grouped into weekly chunks, and a feed address is shown without its secret.
  */
 import { describe, expect, it } from "vitest"
-import { backoffMs, BUSY_CHUNK_MS, busyChunks, fetchableUrl, MAX_BACKOFF_MS, redactedUrl } from "../../src/domain/calendar.js"
+import { backoffMs, BUSY_CHUNK_MS, busyChunks, fetchableUrl, MAX_BACKOFF_MS, redactedUrl } from "../../src/calendars/calendar.js"
 import { checkStart } from "../../src/scheduling/checks.js"
 import { computeSlots } from "../../src/scheduling/slots.js"
 import { at, hm, MIN, MONDAY, NOW, policy, WEEKDAYS_9_12 } from "../scheduling/fixtures.js"

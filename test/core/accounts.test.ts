@@ -6,9 +6,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer, Option } from "effect"
 import { MemoryStorageLive } from "../../adapters/memory/storage.js"
-import { Accounts } from "../../src/Accounts.js"
-import { ApiKeys } from "../../src/ApiKeys.js"
-import { handleBaseOf, handleProblem, NO_BRANDING, showsPoweredBy } from "../../src/domain/account.js"
+import { Accounts } from "../../src/accounts/Accounts.js"
+import { ApiKeys } from "../../src/keys/ApiKeys.js"
+import { handleBaseOf, handleProblem, NO_BRANDING, showsPoweredBy } from "../../src/accounts/account.js"
 
 const accountsService = Effect.map(
   Layer.build(Accounts.Default.pipe(Layer.provide(ApiKeys.Default), Layer.provide(MemoryStorageLive))),

@@ -7,13 +7,13 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
 import { MemoryStorageLive } from "../../adapters/memory/storage.js"
-import { Availability } from "../../src/Availability.js"
-import { Bookings } from "../../src/Bookings.js"
-import { Clients } from "../../src/Clients.js"
+import { Availability } from "../../src/availability/Availability.js"
+import { Bookings } from "../../src/bookings/Bookings.js"
+import { Clients } from "../../src/clients/Clients.js"
 import { CoreLive } from "../../src/layers.js"
 import { Tenant } from "../../src/ports/tenant.js"
-import { Services } from "../../src/Services.js"
-import { Staff } from "../../src/Staff.js"
+import { Services } from "../../src/services/Services.js"
+import { Staff } from "../../src/staff/Staff.js"
 
 /** Friday 2027-03-26 09:00 Berlin; Monday 2027-03-29 09:00 Berlin (after the DST change) is MONDAY_9. */
 const NOW = Date.parse("2027-03-26T08:00:00Z")

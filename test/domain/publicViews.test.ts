@@ -1,8 +1,8 @@
 /** The public views of staff and services: the function a visitor's read uses shows exactly what the schema documents. */
 import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { PublicService, publicService, Service } from "../../src/domain/service.js"
-import { PublicStaff, publicStaff, Staff } from "../../src/domain/staff.js"
+import { PublicService, publicService, Service } from "../../src/services/service.js"
+import { PublicStaff, publicStaff, Staff } from "../../src/staff/member.js"
 
 const stamps = { created_at: "2026-01-05T09:00:00Z", updated_at: "2026-01-05T09:00:00Z" }
 

@@ -1,7 +1,7 @@
 /** A visitor's limits on holds and bookings: each refusal is built whole by the core, ready to fail with. */
 import { describe, expect, it } from "vitest"
 import { HoldLimitReached, RateLimited } from "../../src/domain/errors.js"
-import { VISITOR_HOLDS_PER_ADDRESS, visitorHoldRefusal } from "../../src/domain/hold.js"
+import { VISITOR_HOLDS_PER_ADDRESS, visitorHoldRefusal } from "../../src/availability/hold.js"
 import { VISITOR_OCCURRENCES_PER_ADDRESS_PER_DAY, visitorBookingRefusal } from "../../src/domain/visitor.js"
 
 const visitor = { key_id: "pk_1", address: "203.0.113.7" }

@@ -16,7 +16,7 @@ const cacheDir = path.join(root, ".vitest-tmp")
 const sourcesStamp = (entry: string): string => {
   let newest = 0
   let count = 0
-  const stack = [entry, "main.ts", "index.ts", "compose.ts", "src", "adapters"].map((p) => path.join(root, p))
+  const stack = [entry, "main.ts", "index.ts", "compose.ts", "library.ts", "schedulingOptions.ts", "src", "adapters"].map((p) => path.join(root, p))
   while (stack.length > 0) {
     const current = stack.pop()!
     const stat = fs.statSync(current, { throwIfNoEntry: false })

@@ -5,7 +5,7 @@
  * (its origin, or the `Host` a same-origin request was sent to) and what spoofing does not.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { parseServe } from "../../adapters/http/cli.js"
+import { parseServe } from "../../adapters/cli/serveFlags.js"
 import { type DnsResponder, startDnsResponder } from "../support/dns.js"
 import { client, type Client, expectProblem, expectStatus, newAccount, startServer, type TestServer } from "./harness.js"
 

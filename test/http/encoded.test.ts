@@ -3,7 +3,7 @@ import { Arbitrary, Effect, Either, FastCheck, Layer, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { BookingCreated, PublicBookingCreated } from "../../adapters/http/contract/bookings.js"
 import { encodedAs, encodedHandlers, transforms } from "../../adapters/http/handlers/encoded.js"
-import { Booking } from "../../src/domain/booking.js"
+import { Booking } from "../../src/bookings/booking.js"
 import { Instant } from "../../src/domain/common.js"
 
 /** The body `encodedAs(member)` answers `value` with. */

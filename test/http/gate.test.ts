@@ -5,7 +5,7 @@
 import { HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import type { Principal } from "../../src/ApiKeys.js"
+import type { Principal } from "../../src/keys/ApiKeys.js"
 import { makeAuthenticator } from "../../src/auth/Authenticator.js"
 import type { Caller } from "../../src/auth/access.js"
 import { Unauthorized } from "../../src/domain/errors.js"

@@ -6,7 +6,7 @@
  * trusts its proxy here).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { VISITOR_HOLD_MAX_TTL_SECONDS, VISITOR_HOLDS_PER_ADDRESS, VISITOR_HOLDS_PER_KEY } from "../../src/domain/hold.js"
+import { VISITOR_HOLD_MAX_TTL_SECONDS, VISITOR_HOLDS_PER_ADDRESS, VISITOR_HOLDS_PER_KEY } from "../../src/availability/hold.js"
 import { ADMIN_TOKEN, client, expectProblem, expectStatus, MONDAY_9, seed, startServer, type TestServer } from "./harness.js"
 
 const ORIGIN = "https://shop.example.com"

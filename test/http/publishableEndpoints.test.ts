@@ -9,7 +9,7 @@ import { SlotwiseApi } from "../../adapters/http/api.js"
 import { endpointAccess, publishableEndpoints } from "../../adapters/http/contract/access.js"
 import { makeRouteTable } from "../../adapters/http/middleware/routes.js"
 import { requiredScopes } from "../../src/auth/access.js"
-import { PUBLISHABLE_SCOPES } from "../../src/domain/apiKey.js"
+import { PUBLISHABLE_SCOPES } from "../../src/keys/apiKey.js"
 
 /** The widget's config, services and staff, slots, holds (create, read, release), booking, and booking a series. */
 const DOCUMENTED = [

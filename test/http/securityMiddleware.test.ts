@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { SlotwiseApi } from "../../adapters/http/api.js"
 import { HandlersLive } from "../../adapters/http/handlers/index.js"
 import { httpServicesLayer } from "../../compose.js"
-import { Accounts } from "../../src/Accounts.js"
+import { Accounts } from "../../src/accounts/Accounts.js"
 
 const services = ManagedRuntime.make(httpServicesLayer({ storage: "memory" }))
 let handler: ReturnType<typeof HttpApiBuilder.toWebHandler>

@@ -5,7 +5,7 @@
  * booking. Client addresses come from `X-Forwarded-For` (the server trusts its proxy here).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { VISITOR_HOLDS_PER_ADDRESS, VISITOR_HOLDS_PER_KEY } from "../../src/domain/hold.js"
+import { VISITOR_HOLDS_PER_ADDRESS, VISITOR_HOLDS_PER_KEY } from "../../src/availability/hold.js"
 import { VISITOR_OCCURRENCES_PER_ADDRESS_PER_DAY, VISITOR_OCCURRENCES_PER_KEY_PER_DAY } from "../../src/domain/visitor.js"
 import { ADMIN_TOKEN, client, expectProblem, expectStatus, MONDAY_9, seed, startServer, type TestServer } from "./harness.js"
 

@@ -5,7 +5,7 @@
  * other over LISTEN/NOTIFY). `--dns-server` points both at a responder on 127.0.0.1.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { DEFAULT_DOMAIN_CACHE_TTL_MS } from "../../src/Domains.js"
+import { DEFAULT_DOMAIN_CACHE_TTL_MS } from "../../src/domains/Domains.js"
 import { expectStatus } from "../http/harness.js"
 import { createTestDatabase, type TestDatabase } from "../postgres/database.js"
 import { type DnsResponder, startDnsResponder } from "../support/dns.js"

@@ -6,7 +6,7 @@
  * webhook undelivered.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { AUTH_CACHE_MS } from "../../src/ApiKeys.js"
+import { AUTH_CACHE_MS } from "../../src/keys/ApiKeys.js"
 import { expectProblem, expectStatus, MONDAY_9, type Reply, seed } from "../http/harness.js"
 import { createTestDatabase, type TestDatabase } from "../postgres/database.js"
 import { type Receiver, startReceiver, verifies, waitFor } from "../webhooks/receiver.js"

@@ -9,7 +9,7 @@ import * as oauth from "oauth4webapi"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { SYSTEM_TENANT } from "../../src/auth/collections.js"
 import { ProviderRecordsCollection, recordKey, OAuthGrantsCollection } from "../../src/oauth/collections.js"
-import { OAuthGrants } from "../../src/OAuthGrants.js"
+import { OAuthGrants } from "../../src/oauth/OAuthGrants.js"
 import { Storage } from "../../src/ports/storage.js"
 import { Tenant } from "../../src/ports/tenant.js"
 import {

@@ -8,7 +8,7 @@ import { Context } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { SlotwiseApi } from "../../adapters/http/api.js"
 import { Access, type AccessRule, requiredScopes } from "../../adapters/http/contract/access.js"
-import { SCOPES } from "../../src/domain/apiKey.js"
+import { SCOPES } from "../../src/keys/apiKey.js"
 import { obtainTokens, registerClient } from "./agent.js"
 import { type OAuthTestServer, startOAuthServer } from "./harness.js"
 

@@ -5,39 +5,10 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import ts from "typescript"
 import { describe, expect, it } from "vitest"
+import { importGraph, root, sourcesUnder } from "./imports.js"
 
-const root = path.resolve(import.meta.dirname, "../..")
 const src = path.join(root, "src")
-
-/** The source files under `dir`, as paths relative to the project root with `/`. */
-const sourcesUnder = (dir: string): Array<string> =>
-  fs.readdirSync(dir, { recursive: true, encoding: "utf8" })
-    .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))
-    .map((file) => path.relative(root, path.join(dir, file)).split(path.sep).join("/"))
-    .sort()
-
-/** The project file a relative specifier of `from` names (`./x.js` is `./x.ts`), if it is one. */
-const resolve = (from: string, specifier: string, files: ReadonlySet<string>): string | undefined => {
-  if (!specifier.startsWith(".")) return undefined
-  const base = path.posix.normalize(path.posix.join(path.posix.dirname(from), specifier))
-  const stem = base.replace(/\.(js|ts)$/, "")
-  return [`${stem}.ts`, `${stem}/index.ts`].find((candidate) => files.has(candidate))
-}
-
-/**
- * Each file's imports of other files in `files` (`import`, `import type`, `export … from`,
- * `import()`), `read` giving a file's text.
- */
-const importGraph = (files: ReadonlyArray<string>, read: (file: string) => string): Map<string, Array<string>> => {
-  const known = new Set(files)
-  return new Map(files.map((file) => {
-    const { importedFiles } = ts.preProcessFile(read(file), true, true)
-    const targets = importedFiles.flatMap(({ fileName }) => resolve(file, fileName, known) ?? [])
-    return [file, [...new Set(targets)].sort()]
-  }))
-}
 
 /**
  * The cycles a depth-first walk meets, each as its chain of files back to the first (one per

@@ -4,7 +4,7 @@
  */
 import { Clock, Effect, Layer, ManagedRuntime } from "effect"
 import { PostgresStorageLive, type PostgresStorageOptions } from "../../adapters/postgres/layer.js"
-import { DEFAULT_TENANT, makeFacade, type SchedulingClient, startCore } from "../../src/facade.js"
+import { DEFAULT_TENANT, makeFacade, type SchedulingClient, startCore } from "../../library.js"
 import { CoreLive } from "../../src/layers.js"
 import { WebhookPolicy } from "../../src/webhooks/policy.js"
 

@@ -4,7 +4,7 @@
  * then writes inside one transaction; the per-tenant advisory lock makes that atomic.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { SchedulingClient } from "../../src/facade.js"
+import type { SchedulingClient } from "../../library.js"
 import { postgresScheduling } from "./core.js"
 import { createTestDatabase, type TestDatabase } from "./database.js"
 

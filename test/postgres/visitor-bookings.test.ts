@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { VISITOR_OCCURRENCES_PER_ADDRESS_PER_DAY } from "../../src/domain/visitor.js"
-import type { SchedulingClient } from "../../src/facade.js"
+import type { SchedulingClient } from "../../library.js"
 import { clockFrom, postgresScheduling } from "./core.js"
 import { createTestDatabase, type TestDatabase } from "./database.js"
 

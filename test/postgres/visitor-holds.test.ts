@@ -4,8 +4,8 @@
  * holds for one publishable key, and no more than the limits get through.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { VISITOR_HOLDS_PER_ADDRESS, VISITOR_HOLDS_PER_KEY } from "../../src/domain/hold.js"
-import type { SchedulingClient } from "../../src/facade.js"
+import { VISITOR_HOLDS_PER_ADDRESS, VISITOR_HOLDS_PER_KEY } from "../../src/availability/hold.js"
+import type { SchedulingClient } from "../../library.js"
 import { postgresScheduling } from "./core.js"
 import { createTestDatabase, type TestDatabase } from "./database.js"
 

@@ -1,5 +1,5 @@
 /** Schedules, policies and occupancies for the pure scheduling tests, in Berlin wall-clock time. */
-import type { AvailabilityRule } from "../../src/domain/availability.js"
+import type { AvailabilityRule } from "../../src/availability/rule.js"
 import type { Reason } from "../../src/domain/slot.js"
 import {
   computeSlots,

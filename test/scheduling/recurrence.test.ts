@@ -10,8 +10,8 @@ import fc from "fast-check"
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
 import { expandRecurrence } from "../../adapters/ical/recurrence.js"
-import { parseRule } from "../../src/domain/recurrence.js"
-import { localDateTimeOf, occurrenceInstants } from "../../src/RecurringBookings.js"
+import { parseRule } from "../../src/recurring/recurrence.js"
+import { localDateTimeOf, occurrenceInstants } from "../../src/recurring/occurrences.js"
 
 const DAY = 86_400_000
 const MINUTE = 60_000

@@ -1,7 +1,7 @@
 /** computeSlots (src/scheduling/slots.ts): the bookable starts of schedules, and its properties against checkStart. */
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type { AvailabilityRule } from "../../src/domain/availability.js"
+import type { AvailabilityRule } from "../../src/availability/rule.js"
 import { availableWindows, checkStart, computeSlots, type Occupancy, type SlotPolicy } from "../../src/scheduling/index.js"
 import { MIN, HOUR, DAY, at, hm, dhm, weekly, dated, blocked, policy, booking, withBuffers, hold, WEEKDAYS_9_12, staff, NOW, MONDAY, slotsOn, starts, codes } from "./fixtures.js"
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import type { AvailabilityRule } from "../../src/domain/availability.js"
+import type { AvailabilityRule } from "../../src/availability/rule.js"
 import { availableWindows, type Interval } from "../../src/scheduling/index.js"
 
 const HOUR = 3_600_000

@@ -1,6 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type { AvailabilityRule } from "../../src/domain/availability.js"
+import type { AvailabilityRule } from "../../src/availability/rule.js"
 import {
   addDays,
   availableWindows,

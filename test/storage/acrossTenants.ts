@@ -8,7 +8,7 @@ import { limitSql, orderSql, quote, shapeOf, tableOf, whereSql } from "../../ada
 import { CalendarsCollection } from "../../src/calendars/collections.js"
 import { OAuthGrantsCollection } from "../../src/oauth/collections.js"
 import type { CollectionSpec, ListQuery, Storage } from "../../src/ports/storage.js"
-import { ReminderJobsCollection } from "../../src/Reminders.js"
+import { ReminderJobsCollection } from "../../src/reminders/Reminders.js"
 import { WebhookEndpointsCollection, WebhookQueueCollection } from "../../src/webhooks/collections.js"
 import { as, tenantA, tenantB } from "./contract.js"
 

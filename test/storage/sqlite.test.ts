@@ -9,7 +9,7 @@ import { limitSql, orderSql, quote, shapeOf, tableOf, whereSql } from "../../ada
 import { SqliteStorageLive } from "../../adapters/sqlite/layer.js"
 import { sampleBooking } from "../../src/events/samples.js"
 import { BookingsCollection } from "../../src/ports/collections.js"
-import { endedBy } from "../../src/Services.js"
+import { endedBy } from "../../src/services/Services.js"
 import { type CollectionSpec, type ListQuery, ListOfField, Storage } from "../../src/ports/storage.js"
 import { acrossTenantScans, fillForScan, scanStatement, withoutAcrossTenantIndexes } from "./acrossTenants.js"
 import {

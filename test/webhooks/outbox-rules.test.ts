@@ -6,8 +6,8 @@
 import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { idFloor, makeId } from "../../src/domain/ids.js"
-import type { QueuedDelivery, StoredWebhookDelivery, StoredWebhookEndpoint } from "../../src/domain/webhook.js"
-import { MAX_RECORDED_ATTEMPTS } from "../../src/domain/webhook.js"
+import type { QueuedDelivery, StoredWebhookDelivery, StoredWebhookEndpoint } from "../../src/webhooks/webhook.js"
+import { MAX_RECORDED_ATTEMPTS } from "../../src/webhooks/webhook.js"
 import { applyAttempt, laterHealth, withHealth } from "../../src/webhooks/attempts.js"
 import { type AttemptResult, MAX_ATTEMPTS, RETRY_DELAYS_MS } from "../../src/webhooks/retrySchedule.js"
 

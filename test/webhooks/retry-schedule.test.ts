@@ -10,7 +10,7 @@ import { Effect, Layer, Random, TestClock } from "effect"
 import { MemoryStorageLive } from "../../adapters/memory/storage.js"
 import { CoreLive } from "../../src/layers.js"
 import { Tenant } from "../../src/ports/tenant.js"
-import { Webhooks } from "../../src/Webhooks.js"
+import { Webhooks } from "../../src/webhooks/Webhooks.js"
 import { type AttemptRecord, WebhookOutbox } from "../../src/webhooks/Outbox.js"
 import {
   type AttemptResult,

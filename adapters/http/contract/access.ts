@@ -6,7 +6,7 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { Context, Option, type SchemaAST } from "effect"
 import { type AccessRequirement, requiredScopes } from "../../../src/auth/access.js"
-import type { Scope } from "../../../src/domain/apiKey.js"
+import type { Scope } from "../../../src/keys/apiKey.js"
 
 /** The rule itself and its decision live in the core (src/auth/access.ts). */
 export type AccessRule = AccessRequirement

@@ -1,8 +1,8 @@
 /** The account and its API keys (docs/api.md §2). */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { ApiKeyListParams } from "../../../src/ApiKeys.js"
-import { Account, AccountSettingsUpdate } from "../../../src/domain/account.js"
-import { ApiKey, ApiKeyCreate, ApiKeyRotate, ApiKeyWithSecret } from "../../../src/domain/apiKey.js"
+import { ApiKeyListParams } from "../../../src/keys/ApiKeys.js"
+import { Account, AccountSettingsUpdate } from "../../../src/accounts/account.js"
+import { ApiKey, ApiKeyCreate, ApiKeyRotate, ApiKeyWithSecret } from "../../../src/keys/apiKey.js"
 import { doc, key } from "./access.js"
 import { body, IdPath, NoFields, pageOf } from "./common.js"
 import { HandleTakenProblem, PlanRequiredProblem } from "./problems.js"

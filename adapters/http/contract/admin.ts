@@ -1,6 +1,6 @@
 /** The operator API (docs/api.md §5): only with the server's admin token; 404 otherwise. */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Account, AccountCreate, AccountUpdate, AccountWithKeys } from "../../../src/domain/account.js"
+import { Account, AccountCreate, AccountUpdate, AccountWithKeys } from "../../../src/accounts/account.js"
 import { adminAccess, doc } from "./access.js"
 import { body, IdPath } from "./common.js"
 import { HandleTakenProblem, PlanRequiredProblem } from "./problems.js"

@@ -1,8 +1,8 @@
 /** The operator's API for account users (docs/api.md §7): only with the server's admin token. */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { User, UserCreate } from "../../../src/domain/user.js"
-import { UserListParams } from "../../../src/Users.js"
+import { User, UserCreate } from "../../../src/users/user.js"
+import { UserListParams } from "../../../src/users/Users.js"
 import { adminAccess, doc } from "./access.js"
 import { body, IdPath, pageOf } from "./common.js"
 import { queryOf } from "./query.js"

@@ -1,9 +1,9 @@
 /** Availability rules, slots, explain and holds (docs/api.md §3). */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { AvailabilityListParams, Explanation, ExplainQuery, SlotList, SlotQuery } from "../../../src/Availability.js"
-import { AvailabilityCreate, AvailabilityRule, AvailabilityUpdate } from "../../../src/domain/availability.js"
-import { Hold, HoldCreate } from "../../../src/domain/hold.js"
+import { AvailabilityListParams, Explanation, ExplainQuery, SlotList, SlotQuery } from "../../../src/availability/Availability.js"
+import { AvailabilityCreate, AvailabilityRule, AvailabilityUpdate } from "../../../src/availability/rule.js"
+import { Hold, HoldCreate } from "../../../src/availability/hold.js"
 import { doc, key } from "./access.js"
 import { body, IdPath, pageOf } from "./common.js"
 import { HoldExpiredProblem, HoldLimitReachedProblem, OutsideAvailabilityProblem, SlotUnavailableProblem } from "./problems.js"

@@ -1,9 +1,9 @@
 /** Bookings: CRUD, the status actions and payments (docs/api.md §3). */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { BookingListParams } from "../../../src/Bookings.js"
-import { Booking, BookingCancel, BookingCreate, BookingReschedule, BookingUpdate, PublicBooking } from "../../../src/domain/booking.js"
-import { Payment, PaymentCreate } from "../../../src/domain/payment.js"
+import { BookingListParams } from "../../../src/bookings/Bookings.js"
+import { Booking, BookingCancel, BookingCreate, BookingReschedule, BookingUpdate, PublicBooking } from "../../../src/bookings/booking.js"
+import { Payment, PaymentCreate } from "../../../src/payments/payment.js"
 import { doc, key } from "./access.js"
 import { body, IdPath, NoFields, pageOf } from "./common.js"
 import {

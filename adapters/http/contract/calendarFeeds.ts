@@ -4,7 +4,7 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { CalendarFeed, CalendarFeedCreated } from "../../../src/domain/calendarFeed.js"
+import { CalendarFeed, CalendarFeedCreated } from "../../../src/calendarFeeds/calendarFeed.js"
 import { doc, key, publicAccess } from "./access.js"
 import { IdPath, NoFields } from "./common.js"
 import { authenticated } from "./security.js"

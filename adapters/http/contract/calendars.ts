@@ -1,8 +1,8 @@
 /** A staff member's external calendars (docs/api.md §12 "Busy time in"). */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { CalendarListParams } from "../../../src/Calendars.js"
-import { Calendar, CalendarCreate } from "../../../src/domain/calendar.js"
+import { CalendarListParams } from "../../../src/calendars/Calendars.js"
+import { Calendar, CalendarCreate } from "../../../src/calendars/calendar.js"
 import { doc, key } from "./access.js"
 import { body, IdPath, NoFields, pageOf } from "./common.js"
 import { queryOf } from "./query.js"

@@ -4,8 +4,8 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { Domain, DomainCreate } from "../../../src/domain/domain.js"
-import { DomainListParams } from "../../../src/Domains.js"
+import { Domain, DomainCreate } from "../../../src/domains/domain.js"
+import { DomainListParams } from "../../../src/domains/Domains.js"
 import { doc, key, publicAccess } from "./access.js"
 import { body, IdPath, NoFields, pageOf } from "./common.js"
 import { DomainTakenProblem, PlanRequiredProblem, VerificationFailedProblem } from "./problems.js"

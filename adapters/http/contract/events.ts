@@ -1,6 +1,6 @@
 /** The event feed (docs/api.md §4 Polling): commit-ordered, cursor-paginated, filterable by type. */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { EventListParams } from "../../../src/Events.js"
+import { EventListParams } from "../../../src/events/Events.js"
 import { Event } from "../../../src/events/catalogue.js"
 import { doc, key } from "./access.js"
 import { IdPath, pageOf } from "./common.js"

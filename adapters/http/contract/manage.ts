@@ -4,9 +4,9 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { SlotList } from "../../../src/Availability.js"
-import { Booking } from "../../../src/domain/booking.js"
-import { ManageCancel, ManagedBooking, ManageReschedule, ManageSlotQuery } from "../../../src/domain/manageLink.js"
+import { SlotList } from "../../../src/availability/Availability.js"
+import { Booking } from "../../../src/bookings/booking.js"
+import { ManageCancel, ManagedBooking, ManageReschedule, ManageSlotQuery } from "../../../src/manage/manageLink.js"
 import { doc, key, publicAccess } from "./access.js"
 import { body, IdPath, NoFields } from "./common.js"
 import {

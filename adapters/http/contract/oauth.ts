@@ -1,8 +1,8 @@
 /** OAuth clients and the grants users gave them (docs/api.md §7). */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { OAuthClient, OAuthClientCreate, OAuthClientUpdate, OAuthClientWithSecret, OAuthGrant } from "../../../src/domain/oauthClient.js"
-import { OAuthClientListParams } from "../../../src/OAuthClients.js"
-import { OAuthGrantListParams } from "../../../src/OAuthGrants.js"
+import { OAuthClient, OAuthClientCreate, OAuthClientUpdate, OAuthClientWithSecret, OAuthGrant } from "../../../src/oauth/oauthClient.js"
+import { OAuthClientListParams } from "../../../src/oauth/OAuthClients.js"
+import { OAuthGrantListParams } from "../../../src/oauth/OAuthGrants.js"
 import { doc, key } from "./access.js"
 import { body, IdPath, NoFields, pageOf } from "./common.js"
 import { queryOf } from "./query.js"

@@ -1,8 +1,8 @@
 /** The sandbox's triggers (docs/api.md §4 Sandbox): sandbox credentials only (403 in production). */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import type { Scope } from "../../../src/domain/apiKey.js"
+import type { Scope } from "../../../src/keys/apiKey.js"
 import { Event } from "../../../src/events/catalogue.js"
-import { SandboxEmit } from "../../../src/Sandbox.js"
+import { SandboxEmit } from "../../../src/sandbox/Sandbox.js"
 import { doc, key } from "./access.js"
 import { body, NoFields } from "./common.js"
 import { authenticated } from "./security.js"

@@ -8,7 +8,7 @@
  */
 import { type HttpApiEndpoint, type HttpApiGroup, HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
 import { Context } from "effect"
-import type { Principal } from "../../../src/ApiKeys.js"
+import type { Principal } from "../../../src/keys/ApiKeys.js"
 import type { Visitor } from "../../../src/domain/visitor.js"
 import { Tenant } from "../../../src/ports/tenant.js"
 import { UnauthorizedProblem } from "./problems.js"

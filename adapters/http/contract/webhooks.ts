@@ -14,8 +14,8 @@ import {
   WebhookRecovery,
   WebhookRotateSecret,
   WebhookUpdate
-} from "../../../src/domain/webhook.js"
-import { DeliveryListParams, WebhookListParams } from "../../../src/Webhooks.js"
+} from "../../../src/webhooks/webhook.js"
+import { DeliveryListParams, WebhookListParams } from "../../../src/webhooks/Webhooks.js"
 import { doc, key } from "./access.js"
 import { body, IdPath, NoFields, pageOf } from "./common.js"
 import { InvalidTransitionProblem } from "./problems.js"

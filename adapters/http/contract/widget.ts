@@ -1,6 +1,6 @@
 /** What the booking widget needs to know about the account behind its publishable key. */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { WidgetConfig } from "../../../src/domain/widgetConfig.js"
+import { WidgetConfig } from "../../../src/accounts/widgetConfig.js"
 import { doc, key } from "./access.js"
 import { authenticated } from "./security.js"
 

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
-import { Accounts } from "../../../src/Accounts.js"
-import { ApiKeys } from "../../../src/ApiKeys.js"
+import { Accounts } from "../../../src/accounts/Accounts.js"
+import { ApiKeys } from "../../../src/keys/ApiKeys.js"
 import { SlotwiseApi } from "../api.js"
 import { handlerGroup } from "./group.js"
 import { CurrentPrincipal } from "../contract/security.js"

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { Accounts } from "../../../src/Accounts.js"
+import { Accounts } from "../../../src/accounts/Accounts.js"
 import { SlotwiseApi } from "../api.js"
 import { handlerGroup } from "./group.js"
 

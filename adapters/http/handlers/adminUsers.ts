@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { Users } from "../../../src/Users.js"
+import { Users } from "../../../src/users/Users.js"
 import { SlotwiseApi } from "../api.js"
 import { handlerGroup } from "./group.js"
 

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { Availability } from "../../../src/Availability.js"
+import { Availability } from "../../../src/availability/Availability.js"
 import { SlotwiseApi } from "../api.js"
 import { handlerGroup } from "./group.js"
 import { asAudience } from "./security.js"

@@ -1,6 +1,6 @@
 import { HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
-import { CalendarFeeds } from "../../../src/CalendarFeeds.js"
+import { CalendarFeeds } from "../../../src/calendarFeeds/CalendarFeeds.js"
 import { SlotwiseApi } from "../api.js"
 import { handlerGroup } from "./group.js"
 

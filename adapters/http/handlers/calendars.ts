@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { Calendars } from "../../../src/Calendars.js"
+import { Calendars } from "../../../src/calendars/Calendars.js"
 import { SlotwiseApi } from "../api.js"
 import { handlerGroup } from "./group.js"
 

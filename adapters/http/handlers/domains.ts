@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { NotFound } from "../../../src/domain/errors.js"
-import { Domains } from "../../../src/Domains.js"
+import { Domains } from "../../../src/domains/Domains.js"
 import { SlotwiseApi } from "../api.js"
 import { handlerGroup } from "./group.js"
 

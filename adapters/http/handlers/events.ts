@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { Events } from "../../../src/Events.js"
+import { Events } from "../../../src/events/Events.js"
 import { SlotwiseApi } from "../api.js"
 import { handlerGroup } from "./group.js"
 

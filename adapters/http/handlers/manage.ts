@@ -4,7 +4,7 @@
  * store, so the limits hold across instances.
  */
 import { Effect } from "effect"
-import { Manage } from "../../../src/Manage.js"
+import { Manage } from "../../../src/manage/Manage.js"
 import { manageAddressPolicy, manageWritePolicy } from "../../../src/ratelimit/policy.js"
 import { RateLimiter } from "../../../src/ratelimit/RateLimiter.js"
 import { SlotwiseApi } from "../api.js"

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
-import { OAuthClients } from "../../../src/OAuthClients.js"
-import { OAuthGrants } from "../../../src/OAuthGrants.js"
+import { OAuthClients } from "../../../src/oauth/OAuthClients.js"
+import { OAuthGrants } from "../../../src/oauth/OAuthGrants.js"
 import { SlotwiseApi } from "../api.js"
 import { handlerGroup } from "./group.js"
 

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { Sandbox } from "../../../src/Sandbox.js"
+import { Sandbox } from "../../../src/sandbox/Sandbox.js"
 import { SlotwiseApi } from "../api.js"
 import { handlerGroup } from "./group.js"
 

@@ -9,7 +9,7 @@
  * caller before it counts the request, and the verdict before it reads the body).
  */
 import { Effect, Layer } from "effect"
-import type { Principal } from "../../../src/ApiKeys.js"
+import type { Principal } from "../../../src/keys/ApiKeys.js"
 import { Unauthorized } from "../../../src/domain/errors.js"
 import type { Visitor } from "../../../src/domain/visitor.js"
 import type { Tenant } from "../../../src/ports/tenant.js"

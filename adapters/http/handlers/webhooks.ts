@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { Webhooks } from "../../../src/Webhooks.js"
+import { Webhooks } from "../../../src/webhooks/Webhooks.js"
 import { SlotwiseApi } from "../api.js"
 import { handlerGroup } from "./group.js"
 

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { showsPoweredBy } from "../../../src/domain/account.js"
+import { showsPoweredBy } from "../../../src/accounts/account.js"
 import { SlotwiseApi } from "../api.js"
 import { handlerGroup } from "./group.js"
 import { CurrentPrincipal } from "../contract/security.js"

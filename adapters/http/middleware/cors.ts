@@ -6,7 +6,7 @@
  */
 import { HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
-import type { Accounts } from "../../../src/Accounts.js"
+import type { Accounts } from "../../../src/accounts/Accounts.js"
 import { howToAllowOrigin } from "../../../src/auth/allowOrigin.js"
 import { Forbidden, type StorageFailure } from "../../../src/domain/errors.js"
 

@@ -13,7 +13,7 @@
  */
 import { HttpServerRequest } from "@effect/platform"
 import { Context, Effect } from "effect"
-import type { Principal } from "../../../src/ApiKeys.js"
+import type { Principal } from "../../../src/keys/ApiKeys.js"
 import { type AccessDecision, type Caller, decideAccess, visitorOf } from "../../../src/auth/access.js"
 import { Authenticator, type AuthenticatorService } from "../../../src/auth/Authenticator.js"
 import type { StorageFailure } from "../../../src/domain/errors.js"

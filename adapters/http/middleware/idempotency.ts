@@ -2,13 +2,13 @@
  * Idempotency step for POSTs with an `Idempotency-Key`: replay a kept response, or claim
  * the key, run the request and keep what it answered. Responses of 500 and above are not
  * kept (the key is freed for a retry; what its writes committed stays, and the retry is given
- * it: src/Idempotency.ts `running`). A response that carried a secret is kept without it,
+ * it: src/idempotency/Idempotency.ts `running`). A response that carried a secret is kept without it,
  * and its repeat is refused (`idempotency_secret_withheld`): secrets are shown once.
  */
 import { HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
-import type { Principal } from "../../../src/ApiKeys.js"
-import { type Idempotency, parseIdempotencyKey, secretWithheld, type StoredResponse } from "../../../src/Idempotency.js"
+import type { Principal } from "../../../src/keys/ApiKeys.js"
+import { type Idempotency, parseIdempotencyKey, secretWithheld, type StoredResponse } from "../../../src/idempotency/Idempotency.js"
 import { type Visitor, visitorIdempotencyKey } from "../../../src/domain/visitor.js"
 import { Tenant } from "../../../src/ports/tenant.js"
 import { responseOfCause } from "./problem.js"

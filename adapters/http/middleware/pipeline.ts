@@ -19,10 +19,10 @@
  */
 import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Either, Option } from "effect"
-import { Accounts } from "../../../src/Accounts.js"
+import { Accounts } from "../../../src/accounts/Accounts.js"
 import { type Caller, corsOrigin } from "../../../src/auth/access.js"
-import { Domains } from "../../../src/Domains.js"
-import { Idempotency } from "../../../src/Idempotency.js"
+import { Domains } from "../../../src/domains/Domains.js"
+import { Idempotency } from "../../../src/idempotency/Idempotency.js"
 import { RateLimiter } from "../../../src/ratelimit/RateLimiter.js"
 import { withoutTrailingSlash } from "../../../src/ports/trailingSlash.js"
 import { SlotwiseApi } from "../api.js"

@@ -19,7 +19,7 @@ import {
   toProblem,
   ValidationFailed
 } from "../../../src/domain/errors.js"
-import { MANAGE_PATH, UNKNOWN_LINK_DETAIL } from "../../../src/domain/manageLink.js"
+import { MANAGE_PATH, UNKNOWN_LINK_DETAIL } from "../../../src/manage/manageLink.js"
 import { isWellFormedId } from "../../../src/domain/ids.js"
 import { fieldErrorsDetail, fieldErrorsOf } from "../../../src/domain/validation.js"
 import { PROBLEM_CONTENT_TYPE, type TransportFailure, transportProblem } from "../contract/problems.js"

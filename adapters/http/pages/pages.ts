@@ -10,24 +10,24 @@
  *   server's root document;
  * - `GET /pages.css`: their style sheet.
  *
- * Pages embed the hosted pages' publishable key of the environment (src/HostedPages.ts); it is
+ * Pages embed the hosted pages' publishable key of the environment (src/hostedPages/HostedPages.ts); it is
  * accepted only from pages this server serves. Every page is counted per client address like
  * an anonymous API request, and carries a CSP without `'unsafe-inline'`.
  */
 import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { createHash } from "node:crypto"
-import { Accounts } from "../../../src/Accounts.js"
-import { type Account, showsPoweredBy } from "../../../src/domain/account.js"
-import { Domains } from "../../../src/Domains.js"
-import { HostedPageKeys } from "../../../src/HostedPages.js"
-import { Manage } from "../../../src/Manage.js"
+import { Accounts } from "../../../src/accounts/Accounts.js"
+import { type Account, showsPoweredBy } from "../../../src/accounts/account.js"
+import { Domains } from "../../../src/domains/Domains.js"
+import { HostedPageKeys } from "../../../src/hostedPages/HostedPages.js"
+import { Manage } from "../../../src/manage/Manage.js"
 import type { TenantId } from "../../../src/ports/tenant.js"
 import { Tenant } from "../../../src/ports/tenant.js"
 import { withoutTrailingSlash } from "../../../src/ports/trailingSlash.js"
 import { policyForAddress } from "../../../src/ratelimit/policy.js"
 import { RateLimiter } from "../../../src/ratelimit/RateLimiter.js"
-import { Services } from "../../../src/Services.js"
+import { Services } from "../../../src/services/Services.js"
 import { VERSION } from "../api.js"
 import { makeHostTenant, requestHost } from "../hostRouting.js"
 import { clientAddress } from "../clientAddress.js"

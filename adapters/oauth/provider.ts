@@ -1,0 +1,64 @@
+/** What the authorization server's oidc-provider is built with: its cookie keys, kept in storage, and its import. */
+import { Effect, Option } from "effect"
+import { SYSTEM_TENANT } from "../../src/auth/collections.js"
+import { randomBase62 } from "../../src/auth/crypto.js"
+import { ProviderSecretsCollection } from "../../src/oauth/collections.js"
+import { Storage } from "../../src/ports/storage.js"
+import { Tenant } from "../../src/ports/tenant.js"
+
+/** The keys that sign the server's cookies: made once, kept in storage, shared by processes. */
+export const cookieKeys = Effect.gen(function*() {
+  const storage = yield* Storage
+  const secrets = storage.collection(ProviderSecretsCollection)
+  return yield* Effect.provideService(
+    storage.transaction(Effect.gen(function*() {
+      const found = yield* secrets.get("cookie_keys")
+      if (Option.isSome(found)) return found.value.values
+      const values = [randomBase62(43)]
+      yield* secrets.insert({ id: "cookie_keys", values })
+      return values
+    })),
+    Tenant,
+    SYSTEM_TENANT
+  )
+})
+
+/**
+ * oidc-provider 9 warns at import that Node 20 is not its preferred runtime; it works on
+ * Node 20.19+ (the whole OAuth suite runs on 20.20), so that one line is kept out of the
+ * server's output. Imported on first use, so a server or test that never mounts OAuth
+ * never loads it.
+ */
+export const importProvider = async () => {
+  const warn = console.warn
+  console.warn = (...args: Array<unknown>) => {
+    if (!(typeof args[0] === "string" && args[0].includes("oidc-provider WARNING: Unsupported runtime"))) warn(...args)
+  }
+  try {
+    return await import("oidc-provider")
+  } finally {
+    console.warn = warn
+  }
+}
+
+/** The provider's features: no development pages, revocation and introspection limited to the client's own tokens. */
+export const PROVIDER_FEATURES = {
+  devInteractions: { enabled: false },
+  // A client may revoke and introspect only the tokens issued to it.
+  // Revoking an access token ends that token only; revoking a refresh token ends its
+  // whole grant (oidc-provider's default revokeGrantPolicy). oidc-provider would revoke
+  // every token of the grant for either: an access token is destroyed here, and the
+  // answer "not allowed" leaves the rest of its grant alone (the response is 200 either way).
+  revocation: {
+    enabled: true,
+    allowedPolicy: async (_ctx: unknown, client: { clientId: string }, token: { clientId?: string; kind: string; destroy(): Promise<void> }) => {
+      if (token.clientId !== client.clientId) return false
+      if (token.kind !== "AccessToken") return true
+      await token.destroy()
+      return false
+    }
+  },
+  introspection: { enabled: true, allowedPolicy: (_ctx: unknown, client: { clientId: string }, token: { clientId?: string }) => token.clientId === client.clientId },
+  userinfo: { enabled: false },
+  rpInitiatedLogout: { enabled: false }
+}
