@@ -98,7 +98,7 @@ export const makeClient = (options: ClientOptions) => {
         continue
       }
       const text = await response.text()
-      let json: any = undefined
+      let json: any
       try {
         json = text === "" ? undefined : JSON.parse(text)
       } catch {

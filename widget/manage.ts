@@ -9,7 +9,7 @@ import { h } from "./dom.js"
 import { dayIn, formatDay, formatTime, zoneLabel } from "./format.js"
 import { header } from "./header.js"
 import type { StringKey } from "./strings.js"
-import { type Step } from "./state.js"
+import type { Step } from "./state.js"
 import { isTimeZone, monthRange, type YearMonth } from "./time.js"
 import type { Widget } from "./widget.js"
 

@@ -2,7 +2,7 @@
  * Commands that work on the database directly (`accounts …`, `keys …`), with or without a
  * server running: a use case run on the storage the flags name, its failure printed in words.
  */
-import { Cause, Effect, type Layer, ManagedRuntime } from "effect"
+import { Cause, type Effect, type Layer, ManagedRuntime } from "effect"
 import type { Accounts } from "../../src/accounts/Accounts.js"
 import type { ApiKeys } from "../../src/keys/ApiKeys.js"
 import { isSlotwiseFailure, toProblem } from "../../src/domain/errors.js"

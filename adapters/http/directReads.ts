@@ -15,7 +15,7 @@
  * prefix.
  */
 import { HttpApi, type HttpServerResponse } from "@effect/platform"
-import { Context, Effect, Either, FiberRef, type ParseResult, Runtime, RuntimeFlags, Schema } from "effect"
+import { Context, Effect, type Either, FiberRef, type ParseResult, Runtime, RuntimeFlags, Schema } from "effect"
 import type * as http from "node:http"
 import { Authenticator } from "../../src/auth/Authenticator.js"
 import type { SlotwiseFailure } from "../../src/domain/errors.js"

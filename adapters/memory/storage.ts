@@ -174,7 +174,7 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
       },
       // Merged lazily: a transaction's reads must not copy the whole table. A page walked
       // from the committed rows skips the ones this transaction rewrote; its own are sorted in.
-      rows: function*(where, page) {
+      *rows(where, page) {
         const cut = page === undefined ? undefined : { ...page, accept: (row: Row) => unwritten(row) && page.accept(row) }
         for (const row of candidates(spec, base, where, cut)) if (unwritten(row)) yield row
         for (const row of pending.values()) if (row !== DELETED) yield row

@@ -46,7 +46,7 @@ export const peekForm = async (req: IncomingMessage): Promise<URLSearchParams | 
   const body = Buffer.concat(chunks)
   Object.defineProperty(req, "readable", { value: true, configurable: true })
   Object.defineProperty(req, "iterator", {
-    value: async function*() {
+    async *value() {
       yield body
     },
     configurable: true

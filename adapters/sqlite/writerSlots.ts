@@ -3,7 +3,7 @@
  * its lock, and the groups of writes that share one COMMIT.
  */
 import * as path from "node:path"
-import { Effect } from "effect"
+import type { Effect } from "effect"
 import type { StorageFailure } from "../../src/domain/errors.js"
 import { type Lock, makeLock } from "./lock.js"
 import type { Connection } from "./query.js"

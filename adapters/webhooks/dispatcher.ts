@@ -29,7 +29,7 @@ import { Events } from "../../src/events/Events.js"
 import { Storage } from "../../src/ports/storage.js"
 import type { AttemptResult } from "../../src/webhooks/retrySchedule.js"
 import { type AttemptRecord, type ClaimedDelivery, endpointKey, WebhookOutbox } from "../../src/webhooks/Outbox.js"
-import { type Resolver } from "./guard.js"
+import type { Resolver } from "./guard.js"
 import { signedHeaders } from "./signing.js"
 import { makeHttpTransport, type Transport } from "./transport.js"
 
@@ -195,7 +195,7 @@ export const makeDispatcher = (options: WebhookDispatcherOptions = {}) =>
 
     /** One round: fan out everything new, claim what is due; returns how long to wait at most. */
     const round = Effect.gen(function*() {
-      let unheard = false
+      let unheard: boolean
       for (;;) {
         const fanned = yield* outbox.fanOut({ claim: claimOptions(Math.max(0, free())) })
         unheard = fanned.unheard

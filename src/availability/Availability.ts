@@ -27,7 +27,7 @@ import {
 import { Id } from "../domain/ids.js"
 import { hidingOthers, type Visitor } from "../domain/visitor.js"
 import type { Service } from "../services/service.js"
-import { Reason, Slot } from "../domain/slot.js"
+import type { Reason, Slot } from "../domain/slot.js"
 import { Events } from "../events/Events.js"
 import { currentStamp, findOr404, listPage, newResource, PageParams, patchResource } from "../internal/resources.js"
 import { makeScheduleLoader } from "../scheduling/loadSchedule.js"
@@ -44,7 +44,7 @@ import { memberLockKeys, teamVerdict, visitorMemberRefusal } from "../scheduling
 import { makeMemberOccupancy } from "../scheduling/memberOccupancy.js"
 import type { StaffSchedule } from "../scheduling/types.js"
 import { InvalidReference } from "../domain/errors.js"
-import { DAY, ExplainQuery, Explanation, SlotList, SlotQuery } from "./queries.js"
+import { DAY, ExplainQuery, type Explanation, type SlotList, SlotQuery } from "./queries.js"
 
 export const AvailabilityListParams = Schema.Struct({
   ...PageParams,

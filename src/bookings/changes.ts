@@ -2,7 +2,7 @@
  * A booking's changes after it is made: the status actions by the status table, moves
  * (reschedules) rechecked in full, and plain updates; each with its event.
  */
-import { Effect, Either } from "effect"
+import { Effect, type Either } from "effect"
 import { actionForStatus, type Booking, type BookingAction, BookingCancel, BookingReschedule, BookingUpdate, revised, type StatusAction, TRANSITIONS, transitionRefusal } from "./booking.js"
 import { formatInstant, toMillis } from "../domain/common.js"
 import { InvalidTransition, ValidationFailed } from "../domain/errors.js"

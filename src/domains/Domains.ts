@@ -21,7 +21,7 @@ import { Clock, Context, Effect, Option, Schema } from "effect"
 import { AccountsCollection, SYSTEM_TENANT } from "../auth/collections.js"
 import {
   customDomainOfOrigin,
-  Domain,
+  type Domain,
   DOMAIN_PLANS,
   DomainCreate,
   hostnameProblem,

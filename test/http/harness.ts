@@ -133,7 +133,7 @@ export const request = async (base: string, method: string, path: string, option
 
 /** A reply with its body parsed as JSON where it is JSON (`json` is undefined otherwise). */
 export const replyOf = (status: number, headers: Headers, text: string): Reply => {
-  let json: any = undefined
+  let json: any
   try {
     json = text === "" ? undefined : JSON.parse(text)
   } catch {

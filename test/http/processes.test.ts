@@ -160,7 +160,7 @@ describe("every command's storage", { timeout: 90_000, concurrent: true }, () =>
       const [listed, missing] = await Promise.all([run(["accounts", "list"], env), run(["accounts", "update", "acc_01JZZZZZZZZZZZZZZZZZZZZZZZ", "--name", "X"], env)])
       expect(listed.status).toBe(0)
       expect(listed.stdout).toContain(`1 account(s) in PostgreSQL postgres://${url.username}:***@${url.host}${url.pathname}`)
-      expect(listed.stdout).toMatch(/acc_\w{26}  "Shared"  plan pro  600\/min  origins none/)
+      expect(listed.stdout).toMatch(/acc_\w{26} {2}"Shared" {2}plan pro {2}600\/min {2}origins none/)
       expect(missing.status).toBe(1)
       expect(missing.stderr).toContain(`:***@${url.host}`)
       for (const out of [listed.stdout, listed.stderr, missing.stdout, missing.stderr]) expect(out).not.toContain("hunter2")

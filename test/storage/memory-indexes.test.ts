@@ -124,7 +124,10 @@ describe("the in-memory storage's indexes", () => {
           /** What each tenant has committed. */
           const model = tenants.map(() => new Map<string, Item>())
           const apply = (rows: Map<string, Item>, writes: ReadonlyArray<Write>) => {
-            for (const w of writes) "put" in w ? rows.set(w.put.id, w.put) : rows.delete(w.remove)
+            for (const w of writes) {
+              if ("put" in w) rows.set(w.put.id, w.put)
+              else rows.delete(w.remove)
+            }
           }
           const writeAll = (writes: ReadonlyArray<Write>) =>
             Effect.forEach(writes, (w) => ("put" in w ? items.update(w.put) : items.remove(w.remove)), { discard: true })

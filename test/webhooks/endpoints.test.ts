@@ -12,7 +12,7 @@ import {
   addressBlockReason,
   CoreLive,
   createTestScheduling,
-  Events,
+  type Events,
   Tenant,
   type TenantId,
   Webhooks

@@ -4,7 +4,7 @@ import { Webhook, WebhookVerificationError } from "standardwebhooks"
  * body, arrival time) and answers as the test says (200 unless told otherwise).
  */
 import * as http from "node:http"
-import type { AddressInfo } from "node:net"
+import type { AddressInfo, Socket } from "node:net"
 import { performance } from "node:perf_hooks"
 import type { SchedulingClient } from "../../index.js"
 
@@ -47,7 +47,7 @@ export const status = (code: number, headers: Record<string, string> = {}): Resp
 export const startReceiver = async (respond: Responder = ok): Promise<Receiver> => {
   const received: Array<Received> = []
   const counts = new Map<string, number>()
-  const sockets = new Set<import("node:net").Socket>()
+  const sockets = new Set<Socket>()
   const receiver: Receiver = {
     url: "",
     port: 0,

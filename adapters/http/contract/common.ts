@@ -1,6 +1,6 @@
 /** Pieces every group shares: path ids, strict bodies and their messages, list pages. */
 import { Either, ParseResult, Schema, SchemaAST as AST } from "effect"
-import { PageSchema } from "../../../src/internal/pagination.js"
+import { PageSchema } from "../../../src/domain/page.js"
 import { type FieldIssue, inputDecoder } from "../../../src/domain/validation.js"
 import { decodedBefore, registerBodyDecoder } from "./decodedBodies.js"
 
