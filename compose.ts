@@ -278,12 +278,15 @@ const rateLimitStoreLayer = (options: HttpServicesOptions): Layer.Layer<RateLimi
 
 /** Everything the HTTP handlers and the request pipeline use: the core and the access services, over storage. */
 export const httpServicesLayer = (options: HttpServicesOptions = {}) =>
-  Layer.mergeAll(coreLayer(
-    { allowPrivate: options.allowPrivateWebhooks },
-    { ...options, publicUrl: options.serverPublicUrl ?? (typeof options.publicUrl === "string" ? options.publicUrl : undefined) },
-    options.publicUrl,
-    options
-  ), CredentialsLive.pipe(Layer.provideMerge(AccessServicesLive))).pipe(
+  Layer.mergeAll(
+    coreLayer(
+      { allowPrivate: options.allowPrivateWebhooks },
+      { ...options, publicUrl: options.serverPublicUrl ?? (typeof options.publicUrl === "string" ? options.publicUrl : undefined) },
+      options.publicUrl,
+      options
+    ),
+    CredentialsLive.pipe(Layer.provideMerge(AccessServicesLive))
+  ).pipe(
     Layer.provide(rateLimitStoreLayer(options)),
     Layer.provideMerge(storageLayer(options.storage, options.storageStart))
   )

@@ -27,8 +27,7 @@ const domainStaysBelow = {
 /** Adapters use the names the core exports, never src/internal/. */
 const adaptersSkipInternals = {
   regex: "^(\\.\\./)+src/internal/",
-  message:
-    "src/internal/ is the core's own: import the name from the module that exports it (src/index.ts, src/domain/, …)"
+  message: "src/internal/ is the core's own: import the name from the module that exports it (src/index.ts, src/domain/, …)"
 }
 
 const importRules = (...patterns) => ({ "@typescript-eslint/no-restricted-imports": ["error", { patterns }] })
@@ -80,7 +79,7 @@ export default tseslint.config(
       "@effect/dprint": ["error", {
         config: {
           indentWidth: 2,
-          lineWidth: 120,
+          lineWidth: 140,
           semiColons: "asi",
           quoteStyle: "alwaysDouble",
           trailingCommas: "never",

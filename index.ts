@@ -41,11 +41,16 @@ const coreWithWebhooks = (
   }
 ) => {
   const dispatch = webhooks === undefined || webhooks === false ? false : webhooks === true ? {} : webhooks
-  const core = coreLayer({
-    allowPrivate: context.allowPrivate === true || (dispatch !== false && dispatch.allowPrivate === true),
-    resolveHosts: context.resolveHosts,
-    resolver: dispatch === false ? undefined : dispatch.resolver
-  }, { dnsServer: context.dnsServer, publicUrl: context.publicUrl }, context.publicUrl, { calendarSyncMinutes: context.calendarSyncMinutes }).pipe(
+  const core = coreLayer(
+    {
+      allowPrivate: context.allowPrivate === true || (dispatch !== false && dispatch.allowPrivate === true),
+      resolveHosts: context.resolveHosts,
+      resolver: dispatch === false ? undefined : dispatch.resolver
+    },
+    { dnsServer: context.dnsServer, publicUrl: context.publicUrl },
+    context.publicUrl,
+    { calendarSyncMinutes: context.calendarSyncMinutes }
+  ).pipe(
     Layer.provide(Layer.succeed(ReminderDefaults, Schema.decodeUnknownSync(Reminders)(context.reminders ?? [])))
   )
   return workersLayer(dispatch, context.storage).pipe(Layer.provideMerge(core))

@@ -133,26 +133,28 @@ export interface SchedulingClient {
     Availability,
     "create" | "get" | "list" | "update" | "delete" | "slots" | "explain" | "hold" | "getHold" | "releaseHold"
   >
-  readonly bookings: Promisified<
-    Bookings,
-    | "create"
-    | "get"
-    | "list"
-    | "update"
-    | "delete"
-    | "confirm"
-    | "cancel"
-    | "reschedule"
-    | "complete"
-    | "noShow"
-    | "recordPayment"
-    | "listPayments"
-  > & {
-    /** The booking's manage link (`{publicUrl}/manage/{token}`) and its bare token, for the client. */
-    readonly manageLink: (id: string) => Promise<ManageLink>
-    /** Bumps the booking's `manage_version`: every earlier link is dead; the booking with its new `manage_url`. */
-    readonly rotateManageLink: (id: string) => Promise<Booking>
-  }
+  readonly bookings:
+    & Promisified<
+      Bookings,
+      | "create"
+      | "get"
+      | "list"
+      | "update"
+      | "delete"
+      | "confirm"
+      | "cancel"
+      | "reschedule"
+      | "complete"
+      | "noShow"
+      | "recordPayment"
+      | "listPayments"
+    >
+    & {
+      /** The booking's manage link (`{publicUrl}/manage/{token}`) and its bare token, for the client. */
+      readonly manageLink: (id: string) => Promise<ManageLink>
+      /** Bumps the booking's `manage_version`: every earlier link is dead; the booking with its new `manage_url`. */
+      readonly rotateManageLink: (id: string) => Promise<Booking>
+    }
   /**
    * Recurring bookings: `create` takes a booking request with `recurrence` (and `on_conflict`)
    * and resolves with the series and its occurrences; `list({ client_id?, staff_id?, service_id?,

@@ -54,7 +54,9 @@ export const SchedulingOptions = Schema.Struct({
    * (`{publicUrl}/manage/{token}`, unless the account has a verified custom domain) and
    * calendar feed URLs (`{publicUrl}/calendar/…`) start with it. Default `http://127.0.0.1:8080`.
    */
-  publicUrl: Schema.optional(Schema.String.pipe(Schema.pattern(/^https?:\/\/[^/]/i, { message: () => "must be an http:// or https:// URL" }))),
+  publicUrl: Schema.optional(
+    Schema.String.pipe(Schema.pattern(/^https?:\/\/[^/]/i, { message: () => "must be an http:// or https:// URL" }))
+  ),
   /**
    * Read staff members' external calendars in this instance (default `true`): `false` when
    * another process on the same database does, or the loop's options (`pollMs`).
@@ -84,6 +86,9 @@ export const checkSchedulingOptions = (options: unknown): Either.Either<typeof S
     // `{ sqlite: file }` beside `storage`, or storage among several wrong options: the forms it takes.
     const aboutStorage = errors.some((e) => ["storage", "sqlite", "postgres"].includes(e.path)) && !detail.includes(STORAGE_FORMS)
     return toSlotwiseError(
-      new ValidationFailed({ errors, detail: `createScheduling: ${detail}${aboutStorage ? `; the storage option takes ${STORAGE_FORMS}` : ""}` })
+      new ValidationFailed({
+        errors,
+        detail: `createScheduling: ${detail}${aboutStorage ? `; the storage option takes ${STORAGE_FORMS}` : ""}`
+      })
     )
   })

@@ -110,16 +110,22 @@ const cpuPerScan = async (runtime: typeof before, spec: CollectionSpec<any>, que
 }
 
 const filled = new Set<CollectionSpec<any>>()
-console.log(`Scans across tenants, SQLite: ${ROWS} rows in ${TENANTS} tenants, none due; CPU µs per scan, median of ${ROUNDS} rounds × ${CALLS}`)
+console.log(
+  `Scans across tenants, SQLite: ${ROWS} rows in ${TENANTS} tenants, none due; CPU µs per scan, median of ${ROUNDS} rounds × ${CALLS}`
+)
 for (const scan of scans) {
   if (!filled.has(scan.spec)) {
     filled.add(scan.spec)
     await fill(before, scan.before, scan.doc)
     await fill(after, scan.spec, scan.doc)
   }
-  const found = await Promise.all([before, after].map((runtime, i) =>
-    runtime.runPromise(Effect.flatMap(Storage, (storage) => storage.collection(i === 0 ? scan.before : scan.spec).listAcrossTenants(scan.query)))
-  ))
+  const found = await Promise.all(
+    [before, after].map((runtime, i) =>
+      runtime.runPromise(
+        Effect.flatMap(Storage, (storage) => storage.collection(i === 0 ? scan.before : scan.spec).listAcrossTenants(scan.query))
+      )
+    )
+  )
   if (JSON.stringify(found[0]) !== JSON.stringify(found[1])) throw new Error(`${scan.name}: the two files answer differently`)
   const times: [Array<number>, Array<number>] = [[], []]
   for (let round = 0; round < ROUNDS; round++) {
@@ -130,7 +136,9 @@ for (const scan of scans) {
   }
   const [was, now] = times.map(median) as [number, number]
   console.log(
-    `  ${scan.name.padEnd(46)} before ${was.toFixed(1).padStart(8)} µs  after ${now.toFixed(1).padStart(6)} µs  ${(was / now).toFixed(1)}× less (${found[0]!.length} rows)`
+    `  ${scan.name.padEnd(46)} before ${was.toFixed(1).padStart(8)} µs  after ${now.toFixed(1).padStart(6)} µs  ${
+      (was / now).toFixed(1)
+    }× less (${found[0]!.length} rows)`
   )
 }
 // The price: a queued delivery is written twice (queued, then removed once sent), each write
@@ -161,7 +169,9 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 const [wroteBefore, wroteAfter] = writes.map(median) as [number, number]
 console.log(
-  `  ${"webhook queue: a delivery queued, then removed".padEnd(46)} before ${wroteBefore.toFixed(1).padStart(8)} µs  after ${wroteAfter.toFixed(1).padStart(6)} µs  ${(wroteAfter / wroteBefore).toFixed(2)}× (per row, in batches of ${BATCH})`
+  `  ${"webhook queue: a delivery queued, then removed".padEnd(46)} before ${wroteBefore.toFixed(1).padStart(8)} µs  after ${
+    wroteAfter.toFixed(1).padStart(6)
+  } µs  ${(wroteAfter / wroteBefore).toFixed(2)}× (per row, in batches of ${BATCH})`
 )
 
 await before.dispose()

@@ -25,11 +25,21 @@ const fairness = async (policy: "least_recently_booked" | "fewest_upcoming" | "w
   const staffIds: Array<string> = []
   for (let i = 0; i < 5; i++) {
     const member = await s.staff.create({ name: `M${i}`, time_zone: "UTC" })
-    await s.availability.create({ staff_id: member.id, type: "weekly", weekdays: [1, 2, 3, 4, 5, 6, 7], start_time: "00:00", end_time: "24:00" })
+    await s.availability.create({
+      staff_id: member.id,
+      type: "weekly",
+      weekdays: [1, 2, 3, 4, 5, 6, 7],
+      start_time: "00:00",
+      end_time: "24:00"
+    })
     staffIds.push(member.id)
   }
   const service = await s.services.create({
-    name: "Call", duration_minutes: 15, staff_ids: staffIds, assignment: "round_robin", round_robin_policy: policy,
+    name: "Call",
+    duration_minutes: 15,
+    staff_ids: staffIds,
+    assignment: "round_robin",
+    round_robin_policy: policy,
     ...(policy === "weighted" ? { staff_weights: Object.fromEntries(staffIds.map((id, i) => [id, weights[i]!])) } : {})
   })
   const client = await s.clients.create({ name: "Bo" })
@@ -62,7 +72,13 @@ const s = await createScheduling({ storage: { sqlite: join(dir, "team.db") } })
 const staffIds: Array<string> = []
 for (let i = 0; i < 10; i++) {
   const member = await s.staff.create({ name: `Staff ${i}`, time_zone: "UTC" })
-  await s.availability.create({ staff_id: member.id, type: "weekly", weekdays: [1, 2, 3, 4, 5, 6, 7], start_time: "08:00", end_time: "18:00" })
+  await s.availability.create({
+    staff_id: member.id,
+    type: "weekly",
+    weekdays: [1, 2, 3, 4, 5, 6, 7],
+    start_time: "08:00",
+    end_time: "18:00"
+  })
   staffIds.push(member.id)
 }
 const base = { duration_minutes: 30, staff_ids: staffIds, max_advance_days: 400 }
@@ -90,7 +106,11 @@ for (const list of lists) {
 const times = await interleaved(lists, 41)
 const [chosenMs, roundRobinMs] = times.map(median) as [number, number]
 console.log(`  chosen (baseline)      ${String(counts[0]).padStart(6)} slots  median ${chosenMs.toFixed(2).padStart(7)} ms`)
-console.log(`  round_robin            ${String(counts[1]).padStart(6)} starts median ${roundRobinMs.toFixed(2).padStart(7)} ms  (${(roundRobinMs / chosenMs).toFixed(2)}× chosen)`)
+console.log(
+  `  round_robin            ${String(counts[1]).padStart(6)} starts median ${roundRobinMs.toFixed(2).padStart(7)} ms  (${
+    (roundRobinMs / chosenMs).toFixed(2)
+  }× chosen)`
+)
 console.log(`  load average ${load()}`)
 
 console.log("\nRefusals: a start outside everyone's hours, with the nearest free starts (same file)")
@@ -108,7 +128,11 @@ for (const refuse of refusals) {
 }
 const [oneMs, teamMs] = (await interleaved(refusals, 41)).map(median) as [number, number]
 console.log(`  one member             ${offered[0]} alternatives  median ${oneMs.toFixed(2).padStart(7)} ms`)
-console.log(`  round_robin, 10        ${offered[1]} alternatives  median ${teamMs.toFixed(2).padStart(7)} ms  (${(teamMs / oneMs).toFixed(2)}× one member)`)
+console.log(
+  `  round_robin, 10        ${offered[1]} alternatives  median ${teamMs.toFixed(2).padStart(7)} ms  (${
+    (teamMs / oneMs).toFixed(2)
+  }× one member)`
+)
 console.log(`  load average ${load()}`)
 await s.close()
 rmSync(dir, { recursive: true, force: true })

@@ -25,8 +25,12 @@ const getBooking = db.prepare("SELECT doc FROM bookings WHERE account = ? AND id
 const listBookings = db.prepare("SELECT doc FROM bookings WHERE account = ? AND status = ? AND start_ms > ? ORDER BY start_ms, id LIMIT ?")
 // Every booking here is 30 minutes long, so one that overlaps [start, end) starts after
 // start - 30 min: the bound keeps the index scan short however many bookings there are.
-const overlapping = db.prepare("SELECT 1 FROM bookings WHERE account = ? AND staff_id = ? AND status IN ('pending','confirmed') AND start_ms < ? AND start_ms > ? AND end_ms > ? LIMIT 1")
-const inRange = db.prepare("SELECT start_ms, end_ms FROM bookings WHERE account = ? AND staff_id = ? AND status IN ('pending','confirmed') AND start_ms < ? AND end_ms > ?")
+const overlapping = db.prepare(
+  "SELECT 1 FROM bookings WHERE account = ? AND staff_id = ? AND status IN ('pending','confirmed') AND start_ms < ? AND start_ms > ? AND end_ms > ? LIMIT 1"
+)
+const inRange = db.prepare(
+  "SELECT start_ms, end_ms FROM bookings WHERE account = ? AND staff_id = ? AND status IN ('pending','confirmed') AND start_ms < ? AND end_ms > ?"
+)
 const insertEvent = db.prepare("INSERT INTO events (account, type, doc) VALUES (?, 'booking.created', ?)")
 const insert = db.prepare("INSERT INTO bookings (id, account, staff_id, status, start_ms, end_ms, doc) VALUES (?, ?, ?, ?, ?, ?, ?)")
 const begin = db.prepare("BEGIN IMMEDIATE")
@@ -37,7 +41,10 @@ const counters = new Map<string, { count: number; reset: number }>()
 const MINUTE = 60_000
 const send = (res: http.ServerResponse, status: number, body: unknown) => {
   const text = JSON.stringify(body)
-  res.writeHead(status, { "content-type": status >= 400 ? "application/problem+json" : "application/json", "content-length": Buffer.byteLength(text) })
+  res.writeHead(status, {
+    "content-type": status >= 400 ? "application/problem+json" : "application/json",
+    "content-length": Buffer.byteLength(text)
+  })
   res.end(text)
 }
 
@@ -64,7 +71,12 @@ const server = http.createServer((req, res) => {
       const limit = Number(url.searchParams.get("limit") ?? 20)
       const rows = listBookings.all(account, url.searchParams.get("status") ?? "confirmed", 0, limit + 1) as Array<{ doc: string }>
       const data = rows.slice(0, limit).map((r) => JSON.parse(r.doc))
-      return send(res, 200, { object: "list", data, has_more: rows.length > limit, next_cursor: rows.length > limit ? String(data[data.length - 1].start) : null })
+      return send(res, 200, {
+        object: "list",
+        data,
+        has_more: rows.length > limit,
+        next_cursor: rows.length > limit ? String(data[data.length - 1].start) : null
+      })
     }
     if (req.method === "POST" && url.pathname === "/v1/bookings") {
       const body = JSON.parse(Buffer.concat(chunks).toString("utf8"))
@@ -76,7 +88,14 @@ const server = http.createServer((req, res) => {
           rollback.run()
           return send(res, 409, { code: "slot_unavailable" })
         }
-        const doc = { id: `bkg_${randomUUID()}`, object: "booking", ...body, end: new Date(end).toISOString(), status: "confirmed", created_at: new Date().toISOString() }
+        const doc = {
+          id: `bkg_${randomUUID()}`,
+          object: "booking",
+          ...body,
+          end: new Date(end).toISOString(),
+          status: "confirmed",
+          created_at: new Date().toISOString()
+        }
         const text = JSON.stringify(doc)
         insert.run(doc.id, account, body.staff_id, "confirmed", start, end, text)
         insertEvent.run(account, text)

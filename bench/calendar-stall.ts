@@ -48,15 +48,26 @@ const startChild = (args: ReadonlyArray<string>, pattern: RegExp, options: { std
     child.on("exit", (code) => reject(new Error(`${args.join(" ")} exited ${code}`)))
   })
 
-const [, feedUrl, feedBytes] = await startChild(["--import", "tsx", "bench/calendar-stall-feed.ts"], /^feed (\S+) (\d+)$/, { stdin: "pipe" })
+const [, feedUrl, feedBytes] = await startChild(["--import", "tsx", "bench/calendar-stall-feed.ts"], /^feed (\S+) (\d+)$/, {
+  stdin: "pipe"
+})
 
 progress("feed served; building the server")
 // Build (tsc + bundle) outside the timing.
 spawnSync(process.execPath, ["bin/slotwise.js", "--version"], { cwd: root, stdio: "ignore" })
 // Feeds are synced on request only: a sync interval far beyond the run.
 const [, url] = await startChild([
-  "bin/slotwise.js", "serve", "--port", "0", "--database", path.join(dir, "slotwise.db"), "--admin-token", ADMIN,
-  "--allow-private-webhooks", "--calendar-sync-minutes", "1440"
+  "bin/slotwise.js",
+  "serve",
+  "--port",
+  "0",
+  "--database",
+  path.join(dir, "slotwise.db"),
+  "--admin-token",
+  ADMIN,
+  "--allow-private-webhooks",
+  "--calendar-sync-minutes",
+  "1440"
 ], /^listening on (http:\/\/\S+)$/)
 
 progress("server started")
@@ -66,7 +77,13 @@ const account = await api("POST", "/admin/v1/accounts", ADMIN, { name: "Bench", 
 const key: string = account.keys.sandbox.secret
 const staff = await api("POST", "/v1/staff", key, { name: "Ana", time_zone: "Europe/Berlin" })
 const service = await api("POST", "/v1/services", key, { name: "Cut", duration_minutes: 30, staff_ids: [staff.id], max_advance_days: 365 })
-await api("POST", "/v1/availability", key, { staff_id: staff.id, type: "weekly", weekdays: [1, 2, 3, 4, 5, 6, 7], start_time: "00:00", end_time: "24:00" })
+await api("POST", "/v1/availability", key, {
+  staff_id: staff.id,
+  type: "weekly",
+  weekdays: [1, 2, 3, 4, 5, 6, 7],
+  start_time: "00:00",
+  end_time: "24:00"
+})
 const client = await api("POST", "/v1/clients", key, { name: "Bob" })
 const start = new Date(Math.ceil(Date.now() / 86_400_000) * 86_400_000 + 86_400_000 + 3 * 3_600_000).toISOString().replace(".000Z", "Z")
 const booking = await api("POST", "/v1/bookings", key, { service_id: service.id, staff_id: staff.id, client_id: client.id, start })
@@ -84,7 +101,17 @@ interface Latency {
 /** autocannon, in a process of its own, on the booking for `seconds`. */
 const load = (seconds: number) =>
   new Promise<Latency>((resolve, reject) => {
-    const args = [autocannonCli, "-j", "-c", String(CONNECTIONS), "-d", String(seconds), "-H", `authorization=Bearer ${key}`, `${url}/v1/bookings/${booking.id}`]
+    const args = [
+      autocannonCli,
+      "-j",
+      "-c",
+      String(CONNECTIONS),
+      "-d",
+      String(seconds),
+      "-H",
+      `authorization=Bearer ${key}`,
+      `${url}/v1/bookings/${booking.id}`
+    ]
     const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "ignore"] })
     children.push(child)
     let out = ""
@@ -140,10 +167,19 @@ const spread = (xs: ReadonlyArray<number>) => {
   return `n ${sorted.length}, min ${ms(sorted[0]!)}, median ${ms(at(0.5))}, p90 ${ms(at(0.9))}, max ${ms(sorted[sorted.length - 1]!)}`
 }
 const ratios = rounds.map((r) => r.busy.p99 / Math.max(1, r.idle.p99))
-console.log(`GET /v1/bookings/{id}: ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s idle then ${SECONDS} s during back-to-back syncs`)
+console.log(
+  `GET /v1/bookings/{id}: ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s idle then ${SECONDS} s during back-to-back syncs`
+)
 console.log(`feed ${(Number(feedBytes) / 1024 / 1024).toFixed(2)} MB, ${first.events} busy occurrences`)
 rounds.forEach((r, i) =>
-  console.log(`  round ${i + 1}  idle p50 ${r.idle.p50} p99 ${String(r.idle.p99).padStart(3)} ms (${Math.round(r.idle.requests)} req/s)   during sync p50 ${r.busy.p50} p99 ${String(r.busy.p99).padStart(4)} ms max ${r.busy.max} ms (${Math.round(r.busy.requests)} req/s)   ratio ${ratios[i]!.toFixed(2)}   errors ${r.idle.errors + r.busy.errors}`))
+  console.log(
+    `  round ${i + 1}  idle p50 ${r.idle.p50} p99 ${String(r.idle.p99).padStart(3)} ms (${
+      Math.round(r.idle.requests)
+    } req/s)   during sync p50 ${r.busy.p50} p99 ${String(r.busy.p99).padStart(4)} ms max ${r.busy.max} ms (${
+      Math.round(r.busy.requests)
+    } req/s)   ratio ${ratios[i]!.toFixed(2)}   errors ${r.idle.errors + r.busy.errors}`
+  )
+)
 console.log(`  p99 ratio         min ${Math.min(...ratios).toFixed(2)}, median ${median(ratios).toFixed(2)}  (target ≤ 2)`)
 console.log(`  first sync        ${ms(first.ms)}  (starts the parse worker, stores every range)`)
 console.log(`  syncs, no load    ${spread(alone)}  (target < 1000 ms)`)

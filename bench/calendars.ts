@@ -81,7 +81,11 @@ const [withCalendars, without] = await interleaved([
   () => s.availability.slots(query(busyTeam.serviceId)),
   () => plain.availability.slots(query(plainTeam.serviceId))
 ], 15)
-console.log(`  with calendars     ${String(counts[0]).padStart(6)} slots  median ${median(withCalendars!).toFixed(2).padStart(7)} ms  (target < 25 ms)`)
+console.log(
+  `  with calendars     ${String(counts[0]).padStart(6)} slots  median ${
+    median(withCalendars!).toFixed(2).padStart(7)
+  } ms  (target < 25 ms)`
+)
 console.log(`  without calendars  ${String(counts[1]).padStart(6)} slots  median ${median(without!).toFixed(2).padStart(7)} ms`)
 
 console.log("Syncing a 2 MB feed (SQLite)")

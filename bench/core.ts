@@ -73,12 +73,30 @@ const insertBaseline = (): Contestant => {
     for (const end = i + n; i < end; i++) {
       const start = slotStart(i, 10, 56)
       const doc = {
-        id: `bkg_${i}`, object: "booking", service_id: "svc", staff_id: `stf_${i % 10}`, client_id: "cli",
-        start: iso(start), end: iso(start + HALF_HOUR), status: "confirmed"
+        id: `bkg_${i}`,
+        object: "booking",
+        service_id: "svc",
+        staff_id: `stf_${i % 10}`,
+        client_id: "cli",
+        start: iso(start),
+        end: iso(start + HALF_HOUR),
+        status: "confirmed"
       }
       begin.run()
-      insert.run("acc", "sandbox", doc.id, JSON.stringify(doc), doc.staff_id, "svc", "cli", "confirmed", start,
-        start + HALF_HOUR, start, start + HALF_HOUR)
+      insert.run(
+        "acc",
+        "sandbox",
+        doc.id,
+        JSON.stringify(doc),
+        doc.staff_id,
+        "svc",
+        "cli",
+        "confirmed",
+        start,
+        start + HALF_HOUR,
+        start,
+        start + HALF_HOUR
+      )
       commit.run()
     }
   }
@@ -125,13 +143,40 @@ const sameWorkBaseline = async (): Promise<Contestant> => {
       JSON.parse((client.get(...t, clientId) as { doc: string }).doc)
       const now = iso(Date.now())
       const booking = {
-        id: `bkg_raw${i}`, object: "booking", service_id: serviceId, staff_id: staffId, client_id: clientId,
-        start: iso(start), end: iso(start + HALF_HOUR), status: "confirmed", notes: null, cancellation_reason: null,
-        price: null, amount_paid: null, payment_status: "unpaid", rescheduled_from: null, buffer_before_minutes: 0,
-        buffer_after_minutes: 0, answers: [], metadata: {}, created_at: now, updated_at: now
+        id: `bkg_raw${i}`,
+        object: "booking",
+        service_id: serviceId,
+        staff_id: staffId,
+        client_id: clientId,
+        start: iso(start),
+        end: iso(start + HALF_HOUR),
+        status: "confirmed",
+        notes: null,
+        cancellation_reason: null,
+        price: null,
+        amount_paid: null,
+        payment_status: "unpaid",
+        rescheduled_from: null,
+        buffer_before_minutes: 0,
+        buffer_after_minutes: 0,
+        answers: [],
+        metadata: {},
+        created_at: now,
+        updated_at: now
       }
-      insertBooking.run(...t, booking.id, staffId, serviceId, clientId, "confirmed", start, start + HALF_HOUR, start,
-        start + HALF_HOUR, JSON.stringify(booking))
+      insertBooking.run(
+        ...t,
+        booking.id,
+        staffId,
+        serviceId,
+        clientId,
+        "confirmed",
+        start,
+        start + HALF_HOUR,
+        start,
+        start + HALF_HOUR,
+        JSON.stringify(booking)
+      )
       const event = { id: `evt_raw${i}`, object: "event", type: "booking.created", created_at: now, data: { object: booking } }
       insertEvent.run(...t, event.id, event.type, JSON.stringify(event))
       commit.run()
@@ -147,8 +192,10 @@ const benchCreates = async (rounds: number, perRound: number) => {
   // A pause between turns: Slotwise's checkpoint thread ends before the next one is timed.
   const times = await interleaved(names.map((name) => () => contestants[name](perRound)), rounds, 150)
   await slotwise.close()
-  const rates = Object.fromEntries(names.map((name, i) => [name, times[i]!.map((ms) => perRound / (ms / 1000))])) as
-    Record<keyof typeof contestants, Array<number>>
+  const rates = Object.fromEntries(names.map((name, i) => [name, times[i]!.map((ms) => perRound / (ms / 1000))])) as Record<
+    keyof typeof contestants,
+    Array<number>
+  >
   const ratios = (of: keyof typeof contestants, to: keyof typeof contestants) => rates[of].map((r, i) => r / rates[to][i]!)
   return {
     slotwise: median(rates.slotwise),
@@ -199,7 +246,11 @@ const sorted = [...creates.ratio].sort((a, b) => a - b)
 console.log("Booking creation, sequential, one transaction each (25 interleaved rounds of 200, medians):")
 console.log(`  slotwise bookings.create        ${creates.slotwise.toFixed(0).padStart(8)} /s  (checks + event + transaction)`)
 console.log(`  raw better-sqlite3 insert+txn   ${creates.insert.toFixed(0).padStart(8)} /s`)
-console.log(`  ratio                           ${median(creates.ratio).toFixed(3).padStart(8)}×  (target ≥ 0.2×; rounds ${sorted[0]!.toFixed(3)}–${sorted[sorted.length - 1]!.toFixed(3)})`)
+console.log(
+  `  ratio                           ${median(creates.ratio).toFixed(3).padStart(8)}×  (target ≥ 0.2×; rounds ${sorted[0]!.toFixed(3)}–${
+    sorted[sorted.length - 1]!.toFixed(3)
+  })`
+)
 console.log(`  raw better-sqlite3, same work   ${creates.sameWork.toFixed(0).padStart(8)} /s  (the create's statements, no stack)`)
 console.log(`  same work vs insert baseline    ${creates.sameWorkRatio.toFixed(3).padStart(8)}×  (what SQLite alone allows)`)
 console.log(`  slotwise vs same work           ${creates.kept.toFixed(3).padStart(8)}×  (what the core keeps of it)\n`)
@@ -214,7 +265,11 @@ const [one, base, staff2, days2, book2] = await benchSlots([
 ], 40)
 const growth = (of: { ms: number; slots: number }) =>
   `${(of.ms / base!.ms).toFixed(2)}× the time for ${(of.slots / base!.slots).toFixed(2)}× the slots`
-console.log(`\n  target: 50 × 31 with 5,000 bookings under 20 ms → ${base!.ms.toFixed(2)} ms (${base!.ms < 20 ? "met" : "NOT met"}); 1 staff ${one!.ms.toFixed(2)} ms`)
+console.log(
+  `\n  target: 50 × 31 with 5,000 bookings under 20 ms → ${base!.ms.toFixed(2)} ms (${base!.ms < 20 ? "met" : "NOT met"}); 1 staff ${
+    one!.ms.toFixed(2)
+  } ms`
+)
 console.log("  growth (linear: time grows no faster than the work):")
 console.log(`    2× staff (and bookings)  ${growth(staff2!)}`)
 console.log(`    2× days                  ${growth(days2!)}`)

@@ -33,7 +33,19 @@ process.on("exit", () => {
 spawnSync(process.execPath, ["bin/slotwise.js", "--version"], { cwd: root, stdio: "ignore" })
 process.env.STATEMENT_TIMES_OUT = out
 const server = await startServer(
-  [...BIN_CAPS, "-r", path.join(root, "bench", "statement-timer.cjs"), "bin/slotwise.js", "serve", "--port", "0", "--database", path.join(dir, "bench.db"), "--admin-token", ADMIN],
+  [
+    ...BIN_CAPS,
+    "-r",
+    path.join(root, "bench", "statement-timer.cjs"),
+    "bin/slotwise.js",
+    "serve",
+    "--port",
+    "0",
+    "--database",
+    path.join(dir, "bench.db"),
+    "--admin-token",
+    ADMIN
+  ],
   { cwd: root, children }
 )
 const key = await benchAccount(server.url, ADMIN)
@@ -68,7 +80,9 @@ const rows = await (async () => {
 const made = result.requests.total - result.non2xx
 if (result.non2xx + result.errors > 0) console.log(`(${result.non2xx} non-2xx, ${result.errors} errors)`)
 const commits = rows.find((r) => r.sql === "COMMIT")?.calls ?? 0
-console.log(`\n${made} creates in ${SECONDS} s (10 connections); ${commits} COMMITs, ${(made / Math.max(commits, 1)).toFixed(1)} creates a group\n`)
+console.log(
+  `\n${made} creates in ${SECONDS} s (10 connections); ${commits} COMMITs, ${(made / Math.max(commits, 1)).toFixed(1)} creates a group\n`
+)
 console.log(`${"per create".padStart(10)} ${"µs each".padStart(9)} ${"µs/create".padStart(10)}  statement`)
 let total = 0
 for (const row of rows.sort((a, b) => b.micros - a.micros)) {
@@ -80,7 +94,9 @@ for (const row of rows.sort((a, b) => b.micros - a.micros)) {
     .replace(/^SELECT ((?:"?\w+"?, ){3,}"?\w+"?) FROM /, "SELECT … FROM ")
     .replace(/^INSERT INTO (\S+) \(.*?\) VALUES \(.*?\)/, "INSERT INTO $1 (…) VALUES (…)")
   console.log(
-    `${(row.calls / made).toFixed(2).padStart(10)} ${(row.micros / row.calls).toFixed(1).padStart(9)} ${perCreate.toFixed(1).padStart(10)}  ${sql.length > 100 ? `${sql.slice(0, 97)}...` : sql}`
+    `${(row.calls / made).toFixed(2).padStart(10)} ${(row.micros / row.calls).toFixed(1).padStart(9)} ${
+      perCreate.toFixed(1).padStart(10)
+    }  ${sql.length > 100 ? `${sql.slice(0, 97)}...` : sql}`
   )
 }
 console.log(`${"".padStart(21)}${total.toFixed(1).padStart(10)}  in all`)

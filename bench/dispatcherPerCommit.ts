@@ -30,7 +30,10 @@ const db = await createTestDatabase()
 // Storage stays in the context: the dispatcher subscribes to its signals from there.
 const make = (schema: string) =>
   ManagedRuntime.make(
-    CoreLive.pipe(Layer.provide(WebhookPolicyLive({ allowPrivate: true })), Layer.provideMerge(PostgresStorageLive({ url: db.url, schema })))
+    CoreLive.pipe(
+      Layer.provide(WebhookPolicyLive({ allowPrivate: true })),
+      Layer.provideMerge(PostgresStorageLive({ url: db.url, schema }))
+    )
   )
 const withDispatcher = make("with_dispatcher")
 const plain = make("plain")
@@ -60,7 +63,11 @@ for (let round = 0; round < 9; round++) {
 const [d, p] = rows.map((xs) => ({ cpu: median(xs.map((x) => x.cpu)), statements: median(xs.map((x) => x.statements)) }))
 console.log(`with dispatcher: ${d!.cpu.toFixed(0)} µs CPU, ${d!.statements} statements per commit`)
 console.log(`without:         ${p!.cpu.toFixed(0)} µs CPU, ${p!.statements} statements per commit`)
-console.log(`dispatcher's share per commit: ${(d!.cpu - p!.cpu).toFixed(0)} µs, ${(d!.statements - p!.statements).toFixed(2)} statements; ratio ${(d!.cpu / p!.cpu).toFixed(2)}`)
+console.log(
+  `dispatcher's share per commit: ${(d!.cpu - p!.cpu).toFixed(0)} µs, ${(d!.statements - p!.statements).toFixed(2)} statements; ratio ${
+    (d!.cpu / p!.cpu).toFixed(2)
+  }`
+)
 await withDispatcher.dispose()
 await plain.dispose()
 await db.drop()

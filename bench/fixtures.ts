@@ -41,10 +41,18 @@ export const slotStart = (i: number, staff: number, days: number) => {
  * A team of `staff` with `bookings` bookings over `days` days (staff in turn), and the
  * `availability.slots` query for those days.
  */
-export const seedSlotsCase = async (s: SchedulingClient, c: { readonly staff: number; readonly days: number; readonly bookings: number }) => {
+export const seedSlotsCase = async (
+  s: SchedulingClient,
+  c: { readonly staff: number; readonly days: number; readonly bookings: number }
+) => {
   const { clientId, serviceId, staffIds } = await team(s, c.staff)
   for (let i = 0; i < c.bookings; i++) {
-    await s.bookings.create({ service_id: serviceId, staff_id: staffIds[i % c.staff]!, client_id: clientId, start: iso(slotStart(i, c.staff, c.days)) })
+    await s.bookings.create({
+      service_id: serviceId,
+      staff_id: staffIds[i % c.staff]!,
+      client_id: clientId,
+      start: iso(slotStart(i, c.staff, c.days))
+    })
   }
   return { service_id: serviceId, start: iso(MONDAY), end: iso(MONDAY + c.days * DAY) }
 }

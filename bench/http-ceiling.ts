@@ -37,7 +37,18 @@ import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Schema } from "effect"
 import { call } from "./httpCall.js"
 import { median } from "./rounds.js"
-import { benchAccount, BIN_CAPS, bookable, cpuOf, createsAt, halfHour as slot, mainThreadCpuOf, nodeFlags, rssOf, startServer } from "./servers.js"
+import {
+  benchAccount,
+  BIN_CAPS,
+  bookable,
+  cpuOf,
+  createsAt,
+  halfHour as slot,
+  mainThreadCpuOf,
+  nodeFlags,
+  rssOf,
+  startServer
+} from "./servers.js"
 
 const body = { id: "bkg_01", object: "booking", start: "2027-01-01T10:00:00Z", status: "confirmed", metadata: {} }
 const mode = process.argv[2]
@@ -109,19 +120,39 @@ async function compare() {
    * book never reach the day of slots read or the staff member whose bookings are listed.
    */
   const slotwise = async (flags: ReadonlyArray<string>, name: string) => {
-    const server = await start([...flags, "bin/slotwise.js", "serve", "--port", "0", "--database", path.join(dir, `${name}.db`), "--admin-token", ADMIN])
+    const server = await start([
+      ...flags,
+      "bin/slotwise.js",
+      "serve",
+      "--port",
+      "0",
+      "--database",
+      path.join(dir, `${name}.db`),
+      "--admin-token",
+      ADMIN
+    ])
     const key = await benchAccount(server.url, ADMIN)
     const read = await bookable(server.url, key, "Ana", "Cut")
     const creates = await bookable(server.url, key, "Bea", "Colour")
     const client = await call(`${server.url}/v1/clients`, "POST", key, { name: "Bob" })
-    const booking = await call(`${server.url}/v1/bookings`, "POST", key, { service_id: read.service, staff_id: read.staff, client_id: client.id, start: slot(0) })
+    const booking = await call(`${server.url}/v1/bookings`, "POST", key, {
+      service_id: read.service,
+      staff_id: read.staff,
+      client_id: client.id,
+      start: slot(0)
+    })
     return { ...server, key, ...read, client: client.id, booking: booking.id, creates: { ...creates, client: client.id } }
   }
 
   const capped = await slotwise(CAPS, "capped")
   // A list page of 20 needs 20 bookings from the start (the creates below add more).
   for (let i = 1; i <= 20; i++) {
-    await call(`${capped.url}/v1/bookings`, "POST", capped.key, { service_id: capped.service, staff_id: capped.staff, client_id: capped.client, start: slot(80_000 + i) })
+    await call(`${capped.url}/v1/bookings`, "POST", capped.key, {
+      service_id: capped.service,
+      staff_id: capped.staff,
+      client_id: capped.client,
+      start: slot(80_000 + i)
+    })
   }
   const noop = await start([...CAPS, "--import", "tsx", self, "httpapi"])
   const bare = await start([...CAPS, "--import", "tsx", self, "bare"])
@@ -148,7 +179,9 @@ async function compare() {
     {
       name: "GET slotwise slots, one day",
       pid: capped.pid,
-      options: { url: `${capped.url}/v1/availability/slots?service_id=${capped.service}&start=${slotsDay}T00:00:00Z&end=${slotsDay}T23:59:59Z` }
+      options: {
+        url: `${capped.url}/v1/availability/slots?service_id=${capped.service}&start=${slotsDay}T00:00:00Z&end=${slotsDay}T23:59:59Z`
+      }
     },
     { name: "POST baseline", pid: baseline.pid, options: baselineCreates },
     { name: "POST no-op HttpApi", pid: noop.pid, options: noopCreates },
@@ -181,13 +214,16 @@ async function compare() {
       cpu[i]!.push((cpuOf(c.pid) - cpu0) / result.requests.total)
       mainCpu[i]!.push((mainThreadCpuOf(c.pid) - main0) / result.requests.total)
       clearInterval(sampler)
-      if ((c.refusals === true ? 0 : result.non2xx) + result.errors > 0) console.log(`  (${c.name}: ${result.non2xx} non-2xx, ${result.errors} errors)`)
+      if ((c.refusals === true ? 0 : result.non2xx) + result.errors > 0)
+        console.log(`  (${c.name}: ${result.non2xx} non-2xx, ${result.errors} errors)`)
       rps[i]!.push(result.requests.average)
       p99[i]!.push(result.latency.p99)
     }
   }
   const m = rps.map((xs) => median(xs))
-  console.log(`\nautocannon: 10 connections, ${SECONDS} s × ${ROUNDS} interleaved rounds, medians; ${os.cpus().length} cores, node ${process.version}\n`)
+  console.log(
+    `\nautocannon: 10 connections, ${SECONDS} s × ${ROUNDS} interleaved rounds, medians; ${os.cpus().length} cores, node ${process.version}\n`
+  )
   const mc = cpu.map((xs) => median(xs))
   const mm = mainCpu.map((xs) => median(xs))
   contestants.forEach((c, i) =>
@@ -215,26 +251,54 @@ async function compare() {
   const [one, five] = os.loadavg()
   console.log("")
   console.log(`load average at the end: ${one!.toFixed(2)} (1 min), ${five!.toFixed(2)} (5 min)`)
-  console.log(`POST /v1/bookings / no-op HttpApi POST:      ${create.toFixed(2)}× by req/s (target ≥ 0.5) ${verdict(create >= 0.5)}; ` +
-    `${cpuPer("POST slotwise").toFixed(0)} µs against ${cpuPer("POST no-op HttpApi").toFixed(0)} µs of server CPU; ` +
-    `${mainPer("POST slotwise").toFixed(0)} against ${mainPer("POST no-op HttpApi").toFixed(0)} µs on the main thread ` +
-    `(${(mainPer("POST no-op HttpApi") / mainPer("POST slotwise")).toFixed(2)}×)`)
-  console.log(`POST refused by its schema / no-op POST:     ${refused.toFixed(2)}× by server CPU per request (target ≤ 1.3) ${verdict(refused <= 1.3)}; ` +
-    `${cpuPer("POST slotwise, 422 bad start").toFixed(0)} µs`)
-  console.log(`GET /v1/bookings/{id} / no-op HttpApi GET:   ${read.toFixed(2)}× by req/s (target ≥ 0.75) ${verdict(read >= 0.75)}; ` +
-    `${cpuRatio("GET no-op HttpApi", "GET slotwise").toFixed(2)}× by server CPU (${cpuPer("GET slotwise").toFixed(0)} against ${cpuPer("GET no-op HttpApi").toFixed(0)} µs)`)
+  console.log(
+    `POST /v1/bookings / no-op HttpApi POST:      ${create.toFixed(2)}× by req/s (target ≥ 0.5) ${verdict(create >= 0.5)}; ` +
+      `${cpuPer("POST slotwise").toFixed(0)} µs against ${cpuPer("POST no-op HttpApi").toFixed(0)} µs of server CPU; ` +
+      `${mainPer("POST slotwise").toFixed(0)} against ${mainPer("POST no-op HttpApi").toFixed(0)} µs on the main thread ` +
+      `(${(mainPer("POST no-op HttpApi") / mainPer("POST slotwise")).toFixed(2)}×)`
+  )
+  console.log(
+    `POST refused by its schema / no-op POST:     ${refused.toFixed(2)}× by server CPU per request (target ≤ 1.3) ${
+      verdict(refused <= 1.3)
+    }; ` +
+      `${cpuPer("POST slotwise, 422 bad start").toFixed(0)} µs`
+  )
+  console.log(
+    `GET /v1/bookings/{id} / no-op HttpApi GET:   ${read.toFixed(2)}× by req/s (target ≥ 0.75) ${verdict(read >= 0.75)}; ` +
+      `${cpuRatio("GET no-op HttpApi", "GET slotwise").toFixed(2)}× by server CPU (${cpuPer("GET slotwise").toFixed(0)} against ${
+        cpuPer("GET no-op HttpApi").toFixed(0)
+      } µs)`
+  )
   console.log(`  the same read through HttpApi:             ${viaApi.toFixed(2)}× (${cpuPer("GET slotwise via HttpApi").toFixed(0)} µs)`)
-  console.log(`GET /v1/bookings?limit=20 / no-op GET:       ${ratio("GET slotwise list of 20", "GET no-op HttpApi").toFixed(2)}× (${cpuPer("GET slotwise list of 20").toFixed(0)} µs)`)
-  console.log(`GET slots (one day, 48 starts) / no-op GET:  ${ratio("GET slotwise slots, one day", "GET no-op HttpApi").toFixed(2)}× (${cpuPer("GET slotwise slots, one day").toFixed(0)} µs)`)
-  console.log(`POST /v1/bookings / baseline (node:http + better-sqlite3): ${ratio("POST slotwise", "POST baseline").toFixed(2)}×; ` +
-    `no-op HttpApi POST / baseline ${ratio("POST no-op HttpApi", "POST baseline").toFixed(2)}×; no-op GET / bare node:http ${ratio("GET no-op HttpApi", "GET bare node:http").toFixed(2)}×`)
+  console.log(
+    `GET /v1/bookings?limit=20 / no-op GET:       ${ratio("GET slotwise list of 20", "GET no-op HttpApi").toFixed(2)}× (${
+      cpuPer("GET slotwise list of 20").toFixed(0)
+    } µs)`
+  )
+  console.log(
+    `GET slots (one day, 48 starts) / no-op GET:  ${ratio("GET slotwise slots, one day", "GET no-op HttpApi").toFixed(2)}× (${
+      cpuPer("GET slotwise slots, one day").toFixed(0)
+    } µs)`
+  )
+  console.log(
+    `POST /v1/bookings / baseline (node:http + better-sqlite3): ${ratio("POST slotwise", "POST baseline").toFixed(2)}×; ` +
+      `no-op HttpApi POST / baseline ${ratio("POST no-op HttpApi", "POST baseline").toFixed(2)}×; no-op GET / bare node:http ${
+        ratio("GET no-op HttpApi", "GET bare node:http").toFixed(2)
+      }×`
+  )
   const atConnections = (name: string, connections: number) => (connections === 10 ? name : `${name}, ${connections} connections`)
   const byConnections = [2, 10, 32].map((connections) => {
     const [ours, noop] = [atConnections("POST slotwise", connections), atConnections("POST no-op HttpApi", connections)]
     return `${(mainPer(noop) / mainPer(ours)).toFixed(2)}× (${mainPer(ours).toFixed(0)} against ${mainPer(noop).toFixed(0)} µs)`
   })
   console.log(`POST /v1/bookings / no-op POST by main-thread CPU at 2 / 10 / 32 connections: ${byConnections.join(" / ")}`)
-  console.log(`creates at 32 connections: p99 ${median(p99[at("POST slotwise, 32 connections")]!).toFixed(0)} ms ` +
-    `(${req("POST slotwise, 32 connections").toFixed(0)} req/s); at 10: p99 ${median(p99[at("POST slotwise")]!).toFixed(0)} ms`)
-  console.log(`peak RSS under load with the heap caps: ${peak.get(capped.pid)!.toFixed(0)} MB (target < 200 MB) ${verdict(peak.get(capped.pid)! < 200)}`)
+  console.log(
+    `creates at 32 connections: p99 ${median(p99[at("POST slotwise, 32 connections")]!).toFixed(0)} ms ` +
+      `(${req("POST slotwise, 32 connections").toFixed(0)} req/s); at 10: p99 ${median(p99[at("POST slotwise")]!).toFixed(0)} ms`
+  )
+  console.log(
+    `peak RSS under load with the heap caps: ${peak.get(capped.pid)!.toFixed(0)} MB (target < 200 MB) ${
+      verdict(peak.get(capped.pid)! < 200)
+    }`
+  )
 }

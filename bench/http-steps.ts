@@ -8,7 +8,16 @@
  * each call allocates. Run: `node --expose-gc --max-semi-space-size=256 --import tsx bench/http-steps.ts`
  * (without `--expose-gc` the allocation column is left out).
  */
-import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiError, HttpApiGroup, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  HttpApi,
+  HttpApiBuilder,
+  HttpApiEndpoint,
+  HttpApiError,
+  HttpApiGroup,
+  HttpServer,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
 import { Effect, Layer, ManagedRuntime, Schema } from "effect"
 import { SlotwiseApi } from "../adapters/http/api.js"
 import { makeAuthenticate } from "../adapters/http/middleware/authenticate.js"
@@ -53,9 +62,15 @@ const allocKB = async (f: () => unknown): Promise<number | undefined> => {
 }
 
 const runtime = ManagedRuntime.make(
-  CredentialsLive.pipe(Layer.provideMerge(AccessServicesLive), Layer.provide(MemoryRateLimitStoreLive), Layer.provideMerge(storageLayer("memory")))
+  CredentialsLive.pipe(
+    Layer.provideMerge(AccessServicesLive),
+    Layer.provide(MemoryRateLimitStoreLive),
+    Layer.provideMerge(storageLayer("memory"))
+  )
 )
-const { keys } = await runtime.runPromise(Effect.flatMap(Accounts, (a) => a.create({ name: "Bench", plan: "business", rate_limit_per_minute: 1_000_000 })))
+const { keys } = await runtime.runPromise(
+  Effect.flatMap(Accounts, (a) => a.create({ name: "Bench", plan: "business", rate_limit_per_minute: 1_000_000 }))
+)
 const secret = keys.sandbox.secret
 const authenticate = makeAuthenticate(await runtime.runPromise(Authenticator), undefined)
 const gate = makeGate(await runtime.runPromise(Authenticator), undefined)
@@ -63,9 +78,20 @@ const limiter = await runtime.runPromise(RateLimiter)
 const routes = makeRouteTable(SlotwiseApi)
 const rule = { auth: "key", scope: "bookings:read", publishable: false } as const
 const caller = await runtime.runPromise(authenticate(`Bearer ${secret}`, rule))
-const body = JSON.stringify({ service_id: "svc_01M84X9MJBFVMG276GE6XW9ECQ", staff_id: "stf_01M84X9MJ5J9HFAG954DM1DQ83", start: "2027-03-29T09:00:00Z", client: { name: "Bob", email: "bob@example.com" } })
+const body = JSON.stringify({
+  service_id: "svc_01M84X9MJBFVMG276GE6XW9ECQ",
+  staff_id: "stf_01M84X9MJ5J9HFAG954DM1DQ83",
+  start: "2027-03-29T09:00:00Z",
+  client: { name: "Bob", email: "bob@example.com" }
+})
 const request = () =>
-  HttpServerRequest.fromWeb(new Request("http://x/v1/bookings", { method: "POST", headers: { "content-type": "application/json", "content-length": String(body.length) }, body }))
+  HttpServerRequest.fromWeb(
+    new Request("http://x/v1/bookings", {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-length": String(body.length) },
+      body
+    })
+  )
 
 // The whole pipeline (steps 1-8) around an app that answers at once, beside that app alone.
 const pipeline = await runtime.runPromise(Effect.provide(makePipeline({}), Gate.Default(undefined)))
@@ -81,27 +107,60 @@ const handler = await createHttpHandler({ webhooks: false })
 const account = await handler.createAccount({ name: "Bench", plan: "business", rate_limit_per_minute: 1_000_000 })
 const key = account.keys.sandbox.secret
 const call = (method: string, path: string, payload?: unknown) =>
-  handler.fetch(new Request(`http://x${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    ...(payload !== undefined ? { body: JSON.stringify(payload) } : {})
-  })).then((r) => r.json() as Promise<any>)
+  handler.fetch(
+    new Request(`http://x${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      ...(payload !== undefined ? { body: JSON.stringify(payload) } : {})
+    })
+  ).then((r) => r.json() as Promise<any>)
 const staff = await call("POST", "/v1/staff", { name: "Ana", time_zone: "UTC" })
 const service = await call("POST", "/v1/services", { name: "Cut", duration_minutes: 30, staff_ids: [staff.id], max_advance_days: 1830 })
-await call("POST", "/v1/availability", { staff_id: staff.id, type: "weekly", weekdays: [1, 2, 3, 4, 5, 6, 7], start_time: "00:00", end_time: "24:00" })
-const booking = await call("POST", "/v1/bookings", { service_id: service.id, staff_id: staff.id, start: new Date(Math.ceil(Date.now() / 86_400_000) * 86_400_000 + 86_400_000 * 2).toISOString(), client: { name: "Bob" } })
+await call("POST", "/v1/availability", {
+  staff_id: staff.id,
+  type: "weekly",
+  weekdays: [1, 2, 3, 4, 5, 6, 7],
+  start_time: "00:00",
+  end_time: "24:00"
+})
+const booking = await call("POST", "/v1/bookings", {
+  service_id: service.id,
+  staff_id: staff.id,
+  start: new Date(Math.ceil(Date.now() / 86_400_000) * 86_400_000 + 86_400_000 * 2).toISOString(),
+  client: { name: "Bob" }
+})
 const decoded = Schema.decodeUnknownSync(Booking)(booking)
 const encode = Schema.encodeSync(Booking)
 
 // A no-op HttpApi (one GET, one POST decoding a four-string body) for scale.
 const Tiny = Schema.Struct({ id: Schema.String, object: Schema.Literal("booking"), start: Schema.String, status: Schema.String })
-const NoopApi = HttpApi.make("noop").add(HttpApiGroup.make("g")
-  .add(HttpApiEndpoint.get("get", "/v1/bookings/:id").setPath(Schema.Struct({ id: Schema.String })).addSuccess(Tiny))
-  .add(HttpApiEndpoint.post("create", "/v1/bookings").setPayload(Schema.Struct({ service_id: Schema.String, staff_id: Schema.String, client_id: Schema.String, start: Schema.String })).addSuccess(Tiny, { status: 201 })))
+const NoopApi = HttpApi.make("noop").add(
+  HttpApiGroup.make("g")
+    .add(HttpApiEndpoint.get("get", "/v1/bookings/:id").setPath(Schema.Struct({ id: Schema.String })).addSuccess(Tiny))
+    .add(
+      HttpApiEndpoint.post("create", "/v1/bookings").setPayload(
+        Schema.Struct({ service_id: Schema.String, staff_id: Schema.String, client_id: Schema.String, start: Schema.String })
+      ).addSuccess(Tiny, { status: 201 })
+    )
+)
 const noop = HttpApiBuilder.toWebHandler(Layer.mergeAll(
-  HttpApiBuilder.api(NoopApi).pipe(Layer.provide(HttpApiBuilder.group(NoopApi, "g", (h) =>
-    h.handle("get", ({ path }) => Effect.succeed({ id: path.id, object: "booking" as const, start: "2027-01-01T10:00:00Z", status: "confirmed" }))
-      .handle("create", ({ payload }) => Effect.succeed({ id: "bkg_01", object: "booking" as const, start: payload.start, status: "confirmed" }))))),
+  HttpApiBuilder.api(NoopApi).pipe(
+    Layer.provide(
+      HttpApiBuilder.group(
+        NoopApi,
+        "g",
+        (h) =>
+          h.handle(
+            "get",
+            ({ path }) => Effect.succeed({ id: path.id, object: "booking" as const, start: "2027-01-01T10:00:00Z", status: "confirmed" })
+          )
+            .handle(
+              "create",
+              ({ payload }) => Effect.succeed({ id: "bkg_01", object: "booking" as const, start: payload.start, status: "confirmed" })
+            )
+      )
+    )
+  ),
   HttpServer.layerContext
 ))
 const client = await call("POST", "/v1/clients", { name: "Cy" })
@@ -109,10 +168,18 @@ const createBody = (start: string) => JSON.stringify({ service_id: service.id, s
 let slotIndex = 10
 const nextStart = () => new Date(Math.ceil(Date.now() / 86_400_000) * 86_400_000 + 86_400_000 * 3 + (slotIndex++) * 1_800_000).toISOString()
 const send = (fetch: (r: Request) => Promise<Response>, method: string, path: string, body?: string) => () =>
-  fetch(new Request(`http://x${path}`, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, ...(body !== undefined ? { body } : {}) }))
+  fetch(
+    new Request(`http://x${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      ...(body !== undefined ? { body } : {})
+    })
+  )
     .then((r) => r.arrayBuffer())
 const createDecoder = routes.match("POST", "/v1/bookings")
-const decodeCreateBody = createDecoder._tag === "Found" ? createDecoder.payload! : () => { throw new Error("no create route") }
+const decodeCreateBody = createDecoder._tag === "Found" ? createDecoder.payload! : () => {
+  throw new Error("no create route")
+}
 const parsedCreate = JSON.parse(createBody("2027-03-29T09:00:00Z"))
 const decodeFailure = Schema.decodeUnknownEither(Schema.Struct({ start: Schema.String }))({ start: 1 })
 const parseError = decodeFailure._tag === "Left" ? decodeFailure.left : undefined!

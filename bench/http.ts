@@ -43,7 +43,12 @@ interface Target {
 const run = async (target: Target, scenario: string, options: any) => {
   let peak = 0
   const sampler = setInterval(() => (peak = Math.max(peak, rssOf(target.pid))), 200)
-  const result = await autocannon({ duration: DURATION, connections: CONNECTIONS, headers: { authorization: `Bearer ${target.key}` }, ...options })
+  const result = await autocannon({
+    duration: DURATION,
+    connections: CONNECTIONS,
+    headers: { authorization: `Bearer ${target.key}` },
+    ...options
+  })
   clearInterval(sampler)
   const errors = result.non2xx + result.errors
   return { scenario, rps: result.requests.average, p99: result.latency.p99, errors, peak }
@@ -53,7 +58,9 @@ const scenarios = (t: Target, postOffset: number) => {
   const creates = createsAt(t.url, t, postOffset)
   return [
     ["GET /v1/bookings/{id}", { url: `${t.url}/v1/bookings/${t.booking}` }],
-    ["GET /v1/bookings?status=confirmed&staff_id=…&limit=20", { url: `${t.url}/v1/bookings?status=confirmed&staff_id=${t.staff}&limit=20` }],
+    ["GET /v1/bookings?status=confirmed&staff_id=…&limit=20", {
+      url: `${t.url}/v1/bookings?status=confirmed&staff_id=${t.staff}&limit=20`
+    }],
     ["POST /v1/bookings (distinct slots)", { ...creates, headers: { ...creates.headers, authorization: `Bearer ${t.key}` } }],
     ["GET /v1/availability/slots (one week)", {
       url: `${t.url}/v1/availability/slots?service_id=${t.service}&staff_id=${t.staff}&start=${slot(0)}&end=${slot(7 * 48)}`
@@ -65,7 +72,17 @@ const main = async () => {
   // Build (tsc + bundle) outside the timing, as `npm start` would on first run.
   spawnSync(process.execPath, ["bin/slotwise.js", "--version"], { cwd: root, stdio: "ignore" })
 
-  const ours = await start([...BIN_CAPS, "bin/slotwise.js", "serve", "--port", "0", "--database", path.join(dir, "slotwise.db"), "--admin-token", ADMIN])
+  const ours = await start([
+    ...BIN_CAPS,
+    "bin/slotwise.js",
+    "serve",
+    "--port",
+    "0",
+    "--database",
+    path.join(dir, "slotwise.db"),
+    "--admin-token",
+    ADMIN
+  ])
   const readyTimes = [ours.readyMs]
   // `node -e` printing the same line, interleaved with the probes: on a busy machine the
   // ratio says more than the milliseconds.
@@ -81,7 +98,13 @@ const main = async () => {
 
   const staff = await call(`${ours.url}/v1/staff`, "POST", key, { name: "Ana", time_zone: "UTC" })
   const service = await call(`${ours.url}/v1/services`, "POST", key, { name: "Cut", duration_minutes: 30, staff_ids: [staff.id] })
-  await call(`${ours.url}/v1/availability`, "POST", key, { staff_id: staff.id, type: "weekly", weekdays: [1, 2, 3, 4, 5, 6, 7], start_time: "00:00", end_time: "24:00" })
+  await call(`${ours.url}/v1/availability`, "POST", key, {
+    staff_id: staff.id,
+    type: "weekly",
+    weekdays: [1, 2, 3, 4, 5, 6, 7],
+    start_time: "00:00",
+    end_time: "24:00"
+  })
   const client = await call(`${ours.url}/v1/clients`, "POST", key, { name: "Bob" })
   const baseline = await start(["--import", "tsx", "bench/baseline-server.ts", path.join(dir, "baseline.db"), key])
 
@@ -96,8 +119,26 @@ const main = async () => {
   }
 
   const targets: Array<Target> = [
-    { name: "slotwise", url: ours.url, pid: ours.child.pid!, key, staff: staff.id, service: service.id, client: client.id, booking: oursBooking },
-    { name: "baseline", url: baseline.url, pid: baseline.child.pid!, key, staff: staff.id, service: service.id, client: client.id, booking: baseBooking }
+    {
+      name: "slotwise",
+      url: ours.url,
+      pid: ours.child.pid!,
+      key,
+      staff: staff.id,
+      service: service.id,
+      client: client.id,
+      booking: oursBooking
+    },
+    {
+      name: "baseline",
+      url: baseline.url,
+      pid: baseline.child.pid!,
+      key,
+      staff: staff.id,
+      service: service.id,
+      client: client.id,
+      booking: baseBooking
+    }
   ]
   const results: Record<string, Array<Awaited<ReturnType<typeof run>>>> = { slotwise: [], baseline: [] }
   const perTarget = targets.map((t) => scenarios(t, SEEDED * 3 + 10))
@@ -105,28 +146,49 @@ const main = async () => {
     for (let t = 0; t < targets.length; t++) {
       const [scenario, options] = perTarget[t]![s]!
       // Warm up briefly, then measure.
-      await autocannon({ ...options, duration: 1, connections: CONNECTIONS, headers: { ...(options as any).headers, authorization: `Bearer ${key}` } })
+      await autocannon({
+        ...options,
+        duration: 1,
+        connections: CONNECTIONS,
+        headers: { ...(options as any).headers, authorization: `Bearer ${key}` }
+      })
       results[targets[t]!.name]!.push(await run(targets[t]!, scenario, options))
     }
   }
 
   const line = (cells: Array<string>) => console.log(cells.map((c, i) => (i === 0 ? c.padEnd(52) : c.padStart(i === 6 ? 16 : 12))).join(""))
-  console.log(`\nautocannon: ${CONNECTIONS} connections, ${DURATION} s per call, loopback; ${os.cpus().length} cores, node ${process.version}\n`)
+  console.log(
+    `\nautocannon: ${CONNECTIONS} connections, ${DURATION} s per call, loopback; ${os.cpus().length} cores, node ${process.version}\n`
+  )
   line(["call", "slotwise r/s", "p99 ms", "base r/s", "p99 ms", "ratio", "target"])
   for (let s = 0; s < results.slotwise!.length; s++) {
     const ours = results.slotwise![s]!
     const base = results.baseline![s]!
     const target = ours.scenario.startsWith("POST") ? 0.4 : 0.5
     const ratio = ours.rps / base.rps
-    line([ours.scenario, ours.rps.toFixed(0), String(ours.p99), base.rps.toFixed(0), String(base.p99), ratio.toFixed(2), `≥ ${target} ${ratio >= target ? "ok" : "MISSED"}`])
+    line([
+      ours.scenario,
+      ours.rps.toFixed(0),
+      String(ours.p99),
+      base.rps.toFixed(0),
+      String(base.p99),
+      ratio.toFixed(2),
+      `≥ ${target} ${ratio >= target ? "ok" : "MISSED"}`
+    ])
     if (ours.errors > 0 || base.errors > 0) console.log(`  (non-2xx or errors: slotwise ${ours.errors}, baseline ${base.errors})`)
   }
   const peak = Math.max(...results.slotwise!.map((r) => r.peak))
   console.log(`\nslotwise peak RSS under load: ${peak.toFixed(0)} MB (target < 200 MB) ${peak < 200 ? "ok" : "MISSED"}`)
   const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
   const memoryReady = median(readyTimes.slice(1))
-  console.log(`spawn → "listening on": ${readyTimes.map((t) => `${t.toFixed(0)} ms`).join(", ")} (SQLite file, then memory ×${readyTimes.length - 1})`)
-  console.log(`  memory median ${memoryReady.toFixed(0)} ms; node -e median ${median(nodeTimes).toFixed(0)} ms; ratio ${(memoryReady / median(nodeTimes)).toFixed(1)}× (target < 500 ms on a quiet machine) ${memoryReady < 500 ? "ok" : "MISSED"}`)
+  console.log(
+    `spawn → "listening on": ${readyTimes.map((t) => `${t.toFixed(0)} ms`).join(", ")} (SQLite file, then memory ×${readyTimes.length - 1})`
+  )
+  console.log(
+    `  memory median ${memoryReady.toFixed(0)} ms; node -e median ${median(nodeTimes).toFixed(0)} ms; ratio ${
+      (memoryReady / median(nodeTimes)).toFixed(1)
+    }× (target < 500 ms on a quiet machine) ${memoryReady < 500 ? "ok" : "MISSED"}`
+  )
   for (const t of targets) {
     const child = children.find((c) => c.pid === t.pid)
     child?.kill("SIGTERM")

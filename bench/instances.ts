@@ -32,7 +32,18 @@ process.on("exit", () => {
 
 const start = (database: string): Promise<string> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "main.ts", "serve", "--port", "0", "--database", database, "--admin-token", ADMIN], {
+    const child = spawn(process.execPath, [
+      "--import",
+      "tsx",
+      "main.ts",
+      "serve",
+      "--port",
+      "0",
+      "--database",
+      database,
+      "--admin-token",
+      ADMIN
+    ], {
       cwd: root,
       stdio: ["ignore", "pipe", "inherit"],
       env: { ...process.env, SLOTWISE_REDIS_URL: "", SLOTWISE_DATABASE_URL: "" }
@@ -65,10 +76,20 @@ interface Tenant {
 
 /** An account without a practical rate limit, with a staff member free every day 00:00–23:30 UTC. */
 const tenant = async (url: string): Promise<Tenant> => {
-  const created = await call(`${url}/admin/v1/accounts`, "POST", ADMIN, { name: "Bench", plan: "business", rate_limit_per_minute: 1_000_000 })
+  const created = await call(`${url}/admin/v1/accounts`, "POST", ADMIN, {
+    name: "Bench",
+    plan: "business",
+    rate_limit_per_minute: 1_000_000
+  })
   const key = created.keys.sandbox.secret as string
   const staff = await call(`${url}/v1/staff`, "POST", key, { name: "Ana", time_zone: "UTC" })
-  await call(`${url}/v1/availability`, "POST", key, { staff_id: staff.id, type: "weekly", weekdays: [1, 2, 3, 4, 5, 6, 7], start_time: "00:00", end_time: "23:30" })
+  await call(`${url}/v1/availability`, "POST", key, {
+    staff_id: staff.id,
+    type: "weekly",
+    weekdays: [1, 2, 3, 4, 5, 6, 7],
+    start_time: "00:00",
+    end_time: "23:30"
+  })
   const service = await call(`${url}/v1/services`, "POST", key, { name: "Cut", duration_minutes: 30, staff_ids: [staff.id] })
   const client = await call(`${url}/v1/clients`, "POST", key, { name: "Bo" })
   return { key, service: service.id, staff: staff.id, client: client.id }
@@ -81,7 +102,10 @@ const main = async () => {
     const tenants = await Promise.all([0, 1, 2, 3].map(() => tenant(urls[0])))
     const first = tenants[0]!
     const booking = await call(`${urls[0]}/v1/bookings`, "POST", first.key, {
-      service_id: first.service, staff_id: first.staff, client_id: first.client, start: new Date(Date.UTC(2027, 0, 4, 9)).toISOString()
+      service_id: first.service,
+      staff_id: first.staff,
+      client_id: first.client,
+      start: new Date(Date.UTC(2027, 0, 4, 9)).toISOString()
     })
     // Creations take slots from tomorrow on, 47 a day per tenant: never the same one twice.
     const day0 = Math.ceil(Date.now() / 86_400_000) * 86_400_000
@@ -133,12 +157,20 @@ const main = async () => {
         figures[i]!.errors += r.errors
       }
     }
-    console.log(`\n${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} rounds, ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)}`)
+    console.log(
+      `\n${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} rounds, ${os.cpus().length} cores, load average ${
+        os.loadavg()[0]!.toFixed(1)
+      }`
+    )
     console.log("| configuration | 2xx req/s (median) | rounds | non-2xx | load generator CPU share |")
     console.log("| --- | --- | --- | --- | --- |")
     configs.forEach((c, i) => {
       const f = figures[i]!
-      console.log(`| ${c.name} | ${median(f.rps).toFixed(0)} | ${f.rps.map((x) => x.toFixed(0)).join(", ")} | ${f.errors} | ${(median(f.cpu) * 100).toFixed(0)}% |`)
+      console.log(
+        `| ${c.name} | ${median(f.rps).toFixed(0)} | ${f.rps.map((x) => x.toFixed(0)).join(", ")} | ${f.errors} | ${
+          (median(f.cpu) * 100).toFixed(0)
+        }% |`
+      )
     })
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill("SIGTERM")

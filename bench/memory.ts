@@ -35,7 +35,9 @@ for (let made = 0; made < TOTAL;) {
   const creates: Array<number> = []
   for (const end = made + BLOCK; made < end; made++) {
     const start = iso(slotStart(made, STAFF, DAYS))
-    creates.push(await micros(() => s.bookings.create({ service_id: serviceId, staff_id: staffIds[made % STAFF]!, client_id: clientId, start })))
+    creates.push(
+      await micros(() => s.bookings.create({ service_id: serviceId, staff_id: staffIds[made % STAFF]!, client_id: clientId, start }))
+    )
   }
   const pages: Array<number> = []
   const slots: Array<number> = []

@@ -24,7 +24,12 @@ const server = await startOAuthServer()
 try {
   await server.admin.patch(`/admin/v1/accounts/${server.account.account.id}`, { rate_limit_per_minute: 1_000_000 })
   const s = await seed(server.sandbox)
-  const booking = await server.sandbox.post("/v1/bookings", { service_id: s.service.id, staff_id: s.staff.id, client_id: s.client.id, start: MONDAY_9 })
+  const booking = await server.sandbox.post("/v1/bookings", {
+    service_id: s.service.id,
+    staff_id: s.staff.id,
+    client_id: s.client.id,
+    start: MONDAY_9
+  })
   if (booking.status !== 201) throw new Error(`booking: ${booking.text}`)
   const setup = await registerClient(server)
   const { tokens } = await obtainTokens(server, setup, { scope: "bookings:read" })
@@ -33,7 +38,12 @@ try {
 
   const rps: Record<string, Array<number>> = { key: [], token: [] }
   const run = (name: "key" | "token", credential: string) => async () => {
-    const result = await autocannon({ url, duration: SECONDS, connections: CONNECTIONS, headers: { authorization: `Bearer ${credential}` } })
+    const result = await autocannon({
+      url,
+      duration: SECONDS,
+      connections: CONNECTIONS,
+      headers: { authorization: `Bearer ${credential}` }
+    })
     if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`)
     rps[name]!.push(result.requests.average)
   }
@@ -53,10 +63,20 @@ try {
   const refreshTokens: Array<string> = []
   const exchangeStart = performance.now()
   for (let i = 0; i < CODES; i += 4) {
-    const batch = await Promise.all(codes.slice(i, i + 4).map(async ({ params, verifier }) => {
-      const response = await oauth.authorizationCodeGrantRequest(setup.as, setup.client, setup.auth, params, setup.redirectUri, verifier, insecure)
-      return oauth.processAuthorizationCodeResponse(setup.as, setup.client, response)
-    }))
+    const batch = await Promise.all(
+      codes.slice(i, i + 4).map(async ({ params, verifier }) => {
+        const response = await oauth.authorizationCodeGrantRequest(
+          setup.as,
+          setup.client,
+          setup.auth,
+          params,
+          setup.redirectUri,
+          verifier,
+          insecure
+        )
+        return oauth.processAuthorizationCodeResponse(setup.as, setup.client, response)
+      })
+    )
     for (const t of batch) refreshTokens.push(t.refresh_token!)
   }
   const exchangeRps = CODES / ((performance.now() - exchangeStart) / 1000)
@@ -65,14 +85,16 @@ try {
   let refreshes = 0
   const refreshStart = performance.now()
   const deadline = refreshStart + SECONDS * 1000
-  await Promise.all(refreshTokens.slice(0, 4).map(async (first) => {
-    let current = first
-    while (performance.now() < deadline) {
-      const response = await oauth.refreshTokenGrantRequest(setup.as, setup.client, setup.auth, current, insecure)
-      current = (await oauth.processRefreshTokenResponse(setup.as, setup.client, response)).refresh_token!
-      refreshes++
-    }
-  }))
+  await Promise.all(
+    refreshTokens.slice(0, 4).map(async (first) => {
+      let current = first
+      while (performance.now() < deadline) {
+        const response = await oauth.refreshTokenGrantRequest(setup.as, setup.client, setup.auth, current, insecure)
+        current = (await oauth.processRefreshTokenResponse(setup.as, setup.client, response)).refresh_token!
+        refreshes++
+      }
+    })
+  )
   const refreshRps = refreshes / ((performance.now() - refreshStart) / 1000)
 
   const health = await autocannon({ url: `${server.url}/health`, duration: SECONDS, connections: 4 })

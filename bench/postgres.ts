@@ -120,7 +120,12 @@ const creates = async (rounds: number, perRound: number) => {
   let i = 0
   const slotwise = async () => {
     for (const end = i + perRound; i < end; i++) {
-      await s.bookings.create({ service_id: serviceId, staff_id: staffIds[i % 10]!, client_id: clientId, start: iso(slotStart(i, 10, 200)) })
+      await s.bookings.create({
+        service_id: serviceId,
+        staff_id: staffIds[i % 10]!,
+        client_id: clientId,
+        start: iso(slotStart(i, 10, 200))
+      })
     }
   }
   const raw = client(url)
@@ -131,7 +136,14 @@ const creates = async (rounds: number, perRound: number) => {
   const insert = async () => {
     for (const end = j + perRound; j < end; j++) {
       const start = slotStart(j, 10, 200)
-      const doc = { id: `bkg_${j}`, object: "booking", staff_id: `stf_${j % 10}`, start: iso(start), end: iso(start + HALF_HOUR), status: "confirmed" }
+      const doc = {
+        id: `bkg_${j}`,
+        object: "booking",
+        staff_id: `stf_${j % 10}`,
+        start: iso(start),
+        end: iso(start + HALF_HOUR),
+        status: "confirmed"
+      }
       await raw.query("BEGIN")
       await raw.query({
         name: "ins",
@@ -148,7 +160,12 @@ const creates = async (rounds: number, perRound: number) => {
   const ratios = a!.map((ms, k) => rate(ms) / rate(b![k]!))
   await raw.end()
   await s.close()
-  return { slotwise: median(a!.map(rate)), insert: median(b!.map(rate)), ratio: median(ratios), range: [Math.min(...ratios), Math.max(...ratios)] }
+  return {
+    slotwise: median(a!.map(rate)),
+    insert: median(b!.map(rate)),
+    ratio: median(ratios),
+    range: [Math.min(...ratios), Math.max(...ratios)]
+  }
 }
 
 // 2. Slots, on PostgreSQL and, for scale on the same machine at the same moment, on SQLite.
@@ -198,14 +215,17 @@ const lists = async (bookings: number, rounds: number) => {
   const seed = client({ connectionString: url, options: `-c search_path=${schema}` })
   await seed.connect()
   // A real booking's document as the template; ids, staff and times vary by row.
-  await seed.query(`INSERT INTO c_bookings (account_id, environment, id, staff_id, service_id, client_id, status, start_ms,
+  await seed.query(
+    `INSERT INTO c_bookings (account_id, environment, id, staff_id, service_id, client_id, status, start_ms,
       end_ms, occupied_start, occupied_end, doc)
     SELECT b.account_id, b.environment, 'bkg_seed' || lpad(g::text, 18, '0'), b.staff_id, b.service_id, b.client_id, b.status,
       b.start_ms + g * 60000, b.end_ms + g * 60000, b.occupied_start + g * 60000, b.occupied_end + g * 60000,
       (b.doc::jsonb || jsonb_build_object('id', 'bkg_seed' || lpad(g::text, 18, '0'),
         'start', to_char(to_timestamp((b.start_ms + g * 60000) / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
         'end', to_char(to_timestamp((b.end_ms + g * 60000) / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')))::json
-    FROM c_bookings b, generate_series(1::bigint, $1::bigint - 1) g`, [bookings])
+    FROM c_bookings b, generate_series(1::bigint, $1::bigint - 1) g`,
+    [bookings]
+  )
   await seed.query("VACUUM ANALYZE c_bookings")
   const deep = await seed.query(
     "SELECT start_ms, id FROM c_bookings ORDER BY start_ms, id OFFSET $1 LIMIT 1",
@@ -221,10 +241,21 @@ const lists = async (bookings: number, rounds: number) => {
   // staff member, service and client, made after the seeding, as a few new bookings are
   // beside many older ones): each must read its own index in start order, not walk the
   // seeded ones. Past bookings (`upcoming: false`): none, every booking lies ahead.
-  const asked = await s.services.create({ name: "Consultation", duration_minutes: 30, staff_ids: [staffIds[1]!], max_advance_days: 400, requires_confirmation: true })
+  const asked = await s.services.create({
+    name: "Consultation",
+    duration_minutes: 30,
+    staff_ids: [staffIds[1]!],
+    max_advance_days: 400,
+    requires_confirmation: true
+  })
   const other = await s.clients.create({ name: "Other client" })
   for (let i = 0; i < 21; i++) {
-    await s.bookings.create({ service_id: asked.id, staff_id: staffIds[1]!, client_id: other.id, start: iso(slotStart(i * 10 + 1, 10, 31)) })
+    await s.bookings.create({
+      service_id: asked.id,
+      staff_id: staffIds[1]!,
+      client_id: other.id,
+      start: iso(slotStart(i * 10 + 1, 10, 31))
+    })
   }
   const filters = {
     "staff member": { staff_id: staffIds[1]! },
@@ -255,7 +286,12 @@ const members = async (rounds: number, perRound: number) => {
       const next = async (core: SchedulingClient): Promise<void> => {
         if (i >= end) return
         const k = i++
-        await core.bookings.create({ service_id: serviceId, staff_id: staffIds[k % 10]!, client_id: clientId, start: iso(slotStart(k, 10, 200)) })
+        await core.bookings.create({
+          service_id: serviceId,
+          staff_id: staffIds[k % 10]!,
+          client_id: clientId,
+          start: iso(slotStart(k, 10, 200))
+        })
         return next(core)
       }
       const end = i + perRound
@@ -271,7 +307,12 @@ const members = async (rounds: number, perRound: number) => {
   await Promise.all([keyed.close(), whole.close()])
   const rate = (ms: number) => perRound / (ms / 1000)
   const ratios = a!.map((ms, k) => rate(ms) / rate(b![k]!))
-  return { keyed: median(a!.map(rate)), whole: median(b!.map(rate)), ratio: median(ratios), range: [Math.min(...ratios), Math.max(...ratios)] }
+  return {
+    keyed: median(a!.map(rate)),
+    whole: median(b!.map(rate)),
+    ratio: median(ratios),
+    range: [Math.min(...ratios), Math.max(...ratios)]
+  }
 }
 
 // 4. Locks.
@@ -293,11 +334,18 @@ const contention = async (mode: "advisory" | "serializable", claims: number) => 
     try {
       for (;;) {
         try {
-          await c.query(mode === "advisory"
-            ? "BEGIN; SELECT pg_advisory_xact_lock(hashtextextended('acct/sandbox', 0))"
-            : "BEGIN ISOLATION LEVEL SERIALIZABLE")
-          const taken = await c.query({ name: "check", text: "SELECT id FROM seats WHERE account_id = $1 AND slot = $2", values: ["acct", 1] })
-          if (taken.rows.length === 0) await c.query({ name: "claim", text: "INSERT INTO seats VALUES ($1, $2, $3)", values: ["acct", `s${i}`, 1] })
+          await c.query(
+            mode === "advisory"
+              ? "BEGIN; SELECT pg_advisory_xact_lock(hashtextextended('acct/sandbox', 0))"
+              : "BEGIN ISOLATION LEVEL SERIALIZABLE"
+          )
+          const taken = await c.query({
+            name: "check",
+            text: "SELECT id FROM seats WHERE account_id = $1 AND slot = $2",
+            values: ["acct", 1]
+          })
+          if (taken.rows.length === 0)
+            await c.query({ name: "claim", text: "INSERT INTO seats VALUES ($1, $2, $3)", values: ["acct", `s${i}`, 1] })
           await c.query("COMMIT")
           return taken.rows.length === 0
         } catch (error) {
@@ -322,15 +370,27 @@ try {
   if (runs("driver")) {
     const d = await driver(7, 800)
     console.log("Driver, one connection (7 interleaved rounds, medians):")
-    console.log(`  pg             ${d.rawStatement.toFixed(0).padStart(5)} µs per SELECT   ${d.rawTransaction.toFixed(0).padStart(6)} µs per BEGIN + 8 SELECTs + COMMIT`)
-    console.log(`  @effect/sql-pg ${d.effectStatement.toFixed(0).padStart(5)} µs per SELECT   ${d.effectTransaction.toFixed(0).padStart(6)} µs per BEGIN + 8 SELECTs + COMMIT\n`)
+    console.log(
+      `  pg             ${d.rawStatement.toFixed(0).padStart(5)} µs per SELECT   ${
+        d.rawTransaction.toFixed(0).padStart(6)
+      } µs per BEGIN + 8 SELECTs + COMMIT`
+    )
+    console.log(
+      `  @effect/sql-pg ${d.effectStatement.toFixed(0).padStart(5)} µs per SELECT   ${
+        d.effectTransaction.toFixed(0).padStart(6)
+      } µs per BEGIN + 8 SELECTs + COMMIT\n`
+    )
   }
   if (runs("creates")) {
     const c = await creates(15, 100)
     console.log("Booking creation, sequential, one transaction each (15 interleaved rounds of 100, medians):")
     console.log(`  slotwise bookings.create   ${c.slotwise.toFixed(0).padStart(7)} /s`)
     console.log(`  raw pg BEGIN/INSERT/COMMIT ${c.insert.toFixed(0).padStart(7)} /s`)
-    console.log(`  ratio                      ${c.ratio.toFixed(3).padStart(7)}×  (target ≥ 0.2×; rounds ${c.range[0]!.toFixed(3)}–${c.range[1]!.toFixed(3)})\n`)
+    console.log(
+      `  ratio                      ${c.ratio.toFixed(3).padStart(7)}×  (target ≥ 0.2×; rounds ${c.range[0]!.toFixed(3)}–${
+        c.range[1]!.toFixed(3)
+      })\n`
+    )
   }
   if (runs("slots")) {
     const one = await slots(1, 0, 30)
@@ -338,8 +398,14 @@ try {
     console.log("availability.slots end to end, interleaved (30 rounds, medians; ratios are medians of each round's own):")
     console.log("  PostgreSQL with reads on several connections at once, PostgreSQL with the reads in one statement, SQLite")
     for (const [label, c] of [["1 staff × 31 days", one], ["50 staff × 31 days, 5,000 bookings", fifty]] as const) {
-      console.log(`  ${label.padEnd(36)} ${String(c.count).padStart(6)} slots  together ${c.postgres.toFixed(2).padStart(6)} ms (${c.ratio.toFixed(2)}× sqlite)` +
-        `  in one ${c.sequential.toFixed(2).padStart(6)} ms (${c.sequentialRatio.toFixed(2)}×)  sqlite ${c.sqlite.toFixed(2).padStart(6)} ms`)
+      console.log(
+        `  ${label.padEnd(36)} ${String(c.count).padStart(6)} slots  together ${c.postgres.toFixed(2).padStart(6)} ms (${
+          c.ratio.toFixed(2)
+        }× sqlite)` +
+          `  in one ${c.sequential.toFixed(2).padStart(6)} ms (${c.sequentialRatio.toFixed(2)}×)  sqlite ${
+            c.sqlite.toFixed(2).padStart(6)
+          } ms`
+      )
     }
     console.log("  target: 50 × 31 with 5,000 bookings under 30 ms on PostgreSQL\n")
   }
@@ -349,10 +415,18 @@ try {
     console.log(`bookings.list, default page of ${small.size} (40 interleaved rounds, medians):`)
     console.log(`  1k bookings   first page ${small.first.toFixed(2).padStart(6)} ms   deep page ${small.deep.toFixed(2).padStart(6)} ms`)
     console.log(`  1M bookings   first page ${large.first.toFixed(2).padStart(6)} ms   deep page ${large.deep.toFixed(2).padStart(6)} ms`)
-    console.log(`  1M / 1k       first page ${(large.first / small.first).toFixed(2).padStart(6)}×    deep page ${(large.deep / small.deep).toFixed(2).padStart(6)}×  (target ≤ 1.3×)`)
+    console.log(
+      `  1M / 1k       first page ${(large.first / small.first).toFixed(2).padStart(6)}×    deep page ${
+        (large.deep / small.deep).toFixed(2).padStart(6)
+      }×  (target ≤ 1.3×)`
+    )
     console.log("  a page by one filter matching 21 bookings (or none) beside the seeded ones:")
     large.filtered.forEach(({ ms, name }, i) =>
-      console.log(`    ${name.padEnd(15)} 1k ${small.filtered[i]!.ms.toFixed(2).padStart(6)} ms   1M ${ms.toFixed(2).padStart(6)} ms   ${(ms / small.filtered[i]!.ms).toFixed(2)}×`)
+      console.log(
+        `    ${name.padEnd(15)} 1k ${small.filtered[i]!.ms.toFixed(2).padStart(6)} ms   1M ${ms.toFixed(2).padStart(6)} ms   ${
+          (ms / small.filtered[i]!.ms).toFixed(2)
+        }×`
+      )
     )
   }
   if (runs("locks")) {
@@ -361,7 +435,11 @@ try {
       const runs5 = []
       for (let k = 0; k < 5; k++) runs5.push(await contention(mode, 200))
       const ms = median(runs5.map((r) => r.ms))
-      console.log(`  ${mode.padEnd(13)} ${ms.toFixed(0).padStart(6)} ms   winners ${runs5.map((r) => r.winners).join("/")}   retries ${runs5.map((r) => r.retries).join("/")}`)
+      console.log(
+        `  ${mode.padEnd(13)} ${ms.toFixed(0).padStart(6)} ms   winners ${runs5.map((r) => r.winners).join("/")}   retries ${
+          runs5.map((r) => r.retries).join("/")
+        }`
+      )
     }
   }
   if (runs("members")) {

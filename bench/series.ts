@@ -30,7 +30,11 @@ for (let i = 0; i < 2 + Math.ceil(ROUNDS / 100); i++) {
   staffIds.push(member.id)
 }
 const service = await s.services.create({
-  name: "Lesson", duration_minutes: 30, staff_ids: staffIds, max_advance_days: 400, max_occurrences: OCCURRENCES
+  name: "Lesson",
+  duration_minutes: 30,
+  staff_ids: staffIds,
+  max_advance_days: 400,
+  max_occurrences: OCCURRENCES
 })
 const client = await s.clients.create({ name: "Bench client" })
 
@@ -63,7 +67,10 @@ for (let i = 0; i < 3; i++) {
   await bookSingle()
 }
 await s.bookingSeries.create({
-  service_id: service.id, staff_id: staffIds[1]!, client_id: client.id, start: iso(MONDAY + 8 * 3_600_000),
+  service_id: service.id,
+  staff_id: staffIds[1]!,
+  client_id: client.id,
+  start: iso(MONDAY + 8 * 3_600_000),
   recurrence: { rule: "FREQ=WEEKLY;COUNT=2", time_zone: "UTC" }
 })
 
@@ -73,7 +80,9 @@ const [load1] = loadavg()
 console.log(`series of ${OCCURRENCES} weekly occurrences, SQLite file, ${ROUNDS} rounds (load average ${load1!.toFixed(2)})`)
 console.log(`  series create:  median ${median(seriesTimes!).toFixed(1)} ms  (min ${Math.min(...seriesTimes!).toFixed(1)} ms)`)
 console.log(`  single create:  median ${median(singleTimes!).toFixed(2)} ms  (min ${Math.min(...singleTimes!).toFixed(2)} ms)`)
-console.log(`  ratio series / single: ${median(ratios).toFixed(1)}× (${(median(ratios) / OCCURRENCES).toFixed(2)}× a single per occurrence)`)
+console.log(
+  `  ratio series / single: ${median(ratios).toFixed(1)}× (${(median(ratios) / OCCURRENCES).toFixed(2)}× a single per occurrence)`
+)
 console.log(`  target: series under 50 ms: ${median(seriesTimes!) < 50 ? "met" : "NOT met"}`)
 
 await s.close()

@@ -59,8 +59,7 @@ export const cpuOf = (pid: number): number => cpuOfStat(`/proc/${pid}/stat`)
 export const mainThreadCpuOf = (pid: number): number => cpuOfStat(`/proc/${pid}/task/${pid}/stat`)
 
 /** A process's resident memory now, in MB. */
-export const rssOf = (pid: number): number =>
-  Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024
+export const rssOf = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024
 
 const DAY = 86_400_000
 /** Midnight UTC the day after tomorrow: every slot from it is in the future. */
@@ -70,15 +69,30 @@ export const halfHour = (i: number): string => new Date(FIRST_DAY + i * 30 * 60_
 
 /** An account on the `business` plan whose rate limit no benchmark reaches; its sandbox secret key. */
 export const benchAccount = async (url: string, adminToken: string): Promise<string> => {
-  const created = await call(`${url}/admin/v1/accounts`, "POST", adminToken, { name: "Bench", plan: "business", rate_limit_per_minute: 1_000_000 })
+  const created = await call(`${url}/admin/v1/accounts`, "POST", adminToken, {
+    name: "Bench",
+    plan: "business",
+    rate_limit_per_minute: 1_000_000
+  })
   return created.keys.sandbox.secret
 }
 
 /** A staff member in UTC bookable every hour of every day, with a 30-minute service of their own, bookable five years ahead. */
 export const bookable = async (url: string, key: string, staffName: string, serviceName: string) => {
   const staff = await call(`${url}/v1/staff`, "POST", key, { name: staffName, time_zone: "UTC" })
-  const service = await call(`${url}/v1/services`, "POST", key, { name: serviceName, duration_minutes: 30, staff_ids: [staff.id], max_advance_days: 1830 })
-  await call(`${url}/v1/availability`, "POST", key, { staff_id: staff.id, type: "weekly", weekdays: [1, 2, 3, 4, 5, 6, 7], start_time: "00:00", end_time: "24:00" })
+  const service = await call(`${url}/v1/services`, "POST", key, {
+    name: serviceName,
+    duration_minutes: 30,
+    staff_ids: [staff.id],
+    max_advance_days: 1830
+  })
+  await call(`${url}/v1/availability`, "POST", key, {
+    staff_id: staff.id,
+    type: "weekly",
+    weekdays: [1, 2, 3, 4, 5, 6, 7],
+    start_time: "00:00",
+    end_time: "24:00"
+  })
   return { staff: staff.id as string, service: service.id as string }
 }
 
@@ -87,7 +101,11 @@ export const bookable = async (url: string, key: string, staffName: string, serv
  * and client in `ids`, each request at the next half hour from `first`, so none is refused
  * for a taken slot. Options reused (more connections, later rounds) go on from the same slot.
  */
-export const createsAt = (url: string, ids: { readonly service: string; readonly staff: string; readonly client: string }, first: number) => {
+export const createsAt = (
+  url: string,
+  ids: { readonly service: string; readonly staff: string; readonly client: string },
+  first: number
+) => {
   let next = first
   return {
     url: `${url}/v1/bookings`,

@@ -58,12 +58,28 @@ interface Loaded {
 /** `root`'s server, set up, with the autocannon options of the request measured. */
 const serve = async (root: string, name: string, file: string): Promise<Loaded> => {
   const flags = nodeFlags(process.env[`BENCH_FLAGS_${name}`])
-  const bin = [...BIN_CAPS, ...flags, path.join(root, "bin", "slotwise.js"), "serve", "--port", "0", "--database", path.join(dir, file), "--admin-token", ADMIN]
-  const server = await startServer(PIN ? ["-c", "1", process.execPath, ...bin] : bin, { cwd: root, children, ...(PIN ? { command: "taskset" } : {}) })
+  const bin = [
+    ...BIN_CAPS,
+    ...flags,
+    path.join(root, "bin", "slotwise.js"),
+    "serve",
+    "--port",
+    "0",
+    "--database",
+    path.join(dir, file),
+    "--admin-token",
+    ADMIN
+  ]
+  const server = await startServer(PIN ? ["-c", "1", process.execPath, ...bin] : bin, {
+    cwd: root,
+    children,
+    ...(PIN ? { command: "taskset" } : {})
+  })
   const key = await benchAccount(server.url, ADMIN)
   const { service, staff } = await bookable(server.url, key, "Bea", "Colour")
   const client = (await call(`${server.url}/v1/clients`, "POST", key, { name: "Bob" })).id
-  const book = (i: number) => call(`${server.url}/v1/bookings`, "POST", key, { service_id: service, staff_id: staff, client_id: client, start: halfHour(i) })
+  const book = (i: number) =>
+    call(`${server.url}/v1/bookings`, "POST", key, { service_id: service, staff_id: staff, client_id: client, start: halfHour(i) })
   const booking = (await book(80_000)).id
   for (let i = 1; i <= 20; i++) await book(80_000 + i)
   const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" }
@@ -71,7 +87,11 @@ const serve = async (root: string, name: string, file: string): Promise<Loaded> 
   const creates = { ...createsAt(server.url, { service, staff, client }, 11), headers }
   const byRequest: Record<string, () => any> = {
     create: () => creates,
-    refused: () => ({ ...creates, requests: undefined, body: JSON.stringify({ service_id: service, staff_id: staff, client_id: client, start: "not a time" }) }),
+    refused: () => ({
+      ...creates,
+      requests: undefined,
+      body: JSON.stringify({ service_id: service, staff_id: staff, client_id: client, start: "not a time" })
+    }),
     get: () => ({ url: `${server.url}/v1/bookings/${booking}`, headers }),
     "get-api": () => ({ url: `${server.url}/v1/bookings/${booking}?`, headers }),
     list: () => ({ url: `${server.url}/v1/bookings?limit=20&staff_id=${staff}`, headers }),
@@ -109,17 +129,22 @@ const pair = async (first: [string, string], second: [string, string]) => {
   }
 }
 
-for (const root of [rootA, rootB]) spawnSync(process.execPath, [path.join(root, "bin", "slotwise.js"), "--version"], { cwd: root, stdio: "ignore" })
+for (const root of [rootA, rootB])
+  spawnSync(process.execPath, [path.join(root, "bin", "slotwise.js"), "--version"], { cwd: root, stdio: "ignore" })
 if (PIN) spawnSync("taskset", ["-p", "-c", "0", String(process.pid)], { stdio: "ignore" })
 const aFirst = await pair([rootA, "A"], [rootB, "B"])
 const bFirst = await pair([rootB, "B"], [rootA, "A"])
 const show = (label: string, r: typeof aFirst) =>
-  console.log(`${label}: A ${r.a.cpu.toFixed(0)} µs, ${r.a.rps.toFixed(0)}/s; B ${r.b.cpu.toFixed(0)} µs, ${r.b.rps.toFixed(0)}/s; ` +
-    `B/A CPU ${r.cpu.toFixed(3)}×, req/s ${r.rps.toFixed(3)}×`)
+  console.log(
+    `${label}: A ${r.a.cpu.toFixed(0)} µs, ${r.a.rps.toFixed(0)}/s; B ${r.b.cpu.toFixed(0)} µs, ${r.b.rps.toFixed(0)}/s; ` +
+      `B/A CPU ${r.cpu.toFixed(3)}×, req/s ${r.rps.toFixed(3)}×`
+  )
 console.log(`\n${request}: ${ROUNDS} rounds of ${SECONDS} s per pair, 10 connections, medians${PIN ? ", servers on core 1" : ""}`)
 show("A started first", aFirst)
 show("B started first", bFirst)
-console.log(`B against A: ${Math.sqrt(aFirst.cpu * bFirst.cpu).toFixed(3)}× the CPU per request, ` +
-  `${Math.sqrt(aFirst.rps * bFirst.rps).toFixed(3)}× the requests per second ` +
-  `(the server started second measured ${Math.sqrt(aFirst.cpu / bFirst.cpu).toFixed(3)}× its own CPU)`)
+console.log(
+  `B against A: ${Math.sqrt(aFirst.cpu * bFirst.cpu).toFixed(3)}× the CPU per request, ` +
+    `${Math.sqrt(aFirst.rps * bFirst.rps).toFixed(3)}× the requests per second ` +
+    `(the server started second measured ${Math.sqrt(aFirst.cpu / bFirst.cpu).toFixed(3)}× its own CPU)`
+)
 process.exit(0)

@@ -23,15 +23,36 @@ const rng = (seed: number) => () => {
 
 const meta = { created_at: "2026-01-01T00:00:00Z", updated_at: "2026-01-01T00:00:00Z", metadata: {} }
 const weekly = (
-  id: string, staff: string, zone: string, weekdays: Array<number>, start: string, end: string
-): AvailabilityRule => ({
-  id, object: "availability", staff_id: staff, type: "weekly", time_zone: zone, weekdays,
-  start_time: start, end_time: end, valid_from: null, valid_until: null, ...meta
-}) as AvailabilityRule
+  id: string,
+  staff: string,
+  zone: string,
+  weekdays: Array<number>,
+  start: string,
+  end: string
+): AvailabilityRule =>
+  ({
+    id,
+    object: "availability",
+    staff_id: staff,
+    type: "weekly",
+    time_zone: zone,
+    weekdays,
+    start_time: start,
+    end_time: end,
+    valid_from: null,
+    valid_until: null,
+    ...meta
+  }) as AvailabilityRule
 
 const policy: SlotPolicy = {
-  service_id: "svc_1", duration: 30 * MIN, buffer_before: 5 * MIN, buffer_after: 10 * MIN,
-  interval: 30 * MIN, capacity: 1, min_notice: 60 * MIN, max_advance: 120 * DAY
+  service_id: "svc_1",
+  duration: 30 * MIN,
+  buffer_before: 5 * MIN,
+  buffer_after: 10 * MIN,
+  interval: 30 * MIN,
+  capacity: 1,
+  min_notice: 60 * MIN,
+  max_advance: 120 * DAY
 }
 
 const START = Date.parse("2026-03-01T00:00:00Z")
@@ -45,15 +66,19 @@ const makeSchedules = (staff: number, days: number, bookingsPerStaff: number): A
     const zone = ZONES[i % ZONES.length]!
     const rules = i % 2 === 0
       ? [weekly(`avl_${i}a`, id, zone, [1, 2, 3, 4, 5], "09:00", "17:00")]
-      : [weekly(`avl_${i}a`, id, zone, [1, 2, 3], "08:00", "12:00"),
-         weekly(`avl_${i}b`, id, zone, [4, 5, 6], "13:00", "20:00")]
+      : [weekly(`avl_${i}a`, id, zone, [1, 2, 3], "08:00", "12:00"), weekly(`avl_${i}b`, id, zone, [4, 5, 6], "13:00", "20:00")]
     const occupancy: Array<Occupancy> = []
     for (let b = 0; b < bookingsPerStaff; b++) {
       const start = START + Math.floor(random() * days * 96) * 15 * MIN
       const end = start + 30 * MIN
       occupancy.push({
-        kind: b % 10 === 0 ? "hold" : "booking", id: `bkg_${i}_${b}`, service_id: "svc_1",
-        start, end, occupied_start: start - 5 * MIN, occupied_end: end + 10 * MIN
+        kind: b % 10 === 0 ? "hold" : "booking",
+        id: `bkg_${i}_${b}`,
+        service_id: "svc_1",
+        start,
+        end,
+        occupied_start: start - 5 * MIN,
+        occupied_end: end + 10 * MIN
       })
     }
     out.push({ staff_id: id, rules, occupancy })
@@ -92,11 +117,10 @@ const medians = cases.map((c, i) => {
   const p90 = sorted[Math.floor(sorted.length * 0.9)]!
   console.log(
     `${c.label.padEnd(44)} ${String(c.staff).padStart(4)} staff ${String(c.days).padStart(3)} days ` +
-    `${String(c.staff * c.bookingsPerStaff).padStart(6)} bookings ${String(counts[i]).padStart(6)} slots  ` +
-    `median ${median.toFixed(2).padStart(6)} ms  p90 ${p90.toFixed(2).padStart(6)} ms`
+      `${String(c.staff * c.bookingsPerStaff).padStart(6)} bookings ${String(counts[i]).padStart(6)} slots  ` +
+      `median ${median.toFixed(2).padStart(6)} ms  p90 ${p90.toFixed(2).padStart(6)} ms`
   )
   return median
 })
-const growth = (i: number) =>
-  `${(medians[i]! / medians[1]!).toFixed(2)}× the time for ${(counts[i]! / counts[1]!).toFixed(2)}× the slots`
+const growth = (i: number) => `${(medians[i]! / medians[1]!).toFixed(2)}× the time for ${(counts[i]! / counts[1]!).toFixed(2)}× the slots`
 console.log(`growth: 2x staff ${growth(2)}; 2x days ${growth(3)}; 2x bookings ${growth(4)}`)

@@ -27,7 +27,8 @@ const ROUNDS = Number(process.argv[2] ?? 10)
 const here = path.join(path.dirname(fileURLToPath(import.meta.url)), "..")
 const checkouts = process.argv.length > 3 ? process.argv.slice(3).map((dir) => path.resolve(dir)) : [here]
 
-const BARE = "const s = require('http').createServer(); s.listen(0, '127.0.0.1', () => console.log('listening on http://127.0.0.1:' + s.address().port))"
+const BARE =
+  "const s = require('http').createServer(); s.listen(0, '127.0.0.1', () => console.log('listening on http://127.0.0.1:' + s.address().port))"
 
 interface Start {
   readonly listeningMs: number
@@ -93,7 +94,9 @@ for (let round = 0; round < ROUNDS; round++) {
 const p90 = (xs: ReadonlyArray<number>): number => [...xs].sort((a, b) => a - b)[Math.ceil(xs.length * 0.9) - 1]!
 const ms = (x: number) => `${x.toFixed(0).padStart(5)} ms`
 const bare = median(starts[0]!.map((s) => s.listeningMs))
-console.log(`${ROUNDS} rounds, load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}, ${os.cpus().length} cores, node ${process.version}`)
+console.log(
+  `${ROUNDS} rounds, load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}, ${os.cpus().length} cores, node ${process.version}`
+)
 console.log(`${"".padEnd(28)} listening: median      p90   minus bare   CPU: median   minus bare   first GET /v1/services: median`)
 const bareCpu = median(starts[0]!.map((s) => s.cpuMs))
 contestants.forEach((contestant, i) => {

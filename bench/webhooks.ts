@@ -172,8 +172,12 @@ const deliveries = async (label: string, storage: Layer.Layer<Storage, unknown>,
     let n = 0
     let cursor: string | undefined
     for (;;) {
-      const page = await run(Effect.flatMap(Webhooks, (w) =>
-        w.listDeliveries(endpoint.id, { status: "succeeded", limit: 100, ...(cursor !== undefined ? { cursor } : {}) })))
+      const page = await run(
+        Effect.flatMap(
+          Webhooks,
+          (w) => w.listDeliveries(endpoint.id, { status: "succeeded", limit: 100, ...(cursor !== undefined ? { cursor } : {}) })
+        )
+      )
       n += page.data.length
       if (!page.has_more) return n
       cursor = page.next_cursor!
@@ -183,8 +187,7 @@ const deliveries = async (label: string, storage: Layer.Layer<Storage, unknown>,
   const recorded = now() - started
 
   // 2. Latency with the dispatcher running: a steady stream, then a burst of EVENTS at once.
-  const latencyOf = (ids: Iterable<string>) =>
-    Array.from(ids, (id) => receiver.arrivals.get(id)! - committedAt.get(id)!)
+  const latencyOf = (ids: Iterable<string>) => Array.from(ids, (id) => receiver.arrivals.get(id)! - committedAt.get(id)!)
   const newIds = (since: Set<string>) => [...committedAt.keys()].filter((id) => !since.has(id))
 
   let seen = new Set(committedAt.keys())
@@ -242,8 +245,12 @@ const main = async () => {
       console.log(`deliveries, ${f.label} storage (signed, dispatcher defaults: 128 in flight, 32 per endpoint)`)
       console.log(`  ${f.queued.count} queued → all received:   ${ms(f.queued.elapsed)}  = ${rate(f.queued.count, f.queued.elapsed)}`)
       console.log(`  … and all recorded succeeded: ${ms(f.queued.recorded)}  = ${rate(f.queued.count, f.queued.recorded)}`)
-      console.log(`  commit → receipt, steady ~500/s (${f.steady.count}): p50 ${ms(f.steady.p50)}   p99 ${ms(f.steady.p99)}   max ${ms(f.steady.max)}`)
-      console.log(`  commit → receipt, burst of ${f.burst.count}:   p50 ${ms(f.burst.p50)}   p99 ${ms(f.burst.p99)}   (all in ${ms(f.burst.elapsed)})`)
+      console.log(
+        `  commit → receipt, steady ~500/s (${f.steady.count}): p50 ${ms(f.steady.p50)}   p99 ${ms(f.steady.p99)}   max ${ms(f.steady.max)}`
+      )
+      console.log(
+        `  commit → receipt, burst of ${f.burst.count}:   p50 ${ms(f.burst.p50)}   p99 ${ms(f.burst.p99)}   (all in ${ms(f.burst.elapsed)})`
+      )
       console.log(`  duplicate deliveries: ${f.duplicates}`)
     }
   } finally {

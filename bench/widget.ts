@@ -44,14 +44,22 @@ const serve = (): Promise<string> =>
 
 /** POST a JSON body with a bearer key; the parsed reply, or a thrown error naming the status. */
 const post = async (url: string, key: string, body: unknown) => {
-  const response = await fetch(url, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) })
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(body)
+  })
   if (!response.ok) throw new Error(`POST ${url}: ${response.status} ${await response.text()}`)
   return response.json() as Promise<any>
 }
 
 const api = await serve() // builds dist/ and dist/widget.js first when they are stale
 const bundle = readFileSync(path.join(root, "dist", "widget.js"))
-console.log(`bundle dist/widget.js: ${(bundle.byteLength / 1024).toFixed(1)} KB raw, ${(gzipSync(bundle, { level: 9 }).byteLength / 1024).toFixed(1)} KB gzipped`)
+console.log(
+  `bundle dist/widget.js: ${(bundle.byteLength / 1024).toFixed(1)} KB raw, ${
+    (gzipSync(bundle, { level: 9 }).byteLength / 1024).toFixed(1)
+  } KB gzipped`
+)
 
 const host = http.createServer()
 await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", resolve))
@@ -61,14 +69,25 @@ const { keys } = await post(`${api}/admin/v1/accounts`, ADMIN, { name: "Bench", 
 const sk = keys.sandbox.secret
 const pk = keys.sandbox.publishable
 const staff = await post(`${api}/v1/staff`, sk, { name: "Ana", time_zone: "UTC" })
-await post(`${api}/v1/availability`, sk, { staff_id: staff.id, type: "weekly", weekdays: [1, 2, 3, 4, 5, 6, 7], start_time: "08:00", end_time: "20:00" })
+await post(`${api}/v1/availability`, sk, {
+  staff_id: staff.id,
+  type: "weekly",
+  weekdays: [1, 2, 3, 4, 5, 6, 7],
+  start_time: "08:00",
+  end_time: "20:00"
+})
 const service = await post(`${api}/v1/services`, sk, { name: "Cut", duration_minutes: 30, staff_ids: [staff.id] })
 
 host.on("request", (_req, res) => {
-  res.writeHead(200, { "content-type": "text/html; charset=utf-8", "content-security-policy": `default-src 'none'; script-src ${api}; connect-src ${api}` })
-  res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bench</title></head><body>` +
-    `<div id="w" data-slotwise-widget data-key="${pk}" data-service="${service.id}" data-staff="any"></div>` +
-    `<script src="${api}/widget.js" async></script></body></html>`)
+  res.writeHead(200, {
+    "content-type": "text/html; charset=utf-8",
+    "content-security-policy": `default-src 'none'; script-src ${api}; connect-src ${api}`
+  })
+  res.end(
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bench</title></head><body>` +
+      `<div id="w" data-slotwise-widget data-key="${pk}" data-service="${service.id}" data-staff="any"></div>` +
+      `<script src="${api}/widget.js" async></script></body></html>`
+  )
 })
 
 // The widget's `slotwise:ready` fires as the calendar with the first day's times is rendered.
@@ -84,7 +103,9 @@ for (let i = 0; i < LOADS; i++) {
   const page = await context.newPage()
   await page.addInitScript(RECORD)
   await page.goto(origin)
-  await page.waitForFunction(() => (window as any).__shown !== undefined && document.getElementById("w")!.shadowRoot!.querySelector(".time") !== null)
+  await page.waitForFunction(() =>
+    (window as any).__shown !== undefined && document.getElementById("w")!.shadowRoot!.querySelector(".time") !== null
+  )
   const t = await page.evaluate(() => {
     const script = performance.getEntriesByType("resource").find((e) => e.name.endsWith("/widget.js")) as PerformanceResourceTiming
     return { shown: (window as any).__shown as number, scriptLoaded: script.responseEnd }
@@ -109,7 +130,11 @@ for (let i = 0; i < LOADS; i++) {
 }
 
 const ms = (x: number) => `${x.toFixed(0)} ms`
-console.log(`navigation → first times shown: median ${ms(median(navigation))} over ${LOADS} cold loads (min ${ms(Math.min(...navigation))}, max ${ms(Math.max(...navigation))})`)
+console.log(
+  `navigation → first times shown: median ${ms(median(navigation))} over ${LOADS} cold loads (min ${ms(Math.min(...navigation))}, max ${
+    ms(Math.max(...navigation))
+  })`
+)
 console.log(`widget.js loaded → first times shown: median ${ms(median(fromScript))}`)
 console.log(`GET /v1/availability/slots (a month, from Node): median ${median(slotsCall).toFixed(1)} ms`)
 host.close()

@@ -19,12 +19,16 @@ const LAZY_MODULES = { undici: undefined, mime: undefined, ws: ["WebSocket", "We
  * version of the same name sits at the top of node_modules.
  */
 const standIn = (name, importer) => {
-  const from = importer === "" ? "" : `, { paths: [require("node:path").dirname(require.resolve(${JSON.stringify(`${importer}/package.json`)}))] }`
+  const from = importer === ""
+    ? ""
+    : `, { paths: [require("node:path").dirname(require.resolve(${JSON.stringify(`${importer}/package.json`)}))] }`
   const load = `let real; const load = () => (real ??= require(require.resolve(${JSON.stringify(name)}${from})));`
   const exports = LAZY_MODULES[name]
   return load + (exports === undefined
     ? "module.exports = new Proxy({}, { get: (_, key) => key === \"__esModule\" ? undefined : load()[key] })"
-    : exports.map((key) => `Object.defineProperty(exports, ${JSON.stringify(key)}, { enumerable: true, get: () => load()[${JSON.stringify(key)}] });`).join(""))
+    : exports.map((key) =>
+      `Object.defineProperty(exports, ${JSON.stringify(key)}, { enumerable: true, get: () => load()[${JSON.stringify(key)}] });`
+    ).join(""))
 }
 
 /** The package a file belongs to, by its last node_modules folder ("" outside node_modules). */

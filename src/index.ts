@@ -91,14 +91,7 @@ export {
 export { Sandbox, SandboxEmit } from "./sandbox/Sandbox.js"
 export * from "./webhooks/webhook.js"
 export { DeliveryListParams, WebhookListParams, Webhooks } from "./webhooks/Webhooks.js"
-export {
-  type AttemptRecord,
-  type ClaimedDelivery,
-  type ClaimOptions,
-  endpointKey,
-  tenantKey,
-  WebhookOutbox
-} from "./webhooks/Outbox.js"
+export { type AttemptRecord, type ClaimedDelivery, type ClaimOptions, endpointKey, tenantKey, WebhookOutbox } from "./webhooks/Outbox.js"
 export { addressBlockReason, isIpLiteral, literalHostBlockReason } from "./webhooks/address.js"
 export { WebhookPolicy, type WebhookPolicyService } from "./webhooks/policy.js"
 export * from "./webhooks/retrySchedule.js"

@@ -120,7 +120,7 @@ export const makeClient = (options: ClientOptions) => {
   /** Every page of a list (accounts rarely have more than one). */
   const all = async <A>(path: string): Promise<ReadonlyArray<A>> => {
     const items: Array<A> = []
-    for (let cursor: string | null | undefined = undefined; ;) {
+    for (let cursor: string | null | undefined = undefined;;) {
       const page: Page<A> = await call<Page<A>>("GET", `${path}?${q({ limit: "100", cursor: cursor ?? undefined })}`)
       items.push(...page.data)
       if (page.has_more !== true || !page.next_cursor) return items

@@ -29,8 +29,13 @@ export const calendar = (w: Host): Array<Node> => {
   for (let i = 0; i < 7; i++) {
     const sample = addDays("2027-03-07", firstWeekday(w) + i) // a Sunday, then onwards
     const date = Date.parse(`${sample}T12:00:00Z`)
-    headers.push(h("th", { scope: "col", abbr: fmt(w, { timeZone: "UTC", weekday: "long" }).format(date) },
-      fmt(w, { timeZone: "UTC", weekday: "short" }).format(date)))
+    headers.push(
+      h(
+        "th",
+        { scope: "col", abbr: fmt(w, { timeZone: "UTC", weekday: "long" }).format(date) },
+        fmt(w, { timeZone: "UTC", weekday: "short" }).format(date)
+      )
+    )
   }
   const rows: Array<Node> = []
   let cells: Array<Node> = []
@@ -38,23 +43,27 @@ export const calendar = (w: Host): Array<Node> => {
   for (let d = 1; d <= daysInMonth(month); d++) {
     const key = civil(month.year, month.month, d)
     const free = days.has(key)
-    cells.push(h("td", { "aria-selected": key === day ? "true" : "false" }, h("button", {
-      type: "button",
-      class: `day${free ? " free" : ""}${key === now ? " today" : ""}`,
-      tabindex: key === focusDay ? "0" : "-1",
-      "data-day": key,
-      "data-focus": `day-${key}`,
-      "aria-disabled": free ? null : "true",
-      "aria-current": key === now ? "date" : null,
-      "aria-label": `${formatDay(w, key)}, ${free ? w.t("times_available") : w.t("no_times_day")}`,
-      onclick: () => {
-        if (!free) return w.apply({ _tag: "DayFocused", day: key })
-        w.apply({ _tag: "DayPicked", day: key })
-        w.focusAfter = `[data-day="${key}"]`
-        w.render()
-        w.announce(w.t("times_count", { n: slotsOn(w.state, key).length, date: formatDay(w, key) }))
-      }
-    }, String(d))))
+    cells.push(h(
+      "td",
+      { "aria-selected": key === day ? "true" : "false" },
+      h("button", {
+        type: "button",
+        class: `day${free ? " free" : ""}${key === now ? " today" : ""}`,
+        tabindex: key === focusDay ? "0" : "-1",
+        "data-day": key,
+        "data-focus": `day-${key}`,
+        "aria-disabled": free ? null : "true",
+        "aria-current": key === now ? "date" : null,
+        "aria-label": `${formatDay(w, key)}, ${free ? w.t("times_available") : w.t("no_times_day")}`,
+        onclick: () => {
+          if (!free) return w.apply({ _tag: "DayFocused", day: key })
+          w.apply({ _tag: "DayPicked", day: key })
+          w.focusAfter = `[data-day="${key}"]`
+          w.render()
+          w.announce(w.t("times_count", { n: slotsOn(w.state, key).length, date: formatDay(w, key) }))
+        }
+      }, String(d))
+    ))
     if (cells.length === 7) {
       rows.push(h("tr", {}, cells))
       cells = []
@@ -64,10 +73,16 @@ export const calendar = (w: Host): Array<Node> => {
     while (cells.length < 7) cells.push(h("td", {}))
     rows.push(h("tr", {}, cells))
   }
-  const table = h("table", { role: "grid", "aria-labelledby": "month", onkeydown: (e: KeyboardEvent) => calendarKey(w, e, focusDay) },
-    h("thead", {}, h("tr", {}, headers)), h("tbody", {}, rows))
+  const table = h(
+    "table",
+    { role: "grid", "aria-labelledby": "month", onkeydown: (e: KeyboardEvent) => calendarKey(w, e, focusDay) },
+    h("thead", {}, h("tr", {}, headers)),
+    h("tbody", {}, rows)
+  )
   return [
-    h("div", { class: "calhead" },
+    h(
+      "div",
+      { class: "calhead" },
       h("button", {
         type: "button",
         class: "nav",
@@ -77,7 +92,14 @@ export const calendar = (w: Host): Array<Node> => {
         onclick: () => atStart ? undefined : void w.showMonth(addMonths(month, -1))
       }, "‹"),
       h("strong", { id: "month", tabindex: "-1" }, monthLabel(w, month)),
-      h("button", { type: "button", class: "nav", "data-focus": "next", "aria-label": w.t("next_month"), onclick: () => void w.showMonth(addMonths(month, 1)) }, "›")),
+      h("button", {
+        type: "button",
+        class: "nav",
+        "data-focus": "next",
+        "aria-label": w.t("next_month"),
+        onclick: () => void w.showMonth(addMonths(month, 1))
+      }, "›")
+    ),
     table,
     ...(monthSlots !== undefined && days.size === 0 ? [h("p", { class: "muted" }, w.t("no_times_month"))] : [])
   ]

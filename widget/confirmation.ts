@@ -16,8 +16,7 @@ import type { Widget } from "./widget.js"
 /** What this module reads of the widget, and how it reports back. */
 type Host = Pick<
   Widget,
-  "apply" | "blobUrl" | "enterDate" | "formats" | "intl" | "options" | "run" | "slotCache" | "staffNames" | "state" |
-  "t" | "zone"
+  "apply" | "blobUrl" | "enterDate" | "formats" | "intl" | "options" | "run" | "slotCache" | "staffNames" | "state" | "t" | "zone"
 >
 
 export const doneView = (w: Host, { booking, occurrences, skipped }: Extract<Step, { _tag: "done" }>): Array<Node> => {
@@ -37,20 +36,33 @@ export const doneView = (w: Host, { booking, occurrences, skipped }: Extract<Ste
   w.blobUrl = URL.createObjectURL(new Blob([ics((series ?? [booking]).map(event))], { type: "text/calendar" }))
   const pending = booking.status === "pending"
   const names = attendees(w, booking)
-  const when = { service: service.name, date: formatDay(w, dayIn(w, booking.start)), time: formatTime(w, booking.start), zone: zoneLabel(w.zone) }
+  const when = {
+    service: service.name,
+    date: formatDay(w, dayIn(w, booking.start)),
+    time: formatTime(w, booking.start),
+    zone: zoneLabel(w.zone)
+  }
   const heading = pending ? w.t("pending_heading") : series !== undefined ? w.t("series_heading") : w.t("done_heading")
   const nodes: Array<Node | null> = [
     ...header(w, heading, undefined, pending ? undefined : "ok"),
-    h("p", { "data-booking": booking.id, "data-series": series === undefined ? null : String(booking.series_id ?? "") },
-      series === undefined ? w.t("confirmation", when) : w.t("series_confirmation", when)),
+    h(
+      "p",
+      { "data-booking": booking.id, "data-series": series === undefined ? null : String(booking.series_id ?? "") },
+      series === undefined ? w.t("confirmation", when) : w.t("series_confirmation", when)
+    ),
     series === undefined ? null : datesList(w, series),
     skipped.length === 0 ? null : h("p", {}, h("strong", {}, w.t("skipped"))),
     skipped.length === 0 ? null : blockedList(w, skipped),
     names === undefined ? null : h("p", { "data-attendees": "" }, w.t("with_names", { names })),
     pending ? h("p", { class: "muted" }, w.t("pending_note")) : null,
-    h("div", { class: "actions" },
-      h("a", { href: w.blobUrl, download: series === undefined ? "booking.ics" : "bookings.ics", class: "secondary", "data-focus": "ics" },
-        series === undefined ? w.t("add_to_calendar") : w.t("add_all_to_calendar")),
+    h(
+      "div",
+      { class: "actions" },
+      h(
+        "a",
+        { href: w.blobUrl, download: series === undefined ? "booking.ics" : "bookings.ics", class: "secondary", "data-focus": "ics" },
+        series === undefined ? w.t("add_to_calendar") : w.t("add_all_to_calendar")
+      ),
       h("button", {
         type: "button",
         class: "link",
@@ -59,7 +71,8 @@ export const doneView = (w: Host, { booking, occurrences, skipped }: Extract<Ste
           w.slotCache.clear()
           w.run(() => w.enterDate(false))
         }
-      }, w.t("book_another")))
+      }, w.t("book_another"))
+    )
   ]
   return nodes.filter((n): n is Node => n !== null)
 }

@@ -18,8 +18,25 @@ import type { Widget } from "./widget.js"
 /** What this module reads of the widget, and how it reports back. */
 type Host = Pick<
   Widget,
-  "announce" | "apply" | "baseUrl" | "body" | "client" | "fail" | "focusAfter" | "formats" | "go" | "host" | "intl" |
-  "monthSlotsFor" | "options" | "render" | "renewal" | "slotCache" | "state" | "t" | "zone"
+  | "announce"
+  | "apply"
+  | "baseUrl"
+  | "body"
+  | "client"
+  | "fail"
+  | "focusAfter"
+  | "formats"
+  | "go"
+  | "host"
+  | "intl"
+  | "monthSlotsFor"
+  | "options"
+  | "render"
+  | "renewal"
+  | "slotCache"
+  | "state"
+  | "t"
+  | "zone"
 >
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
@@ -160,11 +177,16 @@ export const detailsView = (w: Host): Array<Node> => {
     releaseHold(w)
     w.go({ _tag: "Back" })
   })
-  nodes.push(h("div", { class: "summary" },
-    h("p", {}, h("strong", {}, w.state.service!.name)),
-    h("p", {}, `${formatDay(w, dayIn(w, slot.start))}, ${formatTime(w, slot.start)} (${zoneLabel(w.zone)})`),
-    // The hold covers one time, not a series.
-    holdOf(w.state) === undefined || repeating(w) ? null : h("p", { class: "muted" }, w.t("held_until", { n: HOLD_SECONDS / 60 }))))
+  nodes.push(
+    h(
+      "div",
+      { class: "summary" },
+      h("p", {}, h("strong", {}, w.state.service!.name)),
+      h("p", {}, `${formatDay(w, dayIn(w, slot.start))}, ${formatTime(w, slot.start)} (${zoneLabel(w.zone)})`),
+      // The hold covers one time, not a series.
+      holdOf(w.state) === undefined || repeating(w) ? null : h("p", { class: "muted" }, w.t("held_until", { n: HOLD_SECONDS / 60 }))
+    )
+  )
   const field = (name: Field, type: string, autocomplete: string, required: boolean, multiline = false) => {
     const error = fieldErrors[name]
     const props: Props = {
@@ -186,13 +208,15 @@ export const detailsView = (w: Host): Array<Node> => {
       error === undefined ? null : h("p", { class: "field-error", id: `e-${name}` }, error)
     ]
   }
-  nodes.push(h("form", {
-    novalidate: true,
-    onsubmit: (event: Event) => {
-      event.preventDefault()
-      void submit(w)
-    }
-  },
+  nodes.push(h(
+    "form",
+    {
+      novalidate: true,
+      onsubmit: (event: Event) => {
+        event.preventDefault()
+        void submit(w)
+      }
+    },
     repeatControls(w),
     blockedView(w, () => void submit(w, "skip")),
     field("name", "text", "name", true),
@@ -200,7 +224,15 @@ export const detailsView = (w: Host): Array<Node> => {
     field("phone", "tel", "tel", false),
     questionControls(w),
     field("notes", "text", "off", false, true),
-    h("div", { class: "actions" },
-      h("button", { type: "submit", class: "primary", "data-focus": "book", "aria-disabled": w.state.busy !== undefined ? "true" : null }, w.state.busy === undefined ? w.t("book") : w.t("booking")))))
+    h(
+      "div",
+      { class: "actions" },
+      h(
+        "button",
+        { type: "submit", class: "primary", "data-focus": "book", "aria-disabled": w.state.busy !== undefined ? "true" : null },
+        w.state.busy === undefined ? w.t("book") : w.t("booking")
+      )
+    )
+  ))
   return nodes
 }

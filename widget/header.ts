@@ -64,13 +64,17 @@ export const alert = (w: Host, problem: Problem): HTMLElement =>
     "div",
     { class: "alert", role: "alert" },
     h("p", {}, problem.message),
-    problem.retry === undefined ? null : h("p", {}, h("button", {
-      type: "button",
-      class: "secondary",
-      "data-focus": "retry",
-      onclick: () => {
-        w.apply({ _tag: "ProblemCleared" })
-        problem.retry!()
-      }
-    }, w.t("retry")))
+    problem.retry === undefined ? null : h(
+      "p",
+      {},
+      h("button", {
+        type: "button",
+        class: "secondary",
+        "data-focus": "retry",
+        onclick: () => {
+          w.apply({ _tag: "ProblemCleared" })
+          problem.retry!()
+        }
+      }, w.t("retry"))
+    )
   )

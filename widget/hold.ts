@@ -15,8 +15,23 @@ import { VISITOR_HOLD_MAX_TTL_SECONDS } from "../src/domain/holdLifetime.js"
 /** What this module reads of the widget, and how it reports back. */
 type Host = Pick<
   Widget,
-  "announce" | "apply" | "baseUrl" | "client" | "fail" | "formats" | "go" | "host" | "intl" | "monthSlotsFor" |
-  "options" | "render" | "renewal" | "slotCache" | "state" | "t" | "zone"
+  | "announce"
+  | "apply"
+  | "baseUrl"
+  | "client"
+  | "fail"
+  | "formats"
+  | "go"
+  | "host"
+  | "intl"
+  | "monthSlotsFor"
+  | "options"
+  | "render"
+  | "renewal"
+  | "slotCache"
+  | "state"
+  | "t"
+  | "zone"
 >
 
 /** How long one hold lasts: the most the API grants a publishable key. */
@@ -97,7 +112,10 @@ export const taken = async (w: Host, error: ApiError): Promise<void> => {
   w.announce(notice)
 }
 
-export const releaseHold = (w: Pick<Widget, "apply" | "baseUrl" | "client" | "options" | "renewal" | "state">, hold: Hold | undefined = holdOf(w.state)): void => {
+export const releaseHold = (
+  w: Pick<Widget, "apply" | "baseUrl" | "client" | "options" | "renewal" | "state">,
+  hold: Hold | undefined = holdOf(w.state)
+): void => {
   if (hold === undefined || w.client === undefined) return
   if (hold === holdOf(w.state)) {
     w.apply({ _tag: "HoldReleased" })

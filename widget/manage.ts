@@ -16,8 +16,22 @@ import type { Widget } from "./widget.js"
 /** What this module reads of the widget, and how it reports back. */
 type Host = Pick<
   Widget,
-  "apply" | "body" | "client" | "enterDate" | "fail" | "formats" | "go" | "intl" | "linkInvalid" | "options" |
-  "render" | "run" | "slotCache" | "state" | "t" | "zone"
+  | "apply"
+  | "body"
+  | "client"
+  | "enterDate"
+  | "fail"
+  | "formats"
+  | "go"
+  | "intl"
+  | "linkInvalid"
+  | "options"
+  | "render"
+  | "run"
+  | "slotCache"
+  | "state"
+  | "t"
+  | "zone"
 >
 
 const token = (w: Pick<Widget, "options">): string => w.options.manage_token ?? ""
@@ -57,8 +71,7 @@ const STATUS_KEYS: Record<string, StringKey> = {
   no_show: "status_no_show"
 }
 
-const when = (w: Host, iso: string): string =>
-  `${formatDay(w, dayIn(w, iso))}, ${formatTime(w, iso)} (${zoneLabel(w.zone)})`
+const when = (w: Host, iso: string): string => `${formatDay(w, dayIn(w, iso))}, ${formatTime(w, iso)} (${zoneLabel(w.zone)})`
 
 const answerText = (w: Host, value: unknown): string =>
   Array.isArray(value) ? value.map(String).join(", ") : typeof value === "boolean" ? w.t(value ? "yes" : "no") : String(value ?? "")
@@ -78,18 +91,26 @@ export const manageView = (w: Host): Array<Node> => {
   const nodes: Array<Node> = [...header(w, b.status === "cancelled" ? w.t("cancelled_heading") : w.t("manage_heading"))]
   const note = w.state.manageNote
   if (note !== undefined) nodes.push(h("p", { class: "notice", role: "status" }, note))
-  nodes.push(h("dl", { class: "summary", "data-managed": b.id },
-    row(w.t("service"), `${b.service.name} · ${w.t("minutes", { n: b.service.duration_minutes })}`),
-    row(w.t("with"), b.staff.name),
-    row(w.t("when"), when(w, b.start), { "data-start": b.start }),
-    row(w.t("status"), w.t(STATUS_KEYS[b.status] ?? "status_confirmed"), { "data-status": b.status }),
-    ...(b.cancellation_reason ? row(w.t("reason"), b.cancellation_reason) : [])))
+  nodes.push(
+    h(
+      "dl",
+      { class: "summary", "data-managed": b.id },
+      row(w.t("service"), `${b.service.name} · ${w.t("minutes", { n: b.service.duration_minutes })}`),
+      row(w.t("with"), b.staff.name),
+      row(w.t("when"), when(w, b.start), { "data-start": b.start }),
+      row(w.t("status"), w.t(STATUS_KEYS[b.status] ?? "status_confirmed"), { "data-status": b.status }),
+      ...(b.cancellation_reason ? row(w.t("reason"), b.cancellation_reason) : [])
+    )
+  )
   if (b.answers !== undefined && b.answers.length > 0) {
-    nodes.push(h("h3", {}, w.t("your_answers")), h("dl", { class: "summary" }, b.answers.flatMap((a) => row(a.label, answerText(w, a.value)))))
+    nodes.push(
+      h("h3", {}, w.t("your_answers")),
+      h("dl", { class: "summary" }, b.answers.flatMap((a) => row(a.label, answerText(w, a.value))))
+    )
   }
   const reasons = [...new Set([refusalText(w, b.reschedule_refusal), refusalText(w, b.cancel_refusal)].filter((r) => r !== undefined))]
   // A cancelled booking says so in its heading; the other refusals are spelled out.
-  if (b.status !== "cancelled") for (const reason of reasons) nodes.push(h("p", { class: "muted", "data-refusal": "" }, reason))
+  if (b.status !== "cancelled") { for (const reason of reasons) nodes.push(h("p", { class: "muted", "data-refusal": "" }, reason)) }
   const action = (name: string, kind: string, label: string, run: () => void) =>
     h("button", {
       type: "button",
@@ -133,12 +154,22 @@ export const cancelView = (w: Host): Array<Node> => {
   return [
     ...header(w, w.t("cancel_heading"), toManage(w)),
     h("p", {}, `${b.service.name} · ${when(w, b.start)}`),
-    h("form", { onsubmit: submit, novalidate: true },
+    h(
+      "form",
+      { onsubmit: submit, novalidate: true },
       h("label", { for: "reason" }, w.t("reason_optional")),
       h("textarea", { id: "reason", name: "reason", maxlength: "1000", "data-focus": "reason" }),
-      h("div", { class: "actions" },
-        h("button", { type: "submit", class: "primary", "data-focus": "confirm-cancel", "data-action": "confirm-cancel" }, w.t("confirm_cancel")),
-        h("button", { type: "button", class: "secondary", "data-focus": "keep", onclick: toManage(w) }, w.t("keep_booking"))))
+      h(
+        "div",
+        { class: "actions" },
+        h(
+          "button",
+          { type: "submit", class: "primary", "data-focus": "confirm-cancel", "data-action": "confirm-cancel" },
+          w.t("confirm_cancel")
+        ),
+        h("button", { type: "button", class: "secondary", "data-focus": "keep", onclick: toManage(w) }, w.t("keep_booking"))
+      )
+    )
   ]
 }
 
@@ -160,11 +191,21 @@ export const moveView = (w: Host, { slot }: Extract<Step, { _tag: "move" }>): Ar
   }
   return [
     ...header(w, w.t("move_heading"), toDate(w)),
-    h("dl", { class: "summary" },
+    h(
+      "dl",
+      { class: "summary" },
       row(w.t("from"), when(w, b.start)),
-      row(w.t("to"), when(w, slot.start), { "data-new-start": slot.start })),
-    h("div", { class: "actions" },
-      h("button", { type: "button", class: "primary", "data-focus": "confirm-move", "data-action": "confirm-move", onclick: confirm }, w.t("confirm_move")),
-      h("button", { type: "button", class: "secondary", "data-focus": "keep", onclick: toDate(w) }, w.t("choose_other_time")))
+      row(w.t("to"), when(w, slot.start), { "data-new-start": slot.start })
+    ),
+    h(
+      "div",
+      { class: "actions" },
+      h(
+        "button",
+        { type: "button", class: "primary", "data-focus": "confirm-move", "data-action": "confirm-move", onclick: confirm },
+        w.t("confirm_move")
+      ),
+      h("button", { type: "button", class: "secondary", "data-focus": "keep", onclick: toDate(w) }, w.t("choose_other_time"))
+    )
   ]
 }

@@ -20,7 +20,9 @@ const OPTIONS = {
   primary_color: text,
   font_family: text,
   radius: (value: unknown): string | number | undefined => (typeof value === "string" || typeof value === "number" ? value : undefined),
-  theme: (value: unknown): "light" | "dark" | "auto" | undefined => (value === "light" || value === "dark" || value === "auto" ? value : undefined),
+  theme: (
+    value: unknown
+  ): "light" | "dark" | "auto" | undefined => (value === "light" || value === "dark" || value === "auto" ? value : undefined),
   locale: text,
   /** As an attribute, present means true unless it says `"false"`. */
   hide_branding: (value: unknown): boolean | undefined =>
@@ -86,4 +88,3 @@ export const ANY = "any"
 
 /** Options that pick another account, service or staff member: changing one restarts the flow. */
 export const RESTART_OPTIONS = ["key", "service", "staff", "base_url", "manage_token"] as const
-

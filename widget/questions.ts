@@ -92,21 +92,34 @@ const questionControl = (w: Host, q: Question): Array<Node | null> => {
   }
   if (q.type === "checkbox") {
     return [
-      h("label", { class: "check solo", for: id },
-        h("input", { ...common, type: "checkbox", checked: w.state.form.answers[q.id] === true, "aria-required": q.required ? "true" : null, onchange: (e: Event) => {
-          w.apply({ _tag: "AnswerEdited", id: q.id, value: (e.target as HTMLInputElement).checked })
-        } }),
-        h("span", {}, q.label, requiredMark(q))),
+      h(
+        "label",
+        { class: "check solo", for: id },
+        h("input", {
+          ...common,
+          type: "checkbox",
+          checked: w.state.form.answers[q.id] === true,
+          "aria-required": q.required ? "true" : null,
+          onchange: (e: Event) => {
+            w.apply({ _tag: "AnswerEdited", id: q.id, value: (e.target as HTMLInputElement).checked })
+          }
+        }),
+        h("span", {}, q.label, requiredMark(q))
+      ),
       ...nodes
     ]
   }
   if (q.type === "multi_select") {
     const chosen = new Set(picked(w, q))
     return [
-      h("fieldset", { "aria-describedby": describedBy },
+      h(
+        "fieldset",
+        { "aria-describedby": describedBy },
         h("legend", {}, q.label, requiredMark(q)),
         (q.options ?? []).map((option, i) =>
-          h("label", { class: "check", for: `${id}-${i}` },
+          h(
+            "label",
+            { class: "check", for: `${id}-${i}` },
             h("input", {
               id: `${id}-${i}`,
               name: id,
@@ -124,8 +137,11 @@ const questionControl = (w: Host, q: Question): Array<Node | null> => {
                 w.apply({ _tag: "AnswerEdited", id: q.id, value: (q.options ?? []).filter((o) => now.has(o)) })
               }
             }),
-            h("span", {}, option))),
-        ...nodes)
+            h("span", {}, option)
+          )
+        ),
+        ...nodes
+      )
     ]
   }
   const props: Props = {

@@ -32,8 +32,7 @@ export const repeatCount = (w: Pick<Widget, "state">): number | undefined => {
 }
 
 /** The RFC 5545 rule for the choice: weekly on the chosen time's weekday. */
-export const rrule = (weeks: number, count: number): string =>
-  `FREQ=WEEKLY${weeks > 1 ? `;INTERVAL=${weeks}` : ""};COUNT=${count}`
+export const rrule = (weeks: number, count: number): string => `FREQ=WEEKLY${weeks > 1 ? `;INTERVAL=${weeks}` : ""};COUNT=${count}`
 
 /**
  * The blocked occurrences a refusal lists (`occurrences`) or a series skipped (`skipped`), each
@@ -87,20 +86,23 @@ export const repeatControls = (w: Host): HTMLElement | null => {
   const max = maxOccurrences(w)
   const { repeatError, repeatWeeks } = w.state.form
   if (max < MIN_COUNT || slotOf(w.state) === undefined) return null
-  const frequency = h("select", {
-    id: "r-every",
-    name: "repeat",
-    "data-focus": "r-every",
-    onchange: (event: Event) => {
-      const weeks = Number((event.target as HTMLSelectElement).value) || 0
-      const count = weeks > 0 && repeatCount(w) === undefined ? String(Math.min(4, max)) : w.state.form.repeatCount
-      w.apply({ _tag: "RepeatChosen", weeks, count })
-      w.focusAfter = "#r-every"
-      w.render()
-    }
-  },
+  const frequency = h(
+    "select",
+    {
+      id: "r-every",
+      name: "repeat",
+      "data-focus": "r-every",
+      onchange: (event: Event) => {
+        const weeks = Number((event.target as HTMLSelectElement).value) || 0
+        const count = weeks > 0 && repeatCount(w) === undefined ? String(Math.min(4, max)) : w.state.form.repeatCount
+        w.apply({ _tag: "RepeatChosen", weeks, count })
+        w.focusAfter = "#r-every"
+        w.render()
+      }
+    },
     h("option", { value: "0" }, w.t("repeat_none")),
-    INTERVALS.map((n) => h("option", { value: String(n) }, n === 1 ? w.t("repeat_weekly") : w.t("repeat_weeks", { n }))))
+    INTERVALS.map((n) => h("option", { value: String(n) }, n === 1 ? w.t("repeat_weekly") : w.t("repeat_weeks", { n })))
+  )
   frequency.value = String(repeatWeeks)
   const nodes: Array<Node | null> = [h("label", { for: "r-every" }, w.t("repeat")), frequency]
   if (repeatWeeks > 0) {
@@ -152,11 +154,14 @@ export const blockedView = (w: Host, bookFree: () => void): HTMLElement | null =
   if (blocked.length === 0) return null
   const total = repeatCount(w) ?? 0
   const free = total - blocked.length
-  return h("div", { class: "notice blocked", role: "group", "aria-labelledby": "blocked-label", tabindex: "-1" },
+  return h(
+    "div",
+    { class: "notice blocked", role: "group", "aria-labelledby": "blocked-label", tabindex: "-1" },
     h("p", { id: "blocked-label" }, h("strong", {}, w.t("blocked"))),
     blockedList(w, blocked),
     h("p", { class: "muted" }, w.t("blocked_hint")),
     free > 0
       ? h("button", { type: "button", class: "secondary", "data-focus": "book-free", onclick: bookFree }, w.t("book_free", { n: free }))
-      : null)
+      : null
+  )
 }

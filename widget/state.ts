@@ -147,7 +147,12 @@ export type Action =
   | { readonly _tag: "Failed"; readonly problem: Problem }
   | { readonly _tag: "Fatal"; readonly problem: Problem }
   | { readonly _tag: "ProblemCleared" }
-  | { readonly _tag: "ManagedShown"; readonly managed: ManagedBooking; readonly zone: string | undefined; readonly note: string | undefined }
+  | {
+    readonly _tag: "ManagedShown"
+    readonly managed: ManagedBooking
+    readonly zone: string | undefined
+    readonly note: string | undefined
+  }
   | { readonly _tag: "NoteCleared" }
   | { readonly _tag: "MoveChosen"; readonly slot: Slot }
 
@@ -270,8 +275,7 @@ export const teamBooking = (s: Pick<State, "service" | "staffChoice">): boolean 
 // ---------------------------------------------------------------- reading
 
 /** The time the current step is about: the picked one on the details step, the new one on a move. */
-export const slotOf = (s: State): Slot | undefined =>
-  s.step._tag === "details" || s.step._tag === "move" ? s.step.slot : undefined
+export const slotOf = (s: State): Slot | undefined => s.step._tag === "details" || s.step._tag === "move" ? s.step.slot : undefined
 
 export const holdOf = (s: State): Hold | undefined => (s.step._tag === "details" ? s.step.hold : undefined)
 
@@ -363,9 +367,12 @@ export const transition = (s: State, a: Action): State => {
       // Blocked dates of another count no longer apply.
       return form(s, { repeatCount: a.count, blocked: [] })
     case "Checked":
-      return form(s, a.merge === true
-        ? { fieldErrors: { ...s.form.fieldErrors, ...a.fieldErrors }, answerErrors: { ...s.form.answerErrors, ...a.answerErrors } }
-        : { fieldErrors: a.fieldErrors, answerErrors: a.answerErrors, repeatError: a.repeatError })
+      return form(
+        s,
+        a.merge === true
+          ? { fieldErrors: { ...s.form.fieldErrors, ...a.fieldErrors }, answerErrors: { ...s.form.answerErrors, ...a.answerErrors } }
+          : { fieldErrors: a.fieldErrors, answerErrors: a.answerErrors, repeatError: a.repeatError }
+      )
     case "SeriesBlocked":
       return form({ ...s, busy: undefined }, { blocked: a.blocked })
     case "KeyUsed":

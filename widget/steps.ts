@@ -15,9 +15,34 @@ import type { Widget } from "./widget.js"
 /** What this module reads of the widget, and how it reports back. */
 type Host = Pick<
   Widget,
-  "afterService" | "announce" | "apply" | "baseUrl" | "blobUrl" | "body" | "client" | "enterDate" | "fail" |
-  "focusAfter" | "formats" | "go" | "host" | "intl" | "lang" | "linkInvalid" | "monthSlotsFor" | "options" |
-  "render" | "renewal" | "run" | "showMonth" | "slotCache" | "staffNames" | "state" | "t" | "zone" | "zonePicker"
+  | "afterService"
+  | "announce"
+  | "apply"
+  | "baseUrl"
+  | "blobUrl"
+  | "body"
+  | "client"
+  | "enterDate"
+  | "fail"
+  | "focusAfter"
+  | "formats"
+  | "go"
+  | "host"
+  | "intl"
+  | "lang"
+  | "linkInvalid"
+  | "monthSlotsFor"
+  | "options"
+  | "render"
+  | "renewal"
+  | "run"
+  | "showMonth"
+  | "slotCache"
+  | "staffNames"
+  | "state"
+  | "t"
+  | "zone"
+  | "zonePicker"
 >
 
 export const view = (w: Host): Array<Node> => {
@@ -53,18 +78,35 @@ export const view = (w: Host): Array<Node> => {
 
 const serviceView = (w: Host): Array<Node> => [
   ...header(w, w.t("service_heading")),
-  h("ul", { class: "choices" }, w.state.services.map((service) =>
-    h("li", {}, h("button", {
-      type: "button",
-      class: "choice",
-      "data-focus": `svc-${service.id}`,
-      "data-service": service.id,
-      onclick: () => {
-        w.apply({ _tag: "ServiceChosen", service })
-        w.run(() => w.afterService(true))
-      }
-    }, h("span", {}, h("strong", {}, service.name), service.description ? h("span", { class: "muted" }, ` · ${service.description}`) : null),
-      h("span", { class: "muted" }, [w.t("minutes", { n: service.duration_minutes }), price(w, service)].filter(Boolean).join(" · ")))))
+  h(
+    "ul",
+    { class: "choices" },
+    w.state.services.map((service) =>
+      h(
+        "li",
+        {},
+        h(
+          "button",
+          {
+            type: "button",
+            class: "choice",
+            "data-focus": `svc-${service.id}`,
+            "data-service": service.id,
+            onclick: () => {
+              w.apply({ _tag: "ServiceChosen", service })
+              w.run(() => w.afterService(true))
+            }
+          },
+          h(
+            "span",
+            {},
+            h("strong", {}, service.name),
+            service.description ? h("span", { class: "muted" }, ` · ${service.description}`) : null
+          ),
+          h("span", { class: "muted" }, [w.t("minutes", { n: service.duration_minutes }), price(w, service)].filter(Boolean).join(" · "))
+        )
+      )
+    )
   )
 ]
 
@@ -75,10 +117,32 @@ const staffView = (w: Host): Array<Node> => {
   }
   return [
     ...header(w, w.t("staff_heading"), w.options.service === undefined ? shown(w, "service") : undefined),
-    h("ul", { class: "choices" },
-      h("li", {}, h("button", { type: "button", class: "choice", "data-focus": "stf-any", "data-staff": ANY, onclick: choose(ANY) }, h("strong", {}, w.t("anyone")))),
+    h(
+      "ul",
+      { class: "choices" },
+      h(
+        "li",
+        {},
+        h(
+          "button",
+          { type: "button", class: "choice", "data-focus": "stf-any", "data-staff": ANY, onclick: choose(ANY) },
+          h("strong", {}, w.t("anyone"))
+        )
+      ),
       w.state.staffList.map((member) =>
-        h("li", {}, h("button", { type: "button", class: "choice", "data-focus": `stf-${member.id}`, "data-staff": member.id, onclick: choose(member.id) }, member.name))))
+        h(
+          "li",
+          {},
+          h("button", {
+            type: "button",
+            class: "choice",
+            "data-focus": `stf-${member.id}`,
+            "data-staff": member.id,
+            onclick: choose(member.id)
+          }, member.name)
+        )
+      )
+    )
   ]
 }
 
@@ -102,14 +166,23 @@ const dateView = (w: Host): Array<Node> => {
       "div",
       { class: "notice", role: "group", "aria-label": w.t("alternatives") },
       h("p", {}, notice),
-      alternatives.length === 0 ? null : h("ul", { class: "choices" }, alternatives.map((slot, i) =>
-        h("li", {}, h("button", {
-          type: "button",
-          class: "choice",
-          "data-focus": `alt-${i}`,
-          "data-alternative": slot.start,
-          onclick: () => void pickSlot(w, slot)
-        }, formatSlot(w, slot)))))
+      alternatives.length === 0 ? null : h(
+        "ul",
+        { class: "choices" },
+        alternatives.map((slot, i) =>
+          h(
+            "li",
+            {},
+            h("button", {
+              type: "button",
+              class: "choice",
+              "data-focus": `alt-${i}`,
+              "data-alternative": slot.start,
+              onclick: () => void pickSlot(w, slot)
+            }, formatSlot(w, slot))
+          )
+        )
+      )
     ))
   }
   nodes.push(h("label", { for: "tz" }, w.t("time_zone")), zoneSelect(w))

@@ -78,7 +78,8 @@ export const STRINGS = {
     your_answers: "Your answers",
     yes: "Yes",
     no: "No",
-    notice_passed: "This booking starts in less than {n} minutes, so it can no longer be changed online. Please contact the business directly.",
+    notice_passed:
+      "This booking starts in less than {n} minutes, so it can no longer be changed online. Please contact the business directly.",
     final: "This booking can no longer be changed.",
     move_booking: "Change time",
     cancel_booking: "Cancel booking",
@@ -171,7 +172,8 @@ export const STRINGS = {
     network: "Der Buchungsdienst ist nicht erreichbar. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.",
     busy: "Gerade viele Anfragen. Neuer Versuch in {n} s …",
     failed: "Etwas ist schiefgegangen: {detail}",
-    secret_key: "Dieses Widget hat einen geheimen API-Schlüssel (sk_…) erhalten. Verwenden Sie einen öffentlichen Schlüssel (pk_…): geheime Schlüssel gehören nie in eine Webseite.",
+    secret_key:
+      "Dieses Widget hat einen geheimen API-Schlüssel (sk_…) erhalten. Verwenden Sie einen öffentlichen Schlüssel (pk_…): geheime Schlüssel gehören nie in eine Webseite.",
     missing_key: "Diesem Widget fehlt der Schlüssel. Ergänzen Sie data-key=\"pk_…\" mit einem öffentlichen Schlüssel.",
     invalid_key: "Der Buchungsschlüssel ist unbekannt oder wurde widerrufen.",
     origin_not_allowed: "Auf dieser Website ist die Online-Buchung noch nicht möglich.",
@@ -195,7 +197,8 @@ export const STRINGS = {
     your_answers: "Ihre Antworten",
     yes: "Ja",
     no: "Nein",
-    notice_passed: "Diese Buchung beginnt in weniger als {n} Minuten und kann nicht mehr online geändert werden. Bitte wenden Sie sich direkt an das Unternehmen.",
+    notice_passed:
+      "Diese Buchung beginnt in weniger als {n} Minuten und kann nicht mehr online geändert werden. Bitte wenden Sie sich direkt an das Unternehmen.",
     final: "Diese Buchung kann nicht mehr geändert werden.",
     move_booking: "Termin ändern",
     cancel_booking: "Buchung stornieren",

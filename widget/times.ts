@@ -8,8 +8,24 @@ import type { Widget } from "./widget.js"
 /** What this module reads of the widget, and how it reports back. */
 type Host = Pick<
   Widget,
-  "announce" | "apply" | "baseUrl" | "body" | "client" | "fail" | "formats" | "go" | "host" | "intl" |
-  "monthSlotsFor" | "options" | "render" | "renewal" | "slotCache" | "state" | "t" | "zone"
+  | "announce"
+  | "apply"
+  | "baseUrl"
+  | "body"
+  | "client"
+  | "fail"
+  | "formats"
+  | "go"
+  | "host"
+  | "intl"
+  | "monthSlotsFor"
+  | "options"
+  | "render"
+  | "renewal"
+  | "slotCache"
+  | "state"
+  | "t"
+  | "zone"
 >
 
 export const timesView = (w: Host): Array<Node> => {
@@ -19,24 +35,29 @@ export const timesView = (w: Host): Array<Node> => {
   const focusIndex = Math.min(focusTime, Math.max(0, slots.length - 1))
   return [
     h("h3", { id: "times-label" }, w.t("times_for", { date: formatDay(w, day) })),
-    h("div", {
-      class: "times",
-      role: "group",
-      "aria-labelledby": "times-label",
-      onkeydown: (e: KeyboardEvent) => timesKey(w, e, slots.length)
-    }, slots.map((slot, i) =>
-      h("button", {
-        type: "button",
-        class: "time",
-        tabindex: i === focusIndex ? "0" : "-1",
-        "data-start": slot.start,
-        "data-index": String(i),
-        "data-focus": `time-${slot.start}`,
-        onclick: () => {
-          w.apply({ _tag: "TimeFocused", index: i })
-          void pickSlot(w, slot)
-        }
-      }, formatTime(w, slot.start))))
+    h(
+      "div",
+      {
+        class: "times",
+        role: "group",
+        "aria-labelledby": "times-label",
+        onkeydown: (e: KeyboardEvent) => timesKey(w, e, slots.length)
+      },
+      slots.map((slot, i) =>
+        h("button", {
+          type: "button",
+          class: "time",
+          tabindex: i === focusIndex ? "0" : "-1",
+          "data-start": slot.start,
+          "data-index": String(i),
+          "data-focus": `time-${slot.start}`,
+          onclick: () => {
+            w.apply({ _tag: "TimeFocused", index: i })
+            void pickSlot(w, slot)
+          }
+        }, formatTime(w, slot.start))
+      )
+    )
   ]
 }
 

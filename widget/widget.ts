@@ -90,7 +90,8 @@ export class Widget implements WidgetHandle {
       this.start()
     } else {
       applyAppearance(this)
-      if (options.prefill !== undefined && this.state.step._tag !== "done") this.apply({ _tag: "Prefilled", prefill: this.options.prefill, overwrite: true })
+      if (options.prefill !== undefined && this.state.step._tag !== "done")
+        this.apply({ _tag: "Prefilled", prefill: this.options.prefill, overwrite: true })
       this.render()
     }
   }
@@ -132,7 +133,12 @@ export class Widget implements WidgetHandle {
     this.staffNames.clear()
     this.render()
     if (this.options.manage_token !== undefined) {
-      this.client = makeClient({ base: this.baseUrl(), key: "", signal: this.controller.signal, onWait: (seconds) => this.waiting(seconds) })
+      this.client = makeClient({
+        base: this.baseUrl(),
+        key: "",
+        signal: this.controller.signal,
+        onWait: (seconds) => this.waiting(seconds)
+      })
       void loadManaged(this).catch((error) => this.fail(error, () => this.start()))
       return
     }
@@ -245,7 +251,9 @@ export class Widget implements WidgetHandle {
     if (this.controller.signal.aborted || this.destroyed) return
     // The visitor reads a short message; the page's developer, in the console, how to allow
     // this origin: the server's own words when its refusal was readable, else the same words.
-    const notAllowed = (detail = `${location.origin} is not an allowed origin of this key's account: ${howToAllowOrigin(location.origin)}`) => {
+    const notAllowed = (
+      detail = `${location.origin} is not an allowed origin of this key's account: ${howToAllowOrigin(location.origin)}`
+    ) => {
       console.error(`Slotwise widget: ${detail}`)
       this.fatal("origin_not_allowed", this.t("origin_not_allowed"))
     }

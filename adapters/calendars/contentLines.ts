@@ -26,8 +26,21 @@ export const LINE_PROPERTY = "X-SLOTWISE-LINE"
  * bytes and would only be parsed to be thrown away.
  */
 const NEEDED_PROPERTIES = new Set([
-  "BEGIN", "END", "UID", "DTSTART", "DTEND", "DURATION", "RRULE", "RDATE", "EXDATE", "RECURRENCE-ID",
-  "TRANSP", "STATUS", "TZID", "TZOFFSETFROM", "TZOFFSETTO"
+  "BEGIN",
+  "END",
+  "UID",
+  "DTSTART",
+  "DTEND",
+  "DURATION",
+  "RRULE",
+  "RDATE",
+  "EXDATE",
+  "RECURRENCE-ID",
+  "TRANSP",
+  "STATUS",
+  "TZID",
+  "TZOFFSETFROM",
+  "TZOFFSETTO"
 ])
 
 /** Where a content line breaks the rules ical.js relies on, in words that quote none of it; `undefined` when it does not. */
@@ -137,7 +150,9 @@ export const scanFeed = (body: string): ScannedFeed => {
     lineContaining: (fragment) => {
       for (let i = 0; i < keptLines.length; i++) {
         const pieceEnd = i + 1 < keptFrom.length ? keptFrom[i + 1]! : kept.length
-        const unfolded = kept.slice(keptFrom[i]!, pieceEnd).filter((piece) => piece !== "\r\n").map((piece, n) => n === 0 ? piece : piece.slice(1)).join("")
+        const unfolded = kept.slice(keptFrom[i]!, pieceEnd).filter((piece) => piece !== "\r\n").map((piece, n) =>
+          n === 0 ? piece : piece.slice(1)
+        ).join("")
         if (unfolded.includes(fragment)) return keptLines[i]!
       }
       return 0

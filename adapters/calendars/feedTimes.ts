@@ -34,7 +34,8 @@ type Converter = (time: Wall) => number
 
 const IANA_SUFFIX = /([A-Za-z_]+(?:\/[A-Za-z0-9_+-]+){1,2})$/
 
-export const wallClockMs = (t: Wall): number => daysFromCivil(t.year, t.month, t.day) * DAY + (t.hour * 60 + t.minute) * MINUTE + t.second * 1000
+export const wallClockMs = (t: Wall): number =>
+  daysFromCivil(t.year, t.month, t.day) * DAY + (t.hour * 60 + t.minute) * MINUTE + t.second * 1000
 
 /** Wall-clock time in an IANA zone → instant (a time in a spring-forward gap moves past it). */
 const inZone = (zone: string): Converter => (t) =>

@@ -65,8 +65,7 @@ const describe = (error: unknown): string => {
   return typeof e?.code === "string" ? `the connection failed (${e.code})` : "the connection failed"
 }
 
-const header = (value: string | Array<string> | undefined): string | null =>
-  (Array.isArray(value) ? value[0] : value) ?? null
+const header = (value: string | Array<string> | undefined): string | null => (Array.isArray(value) ? value[0] : value) ?? null
 
 export const fetchFeed = (url: string, validators: FeedRequestHeaders, options: FetchOptions): Promise<FetchOutcome> =>
   new Promise<FetchOutcome>((resolve) => {

@@ -25,7 +25,22 @@ import { daysFromCivil, localToUtcDay } from "../../src/scheduling/zones.js"
 import { FeedParseError, formatCount, scanFeed } from "./contentLines.js"
 
 export { FeedParseError, MAX_LINE_CHARS, MAX_LINE_PARAMETERS, neededLines } from "./contentLines.js"
-import { type Component, DAY, lineOf, localizeSeries, makeZones, rawProperties, type RawProperty, rawWall, type Recur, type Time, type Wall, wallAt, wallClockMs, withoutQuotedContent } from "./feedTimes.js"
+import {
+  type Component,
+  DAY,
+  lineOf,
+  localizeSeries,
+  makeZones,
+  rawProperties,
+  type RawProperty,
+  rawWall,
+  type Recur,
+  type Time,
+  type Wall,
+  wallAt,
+  wallClockMs,
+  withoutQuotedContent
+} from "./feedTimes.js"
 
 /** Recurrence steps per series, whatever they yield (a daily rule reaches ~55 years); the series ends there. */
 export const MAX_STEPS_PER_SERIES = 20_000
@@ -152,8 +167,11 @@ export const parseBusyPairs = (text: string, options: ParseOptions): BusyPairs =
       const seconds = typeof duration === "string" ? ICAL.Duration.fromString(duration).toSeconds() : undefined
       if (from.isDate) {
         const first = staffDate(from)
-        const days = to !== undefined ? daysFromCivil(to.year, to.month, to.day) - daysFromCivil(from.year, from.month, from.day)
-          : seconds !== undefined ? Math.ceil(seconds / 86_400) : 1
+        const days = to !== undefined ?
+          daysFromCivil(to.year, to.month, to.day) - daysFromCivil(from.year, from.month, from.day)
+          : seconds !== undefined
+          ? Math.ceil(seconds / 86_400)
+          : 1
         add(first, localToUtcDay(options.zone, daysFromCivil(from.year, from.month, from.day) + Math.max(days, 1), 0))
         return
       }
@@ -217,7 +235,9 @@ export const parseBusyPairs = (text: string, options: ParseOptions): BusyPairs =
       // yields exactly the occurrences the event's expansion would, without copying each one.
       const rules = detached.getAllProperties("rrule")
       const plain = !hasOverrides && rules.length === 1 && !detached.hasProperty("rdate") && !detached.hasProperty("exdate")
-      const iterator: { next: () => Time | null } = plain ? (rules[0]!.getFirstValue() as Recur).iterator(event.startDate) : event.iterator()
+      const iterator: { next: () => Time | null } = plain
+        ? (rules[0]!.getFirstValue() as Recur).iterator(event.startDate)
+        : event.iterator()
       for (let i = 0; i < stepsPerSeries && !full(); i++) {
         if (++steps > stepsPerFeed) {
           throw new FeedParseError(

@@ -77,15 +77,17 @@ export const runParseWorker = () => {
       // Moved, not copied: the buffer becomes the event loop's.
       port.postMessage({ id: request.id, ok: true, busy } satisfies ParseReply, [busy.buffer])
     } catch (error) {
-      port.postMessage({
-        id: request.id,
-        ok: false,
-        parseError: error instanceof FeedParseError,
-        // Any other error's message may quote the feed: only its kind is told.
-        message: error instanceof FeedParseError
-          ? error.message
-          : `the feed could not be read (the parser failed: ${error instanceof Error ? error.name : "unknown error"}); ${RETRY}`
-      } satisfies ParseReply)
+      port.postMessage(
+        {
+          id: request.id,
+          ok: false,
+          parseError: error instanceof FeedParseError,
+          // Any other error's message may quote the feed: only its kind is told.
+          message: error instanceof FeedParseError
+            ? error.message
+            : `the feed could not be read (the parser failed: ${error instanceof Error ? error.name : "unknown error"}); ${RETRY}`
+        } satisfies ParseReply
+      )
     }
   })
 }
@@ -178,7 +180,8 @@ export const makeParseWorker = (options: ParsePoolOptions = {}): ParseWorker => 
   let nextId = 0
   let startedCount = 0
 
-  const runningOf = (key?: string) => slots.filter((slot) => slot.job !== undefined && (key === undefined || slot.job.pending.key === key)).length
+  const runningOf = (key?: string) =>
+    slots.filter((slot) => slot.job !== undefined && (key === undefined || slot.job.pending.key === key)).length
 
   /** Ends the slot's job (if it is still `id`) with `outcome`, and gives the slot the next feed. */
   const settle = (slot: Slot, id: number, outcome: (pending: Pending) => void) => {
@@ -244,7 +247,9 @@ export const makeParseWorker = (options: ParsePoolOptions = {}): ParseWorker => 
         worker = slot.worker ??= start(slot)
       } catch (error) {
         pending.signal?.removeEventListener("abort", pending.onAbort)
-        pending.reject(new ParseWorkerFailed(`the calendar reader could not start: ${error instanceof Error ? error.message : String(error)}`))
+        pending.reject(
+          new ParseWorkerFailed(`the calendar reader could not start: ${error instanceof Error ? error.message : String(error)}`)
+        )
         continue
       }
       slot.job = { id: nextId++, pending, timer: undefined }

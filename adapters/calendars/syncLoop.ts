@@ -35,9 +35,7 @@ export const CalendarSyncLoopLive = (options: CalendarSyncLoopOptions = {}) =>
     const pollMs = options.pollMs ?? DEFAULT_CALENDAR_POLL_MS
     const batch = options.batch ?? 10
     const pass = calendars.syncDue({ max: batch }).pipe(
-      Effect.catchAllCause((cause) =>
-        Effect.as(Effect.logWarning("calendar sync pass failed", Cause.pretty(cause)), 0)
-      )
+      Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("calendar sync pass failed", Cause.pretty(cause)), 0))
     )
     // A full batch means more may be due: go again at once (a full queue claims none); otherwise wait for the next poll.
     const loop = Effect.forever(Effect.flatMap(pass, (synced) => synced >= batch ? Effect.void : realSleep(pollMs)))

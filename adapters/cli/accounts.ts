@@ -135,19 +135,23 @@ const accountLine = (account: Account): string =>
     `handle ${account.handle}`
   ].join("  ")
 
-
 const createAccount = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, layer: OfflineLayer): Promise<number> | number => {
   const { values, source } = parseFlags(CREATE_FLAGS, args, env)
   if (values.help) return printHelp(ACCOUNTS_CREATE_HELP)
   if (values.name === undefined) throw new UsageError("--name is required")
   const storage = storageFlag(values.database, env, source("database"))
-  return withAccounts(storage, layer, (accounts) => accounts.create({ plan: "free", ...accountFields(values), name: values.name! }), (created) => {
-    if (values.json) return out(JSON.stringify(created, null, 2))
-    out(`In ${describeStorage(storage)}:`)
-    printKeys(created, out)
-    out(`  production secret key    ${created.keys.production.secret}`)
-    out(`  production publishable   ${created.keys.production.publishable}`)
-  })
+  return withAccounts(
+    storage,
+    layer,
+    (accounts) => accounts.create({ plan: "free", ...accountFields(values), name: values.name! }),
+    (created) => {
+      if (values.json) return out(JSON.stringify(created, null, 2))
+      out(`In ${describeStorage(storage)}:`)
+      printKeys(created, out)
+      out(`  production secret key    ${created.keys.production.secret}`)
+      out(`  production publishable   ${created.keys.production.publishable}`)
+    }
+  )
 }
 
 const listAccounts = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, layer: OfflineLayer): Promise<number> | number => {
@@ -171,7 +175,9 @@ const updateAccount = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, laye
   }
   const patch = { ...accountFields(values), ...brandingFields(values), ...(values["no-allowed-origins"] ? { allowed_origins: [] } : {}) }
   if (Object.keys(patch).length === 0) {
-    throw new UsageError("nothing to change: give --name, --handle, --plan, --allowed-origin, --no-allowed-origins, --rate-limit or a branding option")
+    throw new UsageError(
+      "nothing to change: give --name, --handle, --plan, --allowed-origin, --no-allowed-origins, --rate-limit or a branding option"
+    )
   }
   const storage = storageFlag(values.database, env, source("database"))
   return withAccounts(storage, layer, (accounts) => accounts.update(id, patch), (account) => {

@@ -77,9 +77,11 @@ export const refuseUnknownFlags = (names: ReadonlyArray<string>, args: ReadonlyA
   }
 }
 
-type Values<F extends FlagSpecs> = {
-  readonly [K in keyof F]?: F[K] extends { multiple: true } ? Array<string> : F[K]["type"] extends "boolean" ? boolean : string
-} & { readonly help?: boolean }
+type Values<F extends FlagSpecs> =
+  & {
+    readonly [K in keyof F]?: F[K] extends { multiple: true } ? Array<string> : F[K]["type"] extends "boolean" ? boolean : string
+  }
+  & { readonly help?: boolean }
 
 /**
  * Parses `args` against `flags`, then fills each flag not given from its environment

@@ -44,7 +44,8 @@ const REVOKE_FLAGS = {
   json: { type: "boolean", help: "print the revoked key as JSON" }
 } as const satisfies FlagSpecs
 
-export const KEYS_CREATE_HELP = `slotwise keys create --account <acc_…> [options]: create an API key offline and print its secret (shown once)
+export const KEYS_CREATE_HELP =
+  `slotwise keys create --account <acc_…> [options]: create an API key offline and print its secret (shown once)
 
 ${flagLines(CREATE_FLAGS)}
 `
@@ -93,8 +94,18 @@ const create = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, layer: Offl
   const tenant = { account_id: values.account, environment }
   const use = Effect.zipRight(
     accountOf(values.account),
-    Effect.flatMap(ApiKeys, (keys) =>
-      inTenant(tenant, keys.create({ name: values.name ?? "created by slotwise keys create", type, ...(scopes === undefined ? {} : { scopes: scopes as Array<never> }) })))
+    Effect.flatMap(
+      ApiKeys,
+      (keys) =>
+        inTenant(
+          tenant,
+          keys.create({
+            name: values.name ?? "created by slotwise keys create",
+            type,
+            ...(scopes === undefined ? {} : { scopes: scopes as Array<never> })
+          })
+        )
+    )
   )
   return runOffline(layer(storage), describeStorage(storage), use, (key) => {
     if (values.json) return out(JSON.stringify(key, null, 2))
@@ -108,16 +119,19 @@ const create = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, layer: Offl
 /** Every key of the tenant, page after page. */
 const allKeys = (tenant: TenantId) =>
   Effect.flatMap(ApiKeys, (keys) =>
-    inTenant(tenant, Effect.gen(function*() {
-      const found: Array<ApiKey> = []
-      let cursor: string | undefined
-      do {
-        const page = yield* keys.list({ limit: MAX_LIMIT, ...(cursor === undefined ? {} : { cursor }) })
-        found.push(...page.data)
-        cursor = page.next_cursor ?? undefined
-      } while (cursor !== undefined)
-      return found
-    })))
+    inTenant(
+      tenant,
+      Effect.gen(function*() {
+        const found: Array<ApiKey> = []
+        let cursor: string | undefined
+        do {
+          const page = yield* keys.list({ limit: MAX_LIMIT, ...(cursor === undefined ? {} : { cursor }) })
+          found.push(...page.data)
+          cursor = page.next_cursor ?? undefined
+        } while (cursor !== undefined)
+        return found
+      })
+    ))
 
 const list = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, layer: OfflineLayer): Promise<number> | number => {
   const { values, source } = parseFlags(LIST_FLAGS, args, env)
@@ -132,7 +146,11 @@ const list = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, layer: Offlin
   )
   return runOffline(layer(storage), describeStorage(storage), use, (keys) => {
     if (values.json) return out(JSON.stringify(keys, null, 2))
-    out(`${keys.length === 0 ? "No keys" : `${keys.length} key(s)`} of ${account} in ${describeStorage(storage)}${keys.length === 0 ? "" : ":"}`)
+    out(
+      `${keys.length === 0 ? "No keys" : `${keys.length} key(s)`} of ${account} in ${describeStorage(storage)}${
+        keys.length === 0 ? "" : ":"
+      }`
+    )
     for (const key of keys) out(`  ${keyLine(key)}`)
   })
 }
@@ -141,7 +159,8 @@ const revoke = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, layer: Offl
   const { positionals, values, source } = parseFlags(REVOKE_FLAGS, args, env, true)
   if (values.help) return printHelp(KEYS_REVOKE_HELP)
   const [id, ...extra] = positionals
-  if (id === undefined || extra.length > 0) throw new UsageError("give one key id: slotwise keys revoke <key_…> (slotwise keys list shows them)")
+  if (id === undefined || extra.length > 0)
+    throw new UsageError("give one key id: slotwise keys revoke <key_…> (slotwise keys list shows them)")
   const storage = storageFlag(values.database, env, source("database"))
   const use = Effect.flatMap(ApiKeys, (keys) =>
     Effect.flatMap(keys.tenantOf(id), (tenant) =>
@@ -151,10 +170,20 @@ const revoke = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, layer: Offl
       })))
   return runOffline(layer(storage), describeStorage(storage), use, (key) => {
     if (values.json) return out(JSON.stringify(key, null, 2))
-    out(`Revoked ${key.environment} ${key.type} key ${key.id} (${JSON.stringify(key.name)}) in ${describeStorage(storage)}: it stops working at once.`)
+    out(
+      `Revoked ${key.environment} ${key.type} key ${key.id} (${JSON.stringify(key.name)}) in ${
+        describeStorage(storage)
+      }: it stops working at once.`
+    )
   })
 }
 
 /** `slotwise keys <sub> …args`; undefined for a sub-command it does not know. */
 export const keysCommand = (sub: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, layer: OfflineLayer) =>
-  sub === "create" ? create(args, env, layer) : sub === "list" ? list(args, env, layer) : sub === "revoke" ? revoke(args, env, layer) : undefined
+  sub === "create"
+    ? create(args, env, layer)
+    : sub === "list"
+    ? list(args, env, layer)
+    : sub === "revoke"
+    ? revoke(args, env, layer)
+    : undefined

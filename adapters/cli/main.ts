@@ -29,15 +29,17 @@ export { DEFAULT_DATABASE, describeStorage, type StorageFlag, storageFlag, witho
 
 /** The layers the command line runs, from the composition root. */
 export interface CliLayers {
-  readonly server: (options: ServeOptions & AppOptions & {
-    readonly storage: StorageFlag
-    readonly allowPrivateWebhooks: boolean
-    readonly redis: string | undefined
-    readonly webhooks: { readonly timeoutMs?: number; readonly leaseMs?: number }
-    readonly dnsServer: string | undefined
-    readonly calendarSyncMinutes: number | undefined
-    readonly storageStart: { readonly log: (line: string) => void; readonly waitMs: number | undefined }
-  }) => Layer.Layer<never, unknown>
+  readonly server: (
+    options: ServeOptions & AppOptions & {
+      readonly storage: StorageFlag
+      readonly allowPrivateWebhooks: boolean
+      readonly redis: string | undefined
+      readonly webhooks: { readonly timeoutMs?: number; readonly leaseMs?: number }
+      readonly dnsServer: string | undefined
+      readonly calendarSyncMinutes: number | undefined
+      readonly storageStart: { readonly log: (line: string) => void; readonly waitMs: number | undefined }
+    }
+  ) => Layer.Layer<never, unknown>
   /** The accounts and keys commands' services on a storage. */
   readonly accounts: OfflineLayer
   /** `users create`: the account users OAuth signs in (args after the two words; exit code). */
@@ -46,7 +48,8 @@ export interface CliLayers {
 
 // ---- help ----------------------------------------------------------------------------------
 
-const usersHelp = (layers: CliLayers) => `slotwise users create [options]: create an account user (for OAuth sign-in) offline
+const usersHelp = (layers: CliLayers) =>
+  `slotwise users create [options]: create an account user (for OAuth sign-in) offline
 
 ${layers.usersCreate.help}`
 
@@ -69,7 +72,17 @@ Every command opens --database, else $SLOTWISE_DATABASE_URL, else ./slotwise.db.
 
 /** Everything: the usage and each command's options. */
 const fullHelp = (layers: CliLayers) =>
-  [USAGE, SERVE_HELP, ACCOUNTS_CREATE_HELP, ACCOUNTS_LIST_HELP, ACCOUNTS_UPDATE_HELP, KEYS_CREATE_HELP, KEYS_LIST_HELP, KEYS_REVOKE_HELP, usersHelp(layers)]
+  [
+    USAGE,
+    SERVE_HELP,
+    ACCOUNTS_CREATE_HELP,
+    ACCOUNTS_LIST_HELP,
+    ACCOUNTS_UPDATE_HELP,
+    KEYS_CREATE_HELP,
+    KEYS_LIST_HELP,
+    KEYS_REVOKE_HELP,
+    usersHelp(layers)
+  ]
     .join("\n")
 
 const SHUTDOWN_SIGNALS = ["SIGINT", "SIGTERM"] as const
@@ -143,22 +156,26 @@ const serve = async (flags: ServeFlags, layers: CliLayers, env: NodeJS.ProcessEn
       log(`listening on ${url}`)
     }
   })
-  NodeRuntime.runMain(Layer.launch(layer).pipe(
-    Effect.tapErrorCause((cause) =>
-      Effect.sync(() => {
-        if (Cause.isInterruptedOnly(cause)) return
-        process.stderr.write(`slotwise: ${startFailure(Cause.squash(cause), flags)}\n`)
-      })
-    )
-  ), { disableErrorReporting: true })
+  NodeRuntime.runMain(
+    Layer.launch(layer).pipe(
+      Effect.tapErrorCause((cause) =>
+        Effect.sync(() => {
+          if (Cause.isInterruptedOnly(cause)) return
+          process.stderr.write(`slotwise: ${startFailure(Cause.squash(cause), flags)}\n`)
+        })
+      )
+    ),
+    { disableErrorReporting: true }
+  )
 }
 
 /** Each command's sub-commands and their help ("" for a command that has none). */
-const commandsOf = (layers: CliLayers) => ({
-  accounts: { help: ACCOUNTS_HELP, subs: ACCOUNTS_COMMANDS },
-  keys: { help: KEYS_HELP, subs: KEYS_COMMANDS },
-  users: { help: usersHelp(layers), subs: ["create"] }
-}) as const satisfies Record<string, { readonly help: string; readonly subs: ReadonlyArray<string> }>
+const commandsOf = (layers: CliLayers) =>
+  ({
+    accounts: { help: ACCOUNTS_HELP, subs: ACCOUNTS_COMMANDS },
+    keys: { help: KEYS_HELP, subs: KEYS_COMMANDS },
+    users: { help: usersHelp(layers), subs: ["create"] }
+  }) as const satisfies Record<string, { readonly help: string; readonly subs: ReadonlyArray<string> }>
 
 /** The options `users create` takes, read off its help (it parses its own). */
 const usersCreateFlags = (layers: CliLayers) => [...layers.usersCreate.help.matchAll(/^\s+--([a-z-]+)/gm)].map((m) => m[1]!)

@@ -56,7 +56,8 @@ const SERVE_FLAGS = {
     type: "string",
     env: "SLOTWISE_CALENDAR_SYNC_MINUTES",
     value: "<n>",
-    help: "read each staff member's external calendar feed every n minutes (default 10); feeds on private addresses need --allow-private-webhooks too"
+    help:
+      "read each staff member's external calendar feed every n minutes (default 10); feeds on private addresses need --allow-private-webhooks too"
   },
   "webhook-timeout-ms": {
     type: "string",
@@ -68,7 +69,8 @@ const SERVE_FLAGS = {
     type: "string",
     env: "SLOTWISE_WEBHOOK_LEASE_MS",
     value: "<n>",
-    help: "how long an attempt holds its delivery before another process (or this one after a crash) may send it again (default timeout + 20000; must exceed the timeout)"
+    help:
+      "how long an attempt holds its delivery before another process (or this one after a crash) may send it again (default timeout + 20000; must exceed the timeout)"
   }
 } as const satisfies FlagSpecs
 
@@ -176,6 +178,8 @@ export const parseServe = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv):
     publicUrl: publicUrlOf(source("public-url"), values["public-url"]),
     dnsServer: dnsServerOf(source("dns-server"), values["dns-server"]),
     calendarSyncMinutes: minutesOf(source("calendar-sync-minutes"), values["calendar-sync-minutes"]),
-    databaseWaitMs: ((seconds) => (seconds === undefined ? undefined : seconds * 1000))(secondsOf(source("database-wait-seconds"), values["database-wait-seconds"]))
+    databaseWaitMs: ((seconds) => (seconds === undefined ? undefined : seconds * 1000))(
+      secondsOf(source("database-wait-seconds"), values["database-wait-seconds"])
+    )
   }
 }

@@ -42,10 +42,14 @@ export const tryPort = (flags: Where): Promise<unknown> =>
 export const startFailure = (error: unknown, flags: Where): string => {
   const listen = listenProblem(error, flags)
   if (listen !== undefined) return listen
-  if (isSlotwiseFailure(error) && error._tag === "StorageFailure" && error.unavailable === true && flags.storage !== "memory" && "postgres" in flags.storage) {
+  if (
+    isSlotwiseFailure(error) && error._tag === "StorageFailure" && error.unavailable === true && flags.storage !== "memory" &&
+    "postgres" in flags.storage
+  ) {
     return `${error.detail}. Check that PostgreSQL runs there and that the URL (--database or $SLOTWISE_DATABASE_URL) is right; ` +
       "--database-wait-seconds or $SLOTWISE_DATABASE_WAIT_SECONDS sets how long start-up keeps trying"
   }
-  return `cannot serve (${describeStorage(flags.storage)}): ${isSlotwiseFailure(error) ? error.detail : String((error as any)?.cause ?? error)}`
+  return `cannot serve (${describeStorage(flags.storage)}): ${
+    isSlotwiseFailure(error) ? error.detail : String((error as any)?.cause ?? error)
+  }`
 }
-

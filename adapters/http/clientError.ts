@@ -12,8 +12,13 @@ export const MAX_HEADER_BYTES = 16 * 1024
 
 const REASONS: Record<number, string> = { 400: "Bad Request", 408: "Request Timeout", 431: "Request Header Fields Too Large" }
 
-const transportProblem = (status: number, code: string, title: string, detail: string): Problem =>
-  ({ type: `${PROBLEM_TYPE_BASE}${code}`, title, status, code, detail })
+const transportProblem = (status: number, code: string, title: string, detail: string): Problem => ({
+  type: `${PROBLEM_TYPE_BASE}${code}`,
+  title,
+  status,
+  code,
+  detail
+})
 
 const problemOf = (code: string | undefined): Problem => {
   if (code === "HPE_HEADER_OVERFLOW") {

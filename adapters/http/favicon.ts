@@ -15,7 +15,12 @@ const ICON = Buffer.from(
   "base64"
 )
 const ETAG = `"${createHash("sha256").update(ICON).digest("base64url").slice(0, 22)}"`
-const HEADERS = { "content-type": "image/x-icon", "cache-control": "public, max-age=86400", etag: ETAG, "x-content-type-options": "nosniff" }
+const HEADERS = {
+  "content-type": "image/x-icon",
+  "cache-control": "public, max-age=86400",
+  etag: ETAG,
+  "x-content-type-options": "nosniff"
+}
 
 /** Answers a request for the icon: GET and HEAD, 304 to a matching If-None-Match, 405 otherwise. */
 export const serveFavicon = (req: http.IncomingMessage, res: http.ServerResponse): void => {

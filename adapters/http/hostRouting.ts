@@ -21,11 +21,11 @@ export const requestHost = (headers: Headers, trustProxy: boolean): string | und
 }
 
 /** The tenant whose verified custom domain the request was sent to, or none: whose hosted page to serve. */
-export const makeHostTenant = (domains: Domains, trustProxy: boolean) =>
-(headers: Headers): Effect.Effect<Option.Option<TenantId>, StorageFailure> => {
-  const host = requestHost(headers, trustProxy)
-  return host === undefined ? Effect.succeedNone : domains.accountForHost(host)
-}
+export const makeHostTenant =
+  (domains: Domains, trustProxy: boolean) => (headers: Headers): Effect.Effect<Option.Option<TenantId>, StorageFailure> => {
+    const host = requestHost(headers, trustProxy)
+    return host === undefined ? Effect.succeedNone : domains.accountForHost(host)
+  }
 
 export interface BrowserOrigin {
   /** The `Origin` header, or without one, the `https://` origin of the custom domain the request was sent to. */
@@ -57,7 +57,9 @@ export const makeBrowserOrigin = (domains: Domains | undefined, trustProxy: bool
     const origin = headers.origin
     if (caller._tag === "Authenticated" && isHostedPageKey(caller.principal.key)) {
       const page = sameOriginPage(origin, headers, trustProxy)
-      return Effect.succeed(page === undefined ? { origin, domainOwner: undefined } : { origin: page, domainOwner: caller.principal.tenant })
+      return Effect.succeed(
+        page === undefined ? { origin, domainOwner: undefined } : { origin: page, domainOwner: caller.principal.tenant }
+      )
     }
     // Only publishable keys are checked against origins; a listed origin needs no lookup.
     if (

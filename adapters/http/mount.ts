@@ -61,7 +61,9 @@ const mountPrefix = (options: MountOptions): string => {
   }
   const path = withoutTrailingSlash(new URL(options.oauth.issuer).pathname)
   if (path !== prefix) {
-    throw new TypeError(`oauth.issuer must end with the mount prefix: its path is "${path}", the prefix "${prefix}" (e.g. https://app.example.com${prefix})`)
+    throw new TypeError(
+      `oauth.issuer must end with the mount prefix: its path is "${path}", the prefix "${prefix}" (e.g. https://app.example.com${prefix})`
+    )
   }
   return prefix
 }
@@ -80,20 +82,28 @@ export const makeHttpHandler = async <E>(options: MountOptions, wiring: AppWirin
   )
   // The handlers' runtimes carry the fiber refs they are made under: as the server does
   // (server.ts), no tracing span per request, which costs much and which nothing reads.
-  const { fetch, node, side, lane } = await runtime.runPromise(HttpMiddleware.withTracerDisabledWhenEffect(Effect.gen(function*() {
-    const app = yield* HttpApiBuilder.httpApp
-    // Requests run with the platform's services only, as the server's do (server.ts, `serveApi`).
-    const requestContext = Context.pick(HttpPlatform.HttpPlatform, Etag.Generator, FileSystem.FileSystem, Path.Path)(
-      yield* Effect.context<HttpRouter.HttpRouter.DefaultServices>()
-    )
-    // In place of the context, not merged into it: `Effect.provide` would keep every service.
-    const node = yield* Effect.mapInputContext(NodeHttpServer.makeHandler(app), (_: Context.Context<never>) => requestContext)
-    const fetch = HttpApp.toWebHandlerRuntime(yield* Effect.mapInputContext(Effect.runtime<HttpRouter.HttpRouter.DefaultServices>(), (_: Context.Context<never>) => requestContext))(app)
-    const side = options.oauth !== undefined && wiring.beside !== undefined ? yield* wiring.beside(options.oauth.issuer) : undefined
-    // The direct read lane serves plain reads on node:http; it knows no mount prefix.
-    const lane = prefix === "" ? yield* directReadLane : undefined
-    return { fetch, node, side, lane }
-  }), () => true))
+  const { fetch, node, side, lane } = await runtime.runPromise(HttpMiddleware.withTracerDisabledWhenEffect(
+    Effect.gen(function*() {
+      const app = yield* HttpApiBuilder.httpApp
+      // Requests run with the platform's services only, as the server's do (server.ts, `serveApi`).
+      const requestContext = Context.pick(HttpPlatform.HttpPlatform, Etag.Generator, FileSystem.FileSystem, Path.Path)(
+        yield* Effect.context<HttpRouter.HttpRouter.DefaultServices>()
+      )
+      // In place of the context, not merged into it: `Effect.provide` would keep every service.
+      const node = yield* Effect.mapInputContext(NodeHttpServer.makeHandler(app), (_: Context.Context<never>) => requestContext)
+      const fetch = HttpApp.toWebHandlerRuntime(
+        yield* Effect.mapInputContext(
+          Effect.runtime<HttpRouter.HttpRouter.DefaultServices>(),
+          (_: Context.Context<never>) => requestContext
+        )
+      )(app)
+      const side = options.oauth !== undefined && wiring.beside !== undefined ? yield* wiring.beside(options.oauth.issuer) : undefined
+      // The direct read lane serves plain reads on node:http; it knows no mount prefix.
+      const lane = prefix === "" ? yield* directReadLane : undefined
+      return { fetch, node, side, lane }
+    }),
+    () => true
+  ))
   // The side handler is given paths without the prefix; RFC 8414 places the metadata of an
   // issuer with a path at /.well-known/oauth-authorization-server/<path>, outside the prefix.
   const sidePath = (path: string): string | undefined => {

@@ -12,8 +12,7 @@ import { MAX_IDEMPOTENCY_KEY_LENGTH } from "../../src/idempotency/Idempotency.js
 
 const DROPPED = new Set(["HttpApiDecodeError", "Issue", "PropertyKey"])
 
-const isDropped = (schema: any) =>
-  typeof schema?.$ref === "string" && DROPPED.has(schema.$ref.slice("#/components/schemas/".length))
+const isDropped = (schema: any) => typeof schema?.$ref === "string" && DROPPED.has(schema.$ref.slice("#/components/schemas/".length))
 
 const ref = (kind: "headers" | "parameters", name: string) => ({ $ref: `#/components/${kind}/${name}` })
 
@@ -28,7 +27,9 @@ const HEADERS = {
   "RateLimit": textHeader("The same figures as the IETF draft's field: `\"<policy>\";r=<remaining>;t=<seconds>`."),
   "RateLimit-Policy": textHeader("The quota as the IETF draft's field: `\"<policy>\";q=<limit>;w=60`."),
   "Retry-After": integerHeader("Whole seconds to wait before trying again."),
-  "WWW-Authenticate": textHeader("The bearer challenge: `Bearer realm=\"slotwise\"`, with `error=\"invalid_token\"` when a credential was presented."),
+  "WWW-Authenticate": textHeader(
+    "The bearer challenge: `Bearer realm=\"slotwise\"`, with `error=\"invalid_token\"` when a credential was presented."
+  ),
   "Idempotent-Replayed": {
     description: "`true` when this is the stored response of an earlier request with the same Idempotency-Key.",
     schema: { type: "string", enum: ["true"] }

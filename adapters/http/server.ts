@@ -43,7 +43,13 @@ export const FIRST_ACCOUNT = { name: "Default account", plan: "pro" } as const
  * widget can be tried at once. With a public URL there are none: the operator sets them.
  */
 export const devOrigins = (port: number): ReadonlyArray<string> => [
-  ...new Set([`http://localhost:${port}`, `http://127.0.0.1:${port}`, "http://localhost:5173", "http://localhost:3000", "http://localhost:8000"])
+  ...new Set([
+    `http://localhost:${port}`,
+    `http://127.0.0.1:${port}`,
+    "http://localhost:5173",
+    "http://localhost:3000",
+    "http://localhost:8000"
+  ])
 ]
 
 /**
@@ -69,8 +75,17 @@ export const bootstrapAccount = (allowedOrigins: ReadonlyArray<string> = []) =>
  */
 export const serveApi = Layer.scopedDiscard(Effect.gen(function*() {
   const app = yield* HttpApiBuilder.httpApp
-  const context = yield* Effect.context<HttpServer.HttpServer | HttpPlatform.HttpPlatform | Etag.Generator | FileSystem.FileSystem | Path.Path | Scope.Scope>()
-  const requestContext = Context.pick(HttpServer.HttpServer, HttpPlatform.HttpPlatform, Etag.Generator, FileSystem.FileSystem, Path.Path, Scope.Scope)(context)
+  const context = yield* Effect.context<
+    HttpServer.HttpServer | HttpPlatform.HttpPlatform | Etag.Generator | FileSystem.FileSystem | Path.Path | Scope.Scope
+  >()
+  const requestContext = Context.pick(
+    HttpServer.HttpServer,
+    HttpPlatform.HttpPlatform,
+    Etag.Generator,
+    FileSystem.FileSystem,
+    Path.Path,
+    Scope.Scope
+  )(context)
   // In place of the context, not merged into it: `Effect.provide` would keep every service.
   yield* Effect.mapInputContext(HttpServer.serveEffect(app), (_: Context.Context<never>) => requestContext)
 })).pipe(Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]))

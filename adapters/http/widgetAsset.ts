@@ -113,8 +113,11 @@ export const withWidget = (prefix: string | undefined) => {
   const path = `${withoutTrailingSlash(prefix ?? "")}${WIDGET_PATH}`
   // One read of the request for both: each read is a step of every request's fiber.
   return <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-      (request.method === "GET" || request.method === "HEAD") && request.url.split("?", 1)[0] === path
-        ? Effect.sync(() => respond(request))
-        : readableRefusals(request, app))
+    Effect.flatMap(
+      HttpServerRequest.HttpServerRequest,
+      (request) =>
+        (request.method === "GET" || request.method === "HEAD") && request.url.split("?", 1)[0] === path
+          ? Effect.sync(() => respond(request))
+          : readableRefusals(request, app)
+    )
 }

@@ -16,8 +16,7 @@ export interface Row {
 /** Below this many rows a table is scanned: building and keeping an order would cost more. */
 export const ORDER_FROM_ROWS = 32
 
-export const compareValues = (a: IndexValue, b: IndexValue): number =>
-  a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1
+export const compareValues = (a: IndexValue, b: IndexValue): number => a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1
 
 export const valueOf = (row: Row, column: string): IndexValue => column === "id" ? row.doc.id : (row.index[column] ?? null)
 

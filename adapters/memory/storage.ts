@@ -149,8 +149,7 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
   /** Runs a write in the open transaction, or in one of its own. */
   const write = <A>(f: (overlay: Overlay, tenant: TenantId) => A): Effect.Effect<A, StorageFailure, Tenant> =>
     transaction(
-      Effect.flatMap(Tenant, (tenant) =>
-        Effect.flatMap(FiberRef.get(currentOverlay), (overlay) => Effect.sync(() => f(overlay!, tenant))))
+      Effect.flatMap(Tenant, (tenant) => Effect.flatMap(FiberRef.get(currentOverlay), (overlay) => Effect.sync(() => f(overlay!, tenant))))
     )
 
   /** The fiber's view of one collection of its tenant: committed rows plus its own overlay. */
@@ -219,9 +218,15 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
 
   /** The reads one after another, in one step. */
   const readMany = <const T extends ReadonlyArray<CollectionRead<any>>>(reads: T): Effect.Effect<ReadResults<T>, never, Tenant> =>
-    Effect.flatMap(Tenant, (tenant) =>
-      Effect.map(FiberRef.get(currentOverlay), (overlay) =>
-        reads.map((read) => runs[read.op](read.spec, viewOf(read.spec, tenant, overlay), read.query as any)) as ReadResults<T>))
+    Effect.flatMap(
+      Tenant,
+      (tenant) =>
+        Effect.map(
+          FiberRef.get(currentOverlay),
+          (overlay) =>
+            reads.map((read) => runs[read.op](read.spec, viewOf(read.spec, tenant, overlay), read.query as any)) as ReadResults<T>
+        )
+    )
 
   const collection = <A extends { readonly id: string }>(spec: CollectionSpec<A>): Collection<A> => {
     const rowOf = (tenant: TenantId, doc: A): Row => {
@@ -231,8 +236,7 @@ export const makeMemoryStorage: Effect.Effect<StorageService> = Effect.gen(funct
       return { tenant, doc: deepFreeze(doc), index }
     }
     const read = <B>(f: (view: View) => B): Effect.Effect<B, never, Tenant> =>
-      Effect.flatMap(Tenant, (tenant) =>
-        Effect.map(FiberRef.get(currentOverlay), (overlay) => f(viewOf(spec, tenant, overlay))))
+      Effect.flatMap(Tenant, (tenant) => Effect.map(FiberRef.get(currentOverlay), (overlay) => f(viewOf(spec, tenant, overlay))))
 
     return {
       spec,

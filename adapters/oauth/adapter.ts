@@ -44,7 +44,9 @@ export const makeAdapterFactory = (options: AdapterOptions) =>
     let writes = 0
     const purgeExpired = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
-      const rows = yield* system(records.listIndexes({ where: [{ column: "expires_ms", op: "lt", value: now }], limit: PURGE_BATCH, columns: [], ordered: false }))
+      const rows = yield* system(
+        records.listIndexes({ where: [{ column: "expires_ms", op: "lt", value: now }], limit: PURGE_BATCH, columns: [], ordered: false })
+      )
       for (const row of rows) yield* system(records.remove(row.id))
     })
 

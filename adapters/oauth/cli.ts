@@ -10,7 +10,8 @@ import type { Storage } from "../../src/ports/storage.js"
 import { Users } from "../../src/users/Users.js"
 import { OAuthServicesLive } from "./services.js"
 
-export const USERS_CREATE_HELP = `  --database <file|url>          a SQLite database file or a postgres:// URL; default ./slotwise.db [$SLOTWISE_DATABASE_URL]
+export const USERS_CREATE_HELP =
+  `  --database <file|url>          a SQLite database file or a postgres:// URL; default ./slotwise.db [$SLOTWISE_DATABASE_URL]
   --account <acc_…>              the account (required; slotwise accounts list shows them)
   --email <email>                the user's email, unique in the account (required)
   --name <name>                  the user's name (default: the email)
@@ -75,7 +76,11 @@ export const usersCreate = async (args: ReadonlyArray<string>, io: UsersCreateIO
     io.out(USERS_CREATE_HELP)
     return 0
   }
-  const missing = [values.account === undefined && "--account", values.email === undefined && "--email", !values["password-stdin"] && "--password-stdin"]
+  const missing = [
+    values.account === undefined && "--account",
+    values.email === undefined && "--email",
+    !values["password-stdin"] && "--password-stdin"
+  ]
     .filter((m): m is string => m !== false)
   if (missing.length > 0) {
     io.err(`slotwise: ${missing.join(", ")} required (the password is read from standard input only)\n`)
@@ -106,7 +111,11 @@ export const usersCreate = async (args: ReadonlyArray<string>, io: UsersCreateIO
       return 1
     }
     const user = exit.value
-    io.out(values.json ? `${JSON.stringify(user, null, 2)}\n` : `created user ${user.id} <${user.email}> (${user.role}) in ${user.account_id} (${storage.name})\n`)
+    io.out(
+      values.json
+        ? `${JSON.stringify(user, null, 2)}\n`
+        : `created user ${user.id} <${user.email}> (${user.role}) in ${user.account_id} (${storage.name})\n`
+    )
     return 0
   } finally {
     await runtime.dispose()

@@ -39,7 +39,12 @@ declare module "oidc-provider" {
     readonly Client: { prototype: { compareClientSecret(this: { clientSecret?: string }, actual: string): Promise<boolean> | boolean } }
     callback(): (req: IncomingMessage, res: ServerResponse) => void
     interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<InteractionDetails>
-    interactionFinished(req: IncomingMessage, res: ServerResponse, result: object, options?: { mergeWithLastSubmission?: boolean }): Promise<void>
+    interactionFinished(
+      req: IncomingMessage,
+      res: ServerResponse,
+      result: object,
+      options?: { mergeWithLastSubmission?: boolean }
+    ): Promise<void>
     on(event: string, listener: (...args: Array<any>) => void): this
   }
 

@@ -94,18 +94,25 @@ export interface SignInView {
 }
 
 export const signInPage = (view: SignInView): string =>
-  layout("Sign in", `
+  layout(
+    "Sign in",
+    `
 <h1>Sign in</h1>
 <p class="muted">to let <strong>${escapeHtml(view.clientName)}</strong> use your Slotwise account.</p>
 ${view.error !== undefined ? `<p class="error" role="alert">${escapeHtml(view.error)}</p>` : ""}
 <form method="post" action="${escapeHtml(view.action)}" autocomplete="on">
 <input type="hidden" name="csrf" value="${escapeHtml(view.csrf)}">
 <label for="email">Email</label>
-<input id="email" name="email" type="email" required autocomplete="username" value="${escapeHtml(view.email ?? "")}"${view.email === undefined ? " autofocus" : ""}>
+<input id="email" name="email" type="email" required autocomplete="username" value="${escapeHtml(view.email ?? "")}"${
+      view.email === undefined ? " autofocus" : ""
+    }>
 <label for="password">Password</label>
-<input id="password" name="password" type="password" required autocomplete="current-password"${view.email !== undefined ? " autofocus" : ""}>
+<input id="password" name="password" type="password" required autocomplete="current-password"${
+      view.email !== undefined ? " autofocus" : ""
+    }>
 <div class="actions"><button class="primary" type="submit">Sign in</button></div>
-</form>`)
+</form>`
+  )
 
 export interface ConsentView {
   readonly action: string
@@ -118,7 +125,9 @@ export interface ConsentView {
 }
 
 export const consentPage = (view: ConsentView): string =>
-  layout("Allow access", `
+  layout(
+    "Allow access",
+    `
 <h1>Allow ${escapeHtml(view.clientName)}?</h1>
 <p class="muted">Signed in as ${escapeHtml(view.userEmail)}</p>
 <p><strong>${escapeHtml(view.clientName)}</strong> asks to use your account's
@@ -128,12 +137,20 @@ ${view.scopes.map((s) => `<li>${escapeHtml(s.description)} <code>${escapeHtml(s.
 </ul>
 <p class="muted">You can revoke this at any time.</p>
 <div class="actions">
-<form method="post" action="${escapeHtml(view.abort)}"><input type="hidden" name="csrf" value="${escapeHtml(view.csrf)}"><button type="submit">Deny</button></form>
-<form method="post" action="${escapeHtml(view.action)}"><input type="hidden" name="csrf" value="${escapeHtml(view.csrf)}"><button class="primary" type="submit">Allow</button></form>
-</div>`)
+<form method="post" action="${escapeHtml(view.abort)}"><input type="hidden" name="csrf" value="${
+      escapeHtml(view.csrf)
+    }"><button type="submit">Deny</button></form>
+<form method="post" action="${escapeHtml(view.action)}"><input type="hidden" name="csrf" value="${
+      escapeHtml(view.csrf)
+    }"><button class="primary" type="submit">Allow</button></form>
+</div>`
+  )
 
 export const errorPage = (title: string, detail: string, code?: string): string =>
-  layout(title, `
+  layout(
+    title,
+    `
 <h1>${escapeHtml(title)}</h1>
 <p>${escapeHtml(detail)}</p>
-${code !== undefined ? `<p class="muted"><code>${escapeHtml(code)}</code></p>` : ""}`)
+${code !== undefined ? `<p class="muted"><code>${escapeHtml(code)}</code></p>` : ""}`
+  )

@@ -85,8 +85,7 @@ export const makeCollection = <A extends { readonly id: string }>(
   ): Effect.Effect<string, StorageFailure> =>
     Effect.try({
       try: () => whereSql(dialect, shape, query, tenant, params),
-      catch: (fault) =>
-        fault instanceof StorageFailure ? fault : new StorageFailure({ detail: `${name}: query`, cause: fault })
+      catch: (fault) => fault instanceof StorageFailure ? fault : new StorageFailure({ detail: `${name}: query`, cause: fault })
     })
 
   /** `effect`, after the table is ready. */
@@ -172,13 +171,11 @@ export const makeCollection = <A extends { readonly id: string }>(
           ))
       )),
     update: (doc) =>
-      withTable(sql.write((tenant) =>
-        Effect.flatMap(rowParams(tenant, doc), (params) => Effect.asVoid(sql.query(updateSql, params, what.update)))
-      )),
+      withTable(
+        sql.write((tenant) => Effect.flatMap(rowParams(tenant, doc), (params) => Effect.asVoid(sql.query(updateSql, params, what.update))))
+      ),
     remove: (id) =>
-      withTable(sql.write((tenant) =>
-        Effect.asVoid(sql.query(removeSql, [tenant.account_id, tenant.environment, id], what.remove))
-      )),
+      withTable(sql.write((tenant) => Effect.asVoid(sql.query(removeSql, [tenant.account_id, tenant.environment, id], what.remove)))),
     list: (query) =>
       withTable(sql.forTenant((tenant) => {
         const params: Array<unknown> = []
@@ -228,14 +225,13 @@ export const makeCollection = <A extends { readonly id: string }>(
         return Effect.flatMap(whereOf(query, undefined, params), (clause) =>
           Effect.map(
             sql.query<{ account_id: string; environment: TenantId["environment"]; doc: A }>(
-              `SELECT account_id, environment, doc FROM ${table} ${clause} ${orderBy}, account_id, environment${
-                limitSql(query.limit)
-              }${query.lock === "skip-locked" ? " FOR UPDATE SKIP LOCKED" : ""}`,
+              `SELECT account_id, environment, doc FROM ${table} ${clause} ${orderBy}, account_id, environment${limitSql(query.limit)}${
+                query.lock === "skip-locked" ? " FOR UPDATE SKIP LOCKED" : ""
+              }`,
               params,
               what.listAcrossTenants
             ),
-            (rows) =>
-              rows.map((row) => ({ tenant: { account_id: row.account_id, environment: row.environment }, doc: row.doc }))
+            (rows) => rows.map((row) => ({ tenant: { account_id: row.account_id, environment: row.environment }, doc: row.doc }))
           ))
       }))
   }

@@ -16,8 +16,7 @@ import type { TenantId } from "../../src/ports/tenant.js"
 import { limitSql } from "./query.js"
 import type { Sql } from "./transactions.js"
 
-const APPEND =
-  "WITH next AS (UPDATE slotwise_sequences SET value = value + 1 WHERE name = 'events' RETURNING value) " +
+const APPEND = "WITH next AS (UPDATE slotwise_sequences SET value = value + 1 WHERE name = 'events' RETURNING value) " +
   "INSERT INTO events (seq, account_id, environment, id, type, doc) " +
   "SELECT value, $1::text, $2::text, $3::text, $4::text, $5::json FROM next"
 

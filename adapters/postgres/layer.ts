@@ -83,15 +83,19 @@ const whileUnreachable = <A>(
     const report = (error: StorageFailure) =>
       Effect.suspend(() => {
         const now = Date.now()
-        if (log === undefined) return Effect.logWarning(`slotwise postgres: not reachable at start (${error.detail}); trying again in ${delay} ms`)
-        if (reported !== undefined && now - reported < 5_000) return Effect.void
+        if (log === undefined)
+          return Effect.logWarning(`slotwise postgres: not reachable at start (${error.detail}); trying again in ${delay} ms`)
+        if (reported !== undefined && now - reported < 5_000)
+          return Effect.void
         const first = reported === undefined
         reported = now
         const left = Math.max(0, Math.ceil((deadline - now) / 1000))
         return Effect.sync(() =>
-          log(first
-            ? `cannot connect to PostgreSQL at ${where} (${error.detail}); trying again for up to ${Math.ceil(ms / 1000)} s`
-            : `still cannot connect to PostgreSQL at ${where} (${error.detail}); ${left} s left`)
+          log(
+            first
+              ? `cannot connect to PostgreSQL at ${where} (${error.detail}); trying again for up to ${Math.ceil(ms / 1000)} s`
+              : `still cannot connect to PostgreSQL at ${where} (${error.detail}); ${left} s left`
+          )
         )
       })
     const attempt: Effect.Effect<A, StorageFailure> = Effect.catchIf(
@@ -112,7 +116,9 @@ const whileUnreachable = <A>(
       (error) =>
         Effect.fail(
           new StorageFailure({
-            detail: `cannot connect to PostgreSQL at ${where}${reported === undefined ? "" : ` after ${Math.round((Date.now() - started) / 1000)} s`}: ${error.detail}`,
+            detail: `cannot connect to PostgreSQL at ${where}${
+              reported === undefined ? "" : ` after ${Math.round((Date.now() - started) / 1000)} s`
+            }: ${error.detail}`,
             cause: error.cause,
             unavailable: true
           })
@@ -126,8 +132,9 @@ const MIGRATION_LOCK = "slotwise:migrations"
 const INT8 = 20
 /** bigint columns as numbers: index values and seqs are epoch milliseconds and counters. */
 const types = {
-  getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser
+  getTypeParser:
+    ((oid: number, format?: "text" | "binary") =>
+      oid === INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser
 }
 
 /** A pool on `options`' database with `max` connections (closed with the scope). */
@@ -214,7 +221,9 @@ export const makePostgresStorage = (
       )
 
     const collections = new WeakMap<CollectionSpec<any>, ReturnType<typeof makeCollection<any>>>()
-    const collection = <A extends { readonly id: string }>(spec: CollectionSpec<A>): Collection<A> & { readonly reads: CollectionReads } => {
+    const collection = <A extends { readonly id: string }>(
+      spec: CollectionSpec<A>
+    ): Collection<A> & { readonly reads: CollectionReads } => {
       let found = collections.get(spec)
       if (found === undefined) collections.set(spec, found = makeCollection(sql, spec, ensure(spec)))
       return found
@@ -224,7 +233,9 @@ export const makePostgresStorage = (
      * The reads in one statement, one round trip: each a scalar subquery of one `json` value
      * (its rows aggregated), their parameters numbered on from one to the next.
      */
-    const readMany = <const T extends ReadonlyArray<CollectionRead<any>>>(reads: T): Effect.Effect<ReadResults<T>, StorageFailure, Tenant> =>
+    const readMany = <const T extends ReadonlyArray<CollectionRead<any>>>(
+      reads: T
+    ): Effect.Effect<ReadResults<T>, StorageFailure, Tenant> =>
       reads.length === 0 ? Effect.succeed([] as unknown as ReadResults<T>) : Effect.zipRight(
         Effect.forEach(reads, (read) => ensure(read.spec), { discard: true }),
         sql.forTenant((tenant) => {

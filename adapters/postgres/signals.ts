@@ -88,7 +88,7 @@ export const makeSignals = (options: SignalsOptions): Effect.Effect<StorageSigna
         .then(() => c.query(`LISTEN ${pg.escapeIdentifier(channel)}`))
         .then(() => {
           retryMs = 250
-          if (reopened) for (const topic of TOPICS) call(topic)
+          if (reopened) { for (const topic of TOPICS) call(topic) }
         }, broken)
     }
     listen(false)

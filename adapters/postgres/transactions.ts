@@ -206,7 +206,10 @@ export const makeSql = (pool: pg.Pool): Sql => {
         Effect.matchEffect({
           // On a lost connection the server has rolled back already; the connection is dropped.
           onFailure: (error) =>
-            Effect.zipRight(release(error), error.unavailable === true ? Effect.void : Effect.logError("slotwise postgres: rollback failed", error)),
+            Effect.zipRight(
+              release(error),
+              error.unavailable === true ? Effect.void : Effect.logError("slotwise postgres: rollback failed", error)
+            ),
           onSuccess: () => release(undefined)
         }),
         Effect.zipRight(exit)

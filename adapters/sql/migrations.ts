@@ -196,8 +196,7 @@ const fillAddedFields = (dialect: MigrationDialect, run: Run, spec: CollectionSp
     }
   })
 
-const fillValueOf = (value: unknown): FillValue =>
-  value instanceof ListOfField ? { listOf: value.field } : { json: JSON.stringify(value) }
+const fillValueOf = (value: unknown): FillValue => value instanceof ListOfField ? { listOf: value.field } : { json: JSON.stringify(value) }
 
 const plainFill = (dialect: MigrationDialect, table: string, field: string, value: unknown) => {
   const fill = fillValueOf(value)
@@ -216,16 +215,19 @@ const relatedFill = (dialect: MigrationDialect, run: Run, table: string, field: 
     const present = new Set(columns.map((c) => c.name))
     const needed = [...Object.keys(related.match), related.orderBy]
     if (!needed.every((column) => present.has(column))) return Effect.succeed(plainFill(dialect, table, field, related.fallback))
-    return Effect.as(repairLoneSurrogates(dialect, run, tableOf({ name: related.from })), dialect.fillRelatedField(
-      quote(table),
-      field,
-      {
-        table: quote(tableOf({ name: related.from })),
-        match: Object.entries(related.match).map(([theirs, ours]) => [quote(theirs), quote(ours)] as const),
-        orderBy: quote(related.orderBy)
-      },
-      fillValueOf(related.fallback)
-    ))
+    return Effect.as(
+      repairLoneSurrogates(dialect, run, tableOf({ name: related.from })),
+      dialect.fillRelatedField(
+        quote(table),
+        field,
+        {
+          table: quote(tableOf({ name: related.from })),
+          match: Object.entries(related.match).map(([theirs, ours]) => [quote(theirs), quote(ours)] as const),
+          orderBy: quote(related.orderBy)
+        },
+        fillValueOf(related.fallback)
+      )
+    )
   })
 
 /** `value` with each unpaired surrogate in its strings and keys replaced, or `value` itself when it holds none. */
@@ -239,7 +241,9 @@ const withoutLoneSurrogates = (value: unknown): unknown => {
   }
   const repaired = Array.isArray(value)
     ? value.map((item) => keep(item, withoutLoneSurrogates(item)))
-    : Object.fromEntries(Object.entries(value).map(([key, item]) => [keep(key, replaceLoneSurrogates(key)), keep(item, withoutLoneSurrogates(item))]))
+    : Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [keep(key, replaceLoneSurrogates(key)), keep(item, withoutLoneSurrogates(item))])
+    )
   return changed ? repaired : value
 }
 
@@ -283,8 +287,7 @@ export const backfill = (dialect: MigrationDialect, run: Run, spec: CollectionSp
     for (const row of rows) {
       const values = yield* Effect.try({
         try: () => indexValuesOf(spec, columns, dialect.documentOf(row.doc)),
-        catch: (cause) =>
-          new StorageFailure({ detail: `${table}: back-fill of ${columns.join(", ")} failed on ${row.id}`, cause })
+        catch: (cause) => new StorageFailure({ detail: `${table}: back-fill of ${columns.join(", ")} failed on ${row.id}`, cause })
       })
       yield* run(update, [...values, row.account_id, row.environment, row.id], `back-fill ${table}`)
     }

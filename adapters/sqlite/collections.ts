@@ -99,15 +99,21 @@ export const makeCollections = (tx: Transactions): Collections => {
     }
 
     /** `effect`, after preparing the table if this process has not yet. */
-    const withTable = <X, E, R>(effect: Effect.Effect<X, E, R>) =>
-      ready.has(spec) ? effect : Effect.zipRight(ensure(spec), effect)
+    const withTable = <X, E, R>(effect: Effect.Effect<X, E, R>) => ready.has(spec) ? effect : Effect.zipRight(ensure(spec), effect)
 
     /** The reads, run on `statements` for `tenant` in the caller's step. */
     const runs = {
       list: (statements: Statements, tenant: TenantId, query: ListQuery): Array<A> => {
         const params: Array<unknown> = []
         const limit = limitSql(query.limit)
-        const text = statement(`list${limit}`, [], query, tenant, params, (clause) => `SELECT doc FROM ${table} ${clause} ${orderBy}${limit}`)
+        const text = statement(
+          `list${limit}`,
+          [],
+          query,
+          tenant,
+          params,
+          (clause) => `SELECT doc FROM ${table} ${clause} ${orderBy}${limit}`
+        )
         return parseAll<A>(what.list, execute(statements, text, params, what.list))
       },
       listIndexes: (statements: Statements, tenant: TenantId, query: ListQuery): Array<IndexedRow> => {
@@ -130,7 +136,11 @@ export const makeCollections = (tx: Transactions): Collections => {
         // Rows as arrays, made into objects here: cheaper for the thousands a slot list reads.
         return execute(statements, text, params, what.listIndexes, true).map(rowOf(selected))
       },
-      listColumns: (statements: Statements, tenant: TenantId, { columns, groupBy, where = [] }: ColumnsQuery): Map<IndexValue, ColumnValues> => {
+      listColumns: (
+        statements: Statements,
+        tenant: TenantId,
+        { columns, groupBy, where = [] }: ColumnsQuery
+      ): Map<IndexValue, ColumnValues> => {
         requireKnown(shape, [groupBy, ...columns])
         const params: Array<unknown> = []
         // A row per group, each column aggregated into a JSON array: parsing a few long
@@ -191,7 +201,9 @@ export const makeCollections = (tx: Transactions): Collections => {
             params,
             (clause) => `SELECT account_id, environment, doc FROM ${table} ${clause} ${orderBy}, account_id, environment${limit}`
           )
-          const rows = execute(statements, text, params, what.listAcrossTenants) as Array<{ readonly account_id: string; readonly environment: TenantId["environment"]; readonly doc: string }>
+          const rows = execute(statements, text, params, what.listAcrossTenants) as Array<
+            { readonly account_id: string; readonly environment: TenantId["environment"]; readonly doc: string }
+          >
           const docs = parseAll<A>(what.listAcrossTenants, rows)
           return docs.map((doc, i) => ({
             tenant: { account_id: rows[i]!.account_id, environment: rows[i]!.environment },
@@ -212,7 +224,9 @@ export const makeCollections = (tx: Transactions): Collections => {
    * Runs the reads one after another in one step: one connection, and inside the open
    * transaction if there is one (the collections' tables prepared first, once).
    */
-  const readMany = <const T extends ReadonlyArray<CollectionRead<any>>>(reads: T): Effect.Effect<ReadResults<T>, StorageFailure, Tenant> => {
+  const readMany = <const T extends ReadonlyArray<CollectionRead<any>>>(
+    reads: T
+  ): Effect.Effect<ReadResults<T>, StorageFailure, Tenant> => {
     const run = forTenant((statements, tenant) =>
       reads.map((read) => runsOf(read.spec)[read.op](statements, tenant, read.query as any)) as ReadResults<T>
     )

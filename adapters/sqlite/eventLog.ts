@@ -41,8 +41,7 @@ const storedEvent = (row: EventRow, tenant?: TenantId): StoredEvent => ({
 const parseEvents = (rows: ReadonlyArray<EventRow>, tenant?: TenantId): Array<StoredEvent> =>
   parsed("events", () => rows.map((row) => storedEvent(row, tenant)))
 
-const lastSeqOf = (statements: Statements, what: string): number =>
-  Number(execute(statements, SELECT_LAST_SEQ, [], what)[0]?.seq ?? 0)
+const lastSeqOf = (statements: Statements, what: string): number => Number(execute(statements, SELECT_LAST_SEQ, [], what)[0]?.seq ?? 0)
 
 export const makeEventLog = ({ acrossTenants, forTenant, withNextSeq, write }: Transactions): EventLog => ({
   append: (event) =>

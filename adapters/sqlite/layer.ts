@@ -60,8 +60,7 @@ const open = (filename: string, busyTimeoutMs: number, what: string): Effect.Eff
   )
 
 /** A private database that a second connection could not share. */
-const isPrivate = (filename: string): boolean =>
-  filename === "" || filename === ":memory:" || /^file:.*mode=memory/.test(filename)
+const isPrivate = (filename: string): boolean => filename === "" || filename === ":memory:" || /^file:.*mode=memory/.test(filename)
 
 /**
  * The storage service on `options.filename`: opens the connections, sets their pragmas,

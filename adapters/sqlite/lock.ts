@@ -59,9 +59,7 @@ export const makeLock = (): Lock => {
   }
 
   const withLock = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.uninterruptibleMask((restore) =>
-      Effect.zipRight(acquire(restore), Effect.ensuring(restore(effect), Effect.sync(release)))
-    )
+    Effect.uninterruptibleMask((restore) => Effect.zipRight(acquire(restore), Effect.ensuring(restore(effect), Effect.sync(release))))
 
   const tryAcquire = () => {
     if (held) return false

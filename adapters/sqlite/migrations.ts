@@ -18,7 +18,13 @@ import { Effect } from "effect"
 import type { StorageFailure } from "../../src/domain/errors.js"
 import type { CollectionSpec } from "../../src/ports/storage.js"
 import { sqliteDialect } from "../sql/dialects.js"
-import { backfill, type MigrationDialect, migrateCollection as migrateCollectionIn, record as recordIn, type Run } from "../sql/migrations.js"
+import {
+  backfill,
+  type MigrationDialect,
+  migrateCollection as migrateCollectionIn,
+  record as recordIn,
+  type Run
+} from "../sql/migrations.js"
 import { quote, tableOf } from "../sql/query.js"
 
 export type { Run }

@@ -19,8 +19,7 @@ export const codeOf = (cause: unknown): string | undefined => {
   return typeof code === "string" ? code : undefined
 }
 
-export const messageOf = (cause: unknown): string =>
-  cause instanceof Error ? cause.message : String(cause)
+export const messageOf = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)
 
 export const failure = (what: string, cause: unknown): StorageFailure =>
   cause instanceof StorageFailure ? cause : new StorageFailure({ detail: `${what}: ${messageOf(cause)}`, cause })

@@ -316,8 +316,10 @@ export const makeTransactions = (options: {
           Effect.exit(Effect.flatMap(join, (began) =>
             Effect.zipRight(
               FiberRef.set(openTransaction, state),
-              Effect.flatMap(Effect.exit(restore(effect)), (exit) =>
-                Effect.zipRight(FiberRef.set(openTransaction, undefined), Effect.sync(() => leave(began, exit))))
+              Effect.flatMap(
+                Effect.exit(restore(effect)),
+                (exit) => Effect.zipRight(FiberRef.set(openTransaction, undefined), Effect.sync(() => leave(began, exit)))
+              )
             ))),
           (left): Effect.Effect<A, E | StorageFailure> => {
             releaseWriter()

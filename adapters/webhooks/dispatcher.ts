@@ -274,5 +274,4 @@ export const makeDispatcher = (options: WebhookDispatcherOptions = {}) =>
 /** The dispatcher as a layer: runs while the layer lives (needs `WebhookOutbox` and `Events`). */
 export const WebhookDispatcherLive = (
   options: WebhookDispatcherOptions = {}
-): Layer.Layer<never, never, WebhookOutbox | Events> =>
-  Layer.scopedDiscard(makeDispatcher(options))
+): Layer.Layer<never, never, WebhookOutbox | Events> => Layer.scopedDiscard(makeDispatcher(options))

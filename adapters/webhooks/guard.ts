@@ -18,8 +18,7 @@ export interface ResolvedAddress {
 /** Resolves a hostname to every address (the system resolver, as connections use). */
 export type Resolver = (hostname: string) => Promise<ReadonlyArray<ResolvedAddress>>
 
-export const systemResolver: Resolver = (hostname) =>
-  dns.promises.lookup(hostname, { all: true, verbatim: true })
+export const systemResolver: Resolver = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true })
 
 /** An error for a connection to an address webhooks may not reach. */
 export class BlockedAddressError extends Error {

@@ -70,8 +70,7 @@ const HANDLE_ATTEMPTS = 100
 const HANDLE_HOLD_MS = HANDLE_HOLD_DAYS * 24 * 60 * 60 * 1000
 
 /** Whether the entry still keeps the handle from other accounts at `now`: owned, or held and not lapsed. */
-const keepsHandle = (entry: HandleOwner, now: number): boolean =>
-  entry.held_until === undefined || Date.parse(entry.held_until) > now
+const keepsHandle = (entry: HandleOwner, now: number): boolean => entry.held_until === undefined || Date.parse(entry.held_until) > now
 
 const hidePoweredByRefused = (plan: Plan) =>
   new PlanRequired({
@@ -119,7 +118,9 @@ export class Accounts extends Effect.Service<Accounts>()("slotwise/Accounts", {
 
     /** Writes `handle` as the account's: over a lapsed entry, or a held one of the same account. */
     const take = (handle: string, accountId: string, entry: Option.Option<HandleOwner>) =>
-      asHandles(Option.isSome(entry) ? handles.update({ id: handle, account_id: accountId }) : handles.insert({ id: handle, account_id: accountId }))
+      asHandles(
+        Option.isSome(entry) ? handles.update({ id: handle, account_id: accountId }) : handles.insert({ id: handle, account_id: accountId })
+      )
 
     /** Whether no account keeps `entry`'s handle from `accountId` at `now`. */
     const freeFor = (entry: Option.Option<HandleOwner>, accountId: string | undefined, now: number) =>
@@ -167,12 +168,14 @@ export class Accounts extends Effect.Service<Accounts>()("slotwise/Accounts", {
         if (base !== undefined) {
           for (let attempt = 1; attempt <= HANDLE_ATTEMPTS; attempt++) {
             const candidate = handleCandidate(base, attempt)
-            if (handleProblem(candidate) === undefined && (yield* tryTake(candidate))) return candidate
+            if (handleProblem(candidate) === undefined && (yield* tryTake(candidate)))
+              return candidate
           }
         }
         for (;;) {
           const candidate = randomHandle()
-          if (yield* tryTake(candidate)) return candidate
+          if (yield* tryTake(candidate))
+            return candidate
         }
       })
 
@@ -278,6 +281,17 @@ export class Accounts extends Effect.Service<Accounts>()("slotwise/Accounts", {
     // A store that fails here cannot serve anything either: starting fails with it.
     yield* Effect.orDie(assignMissingHandles)
 
-    return { create, get: find, byHandle, movedTo, update, updateSettings, list, isEmpty, originAllowedAnywhere, assignMissingHandles } as const
+    return {
+      create,
+      get: find,
+      byHandle,
+      movedTo,
+      update,
+      updateSettings,
+      list,
+      isEmpty,
+      originAllowedAnywhere,
+      assignMissingHandles
+    } as const
   })
 }) {}

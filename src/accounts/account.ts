@@ -20,7 +20,9 @@ export const PLAN_RATE_LIMITS: { readonly [P in Plan]: number } = { free: 60, pr
 /** A browser origin: scheme, host and optional port, no path (`https://shop.example.com`). */
 export const Origin = Schema.String.pipe(
   Schema.maxLength(255),
-  Schema.filter((s) => /^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/.test(s) || "must be an origin such as https://shop.example.com (lower case, no path)"),
+  Schema.filter((s) =>
+    /^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/.test(s) || "must be an origin such as https://shop.example.com (lower case, no path)"
+  ),
   Schema.annotations({ identifier: "Origin", description: "`scheme://host[:port]`, lower case, no trailing slash", jsonSchema: {} })
 )
 
@@ -43,10 +45,47 @@ export const HANDLE_MIN_LENGTH = 3
 export const HANDLE_MAX_LENGTH = 40
 /** Words no account may take: the server's own paths, and names a visitor would take for its operator's. */
 export const RESERVED_HANDLES: ReadonlySet<string> = new Set([
-  "admin", "api", "v1", "book", "manage", "docs", "widget", "oauth", "www", "health", "static", "assets", "calendar", "tls",
-  "account", "accounts", "login", "logout", "signup", "settings", "help", "support", "status", "well-known",
-  "administrator", "root", "security", "billing", "signin", "sign-in", "sign-up", "console", "dashboard", "abuse",
-  "postmaster", "hostmaster", "webmaster", "system", "official", "noreply", "no-reply"
+  "admin",
+  "api",
+  "v1",
+  "book",
+  "manage",
+  "docs",
+  "widget",
+  "oauth",
+  "www",
+  "health",
+  "static",
+  "assets",
+  "calendar",
+  "tls",
+  "account",
+  "accounts",
+  "login",
+  "logout",
+  "signup",
+  "settings",
+  "help",
+  "support",
+  "status",
+  "well-known",
+  "administrator",
+  "root",
+  "security",
+  "billing",
+  "signin",
+  "sign-in",
+  "sign-up",
+  "console",
+  "dashboard",
+  "abuse",
+  "postmaster",
+  "hostmaster",
+  "webmaster",
+  "system",
+  "official",
+  "noreply",
+  "no-reply"
 ])
 /** Any handle with this in it (`slotwise-support`, `help-slotwise`) could pass for the operator's. */
 const OPERATOR_NAME = "slotwise"
@@ -65,7 +104,8 @@ export const handleProblem = (handle: string): string | undefined => {
   const shape = handleShapeProblem(handle)
   if (shape !== undefined) return shape
   if (RESERVED_HANDLES.has(handle)) return `${handle} is reserved for this server's own pages and its operator`
-  if (handle.includes(OPERATOR_NAME)) return `${handle} is reserved: a handle with "${OPERATOR_NAME}" in it could pass for this server's operator`
+  if (handle.includes(OPERATOR_NAME))
+    return `${handle} is reserved: a handle with "${OPERATOR_NAME}" in it could pass for this server's operator`
   return undefined
 }
 
@@ -139,12 +179,18 @@ export const logoUrlProblem = (url: string): string | undefined => {
 
 export const LogoUrl = Schema.String.pipe(
   Schema.filter((s) => logoUrlProblem(s) ?? true),
-  Schema.annotations({ description: "an https:// image URL, at most 2000 characters, without credentials", jsonSchema: { type: "string", format: "uri", maxLength: 2000 } })
+  Schema.annotations({
+    description: "an https:// image URL, at most 2000 characters, without credentials",
+    jsonSchema: { type: "string", format: "uri", maxLength: 2000 }
+  })
 )
 
 export const PrimaryColor = Schema.String.pipe(
   Schema.filter((s) => /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/.test(s) || "must be a colour as #rgb or #rrggbb"),
-  Schema.annotations({ description: "`#rgb` or `#rrggbb`", jsonSchema: { type: "string", pattern: "^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$" } })
+  Schema.annotations({
+    description: "`#rgb` or `#rrggbb`",
+    jsonSchema: { type: "string", pattern: "^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$" }
+  })
 )
 
 export const Branding = Schema.Struct({

@@ -14,7 +14,8 @@ export const WidgetConfig = Schema.Struct({
   logo_url: Schema.NullOr(LogoUrl).annotations({ description: "the account's branding: the logo the widget's header shows" }),
   primary_color: Schema.NullOr(PrimaryColor).annotations({ description: "the account's branding: the widget's default primary colour" }),
   powered_by: Schema.Boolean.annotations({
-    description: "whether the widget shows \"Powered by Slotwise\" by default: false only on pro and business with `hide_powered_by`; the widget's `hide_branding` option overrides it on those plans"
+    description:
+      "whether the widget shows \"Powered by Slotwise\" by default: false only on pro and business with `hide_powered_by`; the widget's `hide_branding` option overrides it on those plans"
   })
 }).annotations({ identifier: "WidgetConfig" })
 export type WidgetConfig = typeof WidgetConfig.Type

@@ -3,14 +3,7 @@
  * slots, explanations and holds (docs/api.md §3).
  */
 import { Effect, Schema } from "effect"
-import {
-  AvailabilityCreate,
-  AvailabilityRule,
-  AvailabilityUpdate,
-  BlockedRule,
-  DateRule,
-  WeeklyRule
-} from "./rule.js"
+import { AvailabilityCreate, AvailabilityRule, AvailabilityUpdate, BlockedRule, DateRule, WeeklyRule } from "./rule.js"
 import { formatInstant, optional, toMillis } from "../domain/common.js"
 import { ValidationFailed } from "../domain/errors.js"
 import {
@@ -94,11 +87,29 @@ export class Availability extends Effect.Service<Availability>()("slotwise/Avail
 
     /** A referenced staff member of this tenant, or `invalid_reference` on `path`. */
     const referencedStaff = (id: string, path = "staff_id") =>
-      Effect.catchTag(findStaff(id), "NotFound", () =>
-        Effect.fail(new InvalidReference({ detail: `no staff member with id ${id}`, errors: [{ path, message: "does not name an existing staff member" }] })))
+      Effect.catchTag(
+        findStaff(id),
+        "NotFound",
+        () =>
+          Effect.fail(
+            new InvalidReference({
+              detail: `no staff member with id ${id}`,
+              errors: [{ path, message: "does not name an existing staff member" }]
+            })
+          )
+      )
     const referencedService = (id: string) =>
-      Effect.catchTag(findService(id), "NotFound", () =>
-        Effect.fail(new InvalidReference({ detail: `no service with id ${id}`, errors: [{ path: "service_id", message: "does not name an existing service" }] })))
+      Effect.catchTag(
+        findService(id),
+        "NotFound",
+        () =>
+          Effect.fail(
+            new InvalidReference({
+              detail: `no service with id ${id}`,
+              errors: [{ path: "service_id", message: "does not name an existing service" }]
+            })
+          )
+      )
 
     const create = (input: typeof AvailabilityCreate.Encoded) =>
       Effect.gen(function*() {
@@ -167,7 +178,7 @@ export class Availability extends Effect.Service<Availability>()("slotwise/Avail
         let schedules: ReadonlyArray<StaffSchedule>
         if (service.assignment === "collective" || (service.assignment === "round_robin" && member === undefined)) {
           // docs/api.md §11: a team's starts, each once, composed from every member's.
-          const members = (yield* staff.list({ where: [{ column: "id", op: "in", value: service.staff_ids }] }))
+          const members = yield* staff.list({ where: [{ column: "id", op: "in", value: service.staff_ids }] })
           const data = (member !== undefined && !service.staff_ids.includes(member.id)) || !service.active
             ? []
             : yield* schedule.teamSlots(service, members, range, now)

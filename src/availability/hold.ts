@@ -22,8 +22,7 @@ export const VISITOR_HOLD_WINDOW_DAYS = 7
 export const VISITOR_HOLD_SHARE = 0.5
 
 /** How many holds a key's visitors may have at once, when the service held has `bookable` starts in the window. */
-export const visitorHoldsPerKey = (bookable: number): number =>
-  Math.max(VISITOR_HOLDS_PER_KEY, Math.floor(bookable * VISITOR_HOLD_SHARE))
+export const visitorHoldsPerKey = (bookable: number): number => Math.max(VISITOR_HOLDS_PER_KEY, Math.floor(bookable * VISITOR_HOLD_SHARE))
 
 /** How a hold is stored: a visitor hold also records its visitor, to count their holds. */
 export type StoredHold = Hold & { readonly visitor?: Visitor | undefined }
@@ -48,7 +47,8 @@ export const visitorHoldRefusal = (
   switch (passedVisitorLimit(visitor, activeAddresses, 1, { perAddress: VISITOR_HOLDS_PER_ADDRESS, perKey })) {
     case "address":
       return new HoldLimitReached({
-        detail: `this client address already holds ${VISITOR_HOLDS_PER_ADDRESS} slots with this key, its most at once; release one, book, or wait for one to expire`
+        detail:
+          `this client address already holds ${VISITOR_HOLDS_PER_ADDRESS} slots with this key, its most at once; release one, book, or wait for one to expire`
       })
     case "key":
       return new HoldLimitReached({
@@ -78,17 +78,21 @@ export type Hold = typeof Hold.Type
 
 export const HoldCreate = Schema.Struct({
   service_id: Id("service").annotations({ description: "the service to hold a slot of" }),
-  staff_id: optional(Id("staff").annotations({
-    description: "the staff member to hold; omit on a round-robin service to have one picked now, on a collective " +
-      "service to hold every member, or else to hold the first free member"
-  })),
+  staff_id: optional(
+    Id("staff").annotations({
+      description: "the staff member to hold; omit on a round-robin service to have one picked now, on a collective " +
+        "service to hold every member, or else to hold the first free member"
+    })
+  ),
   start: Instant.annotations({ description: "a bookable start" }),
-  ttl_seconds: optional(Schema.Int.pipe(Schema.between(1, HOLD_MAX_TTL_SECONDS, {
-    message: () => `must be a whole number of seconds from 1 to ${HOLD_MAX_TTL_SECONDS}`
-  })).annotations({
-    description: `how long to hold, 1 to ${HOLD_MAX_TTL_SECONDS} seconds (default ${HOLD_DEFAULT_TTL_SECONDS}); ` +
-      `with a publishable key at most ${VISITOR_HOLD_MAX_TTL_SECONDS} (longer asks are shortened, \`expires_at\` says when)`
-  })),
+  ttl_seconds: optional(
+    Schema.Int.pipe(Schema.between(1, HOLD_MAX_TTL_SECONDS, {
+      message: () => `must be a whole number of seconds from 1 to ${HOLD_MAX_TTL_SECONDS}`
+    })).annotations({
+      description: `how long to hold, 1 to ${HOLD_MAX_TTL_SECONDS} seconds (default ${HOLD_DEFAULT_TTL_SECONDS}); ` +
+        `with a publishable key at most ${VISITOR_HOLD_MAX_TTL_SECONDS} (longer asks are shortened, \`expires_at\` says when)`
+    })
+  ),
   metadata: optional(Metadata)
 }).annotations({ identifier: "HoldCreate" })
 export type HoldCreate = typeof HoldCreate.Type

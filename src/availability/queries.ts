@@ -37,9 +37,11 @@ export type SlotList = typeof SlotList.Type
 
 export const ExplainQuery = Schema.Struct({
   service_id: Id("service"),
-  staff_id: optional(Id("staff").annotations({
-    description: "the member asked about; omit to ask about the service's team (anyone free; collective: everyone)"
-  })),
+  staff_id: optional(
+    Id("staff").annotations({
+      description: "the member asked about; omit to ask about the service's team (anyone free; collective: everyone)"
+    })
+  ),
   start: Instant
 }).annotations({ identifier: "ExplainQuery" })
 export type ExplainQuery = typeof ExplainQuery.Encoded

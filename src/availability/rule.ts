@@ -4,7 +4,18 @@
  * ranges are time off. Wall-clock rules carry their IANA zone, so they follow it across DST.
  */
 import { Schema } from "effect"
-import { Instant, LocalDate, LocalTime, Metadata, ObjectType, TimeZone, Timestamps, minutesOfDay, optionalFields, toMillis } from "../domain/common.js"
+import {
+  Instant,
+  LocalDate,
+  LocalTime,
+  Metadata,
+  ObjectType,
+  TimeZone,
+  Timestamps,
+  minutesOfDay,
+  optionalFields,
+  toMillis
+} from "../domain/common.js"
 import { Id } from "../domain/ids.js"
 
 const Weekday = Schema.Int.pipe(
@@ -14,7 +25,10 @@ const Weekday = Schema.Int.pipe(
 const Weekdays = Schema.Array(Weekday).pipe(
   Schema.minItems(1),
   Schema.filter((days) => new Set(days).size === days.length || "must not repeat a weekday"),
-  Schema.annotations({ description: "ISO weekdays the hours apply on, 1 (Monday) to 7 (Sunday), each once", jsonSchema: { uniqueItems: true } })
+  Schema.annotations({
+    description: "ISO weekdays the hours apply on, 1 (Monday) to 7 (Sunday), each once",
+    jsonSchema: { uniqueItems: true }
+  })
 )
 const staffId = Id("staff").annotations({ description: "the staff member the rule is for" })
 const ruleZone = TimeZone.annotations({ description: "IANA zone of the wall-clock times; default: the staff member's" })
@@ -60,7 +74,9 @@ const endsAfterStart = <A extends WallClockWindow>(rule: A) =>
   minutesOfDay(rule.end_time) > minutesOfDay(rule.start_time) ||
   { path: ["end_time"], message: "must be later than start_time" }
 
-const validPeriod = <A extends { readonly valid_from?: string | null | undefined; readonly valid_until?: string | null | undefined }>(rule: A) =>
+const validPeriod = <A extends { readonly valid_from?: string | null | undefined; readonly valid_until?: string | null | undefined }>(
+  rule: A
+) =>
   rule.valid_from == null || rule.valid_until == null || rule.valid_from <= rule.valid_until ||
   { path: ["valid_until"], message: "must not be before valid_from" }
 

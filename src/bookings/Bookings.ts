@@ -46,7 +46,8 @@ export const BookingListParams = Schema.Struct({
   start_from: optional(Instant),
   start_to: optional(Instant),
   upcoming: optional(Schema.Boolean.annotations({
-    description: "true: only bookings that have not ended (pending or confirmed unless `status` says otherwise); false: only those that have"
+    description:
+      "true: only bookings that have not ended (pending or confirmed unless `status` says otherwise); false: only those that have"
   }))
 }).annotations({ identifier: "BookingListParams" })
 export type BookingListParams = typeof BookingListParams.Encoded
@@ -100,9 +101,14 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
     ) => {
       const missing = (id: string) =>
         new InvalidReference({ detail: `no ${label} with id ${id}`, errors: [{ path, message: `does not name an existing ${label}` }] })
-      const andThen = <B, E2, R2>(id: string, next: (found: A) => Effect.Effect<B, E2, R2>): Effect.Effect<B, E | E2 | InvalidReference, R | R2> =>
-        Effect.flatMap(get(id), (found): Effect.Effect<B, E2 | InvalidReference, R2> =>
-          Option.isSome(found) ? next(found.value) : Effect.fail(missing(id)))
+      const andThen = <B, E2, R2>(
+        id: string,
+        next: (found: A) => Effect.Effect<B, E2, R2>
+      ): Effect.Effect<B, E | E2 | InvalidReference, R | R2> =>
+        Effect.flatMap(
+          get(id),
+          (found): Effect.Effect<B, E2 | InvalidReference, R2> => Option.isSome(found) ? next(found.value) : Effect.fail(missing(id))
+        )
       return Object.assign((id: string) => andThen(id, (found: A) => Effect.succeed(found)), { andThen, missing })
     }
     const referencedService = reference(services.get, "service", "service_id")
@@ -136,10 +142,15 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
           held.service_id !== service.id || held.start !== fields.start ||
           (fields.staff_id !== undefined && !held.staff_ids.includes(fields.staff_id))
         ) {
-          return Effect.fail(new ValidationFailed({
-            detail: `hold ${held.id} is for another slot`,
-            errors: [{ path: "hold_id", message: `reserves service ${held.service_id} with staff member ${held.staff_id} at ${held.start}, not this slot` }]
-          }))
+          return Effect.fail(
+            new ValidationFailed({
+              detail: `hold ${held.id} is for another slot`,
+              errors: [{
+                path: "hold_id",
+                message: `reserves service ${held.service_id} with staff member ${held.staff_id} at ${held.start}, not this slot`
+              }]
+            })
+          )
         }
         return next(held)
       })
@@ -242,10 +253,12 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
                   held,
                   reminderSettings: settingsRead.length === 0 ? undefined : read[clientRead.length]
                 })
-                return visitor === undefined ? inserted : Effect.tap(inserted, (booking) => countVisitorBookings(visitor, [booking], now))
+                return visitor === undefined ? inserted : Effect.tap(inserted, (booking) =>
+                  countVisitorBookings(visitor, [booking], now))
               }), [...clientRead, ...settingsRead])
           return locked(fields.hold_id === undefined ? book(undefined) : withHold(fields.hold_id, fields, service, now, book))
-        })))
+        })
+      ))
     }
 
     /** Decoded in place: the input is all it needs, and every create runs it. `visitor`: a publishable key's caller. */
@@ -259,11 +272,15 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
      * (recording `client.created`).
      */
     const withClient = <A, E, R>(fields: BookingCreateFields, next: (client: { readonly id: string }) => Effect.Effect<A, E, R>) =>
-      fields.client !== undefined ? Effect.flatMap(clientUseCases.insert(fields.client), next) : referencedClient.andThen(fields.client_id!, next)
+      fields.client !== undefined
+        ? Effect.flatMap(clientUseCases.insert(fields.client), next)
+        : referencedClient.andThen(fields.client_id!, next)
 
     /** The read of the existing client a create names, to read with the attendees' schedules (none for a new client). */
     const clientReadOf = (fields: BookingCreateFields) =>
-      fields.client === undefined ? [Read.list(ClientsCollection, { where: [{ column: "id", op: "eq", value: fields.client_id! }] })] as const : [] as const
+      fields.client === undefined
+        ? [Read.list(ClientsCollection, { where: [{ column: "id", op: "eq", value: fields.client_id! }] })] as const
+        : [] as const
 
     /** `withClient`, the existing client's documents already read (`clientReadOf`). */
     const withClientRead = <A, E, R>(
@@ -313,7 +330,14 @@ export class Bookings extends Effect.Service<Bookings>()("slotwise/Bookings", {
       })
 
     const { cancel, remove, reschedule, transition, update } = makeBookingChanges({
-      answersFor, bookings, events, find, referencedService, reminders, schedule, shared
+      answersFor,
+      bookings,
+      events,
+      find,
+      referencedService,
+      reminders,
+      schedule,
+      shared
     })
 
     return {

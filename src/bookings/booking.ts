@@ -45,7 +45,9 @@ export const Booking = Schema.Struct({
   answers: Schema.Array(Answer).annotations({
     description: "the client's answers to the service's questions, with each question's label and type as asked"
   }),
-  series_id: Schema.NullOr(Id("series")).annotations({ description: "the series this booking is an occurrence of; null when booked alone" }),
+  series_id: Schema.NullOr(Id("series")).annotations({
+    description: "the series this booking is an occurrence of; null when booked alone"
+  }),
   metadata: Metadata,
   manage_version: optional(Schema.Int.annotations({
     description: "the generation of the booking's manage link: rotating it bumps this and kills every earlier link"
@@ -65,7 +67,20 @@ export type Booking = typeof Booking.Type
  * A booking as the visitor who made it sees it (publishable keys): the appointment itself,
  * not the account's records around it (client id, notes, metadata, payments).
  */
-export const PublicBooking = Booking.pick("id", "object", "service_id", "staff_id", "staff_ids", "start", "end", "status", "price", "series_id", "created_at", "updated_at")
+export const PublicBooking = Booking.pick(
+  "id",
+  "object",
+  "service_id",
+  "staff_id",
+  "staff_ids",
+  "start",
+  "end",
+  "status",
+  "price",
+  "series_id",
+  "created_at",
+  "updated_at"
+)
   .annotations({
     identifier: "PublicBooking",
     description: "A booking as a publishable key sees it: the appointment, without the client, notes, metadata or payments."

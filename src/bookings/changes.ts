@@ -3,7 +3,18 @@
  * (reschedules) rechecked in full, and plain updates; each with its event.
  */
 import { Effect, type Either } from "effect"
-import { actionForStatus, type Booking, type BookingAction, BookingCancel, BookingReschedule, BookingUpdate, revised, type StatusAction, TRANSITIONS, transitionRefusal } from "./booking.js"
+import {
+  actionForStatus,
+  type Booking,
+  type BookingAction,
+  BookingCancel,
+  BookingReschedule,
+  BookingUpdate,
+  revised,
+  type StatusAction,
+  TRANSITIONS,
+  transitionRefusal
+} from "./booking.js"
 import { formatInstant, toMillis } from "../domain/common.js"
 import { InvalidTransition, ValidationFailed } from "../domain/errors.js"
 import type { AnswerInput } from "../services/question.js"
@@ -82,11 +93,13 @@ export const makeBookingChanges = <E, R>(
       const places = found.map((s) => gridPlace(policyOf(service), s, start))
       if (places.includes("on") || places.every((p) => p === "outside")) return Effect.void
       const nearest = [...new Set(places.flatMap((p) => (typeof p === "string" ? [] : p)))].sort((a, b) => a - b).map(formatInstant)
-      return Effect.fail(new ValidationFailed({
-        detail: `${formatInstant(start)} is not one of the service's starts` +
-          (nearest.length === 0 ? "" : `; the nearest are ${nearest.join(" and ")}`),
-        errors: [{ path: "start", message: "must be one of the service's starts, as the slots list them" }]
-      }))
+      return Effect.fail(
+        new ValidationFailed({
+          detail: `${formatInstant(start)} is not one of the service's starts` +
+            (nearest.length === 0 ? "" : `; the nearest are ${nearest.join(" and ")}`),
+          errors: [{ path: "start", message: "must be one of the service's starts, as the slots list them" }]
+        })
+      )
     })
 
   /**
@@ -135,7 +148,11 @@ export const makeBookingChanges = <E, R>(
       yield* bookings.update(next)
       yield* shared.sync(next, current)
       if (moved) yield* reminders.arm(next, { service })
-      yield* events.record(moved ? "booking.rescheduled" : "booking.updated", next, moved ? { previous: current, actor } : { previous: current })
+      yield* events.record(
+        moved ? "booking.rescheduled" : "booking.updated",
+        next,
+        moved ? { previous: current, actor } : { previous: current }
+      )
       return next
     }))
 

@@ -155,7 +155,9 @@ export class CalendarFeeds extends Effect.Service<CalendarFeeds>()("slotwise/Cal
       staffId === undefined ? Effect.succeed(ACCOUNT_FEED_ID) : Effect.as(findStaff(staffId), staffId)
 
     const missing = (staffId: string | undefined) =>
-      new NotFound({ detail: staffId === undefined ? "this environment has no calendar feed" : `staff member ${staffId} has no calendar feed` })
+      new NotFound({
+        detail: staffId === undefined ? "this environment has no calendar feed" : `staff member ${staffId} has no calendar feed`
+      })
 
     /**
      * Makes the feed's secret URL under the server's public URL (never a custom domain: a
@@ -238,7 +240,11 @@ export class CalendarFeeds extends Effect.Service<CalendarFeeds>()("slotwise/Cal
           name: name.value,
           refreshMinutes: FEED_REFRESH_MINUTES,
           events: shown.map((b) =>
-            feedEventOf(b, { service: serviceNames.get(b.service_id) ?? "Booking", client: clientNames.get(b.client_id) ?? "client" }, uidHost)
+            feedEventOf(
+              b,
+              { service: serviceNames.get(b.service_id) ?? "Booking", client: clientNames.get(b.client_id) ?? "client" },
+              uidHost
+            )
           )
         }
       })

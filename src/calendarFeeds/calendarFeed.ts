@@ -22,7 +22,9 @@ export const FEED_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/
 
 export const CalendarFeed = Schema.Struct({
   object: Schema.Literal("calendar_feed"),
-  staff_id: Schema.NullOr(Id("staff")).annotations({ description: "the staff member whose bookings it holds; null for the account's feed" }),
+  staff_id: Schema.NullOr(Id("staff")).annotations({
+    description: "the staff member whose bookings it holds; null for the account's feed"
+  }),
   created_at: Instant.annotations({ description: "when the current URL was made" })
 }).annotations({
   identifier: "CalendarFeed",

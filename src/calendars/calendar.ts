@@ -117,8 +117,7 @@ export interface StoredCalendar extends Calendar {
 }
 
 export const toCalendar = (stored: StoredCalendar): Calendar => {
-  const { feed_url: _url, etag: _etag, last_modified: _modified, failures: _failures, due_ms: _due, lease: _lease, ...calendar } =
-    stored
+  const { feed_url: _url, etag: _etag, last_modified: _modified, failures: _failures, due_ms: _due, lease: _lease, ...calendar } = stored
   return calendar
 }
 

@@ -11,7 +11,10 @@ import { refuseIfBooked } from "../services/Services.js"
 
 export const ClientListParams = Schema.Struct({
   ...PageParams,
-  email: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(254), Schema.annotations({ description: "only the clients with this email address" })), { exact: true })
+  email: Schema.optionalWith(
+    Schema.String.pipe(Schema.maxLength(254), Schema.annotations({ description: "only the clients with this email address" })),
+    { exact: true }
+  )
 })
 export type ClientListParams = typeof ClientListParams.Encoded
 
@@ -37,12 +40,10 @@ export class Clients extends Effect.Service<Clients>()("slotwise/Clients", {
         return Effect.zipRight(clients.insert(client), Effect.as(events.record("client.created", client), client))
       })
 
-    const create = (input: typeof ClientCreate.Encoded) =>
-      Effect.flatMap(decodeCreate(input), (fields) => events.mutate(insert(fields)))
+    const create = (input: typeof ClientCreate.Encoded) => Effect.flatMap(decodeCreate(input), (fields) => events.mutate(insert(fields)))
 
     const patch = patchResource({ events, collection: clients, find, validate, type: "client.updated" })
-    const update = (id: string, input: typeof ClientUpdate.Encoded) =>
-      Effect.flatMap(decodeUpdate(input), (fields) => patch(id, fields))
+    const update = (id: string, input: typeof ClientUpdate.Encoded) => Effect.flatMap(decodeUpdate(input), (fields) => patch(id, fields))
 
     const remove = (id: string) =>
       events.mutate(Effect.gen(function*() {

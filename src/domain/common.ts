@@ -258,7 +258,11 @@ export const Phone = Schema.String.pipe(
   Schema.annotations({ description: "phone number: digits, spaces, `()-.`, optionally a leading `+`" })
 )
 export const Text = (max: number) =>
-  Schema.String.pipe(Schema.maxLength(max), Schema.filter(withoutNulOrLoneSurrogate), Schema.annotations({ description: `free text, at most ${max} characters` }))
+  Schema.String.pipe(
+    Schema.maxLength(max),
+    Schema.filter(withoutNulOrLoneSurrogate),
+    Schema.annotations({ description: `free text, at most ${max} characters` })
+  )
 
 export const Minutes = (max: number) =>
   Schema.Int.pipe(

@@ -7,7 +7,9 @@ import { Schema } from "effect"
 import { BlockedOccurrence, Reason, Slot } from "./slot.js"
 
 export const FieldError = Schema.Struct({
-  path: Schema.String.annotations({ description: "the field, as dotted keys and indexes (`client.email`, `weekdays.2`); empty for the body as a whole" }),
+  path: Schema.String.annotations({
+    description: "the field, as dotted keys and indexes (`client.email`, `weekdays.2`); empty for the body as a whole"
+  }),
   message: Schema.String.annotations({ description: "what is wrong with it, in words" })
 }).annotations({ identifier: "FieldError", description: "one invalid field" })
 export type FieldError = typeof FieldError.Type
@@ -43,8 +45,7 @@ export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited"
 export class IdempotencyConflict extends Schema.TaggedError<IdempotencyConflict>()("IdempotencyConflict", detail) {}
 export class IdempotencyMismatch extends Schema.TaggedError<IdempotencyMismatch>()("IdempotencyMismatch", detail) {}
 /** A repeat of a request whose response carried a secret: secrets are shown once, never stored for replay. */
-export class IdempotencySecretWithheld
-  extends Schema.TaggedError<IdempotencySecretWithheld>()("IdempotencySecretWithheld", detail)
+export class IdempotencySecretWithheld extends Schema.TaggedError<IdempotencySecretWithheld>()("IdempotencySecretWithheld", detail)
 {}
 /** The account's plan does not include the feature (custom domains: pro and business). */
 export class PlanRequired extends Schema.TaggedError<PlanRequired>()("PlanRequired", detail) {}
@@ -127,8 +128,7 @@ export const StorageUnavailableInfo: ErrorInfo = { code: "storage_unavailable", 
 /** Whole seconds a client is told to wait before retrying after `storage_unavailable`. */
 export const STORAGE_RETRY_AFTER_SECONDS = 1
 
-export const isStorageUnavailable = (error: SlotwiseFailure): boolean =>
-  error._tag === "StorageFailure" && error.unavailable === true
+export const isStorageUnavailable = (error: SlotwiseFailure): boolean => error._tag === "StorageFailure" && error.unavailable === true
 
 export const PROBLEM_TYPE_BASE = "https://slotwise.dev/errors/"
 

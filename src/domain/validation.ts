@@ -70,7 +70,10 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
 /** What a built-in filter (`maxLength`, `between`, `int`, …) requires, from its JSON Schema facet. */
 const requirement = (ast: AST.Refinement): string => {
   const facet = AST.getJSONSchemaAnnotation(ast).pipe((o) => (o._tag === "Some" ? (o.value as Record<string, unknown>) : {}))
-  const { exclusiveMaximum, exclusiveMinimum, maxItems, maximum, maxLength, minItems, minimum, minLength } = facet as Record<string, number | undefined>
+  const { exclusiveMaximum, exclusiveMinimum, maxItems, maximum, maxLength, minItems, minimum, minLength } = facet as Record<
+    string,
+    number | undefined
+  >
   if (maxLength !== undefined) return `must be at most ${plural(maxLength, "character")}`
   if (minLength !== undefined) return minLength === 1 ? "must not be empty" : `must be at least ${plural(minLength, "character")}`
   if (maxItems !== undefined) return `must have at most ${plural(maxItems, "item")}`
@@ -105,7 +108,8 @@ const isShallow = (issue: ParseResult.ParseIssue): boolean => {
     case "Transformation":
       return issue.kind === "Encoded" && isShallow(issue.issue)
     case "Composite":
-      return issue.ast._tag === "Union" && (Array.isArray(issue.issues) ? issue.issues : [issue.issues as ParseResult.ParseIssue]).every(isShallow)
+      return issue.ast._tag === "Union" &&
+        (Array.isArray(issue.issues) ? issue.issues : [issue.issues as ParseResult.ParseIssue]).every(isShallow)
     default:
       return false
   }
@@ -139,7 +143,10 @@ const collect = (
       out.push({ path, message: "is required" })
       return
     case "Unexpected":
-      out.push({ path: path.length === 0 ? path : [...path.slice(0, -1), shownFieldName(path[path.length - 1]!)], message: "is not a known field" })
+      out.push({
+        path: path.length === 0 ? path : [...path.slice(0, -1), shownFieldName(path[path.length - 1]!)],
+        message: "is not a known field"
+      })
       return
     case "Forbidden":
       out.push({ path, message: "could not be checked" })

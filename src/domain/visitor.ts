@@ -129,7 +129,9 @@ export const withoutOthers = <E>(error: E): E => {
     const { detail: said } = error
     const detail = first === undefined
       ? said
-      : `${said.slice(0, said.indexOf("(first: "))}(first: ${first.start}: ${joined(first.reasons)})${said.slice(said.lastIndexOf(")") + 1)}`
+      : `${said.slice(0, said.indexOf("(first: "))}(first: ${first.start}: ${joined(first.reasons)})${
+        said.slice(said.lastIndexOf(")") + 1)
+      }`
     return new SeriesUnavailable({ detail, occurrences }) as E
   }
   return error

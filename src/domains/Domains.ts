@@ -314,4 +314,3 @@ export class Domains extends Effect.Service<Domains>()("slotwise/Domains", {
     return { create, get, list, verify, delete: remove, accountForHost, tenantForOrigin, tlsAllowed, verifiedDomainsOf } as const
   })
 }) {}
-

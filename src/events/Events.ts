@@ -76,14 +76,20 @@ export class Events extends Effect.Service<Events>()("slotwise/Events", {
       type: EventType,
       object: unknown,
       extra: Omit<EventData, "object"> = NO_EXTRA
-    ): Effect.Effect<Event, StorageFailure, Tenant> => appendFor(type, object, extra, undefined) as Effect.Effect<Event, StorageFailure, Tenant>
+    ): Effect.Effect<Event, StorageFailure, Tenant> =>
+      appendFor(type, object, extra, undefined) as Effect.Effect<Event, StorageFailure, Tenant>
 
     /** `record`, answering `value` (not undefined) instead of the event: a change that ends with its event. */
     const recordAs = <A>(type: EventType, object: unknown, value: A): Effect.Effect<A, StorageFailure, Tenant> =>
       appendFor(type, object, NO_EXTRA, value) as Effect.Effect<A, StorageFailure, Tenant>
 
     /** The event appended, answering `value`, or the event itself when `value` is undefined. */
-    const appendFor = (type: EventType, object: unknown, extra: Omit<EventData, "object">, value: unknown): Effect.Effect<unknown, StorageFailure, Tenant> =>
+    const appendFor = (
+      type: EventType,
+      object: unknown,
+      extra: Omit<EventData, "object">,
+      value: unknown
+    ): Effect.Effect<unknown, StorageFailure, Tenant> =>
       // Chained, not a generator, with the tenant and the clock read in one step: every change runs this.
       Effect.withFiberRuntime((fiber) => {
         const tenant = Context.unsafeGet(fiber.currentContext as Context.Context<Tenant>, Tenant)
@@ -167,7 +173,7 @@ export class Events extends Effect.Service<Events>()("slotwise/Events", {
       }))
 
     /** Calls `listener` synchronously after each commit in this process; returns the unsubscribe. */
-    const subscribe = (listener: EventListener): (() => void) => {
+    const subscribe = (listener: EventListener): () => void => {
       listeners.add(listener)
       return () => {
         listeners.delete(listener)

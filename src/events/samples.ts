@@ -179,7 +179,11 @@ export const sampleEventData = (type: EventType, now: number): EventData => {
     }
     case "booking.rescheduled": {
       const booking = sampleBooking(now)
-      const earlier = { ...booking, start: formatInstant(Date.parse(booking.start) - DAY), end: formatInstant(Date.parse(booking.end) - DAY) }
+      const earlier = {
+        ...booking,
+        start: formatInstant(Date.parse(booking.start) - DAY),
+        end: formatInstant(Date.parse(booking.end) - DAY)
+      }
       return { object: { ...booking, rescheduled_from: earlier.start }, previous: earlier }
     }
     case "booking.reminder":

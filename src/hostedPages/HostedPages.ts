@@ -36,8 +36,7 @@ export class HostedPageKeys extends Effect.Service<HostedPageKeys>()("slotwise/H
         return secretPrefix("publishable", tenant.environment) + hex(digest)
       })
 
-    const exists = (hash: string) =>
-      Effect.map(Effect.provideService(credentials.get(hash), Tenant, SYSTEM_TENANT), Option.isSome)
+    const exists = (hash: string) => Effect.map(Effect.provideService(credentials.get(hash), Tenant, SYSTEM_TENANT), Option.isSome)
 
     /**
      * The secret of `tenant`'s hosted-page key, creating the key when it does not exist (or

@@ -120,49 +120,55 @@ export class Idempotency extends Effect.Service<Idempotency>()("slotwise/Idempot
     const begin = (key: string, requestFingerprint: string) =>
       Effect.gen(function*() {
         const id = yield* sha256Hex(key)
-        return yield* forKey(id, Effect.gen(function*() {
-          const now = yield* currentStamp
-          const found = Option.getOrUndefined(yield* records.get(id))
-          const live = found !== undefined && found.expires_ms > now.ms
-          if (live && found.fingerprint !== requestFingerprint) {
-            return yield* new IdempotencyMismatch({
-              detail: "this Idempotency-Key was used with another request; use a new key for a new request"
-            })
-          }
-          if (live && found.state === "completed" && found.response !== null) {
-            return { _tag: "Replay", response: found.response } satisfies Claim as Claim
-          }
-          if (live && found.state === "in_flight" && found.locked_until_ms > now.ms) {
-            return yield* new IdempotencyConflict({
-              detail: "a request with this Idempotency-Key is still being processed; retry later"
-            })
-          }
-          // An earlier attempt's committed writes stay: this one is given their results.
-          const results = live ? found.results ?? [] : []
-          const record: IdempotencyRecord = {
-            id,
-            fingerprint: requestFingerprint,
-            state: "in_flight",
-            response: null,
-            ...(results.length > 0 ? { results } : {}),
-            locked_until_ms: now.ms + IN_FLIGHT_LOCK_MS,
-            expires_ms: now.ms + IDEMPOTENCY_TTL_MS,
-            created_at: now.iso
-          }
-          if (found === undefined) yield* records.insert(record)
-          else yield* records.update(record)
-          return { _tag: "Started", results } satisfies Claim as Claim
-        }))
+        return yield* forKey(
+          id,
+          Effect.gen(function*() {
+            const now = yield* currentStamp
+            const found = Option.getOrUndefined(yield* records.get(id))
+            const live = found !== undefined && found.expires_ms > now.ms
+            if (live && found.fingerprint !== requestFingerprint) {
+              return yield* new IdempotencyMismatch({
+                detail: "this Idempotency-Key was used with another request; use a new key for a new request"
+              })
+            }
+            if (live && found.state === "completed" && found.response !== null) {
+              return { _tag: "Replay", response: found.response } satisfies Claim as Claim
+            }
+            if (live && found.state === "in_flight" && found.locked_until_ms > now.ms) {
+              return yield* new IdempotencyConflict({
+                detail: "a request with this Idempotency-Key is still being processed; retry later"
+              })
+            }
+            // An earlier attempt's committed writes stay: this one is given their results.
+            const results = live ? found.results ?? [] : []
+            const record: IdempotencyRecord = {
+              id,
+              fingerprint: requestFingerprint,
+              state: "in_flight",
+              response: null,
+              ...(results.length > 0 ? { results } : {}),
+              locked_until_ms: now.ms + IN_FLIGHT_LOCK_MS,
+              expires_ms: now.ms + IDEMPOTENCY_TTL_MS,
+              created_at: now.iso
+            }
+            if (found === undefined) yield* records.insert(record)
+            else yield* records.update(record)
+            return { _tag: "Started", results } satisfies Claim as Claim
+          })
+        )
       })
 
     /** Changes the record of `key`, if there is one, as one write excluding the key's others. */
     const updateRecord = (id: string, change: (found: IdempotencyRecord) => IdempotencyRecord | undefined) =>
-      forKey(id, Effect.gen(function*() {
-        const found = Option.getOrUndefined(yield* records.get(id))
-        if (found === undefined) return
-        const changed = change(found)
-        yield* changed === undefined ? records.remove(id) : records.update(changed)
-      }))
+      forKey(
+        id,
+        Effect.gen(function*() {
+          const found = Option.getOrUndefined(yield* records.get(id))
+          if (found === undefined) return
+          const changed = change(found)
+          yield* changed === undefined ? records.remove(id) : records.update(changed)
+        })
+      )
 
     /**
      * Runs the request that claimed `key` (`Started`): each write transaction that commits in it
@@ -198,7 +204,10 @@ export class Idempotency extends Effect.Service<Idempotency>()("slotwise/Idempot
 
     /** Keeps the response of the request that claimed `key`, for replays. */
     const complete = (key: string, response: StoredResponse) =>
-      Effect.flatMap(sha256Hex(key), (id) => updateRecord(id, ({ results: _done, ...found }) => ({ ...found, state: "completed", response })))
+      Effect.flatMap(
+        sha256Hex(key),
+        (id) => updateRecord(id, ({ results: _done, ...found }) => ({ ...found, state: "completed", response }))
+      )
 
     /**
      * Frees `key` without keeping a response (the request failed in a way worth retrying). If

@@ -35,8 +35,7 @@ const decodeCursorText = Schema.decodeUnknown(Cursor)
 export const encodeCursor = (key: ReadonlyArray<IndexValue>, filters: unknown): string =>
   encodeCursorText({ k: key, f: fingerprint(filters) })
 
-const invalidCursor = (message: string) =>
-  new BadRequest({ detail: `cursor ${message}`, errors: [{ path: "cursor", message }] })
+const invalidCursor = (message: string) => new BadRequest({ detail: `cursor ${message}`, errors: [{ path: "cursor", message }] })
 const notIssued = () => invalidCursor("is not a cursor this API issued")
 
 /** The type of each value of a sort key, in order: what a cursor's key must match. */
@@ -45,7 +44,7 @@ export type KeyShape = ReadonlyArray<"text" | "integer">
 const fitsShape = (key: ReadonlyArray<IndexValue>, shape: KeyShape | undefined): boolean =>
   shape === undefined ||
   key.length === shape.length &&
-  key.every((value, i) => value === null || (shape[i] === "integer" ? Number.isSafeInteger(value) : typeof value === "string"))
+    key.every((value, i) => value === null || (shape[i] === "integer" ? Number.isSafeInteger(value) : typeof value === "string"))
 
 /**
  * The sort key a cursor resumes after (none without a cursor), or `bad_request` on `cursor`.
@@ -60,7 +59,10 @@ export const decodeCursor = (
   cursor === undefined ? Effect.succeed(undefined) : decodeCursorText(cursor).pipe(
     Effect.mapError(() => notIssued()),
     // No stored value holds a NUL; a forged cursor may.
-    Effect.filterOrFail((parsed) => fitsShape(parsed.k, shape) && !parsed.k.some((v) => typeof v === "string" && containsNulOrLoneSurrogate(v)), notIssued),
+    Effect.filterOrFail(
+      (parsed) => fitsShape(parsed.k, shape) && !parsed.k.some((v) => typeof v === "string" && containsNulOrLoneSurrogate(v)),
+      notIssued
+    ),
     Effect.filterOrFail(
       (parsed) => parsed.f === fingerprint(filters),
       () => invalidCursor("was issued for other filters; start again without a cursor")

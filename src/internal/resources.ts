@@ -16,15 +16,14 @@ export const noSuch = (label: string, id: string): NotFound =>
  * What `get` finds for `id`, or `not_found`. An id without an id's form names nothing, so it is
  * never looked up.
  */
-export const findById = <A, E, R>(label: string, get: (id: string) => Effect.Effect<Option.Option<A>, E, R>) =>
-(id: string): Effect.Effect<A, E | NotFound, R> =>
-  isWellFormedId(id)
-    ? Effect.flatMap(get(id), Option.match({ onNone: () => Effect.fail(noSuch(label, id)), onSome: Effect.succeed }))
-    : Effect.fail(noSuch(label, id))
+export const findById =
+  <A, E, R>(label: string, get: (id: string) => Effect.Effect<Option.Option<A>, E, R>) => (id: string): Effect.Effect<A, E | NotFound, R> =>
+    isWellFormedId(id)
+      ? Effect.flatMap(get(id), Option.match({ onNone: () => Effect.fail(noSuch(label, id)), onSome: Effect.succeed }))
+      : Effect.fail(noSuch(label, id))
 
 /** The resource or `not_found`; another tenant's id is indistinguishable from a missing one. */
-export const findOr404 = <A extends { readonly id: string }>(collection: Collection<A>, label: string) =>
-  findById(label, collection.get)
+export const findOr404 = <A extends { readonly id: string }>(collection: Collection<A>, label: string) => findById(label, collection.get)
 
 /**
  * The reads visitors (publishable keys) get of a resource with an `active` flag: active ones
@@ -46,8 +45,11 @@ export const visitorReads = <
   }
 ) => ({
   getForVisitor: (id: string): Effect.Effect<V, GetError | NotFound, R> =>
-    Effect.flatMap(options.get(id), (found) =>
-      found.active ? Effect.succeed(options.view(found)) : Effect.fail(new NotFound({ detail: `no ${options.label} with id ${id}` }))),
+    Effect.flatMap(
+      options.get(id),
+      (found) =>
+        found.active ? Effect.succeed(options.view(found)) : Effect.fail(new NotFound({ detail: `no ${options.label} with id ${id}` }))
+    ),
   listForVisitor: (params: P): Effect.Effect<Page<V>, ListError, R> =>
     params.active === false
       ? Effect.succeed({ object: "list", data: [], has_more: false, next_cursor: null })
@@ -111,8 +113,7 @@ export const listPage = <A extends { readonly id: string }>(
 
 /** Whether applying `patch` to `current` changes anything. */
 export const changes = <A extends object>(current: A, patch: Partial<A>): boolean =>
-  Object.entries(patch).some(([key, value]) =>
-    JSON.stringify((current as Record<string, unknown>)[key]) !== JSON.stringify(value))
+  Object.entries(patch).some(([key, value]) => JSON.stringify((current as Record<string, unknown>)[key]) !== JSON.stringify(value))
 
 /** The parts of `Events` a change needs; a structural type keeps this module below Events.ts. */
 export interface ChangeRecorder {

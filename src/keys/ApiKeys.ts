@@ -4,13 +4,7 @@
  * for. A secret is shown once and stored only as its SHA-256; a lookup is by that hash.
  */
 import { Clock, Effect, Option, Schema } from "effect"
-import {
-  SYSTEM_TENANT,
-  AccountsCollection,
-  ApiKeysCollection,
-  type Credential,
-  CredentialsCollection
-} from "../auth/collections.js"
+import { SYSTEM_TENANT, AccountsCollection, ApiKeysCollection, type Credential, CredentialsCollection } from "../auth/collections.js"
 import { constantTimeEqual, randomBase62, sha256Hex } from "../auth/crypto.js"
 import { type Account, withLimits } from "../accounts/account.js"
 import {
@@ -214,8 +208,11 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("slotwise/ApiKeys", {
 
     /** The account and environment a key belongs to, from its secrets (an operator names a key by id alone). */
     const tenantOf = (keyId: string) =>
-      Effect.map(credentialsOf(keyId), (found): Option.Option<TenantId> =>
-        found[0] === undefined ? Option.none() : Option.some({ account_id: found[0].account_id, environment: found[0].environment }))
+      Effect.map(
+        credentialsOf(keyId),
+        (found): Option.Option<TenantId> =>
+          found[0] === undefined ? Option.none() : Option.some({ account_id: found[0].account_id, environment: found[0].environment })
+      )
 
     /** Revokes the key and every secret of it at once; returns the key as it was. */
     const revoke = (id: string) =>

@@ -65,20 +65,24 @@ export type ApiKeyWithSecret = typeof ApiKeyWithSecret.Type
 export const ApiKeyCreate = Schema.Struct({
   name: Name,
   type: KeyType.annotations({ description: "`secret` for servers, `publishable` for the booking widget in browsers" }),
-  scopes: optional(Schema.Array(Scope).pipe(
-    Schema.minItems(1),
-    Schema.maxItems(SCOPES.length),
-    Schema.filter((s) => new Set(s).size === s.length || "must not repeat a scope", { jsonSchema: { uniqueItems: true } })
-  ).annotations({ description: "what the key may do, each scope once; default: every scope its type allows" })),
+  scopes: optional(
+    Schema.Array(Scope).pipe(
+      Schema.minItems(1),
+      Schema.maxItems(SCOPES.length),
+      Schema.filter((s) => new Set(s).size === s.length || "must not repeat a scope", { jsonSchema: { uniqueItems: true } })
+    ).annotations({ description: "what the key may do, each scope once; default: every scope its type allows" })
+  ),
   expires_at: optional(Schema.NullOr(Instant).annotations({ description: "when the key stops working; null = never" })),
   metadata: optional(Metadata)
 }).annotations({ identifier: "ApiKeyCreate" })
 export type ApiKeyCreate = typeof ApiKeyCreate.Type
 
 export const ApiKeyRotate = Schema.Struct({
-  grace_period_seconds: optional(Schema.Int.pipe(Schema.between(0, MAX_GRACE_PERIOD_SECONDS, {
-    message: () => `must be a whole number of seconds from 0 to ${MAX_GRACE_PERIOD_SECONDS}`
-  })).annotations({ description: "how long the previous secret keeps working (default 86400; 0 = revoke it now)" }))
+  grace_period_seconds: optional(
+    Schema.Int.pipe(Schema.between(0, MAX_GRACE_PERIOD_SECONDS, {
+      message: () => `must be a whole number of seconds from 0 to ${MAX_GRACE_PERIOD_SECONDS}`
+    })).annotations({ description: "how long the previous secret keeps working (default 86400; 0 = revoke it now)" })
+  )
 }).annotations({ identifier: "ApiKeyRotate" })
 export type ApiKeyRotate = typeof ApiKeyRotate.Type
 

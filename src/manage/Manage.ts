@@ -69,9 +69,15 @@ export class Manage extends Effect.Service<Manage>()("slotwise/Manage", {
 
     /** A page of bookings with their links: the base (a custom domain lookup) read once for the page. */
     const withManageUrls = <P extends { readonly data: ReadonlyArray<Booking> }>(page: P) =>
-      Effect.flatMap(Tenant, (tenant) =>
-        Effect.flatMap(links.baseFor(tenant), (base) =>
-          Effect.map(Effect.forEach(page.data, (booking) => links.withManageUrl(tenant, booking, base)), (data) => ({ ...page, data }))))
+      Effect.flatMap(
+        Tenant,
+        (tenant) =>
+          Effect.flatMap(links.baseFor(tenant), (base) =>
+            Effect.map(
+              Effect.forEach(page.data, (booking) => links.withManageUrl(tenant, booking, base)),
+              (data) => ({ ...page, data })
+            ))
+      )
 
     /** `bookings.manageLink(id)`: the booking's current link. */
     const manageLink = (id: string) => Effect.flatMap(findBooking(id), linkOf)
@@ -112,8 +118,11 @@ export class Manage extends Effect.Service<Manage>()("slotwise/Manage", {
     const asOpened = <A, E, R>(token: string, effect: (opened: OpenedLink) => Effect.Effect<A, E, R>) =>
       Effect.flatMap(open(token), (opened) => Effect.provideService(effect(opened), Tenant, opened.tenant))
 
-    const serviceOf = (booking: Booking) => Effect.flatMap(services.get(booking.service_id), (found) =>
-      Option.match(found, { onNone: () => Effect.fail(unknownLink()), onSome: Effect.succeed<Service> }))
+    const serviceOf = (booking: Booking) =>
+      Effect.flatMap(
+        services.get(booking.service_id),
+        (found) => Option.match(found, { onNone: () => Effect.fail(unknownLink()), onSome: Effect.succeed<Service> })
+      )
 
     const viewOf = (booking: Booking) =>
       Effect.gen(function*() {

@@ -146,9 +146,11 @@ export const ManageSlotQuery = Schema.Struct({
 export type ManageSlotQuery = typeof ManageSlotQuery.Encoded
 
 export const ManageCancel = Schema.Struct({
-  reason: optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(1000))).annotations({
-    description: "why the client cancels, up to 1000 characters"
-  }))
+  reason: optional(
+    Schema.NullOr(Schema.String.pipe(Schema.maxLength(1000))).annotations({
+      description: "why the client cancels, up to 1000 characters"
+    })
+  )
 }).annotations({ identifier: "ManageCancel" })
 export type ManageCancel = typeof ManageCancel.Encoded
 

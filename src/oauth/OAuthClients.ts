@@ -9,12 +9,7 @@ import { constantTimeEqual, randomBase62, sha256Hex } from "../auth/crypto.js"
 import { SCOPES } from "../keys/apiKey.js"
 import { isWellFormedId } from "../domain/ids.js"
 import { ValidationFailed } from "../domain/errors.js"
-import {
-  type OAuthClient,
-  OAuthClientCreate,
-  OAuthClientUpdate,
-  type OAuthClientWithSecret
-} from "./oauthClient.js"
+import { type OAuthClient, OAuthClientCreate, OAuthClientUpdate, type OAuthClientWithSecret } from "./oauthClient.js"
 import { currentStamp, findOr404, listPage, newResource, PageParams } from "../internal/resources.js"
 import { decodeInput } from "../domain/validation.js"
 import { OAuthClientDirectory, OAuthClientsCollection, type StoredOAuthClient } from "./collections.js"

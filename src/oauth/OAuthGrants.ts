@@ -49,8 +49,7 @@ const unauthorized = (detail: string) => new Unauthorized({ detail })
 const isScope = (s: string): s is Scope => (SCOPES as ReadonlyArray<string>).includes(s)
 
 /** The scopes of a space-separated `scope` string that Slotwise knows. */
-export const parseScopes = (scope: unknown): ReadonlyArray<Scope> =>
-  typeof scope === "string" ? scope.split(" ").filter(isScope) : []
+export const parseScopes = (scope: unknown): ReadonlyArray<Scope> => typeof scope === "string" ? scope.split(" ").filter(isScope) : []
 
 /**
  * A server record's payload with its scopes kept to `keep` (a token's or code's `scope`, a
@@ -110,7 +109,9 @@ export class OAuthGrants extends Effect.Service<OAuthGrants>()("slotwise/OAuthGr
       })
 
     /** Records (or updates) a grant the authorization server saved. */
-    const save = (grant: { readonly id: string; readonly client_id: string; readonly user_id: string; readonly scopes: ReadonlyArray<Scope> }) =>
+    const save = (
+      grant: { readonly id: string; readonly client_id: string; readonly user_id: string; readonly scopes: ReadonlyArray<Scope> }
+    ) =>
       Effect.gen(function*() {
         const nowIso = (yield* currentStamp).iso
         if (Option.isNone(yield* tenantOfClient(grant.client_id))) return
@@ -187,7 +188,10 @@ export class OAuthGrants extends Effect.Service<OAuthGrants>()("slotwise/OAuthGr
         const tenant = Option.getOrUndefined(yield* tenantOfClient(clientId))
         if (tenant === undefined) return undefined
         const rows = yield* Effect.provideService(
-          grants.list({ where: [{ column: "user_id", op: "eq", value: userId }, { column: "client_id", op: "eq", value: clientId }], limit: 1 }),
+          grants.list({
+            where: [{ column: "user_id", op: "eq", value: userId }, { column: "client_id", op: "eq", value: clientId }],
+            limit: 1
+          }),
           Tenant,
           tenant
         )
@@ -198,11 +202,13 @@ export class OAuthGrants extends Effect.Service<OAuthGrants>()("slotwise/OAuthGr
     const authenticate = (token: string) =>
       Effect.gen(function*() {
         const record = Option.getOrUndefined(yield* system(records.get(yield* recordKey("AccessToken", token))))
-        if (record === undefined || record.model !== "AccessToken") return yield* unauthorized("the access token is unknown, expired or revoked")
+        if (record === undefined || record.model !== "AccessToken")
+          return yield* unauthorized("the access token is unknown, expired or revoked")
         const now = yield* Clock.currentTimeMillis
         const payload = record.payload as AccessTokenPayload
         const exp = typeof payload.exp === "number" ? payload.exp * 1000 : record.expires_ms
-        if (exp === null || exp === undefined || now >= exp) return yield* unauthorized("the access token has expired")
+        if (exp === null || exp === undefined || now >= exp)
+          return yield* unauthorized("the access token has expired")
         if (typeof payload.clientId !== "string" || typeof payload.grantId !== "string") {
           return yield* unauthorized("the access token is unknown, expired or revoked")
         }

@@ -56,7 +56,9 @@ export const OAuthClient = Schema.Struct({
   environment: Environment,
   redirect_uris: RedirectUris,
   scopes: Schema.Array(Scope).annotations({ description: "the most a user can grant this client" }),
-  secret_redacted: Schema.NullOr(Schema.String).annotations({ description: "confidential clients: the secret's prefix and last four characters" }),
+  secret_redacted: Schema.NullOr(Schema.String).annotations({
+    description: "confidential clients: the secret's prefix and last four characters"
+  }),
   secret_rotated_at: Schema.NullOr(Instant),
   metadata: Metadata,
   ...Timestamps

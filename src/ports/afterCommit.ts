@@ -11,14 +11,14 @@ export interface AfterCommitQueue {
 }
 
 /** Queues `effect` on the fiber's open transaction (read from `openTransaction`), else runs it. */
-export const afterCommitOn = <T extends AfterCommitQueue>(openTransaction: FiberRef.FiberRef<T | undefined>) =>
-(effect: Effect.Effect<void>): Effect.Effect<void> =>
-  Effect.withFiberRuntime((fiber) => {
-    const open = fiber.getFiberRef(openTransaction)
-    if (open === undefined) return effect
-    open.afterCommit.push(effect)
-    return Effect.void
-  })
+export const afterCommitOn =
+  <T extends AfterCommitQueue>(openTransaction: FiberRef.FiberRef<T | undefined>) => (effect: Effect.Effect<void>): Effect.Effect<void> =>
+    Effect.withFiberRuntime((fiber) => {
+      const open = fiber.getFiberRef(openTransaction)
+      if (open === undefined) return effect
+      open.afterCommit.push(effect)
+      return Effect.void
+    })
 
 /** Runs what a committed transaction queued (the common single effect without a loop). */
 export const runAfterCommit = (transaction: AfterCommitQueue): Effect.Effect<void> =>

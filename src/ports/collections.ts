@@ -74,4 +74,15 @@ export const CoreCollections: ReadonlyArray<CollectionSpec<any>> = [
 ]
 
 // Each feature's collections, named here too: the core's surface lists them with the ports.
-export { AvailabilityCollection, BookingsCollection, BookingSeriesCollection, ClientsCollection, DeploymentSecretsCollection, HoldsCollection, PaymentsCollection, ServicesCollection, StaffCollection, VisitorBookingsCollection }
+export {
+  AvailabilityCollection,
+  BookingsCollection,
+  BookingSeriesCollection,
+  ClientsCollection,
+  DeploymentSecretsCollection,
+  HoldsCollection,
+  PaymentsCollection,
+  ServicesCollection,
+  StaffCollection,
+  VisitorBookingsCollection
+}

@@ -224,7 +224,9 @@ export interface StorageService {
    * round trip (a server database), inside the open transaction if there is one. Without it
    * they run one after another through the collections (`readManyOf`).
    */
-  readonly readMany?: <const T extends ReadonlyArray<CollectionRead<any>>>(reads: T) => Effect.Effect<ReadResults<T>, StorageFailure, Tenant>
+  readonly readMany?: <const T extends ReadonlyArray<CollectionRead<any>>>(
+    reads: T
+  ) => Effect.Effect<ReadResults<T>, StorageFailure, Tenant>
   /**
    * Runs `effect` as one atomic write: all its writes and events commit together or not at
    * all, and no other write transaction (in this process or another on the same database)

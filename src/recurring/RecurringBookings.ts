@@ -19,20 +19,8 @@ import { ACTIVE_STATUSES, type Booking, BookingCreate, publicBooking } from "../
 import { formatInstant, optional, toMillis } from "../domain/common.js"
 import { InvalidReference, SeriesUnavailable, ValidationFailed } from "../domain/errors.js"
 import { Id } from "../domain/ids.js"
-import {
-  MAX_SERIES_DAYS,
-  MAX_SERIES_OCCURRENCES,
-  type OnConflict,
-  type ParsedRule,
-  parseRule,
-  RULE_SUBSET
-} from "./recurrence.js"
-import {
-  type BookingSeries,
-  BookingSeriesCancel,
-  type PublicBookingSeries,
-  type StoredBookingSeries
-} from "./series.js"
+import { MAX_SERIES_DAYS, MAX_SERIES_OCCURRENCES, type OnConflict, type ParsedRule, parseRule, RULE_SUBSET } from "./recurrence.js"
+import { type BookingSeries, BookingSeriesCancel, type PublicBookingSeries, type StoredBookingSeries } from "./series.js"
 import type { Service } from "../services/service.js"
 import type { BlockedOccurrence } from "../domain/slot.js"
 import type { Staff } from "../staff/member.js"
@@ -46,7 +34,14 @@ import { BookingSeriesCollection } from "./collections.js"
 import { StaffCollection } from "../staff/collections.js"
 import { type LocalDateTime, RecurrenceExpander } from "../ports/recurrence.js"
 import { type Condition, Storage } from "../ports/storage.js"
-import { blockedOccurrences, occurrenceReasons, pickLeastBlocked, tagReasons, visitorMemberRefusal, withOccurrence } from "../scheduling/assignment.js"
+import {
+  blockedOccurrences,
+  occurrenceReasons,
+  pickLeastBlocked,
+  tagReasons,
+  visitorMemberRefusal,
+  withOccurrence
+} from "../scheduling/assignment.js"
 import { policyOf } from "../scheduling/policy.js"
 import type { StaffSchedule } from "../scheduling/types.js"
 import { localToUtc } from "../scheduling/zones.js"

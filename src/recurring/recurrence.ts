@@ -97,7 +97,8 @@ export const parseRule = (text: string): Either.Either<ParsedRule, string> => {
   if (untilText !== undefined) {
     const m = /^(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})(Z?))?$/.exec(untilText)
     const date = m === null ? "" : `${m[1]}-${m[2]}-${m[3]}`
-    const valid = m !== null && isCalendarDate(date) && (m[4] === undefined || (Number(m[4]) < 24 && Number(m[5]) < 60 && Number(m[6]) < 60))
+    const valid = m !== null && isCalendarDate(date) &&
+      (m[4] === undefined || (Number(m[4]) < 24 && Number(m[5]) < 60 && Number(m[6]) < 60))
     if (!valid) return Either.left(`has UNTIL=${untilText}; it must be a date YYYYMMDD or a date-time YYYYMMDDTHHMMSS[Z]`)
     until = {
       date,

@@ -24,13 +24,7 @@ import { Clock, Context, Effect, Option } from "effect"
 import type { Booking } from "../bookings/booking.js"
 import { toMillis } from "../domain/common.js"
 import type { StorageFailure } from "../domain/errors.js"
-import {
-  dueReminderId,
-  type DueReminder,
-  effectiveOffsets,
-  REMINDER_GRACE_MS,
-  type Reminders as ReminderList
-} from "./reminder.js"
+import { dueReminderId, type DueReminder, effectiveOffsets, REMINDER_GRACE_MS, type Reminders as ReminderList } from "./reminder.js"
 import type { Service } from "../services/service.js"
 import { Events } from "../events/Events.js"
 import { BookingsCollection } from "../bookings/collections.js"
@@ -100,7 +94,7 @@ const armedListeners = new WeakMap<StorageService, Set<() => void>>()
  * wake nobody, so a worker does not look at the due jobs after every booking. Other
  * processes hear of armed jobs through the storage's `reminders` signal.
  */
-export const onReminderArmed = (storage: StorageService, listener: () => void): (() => void) => {
+export const onReminderArmed = (storage: StorageService, listener: () => void): () => void => {
   let listeners = armedListeners.get(storage)
   if (listeners === undefined) armedListeners.set(storage, listeners = new Set())
   listeners.add(listener)
@@ -198,8 +192,10 @@ export const makeReminderArming = (storage: StorageService) =>
           ? thenDo(armConfirmed(booking, service, NO_OFFSETS), next)
           : options.settings !== undefined
           ? thenDo(armConfirmed(booking, service, options.settings[0]?.reminders ?? defaults), next)
-          : Effect.flatMap(settings.get(ACCOUNT_SETTINGS_ID), (found) =>
-            thenDo(armConfirmed(booking, service, Option.isSome(found) ? found.value.reminders : defaults), next))
+          : Effect.flatMap(
+            settings.get(ACCOUNT_SETTINGS_ID),
+            (found) => thenDo(armConfirmed(booking, service, Option.isSome(found) ? found.value.reminders : defaults), next)
+          )
       return thenDo(
         disarm,
         options.service !== undefined

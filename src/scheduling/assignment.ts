@@ -40,7 +40,10 @@ const NO_RECORD: MemberRecord = { assigned: 0, upcoming: 0 }
 export const visitorMemberRefusal = (service: Service, staffId: string | undefined): ValidationFailed | undefined =>
   staffId === undefined || service.assignment !== "round_robin" ? undefined : new ValidationFailed({
     detail: `service ${service.id} assigns its staff by round robin: a publishable key cannot choose the staff member`,
-    errors: [{ path: "staff_id", message: "is not accepted with a publishable key on a round-robin service; leave it out and one is assigned" }]
+    errors: [{
+      path: "staff_id",
+      message: "is not accepted with a publishable key on a round-robin service; leave it out and one is assigned"
+    }]
   })
 
 export const weightOf = (weights: StaffWeights, staffId: string): number => weights[staffId] ?? DEFAULT_STAFF_WEIGHT
@@ -159,8 +162,9 @@ export const collectiveSlots = (candidates: ReadonlyArray<SlotCandidate>, member
 }
 
 /** Each member's reasons, each reason naming its member, in member order. */
-export const tagReasons = (perMember: ReadonlyArray<{ readonly staff_id: string; readonly reasons: ReadonlyArray<Reason> }>): Array<Reason> =>
-  perMember.flatMap(({ reasons, staff_id }) => reasons.map((reason) => ({ ...reason, staff_id })))
+export const tagReasons = (
+  perMember: ReadonlyArray<{ readonly staff_id: string; readonly reasons: ReadonlyArray<Reason> }>
+): Array<Reason> => perMember.flatMap(({ reasons, staff_id }) => reasons.map((reason) => ({ ...reason, staff_id })))
 
 /**
  * Collective: bookable only when no member has a reason; the reasons name whom each is about.

@@ -14,16 +14,7 @@ import { byOccupiedStart, conflicts, noticeBounds, occupiedRange, seatsByStart }
 import { computeSlots } from "./slots.js"
 import type { SlotCandidate, SlotPolicy, StaffSchedule } from "./types.js"
 import { type PreparedRules, prepareRules, withinWindow } from "./windows.js"
-import {
-  formatDay,
-  formatLocal,
-  formatLocalTime,
-  formatMinutes,
-  gapOnDay,
-  localDayOf,
-  localToUtcDay,
-  weekdayOfDay
-} from "./zones.js"
+import { formatDay, formatLocal, formatLocalTime, formatMinutes, gapOnDay, localDayOf, localToUtcDay, weekdayOfDay } from "./zones.js"
 
 const MINUTE = 60_000
 const DAY = 86_400_000
@@ -32,7 +23,9 @@ const DAY = 86_400_000
 const displayZone = (rules: PreparedRules): string => rules.weekly[0]?.zone ?? rules.dates[0]?.zone ?? "UTC"
 
 const span = (zone: string, start: number, end: number): string =>
-  `${formatLocal(zone, start)}–${localDayOf(zone, start) === localDayOf(zone, end - 1) ? formatLocalTime(zone, end) : formatLocal(zone, end)}`
+  `${formatLocal(zone, start)}–${
+    localDayOf(zone, start) === localDayOf(zone, end - 1) ? formatLocalTime(zone, end) : formatLocal(zone, end)
+  }`
 
 const hoursText = (hours: ReadonlyArray<{ readonly start: number; readonly end: number }>): string =>
   hours.map((h) => `${formatMinutes(h.start)}–${formatMinutes(h.end)}`).join(", ")
@@ -83,8 +76,7 @@ const dstGapReason = (rules: PreparedRules, start: number, end: number): Reason 
       const real = Math.max(0, we - ws) / MINUTE
       return {
         code: "dst_gap",
-        detail:
-          `On ${formatDay(g.day)} the clocks in ${g.zone} jump from ${formatMinutes(gap.from)} to ` +
+        detail: `On ${formatDay(g.day)} the clocks in ${g.zone} jump from ${formatMinutes(gap.from)} to ` +
           `${formatMinutes(gap.to)}, so the hours ${formatMinutes(g.start)}–${formatMinutes(g.end)} last only ` +
           `${Math.floor(real / 60)}h${real % 60 === 0 ? "" : `${real % 60}m`}; ${span(g.zone, start, end)} does not fit in them.`
       }

@@ -38,8 +38,7 @@ export const storedOccupiedStart = (doc: Buffered): number => occupiedFrom(toMil
 export const storedOccupiedEnd = (doc: Buffered): number => occupiedUntil(toMillis(doc.end), doc.buffer_after_minutes * MINUTE)
 
 /** Whether an occupancy's occupied range overlaps `[occStart, occEnd)`. */
-const overlapsOccupied = (o: Occupancy, occStart: number, occEnd: number): boolean =>
-  o.occupied_start < occEnd && occStart < o.occupied_end
+const overlapsOccupied = (o: Occupancy, occStart: number, occEnd: number): boolean => o.occupied_start < occEnd && occStart < o.occupied_end
 
 /** A booking of the same service at the same start takes a seat rather than conflicting. */
 const isSeat = (policy: SlotPolicy, o: Occupancy, start: number): boolean =>

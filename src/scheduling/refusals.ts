@@ -40,7 +40,10 @@ export const startRefusal = (reasons: Array<Reason>, alternatives: Array<Slot>) 
 
 /** No staff member of the tenant has the `staff_id` asked for. */
 export const noStaffMember = (id: string) =>
-  new InvalidReference({ detail: `no staff member with id ${id}`, errors: [{ path: "staff_id", message: "does not name an existing staff member" }] })
+  new InvalidReference({
+    detail: `no staff member with id ${id}`,
+    errors: [{ path: "staff_id", message: "does not name an existing staff member" }]
+  })
 
 export const noStaff = (service: Service) =>
   new InvalidReference({

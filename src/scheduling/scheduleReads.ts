@@ -163,36 +163,45 @@ export const makeScheduleReads = (storage: StorageService) => {
     // Chained, not a generator: this runs inside every booking check.
     if (lean) {
       return readAll(
-        withAlongside([
-          ruleDocs,
-          Read.listColumns(BookingsCollection, { where: activeBookings, groupBy: "staff_id", columns: LEAN_COLUMNS }),
-          Read.listColumns(HoldsCollection, { where: liveHolds, groupBy: "staff_id", columns: LEAN_COLUMNS }),
-          busyChunks,
-          Read.listColumns(MemberOccupancyCollection, { where: liveHolds, groupBy: "staff_id", columns: LEAN_COLUMNS })
-        ] as const, alongside),
+        withAlongside(
+          [
+            ruleDocs,
+            Read.listColumns(BookingsCollection, { where: activeBookings, groupBy: "staff_id", columns: LEAN_COLUMNS }),
+            Read.listColumns(HoldsCollection, { where: liveHolds, groupBy: "staff_id", columns: LEAN_COLUMNS }),
+            busyChunks,
+            Read.listColumns(MemberOccupancyCollection, { where: liveHolds, groupBy: "staff_id", columns: LEAN_COLUMNS })
+          ] as const,
+          alongside
+        ),
         many,
         ([docs, booked, held, busy, shared, ...extra]) =>
-          next(assemble(
-            docs,
-            new Map(staffIds.map((id) => {
-              const into: Array<Occupancy> = []
-              leanOccupancies("booking", booked.get(id), into)
-              leanOccupancies("hold", held.get(id), into)
-              leanOccupancies("booking", shared.get(id), into)
-              return [id, into]
-            })),
-            busy
-          ), extra as ReadResults<T>)
+          next(
+            assemble(
+              docs,
+              new Map(staffIds.map((id) => {
+                const into: Array<Occupancy> = []
+                leanOccupancies("booking", booked.get(id), into)
+                leanOccupancies("hold", held.get(id), into)
+                leanOccupancies("booking", shared.get(id), into)
+                return [id, into]
+              })),
+              busy
+            ),
+            extra as ReadResults<T>
+          )
       )
     }
     return readAll(
-      withAlongside([
-        ruleDocs,
-        Read.listIndexes(BookingsCollection, { where: activeBookings, columns: OCCUPANCY_COLUMNS, ordered: false }),
-        Read.listIndexes(HoldsCollection, { where: liveHolds, columns: OCCUPANCY_COLUMNS, ordered: false }),
-        busyChunks,
-        Read.listIndexes(MemberOccupancyCollection, { where: liveHolds, columns: SHARED_COLUMNS, ordered: false })
-      ] as const, alongside),
+      withAlongside(
+        [
+          ruleDocs,
+          Read.listIndexes(BookingsCollection, { where: activeBookings, columns: OCCUPANCY_COLUMNS, ordered: false }),
+          Read.listIndexes(HoldsCollection, { where: liveHolds, columns: OCCUPANCY_COLUMNS, ordered: false }),
+          busyChunks,
+          Read.listIndexes(MemberOccupancyCollection, { where: liveHolds, columns: SHARED_COLUMNS, ordered: false })
+        ] as const,
+        alongside
+      ),
       many,
       ([docs, bookingRows, holdRows, busy, sharedRows, ...extra]) => {
         const byStaff = new Map(staffIds.map((id) => [id, [] as Array<Occupancy>]))
@@ -245,8 +254,10 @@ export const makeScheduleReads = (storage: StorageService) => {
 
   /** The service's members ranked by its round-robin policy, as of now. */
   const ranking = (service: Service, now: number) =>
-    Effect.map(memberRecords(service, now), (records) =>
-      rankMembers({ policy: service.round_robin_policy, members: service.staff_ids, records, weights: service.staff_weights }))
+    Effect.map(
+      memberRecords(service, now),
+      (records) => rankMembers({ policy: service.round_robin_policy, members: service.staff_ids, records, weights: service.staff_weights })
+    )
 
   /** The service's members in its `staff_ids` order; `invalid_reference` when one no longer exists. */
   const membersOf = (service: Service) =>
@@ -258,10 +269,12 @@ export const makeScheduleReads = (storage: StorageService) => {
         const missing = ids.filter((id) => !byId.has(id))
         return missing.length === 0
           ? Effect.succeed(ids.map((id) => byId.get(id)!))
-          : Effect.fail(new InvalidReference({
-            detail: `service ${service.id} names staff that no longer exist: ${missing.join(", ")}`,
-            errors: missing.map((id) => ({ path: "staff_id", message: `staff member ${id} of the service does not exist` }))
-          }))
+          : Effect.fail(
+            new InvalidReference({
+              detail: `service ${service.id} names staff that no longer exist: ${missing.join(", ")}`,
+              errors: missing.map((id) => ({ path: "staff_id", message: `staff member ${id} of the service does not exist` }))
+            })
+          )
       }
     )
 

@@ -110,7 +110,10 @@ export const makeVerdicts = (storage: StorageService, reads: ScheduleReads, alte
       now,
       exclude,
       "check",
-      ([schedule], [found, ...rest]): Effect.Effect<A, E | StorageFailure | InvalidReference | SlotUnavailable | OutsideAvailability, R | Tenant> => {
+      (
+        [schedule],
+        [found, ...rest]
+      ): Effect.Effect<A, E | StorageFailure | InvalidReference | SlotUnavailable | OutsideAvailability, R | Tenant> => {
         const member = found[0]
         if (member === undefined) return Effect.fail(noStaffMember(id))
         const reasons = reasonsOn(service, member, policy, schedule!, start, now)
@@ -142,7 +145,14 @@ export const makeVerdicts = (storage: StorageService, reads: ScheduleReads, alte
   }
 
   /** The API's refusal for a team start with `reasons` (each naming its member). */
-  const refuseTeam = (service: Service, members: ReadonlyArray<Staff>, start: number, now: number, exclude: Exclusions, reasons: ReadonlyArray<Reason>) =>
+  const refuseTeam = (
+    service: Service,
+    members: ReadonlyArray<Staff>,
+    start: number,
+    now: number,
+    exclude: Exclusions,
+    reasons: ReadonlyArray<Reason>
+  ) =>
     Effect.gen(function*() {
       const fixed = reasons.filter((r) => FIXED_REASONS.has(r.code))
       if (fixed.length > 0 && (service.assignment === "collective" || fixed.length === reasons.length)) {
@@ -198,7 +208,10 @@ export const makeVerdicts = (storage: StorageService, reads: ScheduleReads, alte
       )
       : Effect.flatMap(
         assignAmong(service, requested, start, now, exclude, prefer),
-        (choice) => alongside.length === 0 ? next(choice, NO_READS as unknown as ReadResults<T>) : Effect.flatMap(readMany(alongside), (read) => next(choice, read))
+        (choice) =>
+          alongside.length === 0
+            ? next(choice, NO_READS as unknown as ReadResults<T>)
+            : Effect.flatMap(readMany(alongside), (read) => next(choice, read))
       )
 
   /** `assign` for a collective service or a member not named. */

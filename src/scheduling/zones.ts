@@ -75,9 +75,25 @@ export const addDays = (date: string, days: number): string => formatDay(parseDa
  * case cannot be read from the runtime.
  */
 const UNLISTED_ZONES = [
-  "UTC", "Etc/UTC", "GMT", "Etc/GMT", "Asia/Kolkata", "Asia/Kathmandu", "Asia/Ho_Chi_Minh", "Asia/Yangon",
-  "Europe/Kyiv", "America/Nuuk", "Pacific/Kanton", "Atlantic/Faroe", "America/Argentina/Buenos_Aires",
-  "US/Pacific", "US/Mountain", "US/Central", "US/Eastern", "US/Alaska", "US/Hawaii"
+  "UTC",
+  "Etc/UTC",
+  "GMT",
+  "Etc/GMT",
+  "Asia/Kolkata",
+  "Asia/Kathmandu",
+  "Asia/Ho_Chi_Minh",
+  "Asia/Yangon",
+  "Europe/Kyiv",
+  "America/Nuuk",
+  "Pacific/Kanton",
+  "Atlantic/Faroe",
+  "America/Argentina/Buenos_Aires",
+  "US/Pacific",
+  "US/Mountain",
+  "US/Central",
+  "US/Eastern",
+  "US/Alaska",
+  "US/Hawaii"
 ]
 let spellings: Map<string, string> | undefined
 const spellingOf = (name: string): string | undefined => {
@@ -146,14 +162,29 @@ const intlOffset = (timeZone: string, ms: number): number => {
   let year = 0, month = 1, day = 1, hour = 0, minute = 0, second = 0, bc = false
   for (const part of formatterOf(timeZone).formatToParts(t)) {
     switch (part.type) {
-      case "year": year = Number(part.value); break
-      case "month": month = Number(part.value); break
-      case "day": day = Number(part.value); break
-      case "hour": hour = Number(part.value); break
-      case "minute": minute = Number(part.value); break
-      case "second": second = Number(part.value); break
-      case "era": bc = part.value.startsWith("B"); break
-      default: break
+      case "year":
+        year = Number(part.value)
+        break
+      case "month":
+        month = Number(part.value)
+        break
+      case "day":
+        day = Number(part.value)
+        break
+      case "hour":
+        hour = Number(part.value)
+        break
+      case "minute":
+        minute = Number(part.value)
+        break
+      case "second":
+        second = Number(part.value)
+        break
+      case "era":
+        bc = part.value.startsWith("B")
+        break
+      default:
+        break
     }
   }
   if (bc) year = 1 - year
@@ -233,8 +264,7 @@ export const offsetAt = (timeZone: string, ms: number): number => {
 }
 
 /** Day number of the local date of an instant in a zone. */
-export const localDayOf = (timeZone: string, ms: number): number =>
-  Math.floor((ms + offsetAt(timeZone, ms)) / DAY)
+export const localDayOf = (timeZone: string, ms: number): number => Math.floor((ms + offsetAt(timeZone, ms)) / DAY)
 
 /** `YYYY-MM-DD` of an instant in a zone. */
 export const localDateOf = (timeZone: string, ms: number): string => formatDay(localDayOf(timeZone, ms))
@@ -249,8 +279,7 @@ export const localToUtcDay = (timeZone: string, day: number, minutes: number): n
   return local - info.after
 }
 
-export const localToUtc = (timeZone: string, date: string, minutes: number): number =>
-  localToUtcDay(timeZone, parseDay(date), minutes)
+export const localToUtc = (timeZone: string, date: string, minutes: number): number => localToUtcDay(timeZone, parseDay(date), minutes)
 
 /**
  * The spring-forward gap touching a local date, as wall-clock minutes relative to that

@@ -14,7 +14,9 @@ import { ACTIVE_STATUSES, type Booking } from "../bookings/booking.js"
 
 export const ServiceListParams = Schema.Struct({
   ...PageParams,
-  active: Schema.optionalWith(Schema.Boolean.annotations({ description: "only active (true) or inactive (false) services" }), { exact: true })
+  active: Schema.optionalWith(Schema.Boolean.annotations({ description: "only active (true) or inactive (false) services" }), {
+    exact: true
+  })
 })
 export type ServiceListParams = typeof ServiceListParams.Encoded
 
@@ -96,8 +98,7 @@ export class Services extends Effect.Service<Services>()("slotwise/Services", {
             )
         )
     })
-    const update = (id: string, input: typeof ServiceUpdate.Encoded) =>
-      Effect.flatMap(decodeUpdate(input), (fields) => patch(id, fields))
+    const update = (id: string, input: typeof ServiceUpdate.Encoded) => Effect.flatMap(decodeUpdate(input), (fields) => patch(id, fields))
 
     const remove = (id: string) =>
       events.mutate(Effect.gen(function*() {
@@ -116,7 +117,11 @@ export class Services extends Effect.Service<Services>()("slotwise/Services", {
       })
 
     return {
-      create, get: find, list, update, delete: remove,
+      create,
+      get: find,
+      list,
+      update,
+      delete: remove,
       // What visitors (publishable keys) read: active services, without metadata.
       ...visitorReads({ label: "service", get: find, list, view: publicService })
     } as const

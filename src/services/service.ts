@@ -1,5 +1,16 @@
 import { Schema, Struct } from "effect"
-import { Metadata, Minutes, Money, Name, ObjectType, optional, PositiveMinutes, Text, Timestamps , optionalFields } from "../domain/common.js"
+import {
+  Metadata,
+  Minutes,
+  Money,
+  Name,
+  ObjectType,
+  optional,
+  PositiveMinutes,
+  Text,
+  Timestamps,
+  optionalFields
+} from "../domain/common.js"
 import { AssignmentFields, assignmentDefaults } from "../domain/assignment.js"
 import { Id } from "../domain/ids.js"
 import { Questions } from "./question.js"
@@ -20,8 +31,12 @@ export const ServiceFields = {
   name: Name,
   description: Schema.NullOr(Text(2000)).annotations({ description: "what the service is, up to 2000 characters" }),
   duration_minutes: PositiveMinutes(MAX_DURATION_MINUTES).annotations({ description: "how long an appointment lasts, 1 to 1440 minutes" }),
-  buffer_before_minutes: Minutes(MAX_BUFFER_MINUTES).annotations({ description: "time kept free before each appointment, 0 to 1440 minutes" }),
-  buffer_after_minutes: Minutes(MAX_BUFFER_MINUTES).annotations({ description: "time kept free after each appointment, 0 to 1440 minutes" }),
+  buffer_before_minutes: Minutes(MAX_BUFFER_MINUTES).annotations({
+    description: "time kept free before each appointment, 0 to 1440 minutes"
+  }),
+  buffer_after_minutes: Minutes(MAX_BUFFER_MINUTES).annotations({
+    description: "time kept free after each appointment, 0 to 1440 minutes"
+  }),
   slot_interval_minutes: PositiveMinutes(1440).annotations({ description: "minutes between offered starts; default: the duration" }),
   capacity: Schema.Int.pipe(Schema.between(1, 1000, { message: () => "must be a whole number from 1 to 1000" })).annotations({
     description: "clients one staff member can take at the same start (classes), 1 to 1000"
@@ -35,7 +50,9 @@ export const ServiceFields = {
   }),
   requires_confirmation: Schema.Boolean.annotations({ description: "new bookings start `pending` until confirmed" }),
   price: Schema.NullOr(Money).annotations({ description: "what an appointment costs; null when free" }),
-  staff_ids: Schema.Array(Id("staff")).pipe(Schema.maxItems(500)).annotations({ description: "the staff members who provide it (up to 500)" }),
+  staff_ids: Schema.Array(Id("staff")).pipe(Schema.maxItems(500)).annotations({
+    description: "the staff members who provide it (up to 500)"
+  }),
   active: Schema.Boolean.annotations({ description: "inactive services cannot be booked" }),
   questions: Questions,
   reminders: Schema.NullOr(Reminders).annotations({
@@ -100,4 +117,3 @@ export const serviceDefaults = (input: ServiceCreate) => ({
   metadata: {},
   ...assignmentDefaults
 })
-

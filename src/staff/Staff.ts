@@ -17,7 +17,9 @@ import { refuseIfBooked } from "../services/Services.js"
 
 export const StaffListParams = Schema.Struct({
   ...PageParams,
-  active: Schema.optionalWith(Schema.Boolean.annotations({ description: "only active (true) or inactive (false) staff members" }), { exact: true })
+  active: Schema.optionalWith(Schema.Boolean.annotations({ description: "only active (true) or inactive (false) staff members" }), {
+    exact: true
+  })
 })
 export type StaffListParams = typeof StaffListParams.Encoded
 
@@ -53,8 +55,7 @@ export class Staff extends Effect.Service<Staff>()("slotwise/Staff", {
       })
 
     const patch = patchResource({ events, collection: staff, find, validate, type: "staff.updated" })
-    const update = (id: string, input: typeof StaffUpdate.Encoded) =>
-      Effect.flatMap(decodeUpdate(input), (fields) => patch(id, fields))
+    const update = (id: string, input: typeof StaffUpdate.Encoded) => Effect.flatMap(decodeUpdate(input), (fields) => patch(id, fields))
 
     /**
      * Deletes a staff member with no upcoming bookings, with their availability rules,
@@ -106,7 +107,11 @@ export class Staff extends Effect.Service<Staff>()("slotwise/Staff", {
       })
 
     return {
-      create, get: find, list, update, delete: remove,
+      create,
+      get: find,
+      list,
+      update,
+      delete: remove,
       // What visitors (publishable keys) read: active staff, without email and metadata.
       ...visitorReads({ label: "staff member", get: find, list, view: publicStaff })
     } as const

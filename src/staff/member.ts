@@ -1,5 +1,5 @@
 import { Schema, Struct } from "effect"
-import { Email, Metadata, Name, ObjectType, TimeZone, Timestamps , optionalFields } from "../domain/common.js"
+import { Email, Metadata, Name, ObjectType, TimeZone, Timestamps, optionalFields } from "../domain/common.js"
 import { Id } from "../domain/ids.js"
 
 export const StaffFields = {

@@ -77,8 +77,9 @@ export class Users extends Effect.Service<Users>()("slotwise/Users", {
       })
 
     const find = (accountId: string, userId: string) =>
-      findById("user of this account", (id) =>
-        Effect.map(system(users.get(id)), Option.filter((user) => user.account_id === accountId)))(userId)
+      findById("user of this account", (id) => Effect.map(system(users.get(id)), Option.filter((user) => user.account_id === accountId)))(
+        userId
+      )
 
     const get = (accountId: string, userId: string) => Effect.map(find(accountId, userId), publicUser)
 

@@ -32,15 +32,7 @@ import { currentStamp, type Stamp } from "../internal/resources.js"
 import { type Condition, Storage } from "../ports/storage.js"
 import type { TenantId } from "../ports/tenant.js"
 import { applyAttempt, type EndpointHealth, laterHealth, withHealth } from "./attempts.js"
-import {
-  type AttemptRecord,
-  type ClaimedDelivery,
-  claimOf,
-  type ClaimOptions,
-  endpointKey,
-  inTenant,
-  tenantKey
-} from "./claims.js"
+import { type AttemptRecord, type ClaimedDelivery, claimOf, type ClaimOptions, endpointKey, inTenant, tenantKey } from "./claims.js"
 import {
   FAN_OUT_CURSOR_ID,
   FAN_OUT_CURSOR_TENANT,
@@ -59,8 +51,7 @@ const asCursorOwner = inTenant(FAN_OUT_CURSOR_TENANT)
 /** Events the fan-out cursor may fall behind while no endpoint is active. */
 const IDLE_CURSOR_LAG = 1000
 
-const selects = (selectors: ReadonlyArray<string>, type: string): boolean =>
-  selectors.includes("*") || selectors.includes(type)
+const selects = (selectors: ReadonlyArray<string>, type: string): boolean => selectors.includes("*") || selectors.includes(type)
 
 export class WebhookOutbox extends Effect.Service<WebhookOutbox>()("slotwise/WebhookOutbox", {
   effect: Effect.gen(function*() {
@@ -84,7 +75,7 @@ export class WebhookOutbox extends Effect.Service<WebhookOutbox>()("slotwise/Web
     })
 
     /** Calls `listener` after commits that queued work outside the event log (tests, retries). */
-    const onWork = (listener: () => void): (() => void) => {
+    const onWork = (listener: () => void): () => void => {
       workListeners.add(listener)
       return () => {
         workListeners.delete(listener)

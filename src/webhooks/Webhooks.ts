@@ -75,8 +75,10 @@ export class Webhooks extends Effect.Service<Webhooks>()("slotwise/Webhooks", {
     const checkUrl = (text: string) => checkOutboundUrl(policy, text)
 
     const findDelivery = (webhookId: string, deliveryId: string) =>
-      findById("delivery of this webhook endpoint", (id) =>
-        Effect.map(deliveries.get(id), Option.filter((delivery) => delivery.webhook_id === webhookId)))(deliveryId)
+      findById(
+        "delivery of this webhook endpoint",
+        (id) => Effect.map(deliveries.get(id), Option.filter((delivery) => delivery.webhook_id === webhookId))
+      )(deliveryId)
 
     const requireActive = (endpoint: StoredWebhookEndpoint) =>
       endpoint.active
@@ -203,8 +205,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("slotwise/Webhooks", {
         return { ...page, data: page.data.map(toDelivery) }
       })
 
-    const getDelivery = (id: string, deliveryId: string) =>
-      Effect.zipRight(find(id), Effect.map(findDelivery(id, deliveryId), toDelivery))
+    const getDelivery = (id: string, deliveryId: string) => Effect.zipRight(find(id), Effect.map(findDelivery(id, deliveryId), toDelivery))
 
     /**
      * Sends a delivery again now. A failed (or succeeded) one gets one manual attempt; a

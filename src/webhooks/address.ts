@@ -90,8 +90,7 @@ const V4_BLOCKED: ReadonlyArray<readonly [ReadonlyArray<number>, number, string]
   [[240, 0, 0, 0], 4, "reserved"]
 ]
 
-const blockedV4 = (ip: ReadonlyArray<number>): string | undefined =>
-  V4_BLOCKED.find(([base, bits]) => inRange4(ip, base, bits))?.[2]
+const blockedV4 = (ip: ReadonlyArray<number>): string | undefined => V4_BLOCKED.find(([base, bits]) => inRange4(ip, base, bits))?.[2]
 
 const prefixIs = (bytes: ReadonlyArray<number>, prefix: ReadonlyArray<number>, bits: number): boolean => {
   for (let i = 0; i < bits; i++) {

@@ -50,8 +50,7 @@ export const tenantKey = (tenant: TenantId): string => `${tenant.account_id}\u00
 export const endpointKey = (tenant: TenantId, webhookId: string): string => `${tenantKey(tenant)}\u0000${webhookId}`
 
 /** Runs `effect` as `tenant` (the outbox works across tenants; storage calls name one). */
-export const inTenant = (tenant: TenantId) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.provideService(effect, Tenant, tenant)
+export const inTenant = (tenant: TenantId) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, Tenant, tenant)
 
 /** The claim of a leased queue row, signed with the endpoint's secrets live at `nowMs`. */
 export const claimOf = (
@@ -70,4 +69,3 @@ export const claimOf = (
   secrets: liveSecrets(endpoint.secrets, nowMs).map((s) => s.secret),
   lease: row.lease!
 })
-

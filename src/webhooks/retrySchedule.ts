@@ -46,8 +46,7 @@ export type Verdict =
   /** 410 Gone: the receiver wants no more; the endpoint is disabled. */
   | { readonly _tag: "Gone" }
 
-export const isSuccess = (result: AttemptResult): boolean =>
-  result._tag === "Response" && result.status >= 200 && result.status < 300
+export const isSuccess = (result: AttemptResult): boolean => result._tag === "Response" && result.status >= 200 && result.status < 300
 
 /** Delta seconds or an HTTP date, as milliseconds from `nowMs`; undefined when unusable. */
 export const parseRetryAfter = (header: string | undefined, nowMs: number): number | undefined => {

@@ -26,7 +26,11 @@ export const WebhookUrl = Schema.String.pipe(
     if (url.hostname === "") return "must name a host"
     return true
   }),
-  Schema.annotations({ identifier: "WebhookUrl", description: "absolute `https` (or `http`) URL the events are posted to", jsonSchema: { format: "uri" } })
+  Schema.annotations({
+    identifier: "WebhookUrl",
+    description: "absolute `https` (or `http`) URL the events are posted to",
+    jsonSchema: { format: "uri" }
+  })
 )
 
 export const WebhookEventSelector = Schema.Literal("*", ...EVENT_TYPES).annotations({
@@ -138,7 +142,9 @@ export const DeliveryAttempt = Schema.Struct({
   status_code: Schema.NullOr(Schema.Int).annotations({ description: "null when no HTTP response came" }),
   latency_ms: Schema.Int.annotations({ description: "milliseconds until the response (or the failure)" }),
   error: Schema.NullOr(Schema.String).annotations({ description: "why it failed; null on success" }),
-  trigger: Schema.Literal("automatic", "manual").annotations({ description: "`automatic` (the retry schedule) or `manual` (retry, test, recover)" })
+  trigger: Schema.Literal("automatic", "manual").annotations({
+    description: "`automatic` (the retry schedule) or `manual` (retry, test, recover)"
+  })
 }).annotations({ identifier: "DeliveryAttempt" })
 export type DeliveryAttempt = typeof DeliveryAttempt.Type
 

@@ -47,10 +47,23 @@ describe("calendar rules", () => {
       { start: week + BUSY_CHUNK_MS, end: week + BUSY_CHUNK_MS + 10 }
     ])
     expect(chunks).toEqual([
-      { id: `cal_1:${week}`, calendar_id: "cal_1", staff_id: "stf_1", from_ms: week, to_ms: week + BUSY_CHUNK_MS + 100, starts: [week + 1, week + BUSY_CHUNK_MS - 5], ends: [week + 2, week + BUSY_CHUNK_MS + 100] },
       {
-        id: `cal_1:${week + BUSY_CHUNK_MS}`, calendar_id: "cal_1", staff_id: "stf_1", from_ms: week + BUSY_CHUNK_MS,
-        to_ms: week + BUSY_CHUNK_MS + 10, starts: [week + BUSY_CHUNK_MS], ends: [week + BUSY_CHUNK_MS + 10]
+        id: `cal_1:${week}`,
+        calendar_id: "cal_1",
+        staff_id: "stf_1",
+        from_ms: week,
+        to_ms: week + BUSY_CHUNK_MS + 100,
+        starts: [week + 1, week + BUSY_CHUNK_MS - 5],
+        ends: [week + 2, week + BUSY_CHUNK_MS + 100]
+      },
+      {
+        id: `cal_1:${week + BUSY_CHUNK_MS}`,
+        calendar_id: "cal_1",
+        staff_id: "stf_1",
+        from_ms: week + BUSY_CHUNK_MS,
+        to_ms: week + BUSY_CHUNK_MS + 10,
+        starts: [week + BUSY_CHUNK_MS],
+        ends: [week + BUSY_CHUNK_MS + 10]
       }
     ])
   })

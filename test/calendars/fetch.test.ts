@@ -34,17 +34,17 @@ describe("fetchFeed", () => {
   })
 
   it("follows up to 3 redirects and refuses a fourth", async () => {
-    feeds.set("/final.ics", { kind: "ics", body: ICS, etag: '"e1"' })
+    feeds.set("/final.ics", { kind: "ics", body: ICS, etag: "\"e1\"" })
     for (let i = 1; i <= 4; i++) feeds.set(`/hop${i}`, { kind: "redirect", to: i === 1 ? "/final.ics" : `/hop${i - 1}` })
     const three = await fetchFeed(feeds.url("/hop3"), none, open)
-    expect(three).toEqual({ _tag: "Body", text: ICS, etag: '"e1"', last_modified: null })
+    expect(three).toEqual({ _tag: "Body", text: ICS, etag: "\"e1\"", last_modified: null })
     expect(await fetchFeed(feeds.url("/hop4"), none, open)).toEqual({ _tag: "Failed", message: "the feed redirected more than 3 times" })
   })
 
   it("sends the validators it has and reports 304 as unchanged", async () => {
-    feeds.set("/cond.ics", { kind: "ics", body: ICS, etag: '"v7"' })
-    expect(await fetchFeed(feeds.url("/cond.ics"), { etag: '"v7"', last_modified: null }, open)).toEqual({ _tag: "NotModified" })
-    expect(feeds.requests("/cond.ics").at(-1)!.ifNoneMatch).toBe('"v7"')
+    feeds.set("/cond.ics", { kind: "ics", body: ICS, etag: "\"v7\"" })
+    expect(await fetchFeed(feeds.url("/cond.ics"), { etag: "\"v7\"", last_modified: null }, open)).toEqual({ _tag: "NotModified" })
+    expect(feeds.requests("/cond.ics").at(-1)!.ifNoneMatch).toBe("\"v7\"")
   })
 
   it("refuses a literal loopback or private address unless allowed, before connecting", async () => {
@@ -55,8 +55,9 @@ describe("fetchFeed", () => {
     // Each redirect's target is checked like the first address: here a name whose lookup
     // stands in for a public resolution leads to a redirect to a private address.
     feeds.set("/to-private", { kind: "redirect", to: "http://10.1.2.3/cal.ics" })
-    const publicLookup = ((_host: string, options: any, callback: any) =>
-      options?.all ? callback(null, [{ address: "127.0.0.1", family: 4 }]) : callback(null, "127.0.0.1", 4)) as any
+    const publicLookup =
+      ((_host: string, options: any, callback: any) =>
+        options?.all ? callback(null, [{ address: "127.0.0.1", family: 4 }]) : callback(null, "127.0.0.1", 4)) as any
     const port = new URL(feeds.url("/")).port
     expect(await fetchFeed(`http://feeds.example:${port}/to-private`, none, { allowPrivate: false, lookup: publicLookup })).toEqual({
       _tag: "Failed",

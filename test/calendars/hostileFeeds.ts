@@ -28,11 +28,26 @@ export const millionParameters = () =>
 /** A zone of its own name whose rule changes every second since 1900: ical.js expands it into memory. */
 export const junkTimezone = () =>
   calendar([
-    "BEGIN:VTIMEZONE", "TZID:Junk Standard Time",
-    "BEGIN:STANDARD", "DTSTART:19000101T000000", "TZOFFSETFROM:+0100", "TZOFFSETTO:+0000", "RRULE:FREQ=SECONDLY", "END:STANDARD",
-    "BEGIN:DAYLIGHT", "DTSTART:19000101T000000", "TZOFFSETFROM:+0000", "TZOFFSETTO:+0100", "RRULE:FREQ=SECONDLY", "END:DAYLIGHT",
+    "BEGIN:VTIMEZONE",
+    "TZID:Junk Standard Time",
+    "BEGIN:STANDARD",
+    "DTSTART:19000101T000000",
+    "TZOFFSETFROM:+0100",
+    "TZOFFSETTO:+0000",
+    "RRULE:FREQ=SECONDLY",
+    "END:STANDARD",
+    "BEGIN:DAYLIGHT",
+    "DTSTART:19000101T000000",
+    "TZOFFSETFROM:+0000",
+    "TZOFFSETTO:+0100",
+    "RRULE:FREQ=SECONDLY",
+    "END:DAYLIGHT",
     "END:VTIMEZONE",
-    "BEGIN:VEVENT", "UID:junk-zone@hostile", "DTSTART;TZID=Junk Standard Time:20260302T090000", "DURATION:PT1H", "END:VEVENT"
+    "BEGIN:VEVENT",
+    "UID:junk-zone@hostile",
+    "DTSTART;TZID=Junk Standard Time:20260302T090000",
+    "DURATION:PT1H",
+    "END:VEVENT"
   ])
 
 /** One event, the whole of an ordinary small feed. */

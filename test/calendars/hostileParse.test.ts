@@ -55,12 +55,36 @@ describe("parse limits", () => {
   }, 20_000)
 
   it.each([
-    ["a line without a value", "BEGIN:VEVENT\r\nUID:x\r\nDTSTART 20260302T090000Z-secret-token\r\nEND:VEVENT", "line 6: a content line without \":\" (no value)"],
-    ["a parameter without a value", "BEGIN:VEVENT\r\nUID:x\r\nDTSTART;TZID:secret-token\r\nEND:VEVENT", "line 6: a parameter without a value"],
-    ["a BEGIN without its END", "BEGIN:VEVENT\r\nUID:secret-token\r\nDTSTART:20260302T090000Z", "line 4: a component that begins and does not end"],
-    ["a rule ical.js cannot read", "BEGIN:VEVENT\r\nUID:x\r\nDTSTART:20260302T090000Z\r\nRRULE:FREQ=WEEKLY;BYDAY=secret-token\r\nEND:VEVENT", "line 7: the feed is not valid iCalendar (invalid BYDAY value)"],
-    ["too many parameters", `BEGIN:VEVENT\r\nUID:x\r\nDTSTART${";X-SECRET=1".repeat(21)}:20260302T090000Z\r\nEND:VEVENT`, "line 6: a content line with more than 20 parameters"],
-    ["a time ical.js cannot read", "BEGIN:VEVENT\r\nUID:x\r\nDTSTART:20260302T090000Z\r\nDURATION:secret\r\nRRULE:FREQ=DAILY;COUNT=2\r\nEND:VEVENT", "line 4: the event's times or recurrence cannot be read"]
+    [
+      "a line without a value",
+      "BEGIN:VEVENT\r\nUID:x\r\nDTSTART 20260302T090000Z-secret-token\r\nEND:VEVENT",
+      "line 6: a content line without \":\" (no value)"
+    ],
+    [
+      "a parameter without a value",
+      "BEGIN:VEVENT\r\nUID:x\r\nDTSTART;TZID:secret-token\r\nEND:VEVENT",
+      "line 6: a parameter without a value"
+    ],
+    [
+      "a BEGIN without its END",
+      "BEGIN:VEVENT\r\nUID:secret-token\r\nDTSTART:20260302T090000Z",
+      "line 4: a component that begins and does not end"
+    ],
+    [
+      "a rule ical.js cannot read",
+      "BEGIN:VEVENT\r\nUID:x\r\nDTSTART:20260302T090000Z\r\nRRULE:FREQ=WEEKLY;BYDAY=secret-token\r\nEND:VEVENT",
+      "line 7: the feed is not valid iCalendar (invalid BYDAY value)"
+    ],
+    [
+      "too many parameters",
+      `BEGIN:VEVENT\r\nUID:x\r\nDTSTART${";X-SECRET=1".repeat(21)}:20260302T090000Z\r\nEND:VEVENT`,
+      "line 6: a content line with more than 20 parameters"
+    ],
+    [
+      "a time ical.js cannot read",
+      "BEGIN:VEVENT\r\nUID:x\r\nDTSTART:20260302T090000Z\r\nDURATION:secret\r\nRRULE:FREQ=DAILY;COUNT=2\r\nEND:VEVENT",
+      "line 4: the event's times or recurrence cannot be read"
+    ]
   ])("says where and what for %s, never the feed's content", (_, lines, message) => {
     const text = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN", lines, "END:VCALENDAR"].join("\r\n")
     const error = refusal(text)

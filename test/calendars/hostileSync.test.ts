@@ -43,7 +43,13 @@ const subscribe = async (api: Client, feedPath: string) => {
   const staff = expectStatus(await api.post("/v1/staff", { name: "Ada", time_zone: "UTC" }), 201)
   // Busy time is read as far ahead as a service books.
   const service = expectStatus(
-    await api.post("/v1/services", { name: "Consult", duration_minutes: 60, slot_interval_minutes: 60, staff_ids: [staff.id], max_advance_days: 60 }),
+    await api.post("/v1/services", {
+      name: "Consult",
+      duration_minutes: 60,
+      slot_interval_minutes: 60,
+      staff_ids: [staff.id],
+      max_advance_days: 60
+    }),
     201
   )
   const calendar = expectStatus(await api.post(`/v1/staff/${staff.id}/calendars`, { url: feeds.url(feedPath) }), 201)
@@ -51,7 +57,11 @@ const subscribe = async (api: Client, feedPath: string) => {
 }
 
 const secondAccount = async (server: TestServer) =>
-  client(server.url, expectStatus(await client(server.url, ADMIN_TOKEN).post("/admin/v1/accounts", { name: "Other", plan: "business" }), 201).keys.sandbox.secret)
+  client(
+    server.url,
+    expectStatus(await client(server.url, ADMIN_TOKEN).post("/admin/v1/accounts", { name: "Other", plan: "business" }), 201).keys.sandbox
+      .secret
+  )
 
 describe("hostile feeds synced over the API", () => {
   it("answers a sync at once, syncs another account's feed meanwhile, and ends the hostile read at the time limit", async () => {
@@ -82,7 +92,9 @@ describe("hostile feeds synced over the API", () => {
       event_count: 1
     })
     const explained = expectStatus(
-      await hostileApi.get(`/v1/availability/explain?service_id=${hostile.service.id}&staff_id=${hostile.staff.id}&start=2026-03-02T09:00:00Z`),
+      await hostileApi.get(
+        `/v1/availability/explain?service_id=${hostile.service.id}&staff_id=${hostile.staff.id}&start=2026-03-02T09:00:00Z`
+      ),
       200
     )
     expect(explained.reasons).toEqual(expect.arrayContaining([expect.objectContaining({ code: "external_busy" })]))

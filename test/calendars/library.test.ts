@@ -10,8 +10,15 @@ import { type FeedServer, startFeedServer } from "./feedServer.js"
 
 // A daily series from 2026 with no end: some occurrence always falls in the horizon.
 const DAILY = [
-  "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN",
-  "BEGIN:VEVENT", "UID:daily", "DTSTART:20260101T090000Z", "DTEND:20260101T100000Z", "RRULE:FREQ=DAILY", "END:VEVENT",
+  "BEGIN:VCALENDAR",
+  "VERSION:2.0",
+  "PRODID:-//test//EN",
+  "BEGIN:VEVENT",
+  "UID:daily",
+  "DTSTART:20260101T090000Z",
+  "DTEND:20260101T100000Z",
+  "RRULE:FREQ=DAILY",
+  "END:VEVENT",
   "END:VCALENDAR"
 ].join("\r\n")
 

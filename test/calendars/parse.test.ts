@@ -57,9 +57,18 @@ describe("parseBusy", () => {
 
   it("reads all-day dates as whole local days of the staff member, even on the day clocks change", () => {
     const feed = [
-      "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN",
-      "BEGIN:VEVENT", "UID:a", "DTSTART;VALUE=DATE:20260329", "DTEND;VALUE=DATE:20260331", "END:VEVENT",
-      "BEGIN:VEVENT", "UID:b", "DTSTART;VALUE=DATE:20260415", "END:VEVENT",
+      "BEGIN:VCALENDAR",
+      "VERSION:2.0",
+      "PRODID:-//test//EN",
+      "BEGIN:VEVENT",
+      "UID:a",
+      "DTSTART;VALUE=DATE:20260329",
+      "DTEND;VALUE=DATE:20260331",
+      "END:VEVENT",
+      "BEGIN:VEVENT",
+      "UID:b",
+      "DTSTART;VALUE=DATE:20260415",
+      "END:VEVENT",
       "END:VCALENDAR"
     ].join("\r\n")
     expect(ranges(feed, "Europe/Berlin")).toEqual([
@@ -72,8 +81,15 @@ describe("parseBusy", () => {
 
   it("clips to the window and stops an endless rule at its end", () => {
     const feed = [
-      "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN",
-      "BEGIN:VEVENT", "UID:daily", "DTSTART:20200101T080000Z", "DTEND:20200101T090000Z", "RRULE:FREQ=DAILY", "END:VEVENT",
+      "BEGIN:VCALENDAR",
+      "VERSION:2.0",
+      "PRODID:-//test//EN",
+      "BEGIN:VEVENT",
+      "UID:daily",
+      "DTSTART:20200101T080000Z",
+      "DTEND:20200101T090000Z",
+      "RRULE:FREQ=DAILY",
+      "END:VEVENT",
       "END:VCALENDAR"
     ].join("\r\n")
     const within = { start: Date.parse("2026-03-01T08:30:00Z"), end: Date.parse("2026-03-04T08:30:00Z") }
@@ -87,8 +103,15 @@ describe("parseBusy", () => {
 
   it("caps the expansion of a rule that starts too long ago", () => {
     const feed = [
-      "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN",
-      "BEGIN:VEVENT", "UID:old", "DTSTART:19000101T080000Z", "DTEND:19000101T090000Z", "RRULE:FREQ=DAILY", "END:VEVENT",
+      "BEGIN:VCALENDAR",
+      "VERSION:2.0",
+      "PRODID:-//test//EN",
+      "BEGIN:VEVENT",
+      "UID:old",
+      "DTSTART:19000101T080000Z",
+      "DTEND:19000101T090000Z",
+      "RRULE:FREQ=DAILY",
+      "END:VEVENT",
       "END:VCALENDAR"
     ].join("\r\n")
     // Over 46,000 days before the window: the cap stops the walk before it gets there.
@@ -109,8 +132,15 @@ describe("parseBusy", () => {
     const within = { start: Date.parse("2026-01-01T00:00:00Z"), end: Date.parse("2036-01-01T00:00:00Z") }
     for (const [uid, start, rule] of rules) {
       const feed = [
-        "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN",
-        "BEGIN:VEVENT", `UID:${uid}`, `DTSTART:${start}`, "DURATION:PT45M", `RRULE:${rule}`, "END:VEVENT",
+        "BEGIN:VCALENDAR",
+        "VERSION:2.0",
+        "PRODID:-//test//EN",
+        "BEGIN:VEVENT",
+        `UID:${uid}`,
+        `DTSTART:${start}`,
+        "DURATION:PT45M",
+        `RRULE:${rule}`,
+        "END:VEVENT",
         "END:VCALENDAR"
       ].join("\r\n")
       const event = new ICAL.Event(ICAL.Component.fromString(feed).getFirstSubcomponent("vevent")!)
@@ -127,10 +157,30 @@ describe("parseBusy", () => {
 
   it("leaves out transparent and cancelled series, but not an opaque override of one", () => {
     const feed = [
-      "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN",
-      "BEGIN:VEVENT", "UID:free", "DTSTART:20260302T090000Z", "DTEND:20260302T100000Z", "RRULE:FREQ=DAILY;COUNT=3", "TRANSP:TRANSPARENT", "END:VEVENT",
-      "BEGIN:VEVENT", "UID:off", "DTSTART:20260302T110000Z", "DTEND:20260302T120000Z", "RRULE:FREQ=DAILY;COUNT=3", "STATUS:CANCELLED", "END:VEVENT",
-      "BEGIN:VEVENT", "UID:free", "RECURRENCE-ID:20260303T090000Z", "DTSTART:20260303T140000Z", "DTEND:20260303T150000Z", "TRANSP:OPAQUE", "END:VEVENT",
+      "BEGIN:VCALENDAR",
+      "VERSION:2.0",
+      "PRODID:-//test//EN",
+      "BEGIN:VEVENT",
+      "UID:free",
+      "DTSTART:20260302T090000Z",
+      "DTEND:20260302T100000Z",
+      "RRULE:FREQ=DAILY;COUNT=3",
+      "TRANSP:TRANSPARENT",
+      "END:VEVENT",
+      "BEGIN:VEVENT",
+      "UID:off",
+      "DTSTART:20260302T110000Z",
+      "DTEND:20260302T120000Z",
+      "RRULE:FREQ=DAILY;COUNT=3",
+      "STATUS:CANCELLED",
+      "END:VEVENT",
+      "BEGIN:VEVENT",
+      "UID:free",
+      "RECURRENCE-ID:20260303T090000Z",
+      "DTSTART:20260303T140000Z",
+      "DTEND:20260303T150000Z",
+      "TRANSP:OPAQUE",
+      "END:VEVENT",
       "END:VCALENDAR"
     ].join("\r\n")
     expect(ranges(feed, "UTC")).toEqual([["2026-03-03T14:00:00.000Z", "2026-03-03T15:00:00.000Z"]])
@@ -138,8 +188,11 @@ describe("parseBusy", () => {
 
   it("reads only the properties busy time needs, folded lines and lower-case names included", () => {
     const feed = [
-      "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN",
-      "BEGIN:VEVENT", "UID:folded",
+      "BEGIN:VCALENDAR",
+      "VERSION:2.0",
+      "PRODID:-//test//EN",
+      "BEGIN:VEVENT",
+      "UID:folded",
       // A description folded over lines that look like properties: none of it is read.
       "DESCRIPTION:Agenda",
       " DTSTART:20260305T000000Z",

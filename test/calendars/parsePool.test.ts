@@ -57,10 +57,12 @@ describe("the parse workers", () => {
 
   it("refuse the junk time zone and the million-parameter line in the worker, as FeedParseErrors", async () => {
     const workers = pool()
-    for (const [feed, message] of [
-      [junkTimezone(), "line 6: a time zone of the feed's own repeats FREQ=SECONDLY; a time zone's rules must repeat yearly"],
-      [millionParameters(), "line 6: a content line longer than 65,536 characters"]
-    ] as const) {
+    for (
+      const [feed, message] of [
+        [junkTimezone(), "line 6: a time zone of the feed's own repeats FREQ=SECONDLY; a time zone's rules must repeat yearly"],
+        [millionParameters(), "line 6: a content line longer than 65,536 characters"]
+      ] as const
+    ) {
       const refused = await workers.parse(feed, options).catch((error: unknown) => error)
       expect(refused).toBeInstanceOf(FeedParseError)
       expect((refused as Error).message).toBe(message)
@@ -90,7 +92,9 @@ describe("the parse workers", () => {
     const script = `import { makeParseWorker } from ${JSON.stringify(module)}
 const busy = await makeParseWorker().parse("BEGIN:VCALENDAR\\r\\nBEGIN:VEVENT\\r\\nDTSTART:20260302T090000Z\\r\\nDURATION:PT1H\\r\\nEND:VEVENT\\r\\nEND:VCALENDAR", { zone: "UTC", window: { start: 0, end: 2e12 } })
 console.log(busy.length)`
-    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] })
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      stdio: ["ignore", "pipe", "inherit"]
+    })
     let out = ""
     child.stdout.on("data", (chunk) => (out += chunk))
     const code = await new Promise<number | null>((resolve) => child.on("exit", resolve))

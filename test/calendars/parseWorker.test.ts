@@ -11,12 +11,7 @@ import { Effect, Either } from "effect"
 import { MessageChannel } from "node:worker_threads"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { FeedParseError, intervalsOf, pairsOf, parseBusy, parseBusyPairs } from "../../adapters/calendars/parse.js"
-import {
-  lowerThreadPriority,
-  makeParseWorker,
-  PARSE_THREAD_NICE,
-  ParseWorkerFailed
-} from "../../adapters/calendars/parseWorker.js"
+import { lowerThreadPriority, makeParseWorker, PARSE_THREAD_NICE, ParseWorkerFailed } from "../../adapters/calendars/parseWorker.js"
 import { makeFeedReader } from "../../adapters/calendars/reader.js"
 import { waitFor } from "../webhooks/receiver.js"
 import { type FeedServer, startFeedServer } from "./feedServer.js"
@@ -144,12 +139,18 @@ describe("the parse worker", () => {
     const reader = makeFeedReader({ allowPrivate: true }, worker.parse)
     const longWindow = { start: window.start, end: window.start + 300 * 86_400_000 }
     const read = (path: string) =>
-      Effect.runPromise(Effect.either(reader.read({ account_id: "acct_1", url: feeds.url(path), etag: null, last_modified: null, zone: "UTC", window: longWindow })))
+      Effect.runPromise(
+        Effect.either(
+          reader.read({ account_id: "acct_1", url: feeds.url(path), etag: null, last_modified: null, zone: "UTC", window: longWindow })
+        )
+      )
     const reading = read("/slow.ics")
     await waitFor(async () => worker.running() > 0, 10_000, "the feed sent to the worker")
     await worker.terminate()
     const failed = await reading
-    expect(Either.isLeft(failed) && failed.left.message).toMatch(/^the calendar reader stopped while reading the feed \(.+\); the next sync reads it again$/)
+    expect(Either.isLeft(failed) && failed.left.message).toMatch(
+      /^the calendar reader stopped while reading the feed \(.+\); the next sync reads it again$/
+    )
 
     const refused = await read("/broken.ics")
     expect(Either.isLeft(refused) && refused.left.message).toBe("line 2: a component that begins and does not end")

@@ -48,13 +48,44 @@ describe("handles from names", () => {
 describe("handle rules", () => {
   it("allows 3 to 40 of a-z, 0-9 and inner hyphens, and no reserved word", () => {
     for (const ok of ["abc", "a-b", "studio-9", "x".repeat(40), "0-0"]) expect(handleProblem(ok)).toBeUndefined()
-    for (const bad of ["ab", "x".repeat(41), "-abc", "abc-", "ABC", "a_b", "a b", "ab.c", ""]) expect(handleProblem(bad)).toContain("3 to 40")
-    for (const reserved of ["admin", "api", "v1", "book", "manage", "docs", "widget", "oauth", "www", "health", "static", "assets", "calendar", "tls"]) {
+    for (const bad of ["ab", "x".repeat(41), "-abc", "abc-", "ABC", "a_b", "a b", "ab.c", ""])
+      expect(handleProblem(bad)).toContain("3 to 40")
+    for (
+      const reserved of [
+        "admin",
+        "api",
+        "v1",
+        "book",
+        "manage",
+        "docs",
+        "widget",
+        "oauth",
+        "www",
+        "health",
+        "static",
+        "assets",
+        "calendar",
+        "tls"
+      ]
+    ) {
       // The short ones fail the length rule first; refused either way.
       expect(handleProblem(reserved)).toContain(reserved.length >= 3 ? "reserved" : "3 to 40")
     }
     // Names that pass for the operator: the words, and any handle with "slotwise" in it.
-    for (const operatorLike of ["security", "support", "billing", "abuse", "root", "administrator", "postmaster", "webmaster", "signin", "system"]) {
+    for (
+      const operatorLike of [
+        "security",
+        "support",
+        "billing",
+        "abuse",
+        "root",
+        "administrator",
+        "postmaster",
+        "webmaster",
+        "signin",
+        "system"
+      ]
+    ) {
       expect(handleProblem(operatorLike)).toBe(`${operatorLike} is reserved for this server's own pages and its operator`)
     }
     for (const withName of ["slotwise", "slotwise-help", "team-slotwise", "myslotwise", "a-slotwise-b"]) {

@@ -25,10 +25,23 @@ const build = async (s: SchedulingClient) => {
   for (let i = 0; i < 4; i++) {
     const member = await s.staff.create({ name: `S${i}`, time_zone: ["UTC", "Europe/Berlin", "America/New_York", "Asia/Kolkata"][i]! })
     await s.availability.create({ staff_id: member.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "08:00", end_time: "17:00" })
-    await s.availability.create({ staff_id: member.id, type: "blocked", start: iso(MONDAY + DAY + 12 * 3_600_000), end: iso(MONDAY + DAY + 14 * 3_600_000) })
+    await s.availability.create({
+      staff_id: member.id,
+      type: "blocked",
+      start: iso(MONDAY + DAY + 12 * 3_600_000),
+      end: iso(MONDAY + DAY + 14 * 3_600_000)
+    })
     staff.push(member.id)
   }
-  const solo = await s.services.create({ name: "Solo", duration_minutes: 45, buffer_before_minutes: 10, buffer_after_minutes: 5, slot_interval_minutes: 15, staff_ids: staff, max_advance_days: 60 })
+  const solo = await s.services.create({
+    name: "Solo",
+    duration_minutes: 45,
+    buffer_before_minutes: 10,
+    buffer_after_minutes: 5,
+    slot_interval_minutes: 15,
+    staff_ids: staff,
+    max_advance_days: 60
+  })
   const group = await s.services.create({ name: "Group", duration_minutes: 60, capacity: 3, staff_ids: staff, max_advance_days: 60 })
   const client = await s.clients.create({ name: "C" })
   // The same bookings in the same order on both stores: deterministic starts from the slot lists.
@@ -36,7 +49,12 @@ const build = async (s: SchedulingClient) => {
     const service = i % 3 === 0 ? group.id : solo.id
     const slots = (await s.availability.slots({ service_id: service, start: iso(MONDAY), end: iso(MONDAY + 5 * DAY) })).data
     const slot = slots[(i * 37) % slots.length]!
-    await s.bookings.create({ service_id: service, staff_id: slot.staff_id === staff[0] ? staff[0]! : slot.staff_id, client_id: client.id, start: slot.start })
+    await s.bookings.create({
+      service_id: service,
+      staff_id: slot.staff_id === staff[0] ? staff[0]! : slot.staff_id,
+      client_id: client.id,
+      start: slot.start
+    })
   }
   const firstFree = (await s.availability.slots({ service_id: solo.id, start: iso(MONDAY + 2 * DAY), end: iso(MONDAY + 3 * DAY) })).data[0]!
   await s.availability.hold({ service_id: solo.id, staff_id: firstFree.staff_id, start: firstFree.start })

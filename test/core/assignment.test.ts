@@ -8,7 +8,13 @@ const team = async (size: number, service: Record<string, unknown>, s?: TestSche
   const staffIds: Array<string> = []
   for (let i = 0; i < size; i++) {
     const member = await sched.staff.create({ name: `Member ${i + 1}`, time_zone: "Europe/Berlin" })
-    await sched.availability.create({ staff_id: member.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "09:00", end_time: "17:00" })
+    await sched.availability.create({
+      staff_id: member.id,
+      type: "weekly",
+      weekdays: [1, 2, 3, 4, 5],
+      start_time: "09:00",
+      end_time: "17:00"
+    })
     staffIds.push(member.id)
   }
   const created = await sched.services.create({ name: "Consultation", duration_minutes: 30, staff_ids: staffIds, ...service })
@@ -25,18 +31,26 @@ const countBy = (ids: ReadonlyArray<string>) => {
 describe("service settings", () => {
   it("defaults to chosen and least_recently_booked, and refuses weights for staff outside staff_ids", async () => {
     const { s, serviceId, staffIds } = await team(2, {})
-    expect(await s.services.get(serviceId)).toMatchObject({ assignment: "chosen", round_robin_policy: "least_recently_booked", staff_weights: {} })
+    expect(await s.services.get(serviceId)).toMatchObject({
+      assignment: "chosen",
+      round_robin_policy: "least_recently_booked",
+      staff_weights: {}
+    })
     const outsider = await s.staff.create({ name: "Out", time_zone: "UTC" })
     expect(await failure(s.services.update(serviceId, { staff_weights: { [outsider.id]: 10 } }))).toMatchObject({
-      code: "validation_failed", status: 422, errors: [{ path: `staff_weights.${outsider.id}` }]
+      code: "validation_failed",
+      status: 422,
+      errors: [{ path: `staff_weights.${outsider.id}` }]
     })
     expect(await failure(s.services.update(serviceId, { staff_weights: { [staffIds[0]!]: 101 } }))).toMatchObject({
-      code: "validation_failed", status: 422
+      code: "validation_failed",
+      status: 422
     })
     // Dropping a weighted member from staff_ids without dropping the weight is refused too.
     await s.services.update(serviceId, { staff_weights: { [staffIds[1]!]: 80 } })
     expect(await failure(s.services.update(serviceId, { staff_ids: [staffIds[0]!] }))).toMatchObject({
-      code: "validation_failed", errors: [{ path: `staff_weights.${staffIds[1]}` }]
+      code: "validation_failed",
+      errors: [{ path: `staff_weights.${staffIds[1]}` }]
     })
   })
 })
@@ -48,12 +62,24 @@ describe("round robin", () => {
     const staffIds: Array<string> = []
     for (let i = 0; i < 5; i++) {
       const member = await s.staff.create({ name: `M${i}`, time_zone: "UTC" })
-      await s.availability.create({ staff_id: member.id, type: "weekly", weekdays: [1, 2, 3, 4, 5, 6, 7], start_time: "00:00", end_time: "24:00" })
+      await s.availability.create({
+        staff_id: member.id,
+        type: "weekly",
+        weekdays: [1, 2, 3, 4, 5, 6, 7],
+        start_time: "00:00",
+        end_time: "24:00"
+      })
       staffIds.push(member.id)
     }
-    const weights = typeof service.staff_weights === "function" ? (service.staff_weights as (ids: Array<string>) => Record<string, number>)(staffIds) : undefined
+    const weights = typeof service.staff_weights === "function"
+      ? (service.staff_weights as (ids: Array<string>) => Record<string, number>)(staffIds)
+      : undefined
     const svc = await s.services.create({
-      name: "Call", duration_minutes: 15, staff_ids: staffIds, assignment: "round_robin", ...service,
+      name: "Call",
+      duration_minutes: 15,
+      staff_ids: staffIds,
+      assignment: "round_robin",
+      ...service,
       ...(weights === undefined ? {} : { staff_weights: weights })
     })
     const client = await s.clients.create({ name: "Bo" })
@@ -162,14 +188,18 @@ describe("collective", () => {
     const booking = await s.bookings.create({ service_id: serviceId, client_id: clientId, start: at(MONDAY_9, 30) })
     expect(booking).toMatchObject({ staff_id: staffIds[0], staff_ids: staffIds, assigned_by: "collective" })
     // Every member is taken: the third cannot be booked alone at that time.
-    const third = await failure(s.bookings.create({ service_id: other.id, staff_id: staffIds[2]!, client_id: clientId, start: at(MONDAY_9, 30) }))
+    const third = await failure(
+      s.bookings.create({ service_id: other.id, staff_id: staffIds[2]!, client_id: clientId, start: at(MONDAY_9, 30) })
+    )
     expect(third).toMatchObject({ code: "slot_unavailable", reasons: [{ code: "booking_overlap", booking_id: booking.id }] })
 
     // Moving it moves every member; the old time is free for each again.
     const moved = await s.bookings.reschedule(booking.id, { start: at(MONDAY_9, 120) })
     expect(moved.staff_ids).toEqual(staffIds)
     await s.bookings.create({ service_id: other.id, staff_id: staffIds[2]!, client_id: clientId, start: at(MONDAY_9, 30) })
-    expect(await failure(s.bookings.create({ service_id: other.id, staff_id: staffIds[2]!, client_id: clientId, start: at(MONDAY_9, 120) })))
+    expect(
+      await failure(s.bookings.create({ service_id: other.id, staff_id: staffIds[2]!, client_id: clientId, start: at(MONDAY_9, 120) }))
+    )
       .toMatchObject({ code: "slot_unavailable" })
     // A further member cannot be deleted while the booking is upcoming.
     const lone = await s.staff.create({ name: "Lone", time_zone: "UTC" })
@@ -286,7 +316,7 @@ describe("a refused team start", () => {
       const back = "2027-04-12T07:00:00Z"
       const alternatives = refused.alternatives as Array<{ start: string; staff_ids: ReadonlyArray<string> }>
       expect(alternatives.map((slot) => slot.start)).toEqual([back, at(back, 30), at(back, 60)])
-      if (assignment === "collective") for (const slot of alternatives) expect(slot.staff_ids).toEqual(staffIds)
+      if (assignment === "collective") { for (const slot of alternatives) expect(slot.staff_ids).toEqual(staffIds) }
       // The same member's own refusal finds the same starts.
       const solo = await s.services.create({ name: "Solo", duration_minutes: 30, staff_ids: [staffIds[1]!] })
       const alone = await failure(s.bookings.create({ service_id: solo.id, staff_id: staffIds[1]!, client_id: clientId, start: MONDAY_9 }))

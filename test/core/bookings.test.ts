@@ -8,7 +8,14 @@ const TUESDAY_9 = "2027-03-30T07:00:00Z"
 describe("create", () => {
   it("derives end, price and status from the service and records booking.created with the full booking", async () => {
     const { s, serviceId, staffId, clientId } = await salon()
-    const booking = await s.bookings.create({ service_id: serviceId, staff_id: staffId, client_id: clientId, start: MONDAY_9, notes: "first visit", metadata: { source: "web" } })
+    const booking = await s.bookings.create({
+      service_id: serviceId,
+      staff_id: staffId,
+      client_id: clientId,
+      start: MONDAY_9,
+      notes: "first visit",
+      metadata: { source: "web" }
+    })
     expect(booking).toMatchObject({
       object: "booking",
       start: MONDAY_9,
@@ -29,7 +36,12 @@ describe("create", () => {
 
   it("accepts an instant with an offset and stores it in UTC", async () => {
     const { s, serviceId, staffId, clientId } = await salon()
-    const booking = await s.bookings.create({ service_id: serviceId, staff_id: staffId, client_id: clientId, start: "2027-03-29T09:00:00+02:00" })
+    const booking = await s.bookings.create({
+      service_id: serviceId,
+      staff_id: staffId,
+      client_id: clientId,
+      start: "2027-03-29T09:00:00+02:00"
+    })
     expect(booking.start).toBe(MONDAY_9)
   })
 
@@ -41,7 +53,12 @@ describe("create", () => {
 
   it("creates an inline client in the same step", async () => {
     const { s, serviceId, staffId } = await salon()
-    const booking = await s.bookings.create({ service_id: serviceId, staff_id: staffId, start: MONDAY_9, client: { name: "Cy", email: "cy@example.com" } })
+    const booking = await s.bookings.create({
+      service_id: serviceId,
+      staff_id: staffId,
+      start: MONDAY_9,
+      client: { name: "Cy", email: "cy@example.com" }
+    })
     const client = await s.clients.get(booking.client_id)
     expect(client).toMatchObject({ name: "Cy", email: "cy@example.com" })
     const types = (await s.events.list({ limit: 100 })).data.map((e) => e.type)
@@ -56,7 +73,9 @@ describe("create", () => {
     const first = await s.bookings.create({ service_id: serviceId, client_id: clientId, start: MONDAY_9 })
     const next = await s.bookings.create({ service_id: serviceId, client_id: clientId, start: MONDAY_9 })
     expect([first.staff_id, next.staff_id]).toEqual([staffId, second.id])
-    expect(await failure(s.bookings.create({ service_id: serviceId, client_id: clientId, start: MONDAY_9 }))).toMatchObject({ code: "slot_unavailable" })
+    expect(await failure(s.bookings.create({ service_id: serviceId, client_id: clientId, start: MONDAY_9 }))).toMatchObject({
+      code: "slot_unavailable"
+    })
   })
 })
 
@@ -66,13 +85,17 @@ describe("check 1: references exist, are active and match", () => {
     const other = await s.staff.create({ name: "Cat", time_zone: "UTC" })
     const base = { service_id: serviceId, staff_id: staffId, client_id: clientId, start: MONDAY_9 }
     expect(await failure(s.bookings.create({ ...base, service_id: "svc_00000000000000000000000000" }))).toMatchObject({
-      code: "invalid_reference", status: 422, errors: [{ path: "service_id" }]
+      code: "invalid_reference",
+      status: 422,
+      errors: [{ path: "service_id" }]
     })
     expect(await failure(s.bookings.create({ ...base, client_id: "cli_00000000000000000000000000" }))).toMatchObject({
-      code: "invalid_reference", errors: [{ path: "client_id" }]
+      code: "invalid_reference",
+      errors: [{ path: "client_id" }]
     })
     expect(await failure(s.bookings.create({ ...base, staff_id: other.id }))).toMatchObject({
-      code: "invalid_reference", errors: [{ path: "staff_id" }]
+      code: "invalid_reference",
+      errors: [{ path: "staff_id" }]
     })
     await s.staff.update(staffId, { active: false })
     expect(await failure(s.bookings.create(base))).toMatchObject({ code: "invalid_reference", errors: [{ path: "staff_id" }] })
@@ -107,15 +130,26 @@ describe("check 3: no overlap, buffers and capacity", () => {
     const base = { service_id: serviceId, staff_id: staffId, client_id: clientId }
     const first = await s.bookings.create({ ...base, start: at(MONDAY_9, 60) })
     const error = await failure(s.bookings.create({ ...base, start: at(MONDAY_9, 75) }))
-    expect(error).toMatchObject({ code: "slot_unavailable", status: 409, name: "SlotUnavailableError", reasons: [{ code: "booking_overlap", booking_id: first.id }] })
-    expect((error.alternatives as Array<{ start: string }>).map((a) => a.start)).toEqual([at(MONDAY_9, 30), at(MONDAY_9, 90), at(MONDAY_9, 120)])
+    expect(error).toMatchObject({
+      code: "slot_unavailable",
+      status: 409,
+      name: "SlotUnavailableError",
+      reasons: [{ code: "booking_overlap", booking_id: first.id }]
+    })
+    expect((error.alternatives as Array<{ start: string }>).map((a) => a.start)).toEqual([
+      at(MONDAY_9, 30),
+      at(MONDAY_9, 90),
+      at(MONDAY_9, 120)
+    ])
   })
 
   it("keeps buffers clear on both sides", async () => {
     const { s, serviceId, staffId, clientId } = await salon({ buffer_before_minutes: 15, buffer_after_minutes: 15 })
     const base = { service_id: serviceId, staff_id: staffId, client_id: clientId }
     const first = await s.bookings.create({ ...base, start: at(MONDAY_9, 60) })
-    expect(await failure(s.bookings.create({ ...base, start: at(MONDAY_9, 90) }))).toMatchObject({ reasons: [{ code: "buffer_overlap", booking_id: first.id }] })
+    expect(await failure(s.bookings.create({ ...base, start: at(MONDAY_9, 90) }))).toMatchObject({
+      reasons: [{ code: "buffer_overlap", booking_id: first.id }]
+    })
     expect(await failure(s.bookings.create({ ...base, start: at(MONDAY_9, 30) }))).toMatchObject({ reasons: [{ code: "buffer_overlap" }] })
     expect((await s.bookings.create({ ...base, start: at(MONDAY_9, 120) })).status).toBe("confirmed")
     expect((await s.bookings.create({ ...base, start: MONDAY_9 })).status).toBe("confirmed")
@@ -146,8 +180,12 @@ describe("check 4: notice and advance", () => {
     const { s, serviceId, staffId, clientId } = await salon({ min_notice_minutes: 24 * 60, max_advance_days: 14 })
     const base = { service_id: serviceId, staff_id: staffId, client_id: clientId }
     // Friday 2027-03-26 10:00 Berlin is two hours from now.
-    expect(await failure(s.bookings.create({ ...base, start: "2027-03-26T09:00:00Z" }))).toMatchObject({ reasons: [{ code: "min_notice" }] })
-    expect(await failure(s.bookings.create({ ...base, start: "2027-04-12T07:00:00Z" }))).toMatchObject({ reasons: [{ code: "max_advance" }] })
+    expect(await failure(s.bookings.create({ ...base, start: "2027-03-26T09:00:00Z" }))).toMatchObject({
+      reasons: [{ code: "min_notice" }]
+    })
+    expect(await failure(s.bookings.create({ ...base, start: "2027-04-12T07:00:00Z" }))).toMatchObject({
+      reasons: [{ code: "max_advance" }]
+    })
     expect((await s.bookings.create({ ...base, start: "2027-04-09T07:00:00Z" })).status).toBe("confirmed")
   })
 })
@@ -173,7 +211,10 @@ describe("reschedule", () => {
   it("refuses to combine a status change with a new time", async () => {
     const { s, serviceId, staffId, clientId } = await salon()
     const booking = await s.bookings.create({ service_id: serviceId, staff_id: staffId, client_id: clientId, start: MONDAY_9 })
-    expect(await failure(s.bookings.update(booking.id, { status: "cancelled", start: TUESDAY_9 }))).toMatchObject({ code: "validation_failed", errors: [{ path: "status" }] })
+    expect(await failure(s.bookings.update(booking.id, { status: "cancelled", start: TUESDAY_9 }))).toMatchObject({
+      code: "validation_failed",
+      errors: [{ path: "status" }]
+    })
   })
 })
 
@@ -185,7 +226,10 @@ describe("holds", () => {
     expect(hold).toMatchObject({ object: "hold", start: MONDAY_9, expires_at: "2027-03-26T08:02:00Z" })
     expect((await s.availability.slots(range)).data.map((x) => x.start)).toEqual([at(MONDAY_9, 30)])
     const base = { service_id: serviceId, staff_id: staffId, client_id: clientId, start: MONDAY_9 }
-    expect(await failure(s.bookings.create(base))).toMatchObject({ code: "slot_unavailable", reasons: [{ code: "held", hold_id: hold.id }] })
+    expect(await failure(s.bookings.create(base))).toMatchObject({
+      code: "slot_unavailable",
+      reasons: [{ code: "held", hold_id: hold.id }]
+    })
     const booking = await s.bookings.create({ ...base, hold_id: hold.id })
     expect(booking.start).toBe(MONDAY_9)
     expect(await failure(s.availability.getHold(hold.id))).toMatchObject({ code: "not_found" })
@@ -193,16 +237,23 @@ describe("holds", () => {
     const second = await s.availability.hold({ service_id: serviceId, staff_id: staffId, start: at(MONDAY_9, 30), ttl_seconds: 60 })
     await s.clock.advance({ seconds: 61 })
     expect((await s.availability.slots(range)).data.map((x) => x.start)).toEqual([at(MONDAY_9, 30)])
-    expect(await failure(s.bookings.create({ ...base, start: at(MONDAY_9, 30), hold_id: second.id }))).toMatchObject({ code: "hold_expired", status: 409 })
+    expect(await failure(s.bookings.create({ ...base, start: at(MONDAY_9, 30), hold_id: second.id }))).toMatchObject({
+      code: "hold_expired",
+      status: 409
+    })
   })
 
   it("refuses ttl over ten minutes, a hold on a taken slot, and a hold used for another slot", async () => {
     const { s, serviceId, staffId, clientId } = await salon()
-    expect(await failure(s.availability.hold({ service_id: serviceId, staff_id: staffId, start: MONDAY_9, ttl_seconds: 601 }))).toMatchObject({ code: "validation_failed", errors: [{ path: "ttl_seconds" }] })
+    expect(await failure(s.availability.hold({ service_id: serviceId, staff_id: staffId, start: MONDAY_9, ttl_seconds: 601 })))
+      .toMatchObject({ code: "validation_failed", errors: [{ path: "ttl_seconds" }] })
     const hold = await s.availability.hold({ service_id: serviceId, staff_id: staffId, start: MONDAY_9 })
     expect(hold.expires_at).toBe("2027-03-26T08:05:00Z")
-    expect(await failure(s.availability.hold({ service_id: serviceId, staff_id: staffId, start: MONDAY_9 }))).toMatchObject({ code: "slot_unavailable" })
-    expect(await failure(s.bookings.create({ service_id: serviceId, client_id: clientId, start: TUESDAY_9, hold_id: hold.id }))).toMatchObject({ code: "validation_failed", errors: [{ path: "hold_id" }] })
+    expect(await failure(s.availability.hold({ service_id: serviceId, staff_id: staffId, start: MONDAY_9 }))).toMatchObject({
+      code: "slot_unavailable"
+    })
+    expect(await failure(s.bookings.create({ service_id: serviceId, client_id: clientId, start: TUESDAY_9, hold_id: hold.id })))
+      .toMatchObject({ code: "validation_failed", errors: [{ path: "hold_id" }] })
     await s.availability.releaseHold(hold.id)
     expect((await s.bookings.create({ service_id: serviceId, client_id: clientId, start: MONDAY_9 })).staff_id).toBe(staffId)
   })
@@ -212,11 +263,17 @@ describe("nothing half-written", () => {
   it("a refused booking with an inline client leaves no booking, no client and no event", async () => {
     const { s, serviceId, staffId, clientId } = await salon()
     await s.bookings.create({ service_id: serviceId, staff_id: staffId, client_id: clientId, start: MONDAY_9 })
-    const before = { events: (await s.events.list({ limit: 100 })).data, clients: (await s.clients.list()).data, bookings: (await s.bookings.list()).data }
+    const before = {
+      events: (await s.events.list({ limit: 100 })).data,
+      clients: (await s.clients.list()).data,
+      bookings: (await s.bookings.list()).data
+    }
     const heard: Array<unknown> = []
     s.events.subscribe((e) => heard.push(e))
     for (const start of [MONDAY_9, at(MONDAY_9, -60), "2027-03-26T07:00:00Z"]) {
-      await failure(s.bookings.create({ service_id: serviceId, staff_id: staffId, start, client: { name: "Dee", email: "dee@example.com" } }))
+      await failure(
+        s.bookings.create({ service_id: serviceId, staff_id: staffId, start, client: { name: "Dee", email: "dee@example.com" } })
+      )
     }
     expect((await s.events.list({ limit: 100 })).data).toEqual(before.events)
     expect((await s.clients.list()).data).toEqual(before.clients)
@@ -227,7 +284,10 @@ describe("nothing half-written", () => {
   it("an invalid update changes nothing", async () => {
     const { s, serviceId } = await salon()
     const before = await s.services.get(serviceId)
-    expect(await failure(s.services.update(serviceId, { duration_minutes: 0, capacity: 2 }))).toMatchObject({ code: "validation_failed", errors: [{ path: "duration_minutes" }] })
+    expect(await failure(s.services.update(serviceId, { duration_minutes: 0, capacity: 2 }))).toMatchObject({
+      code: "validation_failed",
+      errors: [{ path: "duration_minutes" }]
+    })
     expect(await s.services.get(serviceId)).toEqual(before)
   })
 })
@@ -265,7 +325,9 @@ describe("tenants", () => {
       expect((await other.bookings.list()).data).toEqual([])
       expect((await other.events.list()).data).toEqual([])
       // Another tenant's ids are not usable as references either.
-      expect(await failure(other.bookings.create({ service_id: serviceId, client_id: clientId, start: MONDAY_9 }))).toMatchObject({ code: "invalid_reference" })
+      expect(await failure(other.bookings.create({ service_id: serviceId, client_id: clientId, start: MONDAY_9 }))).toMatchObject({
+        code: "invalid_reference"
+      })
     }
     expect((await a.bookings.get(booking.id)).id).toBe(booking.id)
     await s.close()

@@ -13,7 +13,10 @@ const tokenOf = (url: string) => /\/calendar\/([A-Za-z0-9_-]{43})\.ics$/.exec(ur
 
 describe("a staff member's feed", () => {
   it("shows each pending or confirmed booking as one VEVENT that parses strictly and round-trips its times", async () => {
-    const { s, staffId, serviceId, clientId } = await salon({}, await createTestScheduling({ now: NOW, publicUrl: "https://book.example.com/" }))
+    const { s, staffId, serviceId, clientId } = await salon(
+      {},
+      await createTestScheduling({ now: NOW, publicUrl: "https://book.example.com/" })
+    )
     const confirmed = await s.bookings.create({ service_id: serviceId, staff_id: staffId, client_id: clientId, start: MONDAY_9 })
     const gated = await s.services.create({ name: "Colour", duration_minutes: 60, staff_ids: [staffId], requires_confirmation: true })
     const pending = await s.bookings.create({ service_id: gated.id, staff_id: staffId, client_id: clientId, start: at(MONDAY_9, 60) })
@@ -37,7 +40,13 @@ describe("a staff member's feed", () => {
         summary: "Haircut: Bo",
         description: null
       },
-      expect.objectContaining({ uid: `${pending.id}@book.example.com`, status: "TENTATIVE", start: at(MONDAY_9, 60), end: at(MONDAY_9, 120), summary: "Colour: Bo" })
+      expect.objectContaining({
+        uid: `${pending.id}@book.example.com`,
+        status: "TENTATIVE",
+        start: at(MONDAY_9, 60),
+        end: at(MONDAY_9, 120),
+        summary: "Colour: Bo"
+      })
     ])
     expect(etag).toMatch(/^"[0-9a-f]{32}"$/)
     // Nothing changed: the same bytes, the same ETag, however often it is read.
@@ -56,7 +65,11 @@ describe("a staff member's feed", () => {
     expect(body).toContain("DESCRIPTION:line one\\nline two\\nsemi\\; comma\\, backslash \\\\ done")
     expect(parseFeed(body).events[0]!.description).toBe(notes.replace("\r\n", "\n"))
     // A NUL never gets this far: the booking is refused.
-    expect(await failure(s.bookings.create({ service_id: serviceId, staff_id: staffId, client_id: clientId, start: at(MONDAY_9, 60), notes: "a\u0000b" })))
+    expect(
+      await failure(
+        s.bookings.create({ service_id: serviceId, staff_id: staffId, client_id: clientId, start: at(MONDAY_9, 60), notes: "a\u0000b" })
+      )
+    )
       .toMatchObject({ status: 422 })
     await s.close()
   })
@@ -94,7 +107,12 @@ describe("a staff member's feed", () => {
     const soon = await s.bookings.create({ service_id: serviceId, staff_id: staffId, client_id: clientId, start: MONDAY_9 })
     // Booked through a service with a longer horizon, then that service's horizon shrinks.
     const long = await s.services.create({ name: "Perm", duration_minutes: 30, staff_ids: [staffId], max_advance_days: 60 })
-    const later = await s.bookings.create({ service_id: long.id, staff_id: staffId, client_id: clientId, start: at(MONDAY_9, 50 * 24 * 60) })
+    const later = await s.bookings.create({
+      service_id: long.id,
+      staff_id: staffId,
+      client_id: clientId,
+      start: at(MONDAY_9, 50 * 24 * 60)
+    })
     const token = tokenOf((await s.calendarFeeds.create(staffId)).url)
     const uids = async () => parseFeed((await s.calendarFeeds.render(token)).body).events.map((e) => e.uid.split("@")[0])
     expect(await uids()).toEqual([soon.id, later.id])
@@ -117,7 +135,10 @@ describe("the feed's URL", () => {
     const first = await s.calendarFeeds.create(staffId)
     const second = await s.calendarFeeds.create(staffId)
     expect(tokenOf(second.url)).not.toBe(tokenOf(first.url))
-    expect(await failure(s.calendarFeeds.render(tokenOf(first.url)))).toMatchObject({ status: 404, detail: "no calendar feed at this address" })
+    expect(await failure(s.calendarFeeds.render(tokenOf(first.url)))).toMatchObject({
+      status: 404,
+      detail: "no calendar feed at this address"
+    })
     expect(parseFeed((await s.calendarFeeds.render(tokenOf(second.url))).body).events).toHaveLength(1)
 
     const state = await s.calendarFeeds.get(staffId)
@@ -129,7 +150,10 @@ describe("the feed's URL", () => {
     expect(await s.calendarFeeds.delete(staffId)).toEqual(state)
     expect(await failure(s.calendarFeeds.get(staffId))).toMatchObject({ status: 404 })
     expect(await failure(s.calendarFeeds.delete(staffId))).toMatchObject({ status: 404 })
-    expect(await failure(s.calendarFeeds.render(tokenOf(second.url)))).toMatchObject({ status: 404, detail: "no calendar feed at this address" })
+    expect(await failure(s.calendarFeeds.render(tokenOf(second.url)))).toMatchObject({
+      status: 404,
+      detail: "no calendar feed at this address"
+    })
     for (const malformed of ["", "short", "a".repeat(42) + "\u0000", "../" + "a".repeat(40)]) {
       expect(await failure(s.calendarFeeds.render(malformed))).toMatchObject({ status: 404, detail: "no calendar feed at this address" })
     }
@@ -141,7 +165,10 @@ describe("the feed's URL", () => {
     const spare = await s.staff.create({ name: "Eli", time_zone: "UTC" })
     const token = tokenOf((await s.calendarFeeds.create(spare.id)).url)
     expect(parseFeed((await s.calendarFeeds.render(token)).body).name).toBe("Eli")
-    expect(await failure(s.calendarFeeds.get(staffId))).toMatchObject({ status: 404, detail: `staff member ${staffId} has no calendar feed` })
+    expect(await failure(s.calendarFeeds.get(staffId))).toMatchObject({
+      status: 404,
+      detail: `staff member ${staffId} has no calendar feed`
+    })
     expect(await failure(s.calendarFeeds.create("stf_01J00000000000000000000000"))).toMatchObject({ status: 404 })
     await s.staff.delete(spare.id)
     expect(await failure(s.calendarFeeds.render(token))).toMatchObject({ status: 404 })

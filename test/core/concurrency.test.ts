@@ -16,7 +16,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 /** A service open around the clock, and tomorrow 10:00 UTC as the contested start. */
 const seed = async (s: SchedulingClient) => {
   const staff = await s.staff.create({ name: "Solo", time_zone: "UTC" })
-  await s.availability.create({ staff_id: staff.id, type: "weekly", weekdays: [1, 2, 3, 4, 5, 6, 7], start_time: "00:00", end_time: "24:00" })
+  await s.availability.create({
+    staff_id: staff.id,
+    type: "weekly",
+    weekdays: [1, 2, 3, 4, 5, 6, 7],
+    start_time: "00:00",
+    end_time: "24:00"
+  })
   const service = await s.services.create({ name: "One seat", duration_minutes: 60, staff_ids: [staff.id] })
   const client = await s.clients.create({ name: "Racer" })
   const start = new Date(Math.floor(Date.now() / 86_400_000 + 1) * 86_400_000 + 10 * 3_600_000).toISOString().replace(".000Z", "Z")
@@ -72,8 +78,11 @@ describe("one seat, fifty concurrent creates", () => {
         child.on("exit", (code) => reject(new Error(`child exited ${code} before it was ready: ${err}`)))
       })
       const done = new Promise<Array<string>>((resolve, reject) =>
-        child.on("exit", (code) =>
-          code === 0 ? resolve(JSON.parse(out.trim().split("\n").pop()!)) : reject(new Error(`child exited ${code}: ${err}`))))
+        child.on(
+          "exit",
+          (code) => code === 0 ? resolve(JSON.parse(out.trim().split("\n").pop()!)) : reject(new Error(`child exited ${code}: ${err}`))
+        )
+      )
       return { ready, done }
     })
     await Promise.all(runs.map((r) => r.ready))

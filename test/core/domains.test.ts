@@ -25,21 +25,22 @@ const records = new Map<string, ReadonlyArray<string>>()
 const FakeDns = Layer.succeed(DnsResolver, { resolveTxt: (name) => Effect.succeed(records.get(name) ?? []) })
 
 /** Two instances of the service over one storage: two server processes without signals. */
-const twoInstancesOver = (signalled: boolean) => Effect.gen(function*() {
-  const built = yield* Layer.build(MemoryStorageLive)
-  const storage = signalled ? Context.add(built, Storage, withSignals(Context.get(built, Storage))) : built
-  const build = Effect.map(
-    Layer.build(Domains.Default.pipe(Layer.provide(Layer.mergeAll(
-      FakeDns,
-      Layer.succeed(DomainSettings, { reservedHosts: ["api.example"] }),
-      Events.Default
-    )))).pipe(
-      Effect.provide(storage)
-    ),
-    (context) => Context.get(context, Domains)
-  )
-  return { storage: Context.get(storage, Storage), a: yield* build, b: yield* build }
-})
+const twoInstancesOver = (signalled: boolean) =>
+  Effect.gen(function*() {
+    const built = yield* Layer.build(MemoryStorageLive)
+    const storage = signalled ? Context.add(built, Storage, withSignals(Context.get(built, Storage))) : built
+    const build = Effect.map(
+      Layer.build(Domains.Default.pipe(Layer.provide(Layer.mergeAll(
+        FakeDns,
+        Layer.succeed(DomainSettings, { reservedHosts: ["api.example"] }),
+        Events.Default
+      )))).pipe(
+        Effect.provide(storage)
+      ),
+      (context) => Context.get(context, Domains)
+    )
+    return { storage: Context.get(storage, Storage), a: yield* build, b: yield* build }
+  })
 const twoInstances = twoInstancesOver(false)
 
 /** Signals delivered to every subscriber in this process, as PostgreSQL's are to every process. */
@@ -127,7 +128,10 @@ describe("accountForHost", () => {
     Effect.gen(function*() {
       const { a } = yield* twoInstances
       const reserved = yield* Effect.either(as(owner)(a.create({ hostname: "api.example" })))
-      expect(Either.isLeft(reserved) && reserved.left).toMatchObject({ _tag: "ValidationFailed", errors: [{ path: "hostname", message: "is this server's own host" }] })
+      expect(Either.isLeft(reserved) && reserved.left).toMatchObject({
+        _tag: "ValidationFailed",
+        errors: [{ path: "hostname", message: "is this server's own host" }]
+      })
     }))
 
   it("reads a Host header as a hostname: port, case and trailing dot dropped; IP literals and junk are none", () => {
@@ -139,7 +143,11 @@ describe("accountForHost", () => {
 
 describe("the origin rule", () => {
   const principal = (tenant: TenantId) =>
-    ({ tenant, account: { id: tenant.account_id, allowed_origins: [] }, key: { type: "publishable", scopes: ["services:read"] } }) as unknown as Principal
+    ({
+      tenant,
+      account: { id: tenant.account_id, allowed_origins: [] },
+      key: { type: "publishable", scopes: ["services:read"] }
+    }) as unknown as Principal
   const caller = { _tag: "Authenticated", principal: principal(owner) } as const
   const rule = { auth: "key", scope: "services:read", publishable: true } as const
 

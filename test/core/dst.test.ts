@@ -14,7 +14,13 @@ const localDate = (instant: string, zone: string) =>
 const setup = async (zone: string, startTime: string, endTime: string, now: string) => {
   const s = await createTestScheduling({ now })
   const staff = await s.staff.create({ name: "Z", time_zone: zone })
-  await s.availability.create({ staff_id: staff.id, type: "weekly", weekdays: [1, 2, 3, 4, 5, 6, 7], start_time: startTime, end_time: endTime })
+  await s.availability.create({
+    staff_id: staff.id,
+    type: "weekly",
+    weekdays: [1, 2, 3, 4, 5, 6, 7],
+    start_time: startTime,
+    end_time: endTime
+  })
   const service = await s.services.create({ name: "Hour", duration_minutes: 60, slot_interval_minutes: 30, staff_ids: [staff.id] })
   const client = await s.clients.create({ name: "C" })
   return { s, staff, service, client }
@@ -27,7 +33,9 @@ const daySpans = (slots: ReadonlyArray<{ start: string; end: string }>, zone: st
     const date = localDate(slot.start, zone)
     days.set(date, [...(days.get(date) ?? []), slot.start])
   }
-  return Object.fromEntries([...days].map(([date, starts]) => [date, [localTime(starts[0]!, zone), localTime(starts[starts.length - 1]!, zone), starts.length]]))
+  return Object.fromEntries(
+    [...days].map(([date, starts]) => [date, [localTime(starts[0]!, zone), localTime(starts[starts.length - 1]!, zone), starts.length]])
+  )
 }
 
 describe("DST", () => {
@@ -44,7 +52,12 @@ describe("DST", () => {
     it(`${c.zone} around ${c.days[1]}: 09:00–17:00 stays local`, async () => {
       const { s, service } = await setup(c.zone, "09:00", "17:00", "2026-01-01T00:00:00Z")
       const start = new Date(`${c.from}T00:00:00Z`).getTime() - 86_400_000
-      const slots = (await s.availability.slots({ service_id: service.id, start: new Date(start).toISOString(), end: new Date(start + 5 * 86_400_000).toISOString(), time_zone: c.zone })).data
+      const slots = (await s.availability.slots({
+        service_id: service.id,
+        start: new Date(start).toISOString(),
+        end: new Date(start + 5 * 86_400_000).toISOString(),
+        time_zone: c.zone
+      })).data
       const spans = daySpans(slots, c.zone)
       for (const day of c.days) expect(spans[day], day).toEqual(["09:00", "16:00", 15])
     })

@@ -33,11 +33,16 @@ describe("Effect API", () => {
         const streamed = Chunk.toReadonlyArray(yield* Fiber.join(received))
         expect(streamed.map((e) => e.type)).toEqual(["staff.created", "service.created"])
         const client = yield* (yield* Clients).create({ name: "Al" })
-        const refused = yield* Effect.either((yield* Bookings).create({ service_id: service.id, staff_id: staff.id, client_id: client.id, start: "2030-01-01T10:00:00Z" }))
+        const refused = yield* Effect.either(
+          (yield* Bookings).create({ service_id: service.id, staff_id: staff.id, client_id: client.id, start: "2030-01-01T10:00:00Z" })
+        )
         expect(Either.isLeft(refused) && refused.left._tag).toBe("OutsideAvailability")
         const missing = yield* Effect.either((yield* Bookings).get("bkg_00000000000000000000000000"))
         expect(Either.isLeft(missing) && missing.left._tag).toBe("NotFound")
       })
-      yield* program.pipe(Effect.provide(CoreLive.pipe(Layer.provide(SqliteStorageLive({ filename: join(dir, "effect.db") })))), Effect.provide(tenant))
+      yield* program.pipe(
+        Effect.provide(CoreLive.pipe(Layer.provide(SqliteStorageLive({ filename: join(dir, "effect.db") })))),
+        Effect.provide(tenant)
+      )
     }))
 })

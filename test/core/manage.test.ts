@@ -72,7 +72,8 @@ describe("manage links", () => {
       [swapped, otherAccount, production, tampered(mine), `${mine}x`, mine.slice(0, -1), "", "\u0000".repeat(87), "x".repeat(5000)]
         .map((token) => failure(s.manage.get(token)))
     )
-    for (const answer of answers) expect(answer).toMatchObject({ code: "not_found", status: 404, detail: "no booking for this manage link" })
+    for (const answer of answers)
+      expect(answer).toMatchObject({ code: "not_found", status: 404, detail: "no booking for this manage link" })
     expect(await failure(s.manage.cancel(swapped, {}))).toMatchObject({ code: "not_found" })
     expect((await s.bookings.get(other.id)).status).toBe("confirmed")
     expect((await s.manage.get(theirs)).id).toBe(other.id)

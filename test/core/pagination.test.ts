@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest"
 import { createTestScheduling } from "../../index.js"
 import { at, failure, MONDAY_9, NOW, salon } from "../support/fixtures.js"
 
-const drain = async <A extends { id: string }>(next: (cursor?: string) => Promise<{ data: ReadonlyArray<A>; has_more: boolean; next_cursor: string | null }>) => {
+const drain = async <A extends { id: string }>(
+  next: (cursor?: string) => Promise<{ data: ReadonlyArray<A>; has_more: boolean; next_cursor: string | null }>
+) => {
   const seen: Array<A> = []
   let cursor: string | undefined
   for (;;) {
@@ -38,7 +40,8 @@ describe("pagination", () => {
     const { s, serviceId, staffId, clientId } = await salon()
     const starts = [240, 0, 120, 60, 180, 30].map((m) => at(MONDAY_9, m))
     const ids: Record<string, string> = {}
-    for (const start of starts) ids[start] = (await s.bookings.create({ service_id: serviceId, staff_id: staffId, client_id: clientId, start })).id
+    for (const start of starts)
+      ids[start] = (await s.bookings.create({ service_id: serviceId, staff_id: staffId, client_id: clientId, start })).id
     await s.bookings.cancel(ids[at(MONDAY_9, 60)]!)
     const all = await drain((cursor) => s.bookings.list({ limit: 2, ...(cursor ? { cursor } : {}) }))
     expect(all.map((b) => b.start)).toEqual([...starts].sort())
@@ -47,7 +50,10 @@ describe("pagination", () => {
     const window = await s.bookings.list({ start_from: at(MONDAY_9, 30), start_to: at(MONDAY_9, 180) })
     expect(window.data.map((b) => b.start)).toEqual([30, 60, 120].map((m) => at(MONDAY_9, m)))
     const page = await s.bookings.list({ status: "confirmed", limit: 2 })
-    expect(await failure(s.bookings.list({ status: "cancelled", limit: 2, cursor: page.next_cursor! }))).toMatchObject({ code: "bad_request", errors: [{ path: "cursor" }] })
+    expect(await failure(s.bookings.list({ status: "cancelled", limit: 2, cursor: page.next_cursor! }))).toMatchObject({
+      code: "bad_request",
+      errors: [{ path: "cursor" }]
+    })
     await s.clock.set(at(MONDAY_9, 150))
     const upcoming = await s.bookings.list({ upcoming: true })
     expect(upcoming.data.map((b) => b.start)).toEqual([at(MONDAY_9, 180), at(MONDAY_9, 240)])

@@ -9,7 +9,12 @@ describe("payments", () => {
     const heard: Array<string> = []
     s.events.subscribe((e) => heard.push(e.type))
     const partial = await s.bookings.recordPayment(booking.id, { amount: { amount: 1500, currency: "EUR" }, reference: "pi_123" })
-    expect(partial.payment).toMatchObject({ object: "payment", booking_id: booking.id, amount: { amount: 1500, currency: "EUR" }, reference: "pi_123" })
+    expect(partial.payment).toMatchObject({
+      object: "payment",
+      booking_id: booking.id,
+      amount: { amount: 1500, currency: "EUR" },
+      reference: "pi_123"
+    })
     expect(partial.booking).toMatchObject({ amount_paid: { amount: 1500, currency: "EUR" }, payment_status: "partially_paid" })
     const full = await s.bookings.recordPayment(booking.id, { amount: { amount: 2500, currency: "EUR" } })
     expect(full.booking).toMatchObject({ amount_paid: { amount: 4000, currency: "EUR" }, payment_status: "paid" })
@@ -18,8 +23,13 @@ describe("payments", () => {
     expect(event!.data.object).toEqual(partial.payment)
     expect(event!.data.booking).toEqual(partial.booking)
     expect((await s.bookings.listPayments(booking.id)).data).toHaveLength(2)
-    expect(await failure(s.bookings.recordPayment(booking.id, { amount: { amount: 100, currency: "USD" } }))).toMatchObject({ code: "validation_failed", errors: [{ path: "amount.currency" }] })
-    expect(await failure(s.bookings.recordPayment(booking.id, { amount: { amount: 0, currency: "EUR" } }))).toMatchObject({ errors: [{ path: "amount.amount" }] })
+    expect(await failure(s.bookings.recordPayment(booking.id, { amount: { amount: 100, currency: "USD" } }))).toMatchObject({
+      code: "validation_failed",
+      errors: [{ path: "amount.currency" }]
+    })
+    expect(await failure(s.bookings.recordPayment(booking.id, { amount: { amount: 0, currency: "EUR" } }))).toMatchObject({
+      errors: [{ path: "amount.amount" }]
+    })
     expect((await s.bookings.get(booking.id)).amount_paid).toEqual({ amount: 4000, currency: "EUR" })
   })
 
@@ -28,10 +38,13 @@ describe("payments", () => {
     const booking = await s.bookings.create({ service_id: serviceId, staff_id: staffId, client_id: clientId, start: MONDAY_9 })
     expect(await s.bookings.listPayments(booking.id)).toEqual({ object: "list", data: [], has_more: false, next_cursor: null })
     expect(await failure(s.bookings.listPayments("bkg_00000000000000000000000000"))).toMatchObject({ code: "not_found" })
-    expect(await failure(s.bookings.recordPayment("bkg_00000000000000000000000000", { amount: { amount: 100, currency: "EUR" } }))).toMatchObject({ code: "not_found" })
+    expect(await failure(s.bookings.recordPayment("bkg_00000000000000000000000000", { amount: { amount: 100, currency: "EUR" } })))
+      .toMatchObject({ code: "not_found" })
     const { booking: paid } = await s.bookings.recordPayment(booking.id, { amount: { amount: 700, currency: "USD" } })
     expect(paid).toMatchObject({ price: null, amount_paid: { amount: 700, currency: "USD" }, payment_status: "paid" })
     // Once paid in one currency, the booking takes no other.
-    expect(await failure(s.bookings.recordPayment(booking.id, { amount: { amount: 1, currency: "EUR" } }))).toMatchObject({ errors: [{ path: "amount.currency" }] })
+    expect(await failure(s.bookings.recordPayment(booking.id, { amount: { amount: 1, currency: "EUR" } }))).toMatchObject({
+      errors: [{ path: "amount.currency" }]
+    })
   })
 })

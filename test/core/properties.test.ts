@@ -18,7 +18,10 @@ const scenario = fc.record({
   after: fc.constantFrom(0, 5, 10, 15, 30),
   interval: fc.constantFrom(10, 15, 20, 30, 45, 60),
   zone: fc.constantFrom("Europe/Berlin", "America/New_York", "Asia/Kolkata", "UTC"),
-  hours: fc.array(fc.record({ from: fc.integer({ min: 0, max: 20 }), length: fc.integer({ min: 1, max: 8 }) }), { minLength: 1, maxLength: 3 }),
+  hours: fc.array(fc.record({ from: fc.integer({ min: 0, max: 20 }), length: fc.integer({ min: 1, max: 8 }) }), {
+    minLength: 1,
+    maxLength: 3
+  }),
   blocked: fc.array(fc.record({ at: fc.integer({ min: 0, max: 47 }), length: fc.integer({ min: 1, max: 8 }) }), { maxLength: 3 }),
   existing: fc.array(fc.nat(400), { maxLength: 8 }),
   picks: fc.array(fc.nat(1000), { minLength: 1, maxLength: 4 })
@@ -33,19 +36,42 @@ describe("slot properties", () => {
           const staff = await s.staff.create({ name: "P", time_zone: sc.zone })
           for (const h of sc.hours) {
             const end = Math.min(24, h.from + h.length)
-            await s.availability.create({ staff_id: staff.id, type: "weekly", weekdays: [1, 2, 3, 4, 5, 6, 7], start_time: `${String(h.from).padStart(2, "0")}:00`, end_time: end === 24 ? "24:00" : `${String(end).padStart(2, "0")}:00` })
+            await s.availability.create({
+              staff_id: staff.id,
+              type: "weekly",
+              weekdays: [1, 2, 3, 4, 5, 6, 7],
+              start_time: `${String(h.from).padStart(2, "0")}:00`,
+              end_time: end === 24 ? "24:00" : `${String(end).padStart(2, "0")}:00`
+            })
           }
           for (const b of sc.blocked) {
-            await s.availability.create({ staff_id: staff.id, type: "blocked", start: iso(DAY_START + b.at * 30 * MINUTE), end: iso(DAY_START + (b.at + b.length) * 30 * MINUTE) })
+            await s.availability.create({
+              staff_id: staff.id,
+              type: "blocked",
+              start: iso(DAY_START + b.at * 30 * MINUTE),
+              end: iso(DAY_START + (b.at + b.length) * 30 * MINUTE)
+            })
           }
-          const service = await s.services.create({ name: "S", duration_minutes: sc.duration, buffer_before_minutes: sc.before, buffer_after_minutes: sc.after, slot_interval_minutes: sc.interval, staff_ids: [staff.id] })
+          const service = await s.services.create({
+            name: "S",
+            duration_minutes: sc.duration,
+            buffer_before_minutes: sc.before,
+            buffer_after_minutes: sc.after,
+            slot_interval_minutes: sc.interval,
+            staff_ids: [staff.id]
+          })
           const client = await s.clients.create({ name: "C" })
           const query = { service_id: service.id, start: iso(DAY_START), end: iso(DAY_START + 2 * 86_400_000) }
           // Existing bookings at random free slots.
           for (const pick of sc.existing) {
             const free = (await s.availability.slots(query)).data
             if (free.length === 0) break
-            await s.bookings.create({ service_id: service.id, staff_id: staff.id, client_id: client.id, start: free[pick % free.length]!.start })
+            await s.bookings.create({
+              service_id: service.id,
+              staff_id: staff.id,
+              client_id: client.id,
+              start: free[pick % free.length]!.start
+            })
           }
           const slots = (await s.availability.slots(query)).data
           const active = (await s.bookings.list({ limit: 100 })).data.filter((b) => b.status === "confirmed")

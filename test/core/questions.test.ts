@@ -128,7 +128,10 @@ describe("question definitions", () => {
       { path: "questions.1.options", message: "is required for a select question: 1 to 50 distinct strings" },
       { path: "questions.2.options", message: "is allowed only for select and multi_select questions" },
       { path: "questions.3.options.2", message: "repeats an earlier option" },
-      { path: "questions.4.type", message: expect.stringContaining("one of text, long_text, email, phone, number, select, multi_select, checkbox") },
+      {
+        path: "questions.4.type",
+        message: expect.stringContaining("one of text, long_text, email, phone, number, select, multi_select, checkbox")
+      },
       { path: "questions.5.options", message: "must not be empty" }
     ]))
     const repeated = await failure(s.services.update(serviceId, {
@@ -146,7 +149,13 @@ describe("question definitions", () => {
 describe("answers on bookings", () => {
   it("are stored as a snapshot that later edits of the questions do not change, and carried in the event", async () => {
     const { s, serviceId, staffId, clientId } = await salon({ questions: QUESTIONS })
-    const booking = await s.bookings.create({ service_id: serviceId, staff_id: staffId, client_id: clientId, start: MONDAY_9, answers: valid })
+    const booking = await s.bookings.create({
+      service_id: serviceId,
+      staff_id: staffId,
+      client_id: clientId,
+      start: MONDAY_9,
+      answers: valid
+    })
     const expected = [
       { question_id: "topic", label: "What is it about?", type: "text", value: "Trim" },
       { question_id: "length", label: "Hair length", type: "select", value: "Long" },
@@ -164,9 +173,15 @@ describe("answers on bookings", () => {
     const { s, serviceId, staffId, clientId } = await salon()
     const booking = await s.bookings.create({ service_id: serviceId, staff_id: staffId, client_id: clientId, start: MONDAY_9 })
     expect(booking.answers).toEqual([])
-    expect(await failure(s.bookings.create({
-      service_id: serviceId, staff_id: staffId, client_id: clientId, start: at(MONDAY_9, 60), answers: [{ question_id: "topic", value: "x" }]
-    }))).toMatchObject({ code: "validation_failed", errors: [{ path: "answers.topic", message: "is not a question of this service" }] })
+    expect(
+      await failure(s.bookings.create({
+        service_id: serviceId,
+        staff_id: staffId,
+        client_id: clientId,
+        start: at(MONDAY_9, 60),
+        answers: [{ question_id: "topic", value: "x" }]
+      }))
+    ).toMatchObject({ code: "validation_failed", errors: [{ path: "answers.topic", message: "is not a question of this service" }] })
   })
 
   it("that are refused leave no client, no booking, no converted hold and no event behind", async () => {
@@ -195,7 +210,13 @@ describe("answers on bookings", () => {
 
   it("can be replaced by PATCH with the same checks against the current questions, and survive a reschedule", async () => {
     const { s, serviceId, staffId, clientId } = await salon({ questions: QUESTIONS })
-    const booking = await s.bookings.create({ service_id: serviceId, staff_id: staffId, client_id: clientId, start: MONDAY_9, answers: valid })
+    const booking = await s.bookings.create({
+      service_id: serviceId,
+      staff_id: staffId,
+      client_id: clientId,
+      start: MONDAY_9,
+      answers: valid
+    })
     expect(await failure(s.bookings.update(booking.id, { answers: [{ question_id: "topic", value: "Colour" }] }))).toMatchObject({
       code: "validation_failed",
       errors: [{ path: "answers.length", message: "is required" }, { path: "answers.terms", message: "must be checked" }]

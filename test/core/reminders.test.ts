@@ -9,7 +9,13 @@ import type { Event } from "../../src/events/catalogue.js"
 import { BookingsCollection } from "../../src/ports/collections.js"
 import { Storage } from "../../src/ports/storage.js"
 import { Tenant } from "../../src/ports/tenant.js"
-import { makeReminderArming, makeReminderFiring, onReminderArmed, ReminderJobsCollection, tenantKeyOf } from "../../src/reminders/Reminders.js"
+import {
+  makeReminderArming,
+  makeReminderFiring,
+  onReminderArmed,
+  ReminderJobsCollection,
+  tenantKeyOf
+} from "../../src/reminders/Reminders.js"
 import type { Service } from "../../src/services/service.js"
 import { TestClockAt } from "../../src/testing/testClock.js"
 import { at, failure, MONDAY_9, NOW, salon } from "../support/fixtures.js"
@@ -116,7 +122,11 @@ describe("booking reminders", () => {
     )
     expect(repeated).toMatchObject({ code: "validation_failed", errors: [{ path: "reminders.1.offset_minutes" }] })
     const tooMany = await failure(
-      s.services.create({ name: "Trim", duration_minutes: 15, reminders: [5, 6, 7, 8, 9, 10].map((offset_minutes) => ({ offset_minutes })) })
+      s.services.create({
+        name: "Trim",
+        duration_minutes: 15,
+        reminders: [5, 6, 7, 8, 9, 10].map((offset_minutes) => ({ offset_minutes }))
+      })
     )
     expect(tooMany).toMatchObject({ code: "validation_failed", errors: [{ path: "reminders" }] })
     await s.close()
@@ -196,7 +206,9 @@ describe("waking the worker", () => {
       yield* arm("cancelled", booking(NOW_MS + 3_600_000 * 3, "cancelled"))
       yield* arm("its moment passed", booking(NOW_MS + 30 * 60_000))
       // A change that rolls back armed nothing.
-      yield* Effect.either(storage.transaction(Effect.zipRight(arming.arm(booking(NOW_MS + 3_600_000 * 5), { service }), Effect.fail("undo"))))
+      yield* Effect.either(
+        storage.transaction(Effect.zipRight(arming.arm(booking(NOW_MS + 3_600_000 * 5), { service }), Effect.fail("undo")))
+      )
       seen.push(["rolled back", wakes])
       off()
       yield* arm("after unsubscribing", booking(NOW_MS + 3_600_000 * 6))

@@ -25,7 +25,14 @@ const setup = async (zone: string, service: Record<string, unknown> = {}, now = 
   const s = await createTestScheduling({ now })
   const staff = await s.staff.create({ name: "Ana", time_zone: "UTC" })
   // The rule's zone, not the staff member's, is the series' default.
-  await s.availability.create({ staff_id: staff.id, type: "weekly", weekdays: [1, 2, 3, 4, 5, 6, 7], start_time: "00:00", end_time: "24:00", time_zone: zone })
+  await s.availability.create({
+    staff_id: staff.id,
+    type: "weekly",
+    weekdays: [1, 2, 3, 4, 5, 6, 7],
+    start_time: "00:00",
+    end_time: "24:00",
+    time_zone: zone
+  })
   const created = await s.services.create({ name: "Lesson", duration_minutes: 60, staff_ids: [staff.id], max_occurrences: 52, ...service })
   const client = await s.clients.create({ name: "Bo" })
   return { s, staffId: staff.id, serviceId: created.id, clientId: client.id }
@@ -83,7 +90,10 @@ describe("a weekly series across DST", () => {
 
   it("an explicit time_zone wins over the staff member's", async () => {
     const x = await setup("Europe/Berlin")
-    const series = await x.s.bookingSeries.create({ ...request(x, "2027-03-08T14:00:00Z", "FREQ=WEEKLY;COUNT=2"), recurrence: { rule: "FREQ=WEEKLY;COUNT=2", time_zone: "america/new_york" } })
+    const series = await x.s.bookingSeries.create({
+      ...request(x, "2027-03-08T14:00:00Z", "FREQ=WEEKLY;COUNT=2"),
+      recurrence: { rule: "FREQ=WEEKLY;COUNT=2", time_zone: "america/new_york" }
+    })
     expect(series.time_zone).toBe("America/New_York")
     // 09:00 EST, then 09:00 EDT after 2027-03-14.
     expect(series.occurrences.map((b) => b.start)).toEqual(["2027-03-08T14:00:00Z", "2027-03-15T13:00:00Z"])
@@ -151,7 +161,11 @@ describe("conflicts", () => {
     const service = await s.services.create({ name: "L", duration_minutes: 60, staff_ids: [staff.id], max_occurrences: 10 })
     // Friday, Saturday, Sunday, Monday: the weekend is closed.
     const series = await s.bookingSeries.create({
-      service_id: service.id, client: { name: "C" }, start: "2027-02-05T09:00:00Z", recurrence: { rule: "FREQ=DAILY;COUNT=4" }, on_conflict: "skip"
+      service_id: service.id,
+      client: { name: "C" },
+      start: "2027-02-05T09:00:00Z",
+      recurrence: { rule: "FREQ=DAILY;COUNT=4" },
+      on_conflict: "skip"
     })
     expect(series.staff_id).toBe(staff.id)
     expect(series.occurrences.map((b) => b.start)).toEqual(["2027-02-05T09:00:00Z", "2027-02-08T09:00:00Z"])
@@ -188,14 +202,23 @@ describe("the rule and the service's limit", () => {
   it("UNTIL bounds the series, inclusive of its date", async () => {
     const x = await setup("Europe/Berlin")
     const series = await x.s.bookingSeries.create(request(x, "2027-02-01T08:00:00Z", "FREQ=WEEKLY;BYDAY=MO,TH;UNTIL=20270215"))
-    expect(series.occurrences.map((b) => localDate(b.start, "Europe/Berlin"))).toEqual(["2027-02-01", "2027-02-04", "2027-02-08", "2027-02-11", "2027-02-15"])
+    expect(series.occurrences.map((b) => localDate(b.start, "Europe/Berlin"))).toEqual([
+      "2027-02-01",
+      "2027-02-04",
+      "2027-02-08",
+      "2027-02-11",
+      "2027-02-15"
+    ])
   })
 
   it("a start that is not the rule's first occurrence is refused", async () => {
     const x = await setup("UTC")
     // 2027-02-01 is a Monday.
     const f = await failure(x.s.bookingSeries.create(request(x, "2027-02-01T09:00:00Z", "FREQ=WEEKLY;BYDAY=TU;COUNT=2")))
-    expect(f).toMatchObject({ code: "validation_failed", errors: [{ path: "start", message: expect.stringContaining("first occurrence") }] })
+    expect(f).toMatchObject({
+      code: "validation_failed",
+      errors: [{ path: "start", message: expect.stringContaining("first occurrence") }]
+    })
   })
 
   it("max_occurrences: 0 (the default) refuses repeats; more occurrences than it allows are refused", async () => {
@@ -206,17 +229,32 @@ describe("the rule and the service's limit", () => {
     expect(plain.max_occurrences).toBe(0)
     await x.s.services.update(x.serviceId, { max_occurrences: 3 })
     const many = await failure(x.s.bookingSeries.create(request(x, "2027-02-01T09:00:00Z", "FREQ=DAILY;COUNT=4")))
-    expect(many).toMatchObject({ code: "validation_failed", errors: [{ path: "recurrence.rule", message: expect.stringContaining("more than 3") }] })
+    expect(many).toMatchObject({
+      code: "validation_failed",
+      errors: [{ path: "recurrence.rule", message: expect.stringContaining("more than 3") }]
+    })
     expect((await x.s.bookingSeries.create(request(x, "2027-02-01T09:00:00Z", "FREQ=DAILY;COUNT=3"))).occurrences).toHaveLength(3)
     expect(await failure(x.s.services.update(x.serviceId, { max_occurrences: 53 }))).toMatchObject({ code: "validation_failed" })
   })
 
   it("a single create refuses recurrence; on_conflict needs recurrence", async () => {
     const x = await setup("UTC")
-    expect(await failure(x.s.bookings.create(request(x, "2027-02-01T09:00:00Z", "FREQ=DAILY;COUNT=2")))).toMatchObject({ code: "validation_failed" })
-    const f = await failure(x.s.bookings.create({ service_id: x.serviceId, staff_id: x.staffId, client_id: x.clientId, start: "2027-02-01T09:00:00Z", on_conflict: "skip" }))
+    expect(await failure(x.s.bookings.create(request(x, "2027-02-01T09:00:00Z", "FREQ=DAILY;COUNT=2")))).toMatchObject({
+      code: "validation_failed"
+    })
+    const f = await failure(
+      x.s.bookings.create({
+        service_id: x.serviceId,
+        staff_id: x.staffId,
+        client_id: x.clientId,
+        start: "2027-02-01T09:00:00Z",
+        on_conflict: "skip"
+      })
+    )
     expect(f).toMatchObject({ code: "validation_failed", errors: [{ path: "on_conflict" }] })
-    const held = await failure(x.s.bookingSeries.create(request(x, "2027-02-01T09:00:00Z", "FREQ=DAILY;COUNT=2", { hold_id: "hld_01JQ4Z8X9V3K7M2N5P6R8T0W1Y" })))
+    const held = await failure(
+      x.s.bookingSeries.create(request(x, "2027-02-01T09:00:00Z", "FREQ=DAILY;COUNT=2", { hold_id: "hld_01JQ4Z8X9V3K7M2N5P6R8T0W1Y" }))
+    )
     expect(held).toMatchObject({ code: "validation_failed", errors: [{ path: "hold_id" }] })
   })
 
@@ -224,10 +262,23 @@ describe("the rule and the service's limit", () => {
     const s = await createTestScheduling({ now: "2027-01-04T00:00:00Z" })
     const staff = await s.staff.create({ name: "Ana", time_zone: "America/New_York" })
     for (const date of ["2027-03-08", "2027-03-15"]) {
-      await s.availability.create({ staff_id: staff.id, type: "date", date, start_time: "08:00", end_time: "12:00", time_zone: "America/New_York" })
+      await s.availability.create({
+        staff_id: staff.id,
+        type: "date",
+        date,
+        start_time: "08:00",
+        end_time: "12:00",
+        time_zone: "America/New_York"
+      })
     }
     const service = await s.services.create({ name: "L", duration_minutes: 60, staff_ids: [staff.id], max_occurrences: 2 })
-    const series = await s.bookingSeries.create({ service_id: service.id, staff_id: staff.id, client: { name: "C" }, start: "2027-03-08T14:00:00Z", recurrence: { rule: "FREQ=WEEKLY;COUNT=2" } })
+    const series = await s.bookingSeries.create({
+      service_id: service.id,
+      staff_id: staff.id,
+      client: { name: "C" },
+      start: "2027-03-08T14:00:00Z",
+      recurrence: { rule: "FREQ=WEEKLY;COUNT=2" }
+    })
     expect(series.time_zone).toBe("America/New_York")
     expect(series.occurrences.map((b) => b.start)).toEqual(["2027-03-08T14:00:00Z", "2027-03-15T13:00:00Z"])
   })
@@ -271,11 +322,17 @@ describe("after booking", () => {
     expect(first).toMatchObject({ object: "list", has_more: true })
     expect(first.data).toEqual([await x.s.bookingSeries.get(a.id)])
     expect(first.data[0]!.occurrences.map((o) => o.status)).toEqual(["cancelled", "cancelled"])
-    expect(await x.s.bookingSeries.list({ limit: 1, cursor: first.next_cursor! })).toEqual({ object: "list", data: [b], has_more: false, next_cursor: null })
+    expect(await x.s.bookingSeries.list({ limit: 1, cursor: first.next_cursor! })).toEqual({
+      object: "list",
+      data: [b],
+      has_more: false,
+      next_cursor: null
+    })
     expect((await x.s.bookingSeries.list({ client_id: other.id })).data.map((s) => s.id)).toEqual([b.id])
     expect((await x.s.bookingSeries.list({ staff_id: x.staffId, service_id: x.serviceId })).data.map((s) => s.id)).toEqual([a.id, b.id])
     expect(await failure(x.s.bookingSeries.list({ limit: 1, cursor: first.next_cursor!, client_id: other.id }))).toMatchObject({
-      code: "bad_request", errors: [{ path: "cursor" }]
+      code: "bad_request",
+      errors: [{ path: "cursor" }]
     })
     expect(await failure(x.s.bookingSeries.list({ staff_id: "cli_1" }))).toMatchObject({ errors: [{ path: "staff_id" }] })
   })
@@ -283,7 +340,12 @@ describe("after booking", () => {
   it("an unknown series is not_found; a single booking has series_id null", async () => {
     const x = await setup("UTC")
     expect(await failure(x.s.bookingSeries.get("ser_01JQ4Z8X9V3K7M2N5P6R8T0W1Y"))).toMatchObject({ code: "not_found" })
-    const one = await x.s.bookings.create({ service_id: x.serviceId, staff_id: x.staffId, client_id: x.clientId, start: "2027-02-01T09:00:00Z" })
+    const one = await x.s.bookings.create({
+      service_id: x.serviceId,
+      staff_id: x.staffId,
+      client_id: x.clientId,
+      start: "2027-02-01T09:00:00Z"
+    })
     expect(one.series_id).toBeNull()
   })
 })
@@ -304,7 +366,13 @@ describe("team services", () => {
     const staffIds: Array<string> = []
     for (let i = 0; i < size; i++) {
       const member = await s.staff.create({ name: `Member ${i + 1}`, time_zone: "UTC" })
-      await s.availability.create({ staff_id: member.id, type: "weekly", weekdays: [1, 2, 3, 4, 5, 6, 7], start_time: "00:00", end_time: "24:00" })
+      await s.availability.create({
+        staff_id: member.id,
+        type: "weekly",
+        weekdays: [1, 2, 3, 4, 5, 6, 7],
+        start_time: "00:00",
+        end_time: "24:00"
+      })
       staffIds.push(member.id)
     }
     const created = await s.services.create({ name: "Class", duration_minutes: 60, staff_ids: staffIds, max_occurrences: 52, ...service })
@@ -318,16 +386,23 @@ describe("team services", () => {
     t.s.bookings.create({ service_id: t.soloServiceId, staff_id: staffId, client_id: t.clientId, start })
 
   const weeklyFrom = (t: Team, start: string, count: number, extra: Record<string, unknown> = {}) =>
-    t.s.bookingSeries.create({ service_id: t.serviceId, client_id: t.clientId, start, recurrence: { rule: `FREQ=WEEKLY;COUNT=${count}` }, ...extra })
+    t.s.bookingSeries.create({
+      service_id: t.serviceId,
+      client_id: t.clientId,
+      start,
+      recurrence: { rule: `FREQ=WEEKLY;COUNT=${count}` },
+      ...extra
+    })
 
   const WEEKS = ["2027-02-01T09:00:00Z", "2027-02-08T09:00:00Z", "2027-02-15T09:00:00Z", "2027-02-22T09:00:00Z"]
 
   /** The refusal of a series, with the blocked occurrences it lists. */
-  const refusal = (promise: Promise<unknown>) =>
-    promise.then(() => expect.fail("the series was booked"), (e: SeriesUnavailableError) => e)
+  const refusal = (promise: Promise<unknown>) => promise.then(() => expect.fail("the series was booked"), (e: SeriesUnavailableError) => e)
 
   const slotStarts = async (t: Team, day: string) =>
-    (await t.s.availability.slots({ service_id: t.serviceId, start: `${day}T08:00:00Z`, end: `${day}T11:00:00Z` })).data.map((slot) => slot.start)
+    (await t.s.availability.slots({ service_id: t.serviceId, start: `${day}T08:00:00Z`, end: `${day}T11:00:00Z` })).data.map((slot) =>
+      slot.start
+    )
 
   describe("collective", () => {
     it("every occurrence books every member, and occupies each of them", async () => {
@@ -341,11 +416,15 @@ describe("team services", () => {
       }
       // The third member is taken by the series at its second occurrence, though not its staff_id.
       const taken = await failure(busy(t, t.staffIds[2]!, WEEKS[1]!))
-      expect(taken).toMatchObject({ code: "slot_unavailable", reasons: [expect.objectContaining({ code: "booking_overlap", booking_id: series.occurrences[1]!.id })] })
+      expect(taken).toMatchObject({
+        code: "slot_unavailable",
+        reasons: [expect.objectContaining({ code: "booking_overlap", booking_id: series.occurrences[1]!.id })]
+      })
       // Naming a member is allowed (everyone attends); naming someone else is not.
       const outsider = await t.s.staff.create({ name: "Out", time_zone: "UTC" })
       expect(await failure(weeklyFrom(t, "2027-03-01T09:00:00Z", 2, { staff_id: outsider.id }))).toMatchObject({
-        code: "invalid_reference", errors: [{ path: "staff_id" }]
+        code: "invalid_reference",
+        errors: [{ path: "staff_id" }]
       })
       const named = await weeklyFrom(t, "2027-03-01T09:00:00Z", 2, { staff_id: t.staffIds[1] })
       expect(named.occurrences.map((b) => b.staff_ids)).toEqual([t.staffIds, t.staffIds])

@@ -33,7 +33,12 @@ const ALLOWED: Record<BookingStatus, Partial<Record<Action, { to: BookingStatus;
 const bookingIn = async (status: BookingStatus, afterStart: boolean) => {
   const fixture = await salon({ requires_confirmation: status === "pending" })
   const { s } = fixture
-  const booking = await s.bookings.create({ service_id: fixture.serviceId, staff_id: fixture.staffId, client_id: fixture.clientId, start: MONDAY_9 })
+  const booking = await s.bookings.create({
+    service_id: fixture.serviceId,
+    staff_id: fixture.staffId,
+    client_id: fixture.clientId,
+    start: MONDAY_9
+  })
   expect(booking.status).toBe(status === "pending" ? "pending" : "confirmed")
   if (status === "cancelled") await s.bookings.cancel(booking.id, { reason: "ill" })
   if (status === "completed" || status === "no_show") {

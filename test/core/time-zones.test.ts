@@ -13,10 +13,21 @@ describe("time zones in any case", () => {
     const bo = await s.clients.create({ name: "Bo", time_zone: "asia/kolkata" })
     expect(bo.time_zone).toBe("Asia/Kolkata")
     const rule = await s.availability.create({
-      staff_id: ana.id, type: "weekly", weekdays: [1], start_time: "09:00", end_time: "10:00", time_zone: "europe/lisbon"
+      staff_id: ana.id,
+      type: "weekly",
+      weekdays: [1],
+      start_time: "09:00",
+      end_time: "10:00",
+      time_zone: "europe/lisbon"
     })
     expect(rule.time_zone).toBe("Europe/Lisbon")
-    const inherited = await s.availability.create({ staff_id: ana.id, type: "weekly", weekdays: [2], start_time: "09:00", end_time: "10:00" })
+    const inherited = await s.availability.create({
+      staff_id: ana.id,
+      type: "weekly",
+      weekdays: [2],
+      start_time: "09:00",
+      end_time: "10:00"
+    })
     expect(inherited.time_zone).toBe("America/New_York")
     expect(await failure(s.staff.create({ name: "X", time_zone: "europe/atlantis" }))).toMatchObject({
       code: "validation_failed",
@@ -34,6 +45,9 @@ describe("time zones in any case", () => {
     const canonical = await s.availability.slots({ ...query, time_zone: "Pacific/Auckland" })
     expect(lower).toEqual(canonical)
     // 09:00 in Berlin on Monday is already Monday evening in Auckland (UTC+13).
-    expect(lower.days).toEqual([{ date: "2027-03-29", slots: [{ start: MONDAY_9, end: "2027-03-29T08:00:00Z", staff_id: ana.id, staff_ids: [ana.id], remaining: 1 }] }])
+    expect(lower.days).toEqual([{
+      date: "2027-03-29",
+      slots: [{ start: MONDAY_9, end: "2027-03-29T08:00:00Z", staff_id: ana.id, staff_ids: [ana.id], remaining: 1 }]
+    }])
   })
 })

@@ -33,7 +33,13 @@ const fresh = <A, E>(effect: Effect.Effect<A, E, Layer.Layer.Success<typeof Core
 const salon = (service: { readonly requires_confirmation?: boolean; readonly capacity?: number } = {}) =>
   Effect.gen(function*() {
     const staff = yield* (yield* Staff).create({ name: "Ana", time_zone: "Europe/Berlin" })
-    yield* (yield* Availability).create({ staff_id: staff.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "09:00", end_time: "17:00" })
+    yield* (yield* Availability).create({
+      staff_id: staff.id,
+      type: "weekly",
+      weekdays: [1, 2, 3, 4, 5],
+      start_time: "09:00",
+      end_time: "17:00"
+    })
     const haircut = yield* (yield* Services).create({ name: "Haircut", duration_minutes: 30, staff_ids: [staff.id], ...service })
     const client = yield* (yield* Clients).create({ name: "Bo", email: "bo@example.com" })
     return { staffId: staff.id, serviceId: haircut.id, clientId: client.id }
@@ -73,7 +79,13 @@ describe("Bookings", () => {
   it.effect("refuses a start inside the notice period, as the clock reads it", () =>
     fresh(Effect.gen(function*() {
       const staff = yield* (yield* Staff).create({ name: "Ana", time_zone: "UTC" })
-      yield* (yield* Availability).create({ staff_id: staff.id, type: "weekly", weekdays: [1, 2, 3, 4, 5, 6, 7], start_time: "00:00", end_time: "23:59" })
+      yield* (yield* Availability).create({
+        staff_id: staff.id,
+        type: "weekly",
+        weekdays: [1, 2, 3, 4, 5, 6, 7],
+        start_time: "00:00",
+        end_time: "23:59"
+      })
       const svc = yield* (yield* Services).create({ name: "Call", duration_minutes: 30, staff_ids: [staff.id], min_notice_minutes: 120 })
       const client = yield* (yield* Clients).create({ name: "Bo" })
       const inOneHour = { service_id: svc.id, staff_id: staff.id, client_id: client.id, start: "2027-03-26T09:00:00Z" }
@@ -136,9 +148,13 @@ describe("Availability.slots", () => {
     fresh(Effect.gen(function*() {
       const { serviceId } = yield* salon()
       const availability = yield* Availability
-      const long = yield* Effect.flip(availability.slots({ service_id: serviceId, start: "2027-03-29T00:00:00Z", end: "2027-06-29T00:00:00Z" }))
+      const long = yield* Effect.flip(
+        availability.slots({ service_id: serviceId, start: "2027-03-29T00:00:00Z", end: "2027-06-29T00:00:00Z" })
+      )
       expect(long).toMatchObject({ _tag: "ValidationFailed", errors: [{ path: "end" }] })
-      const backwards = yield* Effect.flip(availability.slots({ service_id: serviceId, start: "2027-03-29T00:00:00Z", end: "2027-03-28T00:00:00Z" }))
+      const backwards = yield* Effect.flip(
+        availability.slots({ service_id: serviceId, start: "2027-03-29T00:00:00Z", end: "2027-03-28T00:00:00Z" })
+      )
       expect(backwards._tag).toBe("ValidationFailed")
     })))
 })
@@ -170,7 +186,12 @@ describe("Clients", () => {
         const { clientId } = yield* salon()
         const services = (yield* (yield* Services).list()).data
         const staffId = services[0]!.staff_ids[0]!
-        const booking = yield* (yield* Bookings).create({ service_id: services[0]!.id, staff_id: staffId, client_id: clientId, start: MONDAY_9 })
+        const booking = yield* (yield* Bookings).create({
+          service_id: services[0]!.id,
+          staff_id: staffId,
+          client_id: clientId,
+          start: MONDAY_9
+        })
         const clients = yield* Clients
         expect((yield* Effect.flip(clients.delete(clientId)))._tag).toBe("ResourceInUse")
         yield* (yield* Bookings).cancel(booking.id)

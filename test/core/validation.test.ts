@@ -24,14 +24,18 @@ describe("validation", () => {
   it("refuses a NUL character or an unpaired surrogate in any string of an input, metadata keys too, naming each field", async () => {
     const { s, staffId } = await salon()
     const clientsBefore = (await s.clients.list()).data.length
-    const error = await failure(s.clients.create({ name: "B\u0000b", email: "bob@example.com", notes: "fine", metadata: { tag: "x\u0000", ["k\u0000"]: "v" } }))
+    const error = await failure(
+      s.clients.create({ name: "B\u0000b", email: "bob@example.com", notes: "fine", metadata: { tag: "x\u0000", ["k\u0000"]: "v" } })
+    )
     expect(error).toMatchObject({ code: "validation_failed", status: 422 })
     expect(error.errors).toEqual([
       { path: "name", message: "must not contain a NUL character or an unpaired surrogate" },
       { path: "metadata.tag", message: "must not contain a NUL character or an unpaired surrogate" },
       { path: "metadata", message: "must not have a key that contains a NUL character or an unpaired surrogate" }
     ])
-    expect(await failure(s.staff.update(staffId, { name: "A\u0000" }))).toMatchObject({ errors: [{ path: "name", message: "must not contain a NUL character or an unpaired surrogate" }] })
+    expect(await failure(s.staff.update(staffId, { name: "A\u0000" }))).toMatchObject({
+      errors: [{ path: "name", message: "must not contain a NUL character or an unpaired surrogate" }]
+    })
     expect(await failure(s.clients.list({ email: "\u0000" }))).toMatchObject({ errors: [{ path: "email" }] })
     // An unpaired surrogate (JSON's "\ud800") is refused alike, in the same words.
     expect(await failure(s.clients.create({ name: "B\ud800b" }))).toMatchObject({
@@ -45,11 +49,24 @@ describe("validation", () => {
 
   it("checks zones, dates, times and instants for real, not by shape", async () => {
     const { s, staffId } = await salon()
-    const bad = await failure(s.availability.create({ staff_id: staffId, type: "date", date: "2027-02-30", start_time: "25:00", end_time: "09:00", time_zone: "Mars/Olympus" }))
+    const bad = await failure(
+      s.availability.create({
+        staff_id: staffId,
+        type: "date",
+        date: "2027-02-30",
+        start_time: "25:00",
+        end_time: "09:00",
+        time_zone: "Mars/Olympus"
+      })
+    )
     expect((bad.errors as Array<{ path: string }>).map((e) => e.path).sort()).toEqual(["date", "start_time", "time_zone"])
-    const order = await failure(s.availability.create({ staff_id: staffId, type: "weekly", weekdays: [1, 1, 8], start_time: "17:00", end_time: "09:00" }))
+    const order = await failure(
+      s.availability.create({ staff_id: staffId, type: "weekly", weekdays: [1, 1, 8], start_time: "17:00", end_time: "09:00" })
+    )
     expect((order.errors as Array<{ path: string }>).map((e) => e.path)).toContain("weekdays.2")
-    const backwards = await failure(s.availability.create({ staff_id: staffId, type: "weekly", weekdays: [1], start_time: "17:00", end_time: "09:00" }))
+    const backwards = await failure(
+      s.availability.create({ staff_id: staffId, type: "weekly", weekdays: [1], start_time: "17:00", end_time: "09:00" })
+    )
     expect(backwards.errors).toEqual([{ path: "end_time", message: "must be later than start_time" }])
     expect(await failure(s.staff.create({ name: "X", time_zone: "Europe/Berlinn" }))).toMatchObject({ errors: [{ path: "time_zone" }] })
     expect(await failure(s.bookings.list({ start_from: "2027-13-01T00:00:00Z" }))).toMatchObject({ errors: [{ path: "start_from" }] })
@@ -57,8 +74,16 @@ describe("validation", () => {
 
   it("refuses fields that do not belong to a rule's type on update", async () => {
     const { s, staffId } = await salon()
-    const rule = await s.availability.create({ staff_id: staffId, type: "blocked", start: "2027-03-29T10:00:00Z", end: "2027-03-29T11:00:00Z" })
-    expect(await failure(s.availability.update(rule.id, { weekdays: [1] }))).toMatchObject({ code: "validation_failed", errors: [{ path: "weekdays" }] })
+    const rule = await s.availability.create({
+      staff_id: staffId,
+      type: "blocked",
+      start: "2027-03-29T10:00:00Z",
+      end: "2027-03-29T11:00:00Z"
+    })
+    expect(await failure(s.availability.update(rule.id, { weekdays: [1] }))).toMatchObject({
+      code: "validation_failed",
+      errors: [{ path: "weekdays" }]
+    })
     expect(await failure(s.availability.update(rule.id, { end: "2027-03-29T09:00:00Z" }))).toMatchObject({ errors: [{ path: "end" }] })
     const updated = await s.availability.update(rule.id, { end: "2027-03-29T12:00:00Z" })
     expect(updated).toMatchObject({ type: "blocked", end: "2027-03-29T12:00:00Z", time_zone: "Europe/Berlin" })
@@ -86,8 +111,16 @@ describe("validation", () => {
 
   it("answers unknown ids with not_found and malformed cursors with bad_request", async () => {
     const s = await createTestScheduling({ now: NOW })
-    expect(await failure(s.bookings.get("bkg_00000000000000000000000000"))).toMatchObject({ code: "not_found", status: 404, name: "NotFoundError" })
-    expect(await failure(s.clients.list({ cursor: "garbage" }))).toMatchObject({ code: "bad_request", status: 400, errors: [{ path: "cursor" }] })
+    expect(await failure(s.bookings.get("bkg_00000000000000000000000000"))).toMatchObject({
+      code: "not_found",
+      status: 404,
+      name: "NotFoundError"
+    })
+    expect(await failure(s.clients.list({ cursor: "garbage" }))).toMatchObject({
+      code: "bad_request",
+      status: 400,
+      errors: [{ path: "cursor" }]
+    })
     expect(await failure(s.clients.list({ limit: 101 }))).toMatchObject({ code: "validation_failed", errors: [{ path: "limit" }] })
   })
 
@@ -103,7 +136,11 @@ describe("validation", () => {
     expect(await messages(s.staff.create({ name: "Ana", time_zone: "Mars/Olympus" }))).toEqual([
       { path: "time_zone", message: "must be an IANA time zone such as Europe/Berlin" }
     ])
-    expect(await messages(s.services.create({ name: "Cut", duration_minutes: 30.5, price: { amount: -5, currency: "EUR" }, active: "yes" } as any))).toEqual([
+    expect(
+      await messages(
+        s.services.create({ name: "Cut", duration_minutes: 30.5, price: { amount: -5, currency: "EUR" }, active: "yes" } as any)
+      )
+    ).toEqual([
       { path: "duration_minutes", message: "must be a whole number from 1 to 1440" },
       { path: "price.amount", message: "must be a non-negative integer in minor units, such as 1999 for 19.99" },
       { path: "active", message: "must be true or false" }
@@ -114,10 +151,11 @@ describe("validation", () => {
     expect(await messages(s.availability.create({ staff_id: staffId, type: "monthly" } as any))).toEqual([
       { path: "type", message: "must be one of weekly, date, blocked" }
     ])
-    expect(await messages(s.availability.create({ staff_id: staffId, type: "weekly", weekdays: [1, 8], start_time: "09:00" } as any))).toEqual([
-      { path: "weekdays.1", message: "must be a weekday from 1 (Monday) to 7 (Sunday)" },
-      { path: "end_time", message: "is required" }
-    ])
+    expect(await messages(s.availability.create({ staff_id: staffId, type: "weekly", weekdays: [1, 8], start_time: "09:00" } as any)))
+      .toEqual([
+        { path: "weekdays.1", message: "must be a weekday from 1 (Monday) to 7 (Sunday)" },
+        { path: "end_time", message: "is required" }
+      ])
     // A filter that takes one value or a list: one entry, not one per branch.
     expect(await messages(s.bookings.list({ status: "bogus" } as any))).toEqual([
       { path: "status", message: "must be one of pending, confirmed, cancelled, completed, no_show, or a list of them" }

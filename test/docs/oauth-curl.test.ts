@@ -96,7 +96,8 @@ describe("docs/oauth.md curl sign-in", () => {
       const exchanged = await fetch(`${url}/oauth/token`, {
         method: "POST",
         headers: { authorization: basic, "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: REDIRECT_URI, code_verifier: verifier }).toString()
+        body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: REDIRECT_URI, code_verifier: verifier })
+          .toString()
       })
       expect(exchanged.status, `run ${run}`).toBe(200)
       const tokens = await exchanged.json() as { access_token: string; scope: string }

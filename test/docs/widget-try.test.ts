@@ -108,7 +108,7 @@ describe("README: try the widget", () => {
     if (await heading.textContent() === "Choose who") await widget.locator("button[data-staff]").first().click()
     await poll(() => heading.textContent()).toBe("Pick a date and time")
     // Late in a month its remaining days may all be taken: the next month has free times.
-    if (await widget.locator("button[data-start]").count() === 0) await widget.locator('button[data-focus="next"]').click()
+    if (await widget.locator("button[data-start]").count() === 0) await widget.locator("button[data-focus=\"next\"]").click()
     await poll(() => widget.locator("button[data-start]").count()).toBeGreaterThan(0)
     await page.close()
   }, 120_000)

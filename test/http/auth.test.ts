@@ -22,8 +22,14 @@ const newAccount = async (body: Record<string, unknown> = {}) =>
 /** Every resource of a tenant, with ids for every route. */
 const populate = async (api: Client) => {
   const s = await seed(api, { price: { amount: 1000, currency: "EUR" } })
-  const booking = expectStatus(await api.post("/v1/bookings", { service_id: s.service.id, staff_id: s.staff.id, client_id: s.client.id, start: MONDAY_9 }), 201)
-  const hold = expectStatus(await api.post("/v1/availability/holds", { service_id: s.service.id, staff_id: s.staff.id, start: "2027-03-29T10:00:00Z" }), 201)
+  const booking = expectStatus(
+    await api.post("/v1/bookings", { service_id: s.service.id, staff_id: s.staff.id, client_id: s.client.id, start: MONDAY_9 }),
+    201
+  )
+  const hold = expectStatus(
+    await api.post("/v1/availability/holds", { service_id: s.service.id, staff_id: s.staff.id, start: "2027-03-29T10:00:00Z" }),
+    201
+  )
   const key = expectStatus(await api.post("/v1/api-keys", { name: "extra", type: "secret" }), 201)
   return { ...s, booking, hold, key }
 }
@@ -65,9 +71,26 @@ const expectInvisible = async (viewer: Client, r: Awaited<ReturnType<typeof popu
     expect(`${method} ${path} → ${reply.status} ${reply.json?.code}`).toBe(`${method} ${path} → 404 not_found`)
   }
   // References to the other tenant's resources are unknown references; lists never show them.
-  expectProblem(await viewer.post("/v1/bookings", { service_id: r.service.id, client_id: r.client.id, start: MONDAY_9 }), 422, "invalid_reference")
-  expectProblem(await viewer.get(`/v1/availability/slots?service_id=${r.service.id}&start=2027-03-29T00:00:00Z&end=2027-03-30T00:00:00Z`), 422, "invalid_reference")
-  for (const [path, id] of [["/v1/services", r.service.id], ["/v1/staff", r.staff.id], ["/v1/clients", r.client.id], ["/v1/availability", r.rule.id], ["/v1/bookings", r.booking.id], ["/v1/api-keys", r.key.id]] as const) {
+  expectProblem(
+    await viewer.post("/v1/bookings", { service_id: r.service.id, client_id: r.client.id, start: MONDAY_9 }),
+    422,
+    "invalid_reference"
+  )
+  expectProblem(
+    await viewer.get(`/v1/availability/slots?service_id=${r.service.id}&start=2027-03-29T00:00:00Z&end=2027-03-30T00:00:00Z`),
+    422,
+    "invalid_reference"
+  )
+  for (
+    const [path, id] of [
+      ["/v1/services", r.service.id],
+      ["/v1/staff", r.staff.id],
+      ["/v1/clients", r.client.id],
+      ["/v1/availability", r.rule.id],
+      ["/v1/bookings", r.booking.id],
+      ["/v1/api-keys", r.key.id]
+    ] as const
+  ) {
     const list = expectStatus(await viewer.get(`${path}?limit=100`), 200)
     expect(list.data.map((x: any) => x.id)).not.toContain(id)
   }
@@ -101,7 +124,11 @@ describe("tenant isolation", () => {
 
 describe("authentication", () => {
   it("missing, malformed, unknown and revoked credentials are 401 with WWW-Authenticate: Bearer", async () => {
-    for (const headers of [{}, { authorization: "Basic abc" }, { authorization: "Bearer " }, { authorization: "Bearer sk_test_unknownunknownunknownunknownun" }, { authorization: "Bearer nonsense" }]) {
+    for (
+      const headers of [{}, { authorization: "Basic abc" }, { authorization: "Bearer " }, {
+        authorization: "Bearer sk_test_unknownunknownunknownunknownun"
+      }, { authorization: "Bearer nonsense" }]
+    ) {
       const reply = await client(server.url).get("/v1/bookings", { headers })
       expectProblem(reply, 401, "unauthorized")
       expect(reply.headers.get("www-authenticate")).toMatch(/^Bearer/)
@@ -173,10 +200,17 @@ describe("scopes", () => {
 
   it("a key with a scope can do exactly that", async () => {
     const s = await seed(a)
-    const reader = client(server.url, expectStatus(await a.post("/v1/api-keys", { name: "reader", type: "secret", scopes: ["bookings:read", "services:read"] }), 201).secret)
+    const reader = client(
+      server.url,
+      expectStatus(await a.post("/v1/api-keys", { name: "reader", type: "secret", scopes: ["bookings:read", "services:read"] }), 201).secret
+    )
     expectStatus(await reader.get("/v1/bookings"), 200)
     expectStatus(await reader.get(`/v1/services/${s.service.id}`), 200)
-    expectProblem(await reader.post("/v1/bookings", { service_id: s.service.id, client_id: s.client.id, start: MONDAY_9 }), 403, "forbidden")
+    expectProblem(
+      await reader.post("/v1/bookings", { service_id: s.service.id, client_id: s.client.id, start: MONDAY_9 }),
+      403,
+      "forbidden"
+    )
     expectProblem(await reader.patch(`/v1/services/${s.service.id}`, { name: "x" }), 403, "forbidden")
     expectProblem(await reader.get("/v1/clients"), 403, "forbidden")
     expectProblem(await reader.get("/v1/api-keys"), 403, "forbidden")
@@ -197,20 +231,36 @@ describe("publishable keys", () => {
     expect(services.headers.get("access-control-allow-origin")).toBe(ORIGIN)
     expect(services.headers.get("access-control-expose-headers")).toContain("x-ratelimit-remaining")
     expectStatus(await widget.get(`/v1/staff/${s.staff.id}`, from), 200)
-    expectStatus(await widget.get(`/v1/availability/slots?service_id=${s.service.id}&start=2027-03-29T00:00:00Z&end=2027-03-30T00:00:00Z`, from), 200)
-    const hold = expectStatus(await widget.post("/v1/availability/holds", { service_id: s.service.id, staff_id: s.staff.id, start: MONDAY_9 }, from), 201)
-    const booking = expectStatus(await widget.post("/v1/bookings", { service_id: s.service.id, start: MONDAY_9, hold_id: hold.id, client: { name: "Web", email: "web@example.com" } }, from), 201)
+    expectStatus(
+      await widget.get(`/v1/availability/slots?service_id=${s.service.id}&start=2027-03-29T00:00:00Z&end=2027-03-30T00:00:00Z`, from),
+      200
+    )
+    const hold = expectStatus(
+      await widget.post("/v1/availability/holds", { service_id: s.service.id, staff_id: s.staff.id, start: MONDAY_9 }, from),
+      201
+    )
+    const booking = expectStatus(
+      await widget.post("/v1/bookings", {
+        service_id: s.service.id,
+        start: MONDAY_9,
+        hold_id: hold.id,
+        client: { name: "Web", email: "web@example.com" }
+      }, from),
+      201
+    )
 
-    for (const [method, path, body] of [
-      ["GET", "/v1/bookings"],
-      ["GET", `/v1/bookings/${booking.id}`],
-      ["POST", `/v1/bookings/${booking.id}/cancel`, {}],
-      ["GET", "/v1/clients"],
-      ["POST", "/v1/services", { name: "x", duration_minutes: 10 }],
-      ["GET", "/v1/availability/explain"],
-      ["GET", "/v1/account"],
-      ["GET", "/v1/api-keys"]
-    ] as Array<[string, string, unknown?]>) {
+    for (
+      const [method, path, body] of [
+        ["GET", "/v1/bookings"],
+        ["GET", `/v1/bookings/${booking.id}`],
+        ["POST", `/v1/bookings/${booking.id}/cancel`, {}],
+        ["GET", "/v1/clients"],
+        ["POST", "/v1/services", { name: "x", duration_minutes: 10 }],
+        ["GET", "/v1/availability/explain"],
+        ["GET", "/v1/account"],
+        ["GET", "/v1/api-keys"]
+      ] as Array<[string, string, unknown?]>
+    ) {
       expectProblem(await widget.send(method, path, { ...from, ...(body !== undefined ? { body } : {}) }), 403, "forbidden")
     }
     expectProblem(await widget.get("/v1/services"), 403, "forbidden")
@@ -235,7 +285,11 @@ describe("publishable keys", () => {
   it("CORS preflights succeed for allowed origins and are refused for others", async () => {
     await newAccount({ allowed_origins: ["https://widget.example.org"] })
     const ok = await client(server.url).send("OPTIONS", "/v1/bookings", {
-      headers: { origin: "https://widget.example.org", "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type" }
+      headers: {
+        origin: "https://widget.example.org",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization, content-type"
+      }
     })
     expect(ok.status).toBe(204)
     expect(ok.headers.get("access-control-allow-origin")).toBe("https://widget.example.org")

@@ -20,33 +20,138 @@ const bytes = (b: Array<number>): RequestOptions => ({ raw: Uint8Array.from(b), 
 type Case = readonly [name: string, method: string, path: () => string, options: () => RequestOptions, status: number, code?: string]
 
 const cases: ReadonlyArray<Case> = [
-  ["malformed JSON", "POST", () => "/v1/services", () => json('{"name": "Cut", '), 400, "bad_request"],
-  ["trailing garbage", "POST", () => "/v1/services", () => json('{"name":"Cut","duration_minutes":30} x'), 400, "bad_request"],
+  ["malformed JSON", "POST", () => "/v1/services", () => json("{\"name\": \"Cut\", "), 400, "bad_request"],
+  ["trailing garbage", "POST", () => "/v1/services", () => json("{\"name\":\"Cut\",\"duration_minutes\":30} x"), 400, "bad_request"],
   ["JSON array body", "POST", () => "/v1/services", () => json("[1,2]"), 422, "validation_failed"],
   ["JSON null body", "POST", () => "/v1/services", () => json("null"), 422, "validation_failed"],
-  ["JSON string body", "POST", () => "/v1/clients", () => json('"name"'), 422, "validation_failed"],
-  ["wrong types", "POST", () => "/v1/services", () => ({ body: { name: 5, duration_minutes: "30", active: "yes" } }), 422, "validation_failed"],
-  ["huge number", "POST", () => "/v1/services", () => json('{"name":"Cut","duration_minutes":1e308}'), 422, "validation_failed"],
-  ["beyond safe integers", "POST", () => "/v1/services", () => json('{"name":"Cut","duration_minutes":30,"price":{"amount":9007199254740993,"currency":"EUR"}}'), 422, "validation_failed"],
-  ["number overflowing to Infinity", "POST", () => "/v1/services", () => json('{"name":"Cut","duration_minutes":1e400}'), 422, "validation_failed"],
+  ["JSON string body", "POST", () => "/v1/clients", () => json("\"name\""), 422, "validation_failed"],
+  [
+    "wrong types",
+    "POST",
+    () => "/v1/services",
+    () => ({ body: { name: 5, duration_minutes: "30", active: "yes" } }),
+    422,
+    "validation_failed"
+  ],
+  ["huge number", "POST", () => "/v1/services", () => json("{\"name\":\"Cut\",\"duration_minutes\":1e308}"), 422, "validation_failed"],
+  [
+    "beyond safe integers",
+    "POST",
+    () => "/v1/services",
+    () => json("{\"name\":\"Cut\",\"duration_minutes\":30,\"price\":{\"amount\":9007199254740993,\"currency\":\"EUR\"}}"),
+    422,
+    "validation_failed"
+  ],
+  [
+    "number overflowing to Infinity",
+    "POST",
+    () => "/v1/services",
+    () => json("{\"name\":\"Cut\",\"duration_minutes\":1e400}"),
+    422,
+    "validation_failed"
+  ],
   ["negative minutes", "POST", () => "/v1/services", () => ({ body: { name: "Cut", duration_minutes: -30 } }), 422, "validation_failed"],
   ["fractional minutes", "POST", () => "/v1/services", () => ({ body: { name: "Cut", duration_minutes: 30.5 } }), 422, "validation_failed"],
   ["bad time zone", "POST", () => "/v1/staff", () => ({ body: { name: "Ana", time_zone: "Mars/Olympus_Mons" } }), 422, "validation_failed"],
-  ["bad date (Feb 30)", "POST", () => "/v1/availability", () => ({ body: { staff_id: ids.staff, type: "date", date: "2026-02-30", start_time: "09:00", end_time: "10:00" } }), 422, "validation_failed"],
-  ["bad instant (Feb 30)", "POST", () => "/v1/bookings", () => ({ body: { service_id: ids.service, client_id: ids.client, start: "2026-02-30T10:00:00Z" } }), 422, "validation_failed"],
-  ["bad wall-clock time", "POST", () => "/v1/availability", () => ({ body: { staff_id: ids.staff, type: "weekly", weekdays: [8], start_time: "25:00", end_time: "9am" } }), 422, "validation_failed"],
+  [
+    "bad date (Feb 30)",
+    "POST",
+    () => "/v1/availability",
+    () => ({ body: { staff_id: ids.staff, type: "date", date: "2026-02-30", start_time: "09:00", end_time: "10:00" } }),
+    422,
+    "validation_failed"
+  ],
+  [
+    "bad instant (Feb 30)",
+    "POST",
+    () => "/v1/bookings",
+    () => ({ body: { service_id: ids.service, client_id: ids.client, start: "2026-02-30T10:00:00Z" } }),
+    422,
+    "validation_failed"
+  ],
+  [
+    "bad wall-clock time",
+    "POST",
+    () => "/v1/availability",
+    () => ({ body: { staff_id: ids.staff, type: "weekly", weekdays: [8], start_time: "25:00", end_time: "9am" } }),
+    422,
+    "validation_failed"
+  ],
   ["unknown field", "POST", () => "/v1/clients", () => ({ body: { name: "Bob", nickname: "B" } }), 422, "validation_failed"],
-  ["__proto__ field", "POST", () => "/v1/clients", () => json('{"name":"Bob","__proto__":{"admin":true}}'), 422, "validation_failed"],
-  ["unknown nested field", "POST", () => "/v1/bookings", () => ({ body: { service_id: ids.service, start: "2027-03-29T09:00:00Z", client: { name: "Z", age: 3 } } }), 422, "validation_failed"],
-  ["invalid UTF-8", "POST", () => "/v1/clients", () => bytes([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), 400, "bad_request"],
-  ["overlong UTF-8", "POST", () => "/v1/clients", () => bytes([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xc0, 0xaf, 0x22, 0x7d]), 400, "bad_request"],
+  [
+    "__proto__ field",
+    "POST",
+    () => "/v1/clients",
+    () => json("{\"name\":\"Bob\",\"__proto__\":{\"admin\":true}}"),
+    422,
+    "validation_failed"
+  ],
+  [
+    "unknown nested field",
+    "POST",
+    () => "/v1/bookings",
+    () => ({ body: { service_id: ids.service, start: "2027-03-29T09:00:00Z", client: { name: "Z", age: 3 } } }),
+    422,
+    "validation_failed"
+  ],
+  [
+    "invalid UTF-8",
+    "POST",
+    () => "/v1/clients",
+    () => bytes([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
+    400,
+    "bad_request"
+  ],
+  [
+    "overlong UTF-8",
+    "POST",
+    () => "/v1/clients",
+    () => bytes([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xc0, 0xaf, 0x22, 0x7d]),
+    400,
+    "bad_request"
+  ],
   ["deeply nested JSON", "POST", () => "/v1/clients", () => json("[".repeat(100_000) + "]".repeat(100_000)), 400, "bad_request"],
-  ["nested metadata objects", "POST", () => "/v1/clients", () => json(`{"name":"x","metadata":${'{"a":'.repeat(50)}1${"}".repeat(50)}}`), 422, "validation_failed"],
-  ["wrong content type", "POST", () => "/v1/clients", () => ({ raw: '{"name":"Bob"}', headers: { "content-type": "text/plain" } }), 415, "unsupported_media_type"],
-  ["form content type", "POST", () => "/v1/clients", () => ({ raw: "name=Bob", headers: { "content-type": "application/x-www-form-urlencoded" } }), 415, "unsupported_media_type"],
-  ["no content type", "PATCH", () => `/v1/clients/${ids.client}`, () => ({ raw: '{"name":"Bob"}' }), 415, "unsupported_media_type"],
-  ["oversized body", "POST", () => "/v1/clients", () => json(JSON.stringify({ name: "Bob", notes: "x".repeat(1024 * 1024 + 10) })), 413, "payload_too_large"],
-  ["oversized declared length", "POST", () => "/v1/clients", () => ({ raw: "{}", headers: { "content-type": "application/json", "content-length": "2" } }), 422, "validation_failed"],
+  [
+    "nested metadata objects",
+    "POST",
+    () => "/v1/clients",
+    () => json(`{"name":"x","metadata":${"{\"a\":".repeat(50)}1${"}".repeat(50)}}`),
+    422,
+    "validation_failed"
+  ],
+  [
+    "wrong content type",
+    "POST",
+    () => "/v1/clients",
+    () => ({ raw: "{\"name\":\"Bob\"}", headers: { "content-type": "text/plain" } }),
+    415,
+    "unsupported_media_type"
+  ],
+  [
+    "form content type",
+    "POST",
+    () => "/v1/clients",
+    () => ({ raw: "name=Bob", headers: { "content-type": "application/x-www-form-urlencoded" } }),
+    415,
+    "unsupported_media_type"
+  ],
+  ["no content type", "PATCH", () => `/v1/clients/${ids.client}`, () => ({ raw: "{\"name\":\"Bob\"}" }), 415, "unsupported_media_type"],
+  [
+    "oversized body",
+    "POST",
+    () => "/v1/clients",
+    () => json(JSON.stringify({ name: "Bob", notes: "x".repeat(1024 * 1024 + 10) })),
+    413,
+    "payload_too_large"
+  ],
+  [
+    "oversized declared length",
+    "POST",
+    () => "/v1/clients",
+    () => ({ raw: "{}", headers: { "content-type": "application/json", "content-length": "2" } }),
+    422,
+    "validation_failed"
+  ],
   ["limit not a number", "GET", () => "/v1/bookings?limit=ten", () => ({}), 400, "bad_request"],
   ["limit too large", "GET", () => "/v1/bookings?limit=1000", () => ({}), 400, "bad_request"],
   ["limit negative", "GET", () => "/v1/clients?limit=-1", () => ({}), 400, "bad_request"],
@@ -54,7 +159,14 @@ const cases: ReadonlyArray<Case> = [
   ["unknown query parameter", "GET", () => "/v1/services?colour=red", () => ({}), 400, "bad_request"],
   ["bad boolean", "GET", () => "/v1/bookings?upcoming=yes", () => ({}), 400, "bad_request"],
   ["bad instant in query", "GET", () => "/v1/bookings?start_from=2026-02-30T00:00:00Z", () => ({}), 400, "bad_request"],
-  ["slots with a bad zone", "GET", () => `/v1/availability/slots?service_id=${ids.service}&start=2027-03-29T00:00:00Z&end=2027-03-30T00:00:00Z&time_zone=Nowhere/Land`, () => ({}), 400, "bad_request"],
+  [
+    "slots with a bad zone",
+    "GET",
+    () => `/v1/availability/slots?service_id=${ids.service}&start=2027-03-29T00:00:00Z&end=2027-03-30T00:00:00Z&time_zone=Nowhere/Land`,
+    () => ({}),
+    400,
+    "bad_request"
+  ],
   ["slots missing parameters", "GET", () => "/v1/availability/slots", () => ({}), 400, "bad_request"],
   ["GET /v1/bookings with a malformed JSON body", "GET", () => "/v1/bookings", () => json("{status"), 400, "bad_request"],
   ["GET /v1/bookings with a JSON array body", "GET", () => "/v1/bookings", () => json("[]"), 400, "bad_request"],
@@ -62,16 +174,23 @@ const cases: ReadonlyArray<Case> = [
   ["very long id", "GET", () => `/v1/bookings/${"b".repeat(5000)}`, () => ({}), 404, "not_found"],
   ["unknown route", "GET", () => "/v2/bookings", () => ({}), 404, "not_found"],
   ["wrong method", "PUT", () => "/v1/services", () => ({ body: {} }), 405, "method_not_allowed"],
-  ["bad Idempotency-Key", "POST", () => "/v1/clients", () => ({ body: { name: "x" }, headers: { "idempotency-key": "é".repeat(3) } }), 400, "bad_request"]
+  [
+    "bad Idempotency-Key",
+    "POST",
+    () => "/v1/clients",
+    () => ({ body: { name: "x" }, headers: { "idempotency-key": "é".repeat(3) } }),
+    400,
+    "bad_request"
+  ]
 ]
 
 describe("bad input", () => {
   for (const [name, method, path, options, status, code] of cases) {
     it(`${name} → ${status}`, async () => {
-    const reply = await api.send(method, path(), options())
-    expect(reply.status).toBeLessThan(500)
-    expectProblem(reply, status, code)
-    if (status === 400 || status === 422) expect(reply.json.errors?.length ?? 0).toBeGreaterThan(0)
+      const reply = await api.send(method, path(), options())
+      expect(reply.status).toBeLessThan(500)
+      expectProblem(reply, status, code)
+      if (status === 400 || status === 422) expect(reply.json.errors?.length ?? 0).toBeGreaterThan(0)
     })
   }
 
@@ -82,7 +201,9 @@ describe("bad input", () => {
   })
 
   it("refuses a body that is not a JSON object with one clear error", async () => {
-    for (const [path, text] of [["/v1/clients", '"x"'], ["/v1/clients", "42"], ["/v1/services", "[]"], ["/v1/bookings", "null"]] as const) {
+    for (
+      const [path, text] of [["/v1/clients", "\"x\""], ["/v1/clients", "42"], ["/v1/services", "[]"], ["/v1/bookings", "null"]] as const
+    ) {
       const problem = expectProblem(await api.post(path, undefined, json(text)), 422, "validation_failed")
       expect(problem.detail).toBe("the body must be a JSON object")
       expect(problem.errors).toEqual([{ path: "", message: "must be a JSON object" }])
@@ -110,7 +231,10 @@ describe("bad input", () => {
       422,
       "validation_failed"
     )
-    expect(service.errors).toEqual([{ path: "price.amount", message: "must be a non-negative integer in minor units, such as 1999 for 19.99" }])
+    expect(service.errors).toEqual([{
+      path: "price.amount",
+      message: "must be a non-negative integer in minor units, such as 1999 for 19.99"
+    }])
     const zone = expectProblem(await api.post("/v1/staff", { name: "Ana", time_zone: "Mars/Olympus_Mons" }), 422, "validation_failed")
     expect(zone.errors).toEqual([{ path: "time_zone", message: "must be an IANA time zone such as Europe/Berlin" }])
     const status = expectProblem(await api.get("/v1/bookings?status=bogus"), 400, "bad_request")
@@ -128,13 +252,18 @@ describe("bad input", () => {
       { path: "start", message: "is required" },
       { path: "end", message: "is required" }
     ])
-    const types = expectProblem(await api.post("/v1/services", { name: 5, duration_minutes: "30", active: "yes" }), 422, "validation_failed")
+    const types = expectProblem(
+      await api.post("/v1/services", { name: 5, duration_minutes: "30", active: "yes" }),
+      422,
+      "validation_failed"
+    )
     expect(types.errors).toEqual([
       { path: "name", message: "must be a string" },
       { path: "duration_minutes", message: "must be a number" },
       { path: "active", message: "must be true or false" }
     ])
-    for (const problem of [bad, service, zone, status, missing, types]) expect(JSON.stringify(problem)).not.toMatch(/Expected|actual|readonly/)
+    for (const problem of [bad, service, zone, status, missing, types])
+      expect(JSON.stringify(problem)).not.toMatch(/Expected|actual|readonly/)
   })
 
   it("keeps error bodies small whatever was sent", async () => {

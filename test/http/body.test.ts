@@ -42,7 +42,10 @@ describe("the body step on node:http", () => {
         controller.enqueue(next)
       }
     })
-    const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: stream, duplex: "half" } as RequestInit)
+    const response = await fetch(
+      url,
+      { method: "POST", headers: { "content-type": "application/json" }, body: stream, duplex: "half" } as RequestInit
+    )
     expect(await response.json()).toEqual({ bytes: text, value: JSON.parse(text) })
   })
 })

@@ -16,12 +16,14 @@ const cacheDir = path.join(root, ".vitest-tmp")
 const sourcesStamp = (entry: string): string => {
   let newest = 0
   let count = 0
-  const stack = [entry, "main.ts", "index.ts", "compose.ts", "library.ts", "schedulingOptions.ts", "src", "adapters"].map((p) => path.join(root, p))
+  const stack = [entry, "main.ts", "index.ts", "compose.ts", "library.ts", "schedulingOptions.ts", "src", "adapters"].map((p) =>
+    path.join(root, p)
+  )
   while (stack.length > 0) {
     const current = stack.pop()!
     const stat = fs.statSync(current, { throwIfNoEntry: false })
     if (stat === undefined) continue
-    if (stat.isDirectory()) for (const name of fs.readdirSync(current)) stack.push(path.join(current, name))
+    if (stat.isDirectory()) { for (const name of fs.readdirSync(current)) stack.push(path.join(current, name)) }
     else if (current.endsWith(".ts")) {
       newest = Math.max(newest, stat.mtimeMs)
       count++

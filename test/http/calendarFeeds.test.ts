@@ -7,7 +7,18 @@ import * as http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createHttpHandler } from "../../index.js"
 import { parseFeed } from "../support/ical.js"
-import { client, type Client, expectProblem, expectStatus, newAccount, request, scopedKey, seed, startServer, type TestServer } from "./harness.js"
+import {
+  client,
+  type Client,
+  expectProblem,
+  expectStatus,
+  newAccount,
+  request,
+  scopedKey,
+  seed,
+  startServer,
+  type TestServer
+} from "./harness.js"
 
 const PUBLIC_URL = "https://api.slotwise.example"
 const MONDAY_9 = "2027-03-29T09:00:00Z"
@@ -32,7 +43,10 @@ const pathOf = (url: string) => {
 describe("a staff member's feed", () => {
   it("is made once with its URL, read back without it, served as iCalendar with an ETag, and 304 when unchanged", async () => {
     const { staff, service, client: person } = await seed(api)
-    const booking = expectStatus(await api.post("/v1/bookings", { service_id: service.id, staff_id: staff.id, client_id: person.id, start: MONDAY_9 }), 201)
+    const booking = expectStatus(
+      await api.post("/v1/bookings", { service_id: service.id, staff_id: staff.id, client_id: person.id, start: MONDAY_9 }),
+      201
+    )
     const created = expectStatus(await api.post(`/v1/staff/${staff.id}/calendar-feed`), 201)
     expect(Object.keys(created).sort()).toEqual(["created_at", "object", "staff_id", "url"])
     expect(created).toMatchObject({ object: "calendar_feed", staff_id: staff.id })
@@ -111,11 +125,13 @@ describe("a staff member's feed", () => {
     expectProblem(await reader.del(`/v1/staff/${staff.id}/calendar-feed`), 403)
     expectStatus(await writer.post(`/v1/staff/${staff.id}/calendar-feed`), 201)
     expectStatus(await reader.get(`/v1/staff/${staff.id}/calendar-feed`), 200)
-    for (const reply of [
-      await publishable.post(`/v1/staff/${staff.id}/calendar-feed`),
-      await publishable.get(`/v1/staff/${staff.id}/calendar-feed`),
-      await publishable.post("/v1/calendar-feed")
-    ]) expect([401, 403]).toContain(reply.status)
+    for (
+      const reply of [
+        await publishable.post(`/v1/staff/${staff.id}/calendar-feed`),
+        await publishable.get(`/v1/staff/${staff.id}/calendar-feed`),
+        await publishable.post("/v1/calendar-feed")
+      ]
+    ) expect([401, 403]).toContain(reply.status)
     expectProblem(await anonymous.post(`/v1/staff/${staff.id}/calendar-feed`), 401)
   })
 })
@@ -125,15 +141,35 @@ describe("the account's feed", () => {
     const other = await newAccount(server)
     const theirs = client(server.url, other.keys.sandbox.secret)
     const mine = await seed(api)
-    const booking = expectStatus(await api.post("/v1/bookings", { service_id: mine.service.id, staff_id: mine.staff.id, client_id: mine.client.id, start: "2027-03-30T10:00:00Z" }), 201)
+    const booking = expectStatus(
+      await api.post("/v1/bookings", {
+        service_id: mine.service.id,
+        staff_id: mine.staff.id,
+        client_id: mine.client.id,
+        start: "2027-03-30T10:00:00Z"
+      }),
+      201
+    )
     const foreign = await seed(theirs)
-    const foreignBooking = expectStatus(await theirs.post("/v1/bookings", { service_id: foreign.service.id, staff_id: foreign.staff.id, client_id: foreign.client.id, start: MONDAY_9 }), 201)
+    const foreignBooking = expectStatus(
+      await theirs.post("/v1/bookings", {
+        service_id: foreign.service.id,
+        staff_id: foreign.staff.id,
+        client_id: foreign.client.id,
+        start: MONDAY_9
+      }),
+      201
+    )
 
     expectProblem(await client(server.url, await scopedKey(api, ["staff:write"])).post("/v1/calendar-feed"), 403)
     const both = client(server.url, await scopedKey(api, ["staff:write", "bookings:read"]))
     const created = expectStatus(await both.post("/v1/calendar-feed"), 201)
     expect(created.staff_id).toBeNull()
-    expect(expectStatus(await api.get("/v1/calendar-feed"), 200)).toEqual({ object: "calendar_feed", staff_id: null, created_at: created.created_at })
+    expect(expectStatus(await api.get("/v1/calendar-feed"), 200)).toEqual({
+      object: "calendar_feed",
+      staff_id: null,
+      created_at: created.created_at
+    })
     const uids = parseFeed((await anonymous.get(pathOf(created.url))).text).events.map((e) => e.uid.split("@")[0])
     expect(uids).toContain(booking.id)
     expect(uids).not.toContain(foreignBooking.id)
@@ -223,7 +259,10 @@ describe("under a mount prefix", () => {
       const key = (await slotwise.createAccount({ name: "Host", plan: "pro" })).keys.sandbox.secret
       const api = client(`${base}/scheduling`, key)
       const { staff, service, client: person } = await seed(api)
-      const booking = expectStatus(await api.post("/v1/bookings", { service_id: service.id, staff_id: staff.id, client_id: person.id, start: MONDAY_9 }), 201)
+      const booking = expectStatus(
+        await api.post("/v1/bookings", { service_id: service.id, staff_id: staff.id, client_id: person.id, start: MONDAY_9 }),
+        201
+      )
       expect(booking.manage_url.startsWith(`${base}/scheduling/manage/`)).toBe(true)
       const created = expectStatus(await api.post(`/v1/staff/${staff.id}/calendar-feed`), 201)
       expect(created.url).toMatch(new RegExp(`^${base}/scheduling/calendar/[A-Za-z0-9_-]{43}\\.ics$`))

@@ -24,7 +24,13 @@ beforeAll(async () => {
   api = client(server.url, server.first.keys.sandbox.secret)
   const staff = expectStatus(await api.post("/v1/staff", { name: "Ada", time_zone: "Europe/Berlin" }), 201)
   const service = expectStatus(
-    await api.post("/v1/services", { name: "Consult", duration_minutes: 60, slot_interval_minutes: 60, staff_ids: [staff.id], max_advance_days: 60 }),
+    await api.post("/v1/services", {
+      name: "Consult",
+      duration_minutes: 60,
+      slot_interval_minutes: 60,
+      staff_ids: [staff.id],
+      max_advance_days: 60
+    }),
     201
   )
   expectStatus(
@@ -60,16 +66,20 @@ const slotStarts = async (from: string, to: string) =>
 const syncAndRead = async (path: string) => {
   const asked = expectStatus(await api.post(`${path}/sync`), 202)
   expect(["queued", "running"]).toContain(asked.sync_state)
-  await waitFor(async () => {
-    await new Promise((resolve) => setTimeout(resolve, 20)) // a few reads, within the rate limit
-    return expectStatus(await api.get(path), 200).sync_state === "idle"
-  }, 10_000, "the sync asked for")
+  await waitFor(
+    async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20)) // a few reads, within the rate limit
+      return expectStatus(await api.get(path), 200).sync_state === "idle"
+    },
+    10_000,
+    "the sync asked for"
+  )
   return expectStatus(await api.get(path), 200)
 }
 
 describe("external calendars", () => {
   it("subscribes, syncs, and blocks slots, bookings and holds with external_busy", async () => {
-    feeds.set("/google.ics", { kind: "ics", body: fixture("google.ics"), etag: '"v1"' })
+    feeds.set("/google.ics", { kind: "ics", body: fixture("google.ics"), etag: "\"v1\"" })
     const secretUrl = `${feeds.url("/google.ics")}?token=private-0123456789abcdef`
     const created = expectStatus(await api.post(`/v1/staff/${setup.staff.id}/calendars`, { url: secretUrl, name: "Work" }), 201)
     expect(created).toMatchObject({
@@ -125,7 +135,7 @@ describe("external calendars", () => {
   })
 
   it("keeps the last good busy time through a 304, failures with growing backoff, a huge or non-iCalendar feed", async () => {
-    feeds.set("/flaky.ics", { kind: "ics", body: fixture("google.ics"), etag: '"a"' })
+    feeds.set("/flaky.ics", { kind: "ics", body: fixture("google.ics"), etag: "\"a\"" })
     const created = expectStatus(await api.post(`/v1/staff/${setup.staff.id}/calendars`, { url: feeds.url("/flaky.ics") }), 201)
     expect(created.name).toBe(new URL(feeds.url("/")).host)
     const path = `/v1/staff/${setup.staff.id}/calendars/${created.id}`
@@ -137,7 +147,7 @@ describe("external calendars", () => {
 
     await server.advance(MINUTE)
     const unchanged = await sync()
-    expect(feeds.requests("/flaky.ics").at(-1)!.ifNoneMatch).toBe('"a"')
+    expect(feeds.requests("/flaky.ics").at(-1)!.ifNoneMatch).toBe("\"a\"")
     expect(unchanged).toMatchObject({ status: "synced", event_count: 5, last_error: null })
     expect(unchanged.last_synced_at).toBe(new Date(server.now()).toISOString().replace(".000", ""))
     expect(await blocked()).toBe(true)
@@ -160,7 +170,7 @@ describe("external calendars", () => {
 
     // A good answer replaces the busy time: a feed without the standup frees Monday 09:00Z.
     const withoutStandup = fixture("google.ics").replace(/BEGIN:VEVENT\nDTSTART:20260302T090000Z[\s\S]*?END:VEVENT\n/, "")
-    feeds.set("/flaky.ics", { kind: "ics", body: withoutStandup, etag: '"b"' })
+    feeds.set("/flaky.ics", { kind: "ics", body: withoutStandup, etag: "\"b\"" })
     const recovered = await sync()
     expect(recovered).toMatchObject({ status: "synced", last_error: null, event_count: 2 })
     expect(Date.parse(recovered.next_sync_at) - server.now()).toBe(10 * MINUTE)
@@ -181,7 +191,12 @@ describe("external calendars", () => {
     }
 
     await syncAndRead(path)
-    expect(await listed()).toMatchObject({ status: "failing", last_synced_at: null, last_error: "the feed answered HTTP 503", event_count: 0 })
+    expect(await listed()).toMatchObject({
+      status: "failing",
+      last_synced_at: null,
+      last_error: "the feed answered HTTP 503",
+      event_count: 0
+    })
 
     feeds.set(secretPath, { kind: "ics", body: fixture("google.ics") })
     await server.advance(MINUTE)
@@ -213,10 +228,18 @@ describe("external calendars", () => {
   })
 
   it("refuses bad addresses and unknown staff with problem documents", async () => {
-    const bad = expectProblem(await api.post(`/v1/staff/${setup.staff.id}/calendars`, { url: "ftp://example.com/cal.ics", x: 1 }), 422, "validation_failed")
+    const bad = expectProblem(
+      await api.post(`/v1/staff/${setup.staff.id}/calendars`, { url: "ftp://example.com/cal.ics", x: 1 }),
+      422,
+      "validation_failed"
+    )
     expect(bad.errors.map((e: any) => e.path).sort()).toEqual(["url", "x"])
     expectProblem(await api.post(`/v1/staff/${setup.staff.id}/calendars`, { url: "not a url" }), 422, "validation_failed")
-    expectProblem(await api.post("/v1/staff/stf_01M81G7CF47EWTRN03532QCJJZ/calendars", { url: "https://example.com/a.ics" }), 404, "not_found")
+    expectProblem(
+      await api.post("/v1/staff/stf_01M81G7CF47EWTRN03532QCJJZ/calendars", { url: "https://example.com/a.ics" }),
+      404,
+      "not_found"
+    )
     expectProblem(await api.post(`/v1/staff/${setup.staff.id}/calendars/cal_01M81G7CF47EWTRN03532QCJJZ/sync`), 404, "not_found")
   })
 

@@ -34,7 +34,11 @@ const streamChunked = (agent: http.Agent, path: string, head: string, padding: n
       method: "POST",
       path,
       agent,
-      headers: { authorization: `Bearer ${server.first.keys.sandbox.secret}`, "content-type": "application/json", "transfer-encoding": "chunked" }
+      headers: {
+        authorization: `Bearer ${server.first.keys.sandbox.secret}`,
+        "content-type": "application/json",
+        "transfer-encoding": "chunked"
+      }
     }, (res) => {
       const chunks: Array<Buffer> = []
       res.on("data", (c: Buffer) => chunks.push(c))
@@ -77,12 +81,12 @@ describe("chunked request bodies", () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
     try {
       const before = expectStatus(await api.get("/v1/clients?limit=100"), 200).data.length
-      const big = await streamChunked(agent, "/v1/clients", '{"name":"Big"', MAX_BODY_BYTES + 3 * CHUNK, "}")
+      const big = await streamChunked(agent, "/v1/clients", "{\"name\":\"Big\"", MAX_BODY_BYTES + 3 * CHUNK, "}")
       expect(big.uploaded).toBe(true)
       const problem = expectProblem(big.reply, 413, "payload_too_large")
       expect(problem.detail).toBe("the body exceeds 1048576 bytes (1 MiB)")
       // The same socket then carries a request that succeeds.
-      const small = await streamChunked(agent, "/v1/clients", '{"name":"Small"', 10, "}")
+      const small = await streamChunked(agent, "/v1/clients", "{\"name\":\"Small\"", 10, "}")
       expect(small.socket).toBe(big.socket)
       expect(expectStatus(small.reply, 201).name).toBe("Small")
       expect(expectStatus(await api.get("/v1/clients?limit=100"), 200).data.map((c: any) => c.name)).not.toContain("Big")
@@ -95,7 +99,7 @@ describe("chunked request bodies", () => {
   it("several MiB over: 413 while the client is still sending, never a reset", async () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
     try {
-      const { reply } = await streamChunked(agent, "/v1/clients", '{"name":"Huge"', 6 * MAX_BODY_BYTES, "}")
+      const { reply } = await streamChunked(agent, "/v1/clients", "{\"name\":\"Huge\"", 6 * MAX_BODY_BYTES, "}")
       expectProblem(reply, 413, "payload_too_large")
     } finally {
       agent.destroy()
@@ -105,7 +109,7 @@ describe("chunked request bodies", () => {
   it("exactly 1 MiB chunked is read and decoded", async () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
     try {
-      const head = '{"name":"Edge"'
+      const head = "{\"name\":\"Edge\""
       const { reply } = await streamChunked(agent, "/v1/clients", head, MAX_BODY_BYTES - head.length - 1, "}")
       expect(expectStatus(reply, 201).name).toBe("Edge")
     } finally {

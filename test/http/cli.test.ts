@@ -162,7 +162,11 @@ describe("the command line's usage errors", { timeout: 150_000, concurrent: true
       run(["seed", "--help"]),
       run(["acounts", "list"]),
       run(["keys", "lst"]),
-      ...[["keys", "--help"], ["keys", "create", "--help"], ["keys", "list", "--help"], ["keys", "revoke", "--help"], ["serve", "-h"], ["users", "create", "--help"]]
+      ...[["keys", "--help"], ["keys", "create", "--help"], ["keys", "list", "--help"], ["keys", "revoke", "--help"], ["serve", "-h"], [
+        "users",
+        "create",
+        "--help"
+      ]]
         .map((args) => run(args))
     ])
     expect(seed.status).toBe(2)
@@ -202,7 +206,17 @@ describe("slotwise keys", { timeout: 150_000, concurrent: true }, () => {
     const file = path.join(dir, "keys.db")
     const db = ["--database", file]
     const account = JSON.parse((await run(["accounts", "create", ...db, "--name", "Keys", "--plan", "pro", "--json"])).stdout).account.id
-    const created = await run(["keys", "create", ...db, "--account", account, "--environment", "production", "--scopes", "bookings:read,clients:read"])
+    const created = await run([
+      "keys",
+      "create",
+      ...db,
+      "--account",
+      account,
+      "--environment",
+      "production",
+      "--scopes",
+      "bookings:read,clients:read"
+    ])
     expect(created.stderr).toBe("")
     expect(created.status).toBe(0)
     const secret = /sk_live_\w+/.exec(created.stdout)?.[0]

@@ -40,7 +40,13 @@ describe("direct reads over the server: the same answers as the full pipeline", 
     const staff = expectStatus(await a.post("/v1/staff", { name: "Ana", time_zone: "UTC" }), 201)
     const service = expectStatus(await a.post("/v1/services", { name: "Cut", duration_minutes: 30, staff_ids: [staff.id] }), 201)
     const rule = expectStatus(
-      await a.post("/v1/availability", { staff_id: staff.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "09:00", end_time: "17:00" }),
+      await a.post("/v1/availability", {
+        staff_id: staff.id,
+        type: "weekly",
+        weekdays: [1, 2, 3, 4, 5],
+        start_time: "09:00",
+        end_time: "17:00"
+      }),
       201
     )
     const booking = expectStatus(
@@ -74,7 +80,10 @@ describe("direct reads over the server: the same answers as the full pipeline", 
   })
 
   it("a key without the scope: the pipeline's 403, counted once", async () => {
-    const narrow = expectStatus(await client(server.url, key).post("/v1/api-keys", { name: "events", type: "secret", scopes: ["events:read"] }), 201)
+    const narrow = expectStatus(
+      await client(server.url, key).post("/v1/api-keys", { name: "events", type: "secret", scopes: ["events:read"] }),
+      201
+    )
     const first = await request(server.url, "GET", paths[0]!, { key: narrow.secret })
     const second = await request(server.url, "GET", `${paths[0]}?`, { key: narrow.secret })
     expect(first.status).toBe(403)
@@ -83,7 +92,10 @@ describe("direct reads over the server: the same answers as the full pipeline", 
   })
 
   it("at the limit: the same 429 with Retry-After by either path", async () => {
-    const tiny = expectStatus(await client(server.url, ADMIN_TOKEN).post("/admin/v1/accounts", { name: "Tiny", plan: "free", rate_limit_per_minute: 2 }), 201)
+    const tiny = expectStatus(
+      await client(server.url, ADMIN_TOKEN).post("/admin/v1/accounts", { name: "Tiny", plan: "free", rate_limit_per_minute: 2 }),
+      201
+    )
     const secret: string = tiny.keys.sandbox.secret
     const path = "/v1/clients/cli_01M84X9MJPREH7HYNSVRASAFDA"
     expect((await request(server.url, "GET", path, { key: secret })).status).toBe(404)
@@ -116,7 +128,9 @@ describe("the lane on its own", () => {
     const account = await runtime.runPromise(Effect.flatMap(Accounts, (a) => a.create({ name: "Lane", plan: "pro" })))
     key = account.keys.sandbox.secret
     const created = await runtime.runPromise(
-      Effect.flatMap(Clients, (c) => c.create({ name: "Bob" })).pipe(Effect.provideService(Tenant, { account_id: account.account.id, environment: "sandbox" }))
+      Effect.flatMap(Clients, (c) => c.create({ name: "Bob" })).pipe(
+        Effect.provideService(Tenant, { account_id: account.account.id, environment: "sandbox" })
+      )
     )
     clientId = created.id
   })

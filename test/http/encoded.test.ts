@@ -87,7 +87,11 @@ describe("encodedHandlers", () => {
       for (const [method, path] of [["GET", "/one"], ["POST", "/made"], ["GET", "/either"], ["DELETE", "/gone"], ["GET", "/raw"]]) {
         expect(await answer(encoded, method!, path!)).toEqual(await answer(platform, method!, path!))
       }
-      expect(await answer(encoded, "GET", "/one")).toEqual({ status: 200, type: "application/json", body: JSON.stringify({ id: "i_1", tags: ["a", "b"] }) })
+      expect(await answer(encoded, "GET", "/one")).toEqual({
+        status: 200,
+        type: "application/json",
+        body: JSON.stringify({ id: "i_1", tags: ["a", "b"] })
+      })
       expect((await answer(encoded, "POST", "/made")).status).toBe(201)
       expect((await answer(encoded, "DELETE", "/gone")).status).toBe(204)
     } finally {
@@ -103,7 +107,11 @@ describe("encodedHandlers", () => {
       // The platform runs `minLength(3)` again on a value the handler built (and refuses it as
       // its decode error); the encoder checks its shape only.
       expect((await answer(platform, "GET", "/short")).status).toBe(400)
-      expect(await answer(encoded, "GET", "/short")).toEqual({ status: 200, type: "application/json", body: JSON.stringify({ name: "Al" }) })
+      expect(await answer(encoded, "GET", "/short")).toEqual({
+        status: 200,
+        type: "application/json",
+        body: JSON.stringify({ name: "Al" })
+      })
     } finally {
       await platform.dispose()
       await encoded.dispose()

@@ -7,7 +7,18 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client, type Client, expectProblem, expectStatus, MONDAY_9, newAccount, scopedKey, seed, startServer, type TestServer } from "./harness.js"
+import {
+  client,
+  type Client,
+  expectProblem,
+  expectStatus,
+  MONDAY_9,
+  newAccount,
+  scopedKey,
+  seed,
+  startServer,
+  type TestServer
+} from "./harness.js"
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "slotwise-http-events-"))
 let server: TestServer
@@ -39,7 +50,10 @@ const readAll = async (viewer: Client, query = "", limit = 100) => {
 describe("GET /v1/events", () => {
   it("lists the tenant's events in commit order, by type, page by page; GET /v1/events/{id} reads one", async () => {
     const s = await seed(api)
-    const booking = expectStatus(await api.post("/v1/bookings", { service_id: s.service.id, staff_id: s.staff.id, client_id: s.client.id, start: MONDAY_9 }), 201)
+    const booking = expectStatus(
+      await api.post("/v1/bookings", { service_id: s.service.id, staff_id: s.staff.id, client_id: s.client.id, start: MONDAY_9 }),
+      201
+    )
     expectStatus(await api.patch(`/v1/clients/${s.client.id}`, { name: "Bobby" }), 200)
 
     const { events, after } = await readAll(api)
@@ -100,17 +114,19 @@ describe("GET /v1/events", () => {
     expectProblem(await api.get("/v1/events/evt_nothing"), 404, "not_found")
 
     const cursor = expectStatus(await api.get("/v1/events?types=client.created&limit=1"), 200).next_cursor
-    for (const [query, field] of [
-      ["limit=0", "limit"],
-      ["limit=101", "limit"],
-      ["limit=many", "limit"],
-      ["types=booking.exploded", "types"],
-      ["types=client.created,nope", "types"],
-      ["after=not-a-cursor", "after"],
-      [`after=${cursor}`, "after"], // issued for other filters
-      ["colour=red", "colour"],
-      ["cursor=abc", "cursor"]
-    ] as const) {
+    for (
+      const [query, field] of [
+        ["limit=0", "limit"],
+        ["limit=101", "limit"],
+        ["limit=many", "limit"],
+        ["types=booking.exploded", "types"],
+        ["types=client.created,nope", "types"],
+        ["after=not-a-cursor", "after"],
+        [`after=${cursor}`, "after"], // issued for other filters
+        ["colour=red", "colour"],
+        ["cursor=abc", "cursor"]
+      ] as const
+    ) {
       const problem = expectProblem(await api.get(`/v1/events?${query}`), 400, "bad_request")
       expect(problem.errors.map((e: any) => String(e.path).split(".")[0])).toContain(field)
     }
@@ -144,7 +160,10 @@ describe("polling under concurrent writers", () => {
         if (!page.has_more) break
       }
       for (;;) {
-        const page = expectStatus(await writerApi.get(`/v1/events?types=client.updated&limit=5${afterUpdates !== undefined ? `&after=${afterUpdates}` : ""}`), 200)
+        const page = expectStatus(
+          await writerApi.get(`/v1/events?types=client.updated&limit=5${afterUpdates !== undefined ? `&after=${afterUpdates}` : ""}`),
+          200
+        )
         seenUpdates.push(...page.data)
         afterUpdates = page.next_cursor
         if (!page.has_more) break
@@ -176,23 +195,25 @@ describe("OpenAPI", () => {
   it("documents the events, webhooks and sandbox routes with their scopes", async () => {
     const spec = expectStatus(await client(server.url).get("/v1/openapi.json"), 200)
     const routes = Object.entries<any>(spec.paths).flatMap(([p, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${p}`))
-    for (const route of [
-      "GET /v1/events",
-      "GET /v1/events/{id}",
-      "GET /v1/webhooks",
-      "POST /v1/webhooks",
-      "GET /v1/webhooks/{id}",
-      "PATCH /v1/webhooks/{id}",
-      "DELETE /v1/webhooks/{id}",
-      "POST /v1/webhooks/{id}/rotate-secret",
-      "GET /v1/webhooks/{id}/deliveries",
-      "GET /v1/webhooks/{id}/deliveries/{did}",
-      "POST /v1/webhooks/{id}/deliveries/{did}/retry",
-      "POST /v1/webhooks/{id}/test",
-      "POST /v1/webhooks/{id}/recover",
-      "POST /v1/sandbox/events",
-      "POST /v1/sandbox/reset"
-    ]) expect(routes).toContain(route)
+    for (
+      const route of [
+        "GET /v1/events",
+        "GET /v1/events/{id}",
+        "GET /v1/webhooks",
+        "POST /v1/webhooks",
+        "GET /v1/webhooks/{id}",
+        "PATCH /v1/webhooks/{id}",
+        "DELETE /v1/webhooks/{id}",
+        "POST /v1/webhooks/{id}/rotate-secret",
+        "GET /v1/webhooks/{id}/deliveries",
+        "GET /v1/webhooks/{id}/deliveries/{did}",
+        "POST /v1/webhooks/{id}/deliveries/{did}/retry",
+        "POST /v1/webhooks/{id}/test",
+        "POST /v1/webhooks/{id}/recover",
+        "POST /v1/sandbox/events",
+        "POST /v1/sandbox/reset"
+      ]
+    ) expect(routes).toContain(route)
     expect(spec.paths["/v1/events"].get.description).toContain("`events:read`")
     expect(spec.paths["/v1/webhooks"].post.description).toContain("`webhooks:write`")
     expect(spec.paths["/v1/webhooks/{id}"].get.description).toContain("`webhooks:read`")

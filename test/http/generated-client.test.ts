@@ -110,12 +110,17 @@ describe("a client generated from the document", () => {
       "--noEmit",
       "--strict",
       "--exactOptionalPropertyTypes",
-      "--target", "es2022",
-      "--lib", "es2022,dom",
-      "--module", "esnext",
-      "--moduleResolution", "bundler",
+      "--target",
+      "es2022",
+      "--lib",
+      "es2022,dom",
+      "--module",
+      "esnext",
+      "--moduleResolution",
+      "bundler",
       "--skipLibCheck",
-      "--types", "node",
+      "--types",
+      "node",
       join(dir, "walkthrough.ts")
     ], { cwd: ROOT }).catch((e: { stdout: string; stderr: string }) => ({ stdout: `${e.stdout}${e.stderr}`, failed: true }))
     expect(result.stdout).toBe("")

@@ -61,13 +61,22 @@ export const startServer = async (options: StartOptions = {}): Promise<TestServe
       listening()
     },
     onFirstAccount: (created) => (first = created)
-  }).pipe(Layer.provide(Layer.tap(TestClockAt(parseInstant(options.now ?? START)!), (context) => Effect.sync(() => (clock = Context.get(context, TestClock.TestClock))))))
+  }).pipe(
+    Layer.provide(
+      Layer.tap(
+        TestClockAt(parseInstant(options.now ?? START)!),
+        (context) => Effect.sync(() => (clock = Context.get(context, TestClock.TestClock)))
+      )
+    )
+  )
   const fiber = Effect.runFork(Layer.launch(layer))
   // Wait for the listening callback (or the layer failing), however long a busy machine takes:
   // the test's own timeout bounds a server that never starts.
   await new Promise<void>((resolve, reject) => {
     listening = resolve
-    fiber.addObserver((exit) => reject(new Error(`server stopped before listening: ${Exit.isFailure(exit) ? String(exit.cause) : "no failure"}`)))
+    fiber.addObserver((exit) =>
+      reject(new Error(`server stopped before listening: ${Exit.isFailure(exit) ? String(exit.cause) : "no failure"}`))
+    )
     if (url !== "") resolve()
   })
   if (first === undefined || clock === undefined) throw new Error("server listened before creating the first account")
@@ -161,7 +170,10 @@ export const expectProblem = (reply: Reply, status: number, code?: string) => {
     throw new Error(`expected application/problem+json, got ${reply.headers.get("content-type")}: ${reply.text}`)
   }
   const p = reply.json
-  if (typeof p?.type !== "string" || typeof p?.title !== "string" || p?.status !== status || typeof p?.code !== "string" || typeof p?.detail !== "string") {
+  if (
+    typeof p?.type !== "string" || typeof p?.title !== "string" || p?.status !== status || typeof p?.code !== "string" ||
+    typeof p?.detail !== "string"
+  ) {
     throw new Error(`not a problem document: ${reply.text}`)
   }
   return p
@@ -176,7 +188,10 @@ export const expectStatus = (reply: Reply, status: number) => {
  * A bookable setup: staff member with weekday hours 09:00–17:00 UTC, a 30-minute service.
  * Monday 2027-03-29 09:00Z is the first bookable start after START.
  */
-export const seed = async (api: Client, options: { readonly capacity?: number; readonly price?: { amount: number; currency: string } } = {}) => {
+export const seed = async (
+  api: Client,
+  options: { readonly capacity?: number; readonly price?: { amount: number; currency: string } } = {}
+) => {
   const staff = expectStatus(await api.post("/v1/staff", { name: "Ana", time_zone: "UTC" }), 201)
   const service = expectStatus(
     await api.post("/v1/services", {

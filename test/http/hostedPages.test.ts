@@ -58,14 +58,17 @@ const expectPageHeaders = (headers: Headers) => {
 
 describe("the booking pages of a handle", () => {
   it("lists the active services with durations, prices and links, under the page headers and OG tags", async () => {
-    const inactive = expectStatus(await owner.post("/v1/services", { name: "Retired", duration_minutes: 15, staff_ids: [setup.staff.id], active: false }), 201)
+    const inactive = expectStatus(
+      await owner.post("/v1/services", { name: "Retired", duration_minutes: 15, staff_ids: [setup.staff.id], active: false }),
+      201
+    )
     const reply = await get(`/book/${account.handle}`)
     expect(reply.status).toBe(200)
     expectPageHeaders(reply.headers)
     expect(reply.text).toContain(`<a href="/book/${account.handle}/${setup.service.id}" data-service="${setup.service.id}">`)
     expect(reply.text).toContain("30 min · €35.00")
     expect(reply.text).not.toContain(inactive.id)
-    expect(reply.text).toContain('<link rel="stylesheet" href="/pages.css">')
+    expect(reply.text).toContain("<link rel=\"stylesheet\" href=\"/pages.css\">")
     expect(meta(reply.text, "og:title")).toBe("Book with Salon &lt;Ana&gt; &amp; &quot;Co&quot;")
     expect(meta(reply.text, "og:url")).toBe(`${PUBLIC_URL}/book/${account.handle}`)
     expect(meta(reply.text, "og:type")).toBe("website")
@@ -76,12 +79,15 @@ describe("the booking pages of a handle", () => {
   })
 
   it("escapes everything an account writes: names, descriptions", async () => {
-    const hostile = expectStatus(await owner.post("/v1/services", {
-      name: "<img src=x onerror=alert(1)>",
-      description: "\"><script>alert(2)</script>",
-      duration_minutes: 30,
-      staff_ids: [setup.staff.id]
-    }), 201)
+    const hostile = expectStatus(
+      await owner.post("/v1/services", {
+        name: "<img src=x onerror=alert(1)>",
+        description: "\"><script>alert(2)</script>",
+        duration_minutes: 30,
+        staff_ids: [setup.staff.id]
+      }),
+      201
+    )
     for (const path of [`/book/${account.handle}`, `/book/${account.handle}/${hostile.id}`]) {
       const { status, text } = await get(path)
       expect(status).toBe(200)
@@ -98,7 +104,7 @@ describe("the booking pages of a handle", () => {
     expect(reply.status).toBe(200)
     expectPageHeaders(reply.headers)
     expect(reply.text).toContain(`data-service="${setup.service.id}"`)
-    expect(reply.text).toContain('<script src="/widget.js" defer></script>')
+    expect(reply.text).toContain("<script src=\"/widget.js\" defer></script>")
     expect(meta(reply.text, "og:title")).toBe("Book Cut with Salon &lt;Ana&gt; &amp; &quot;Co&quot;")
     const key = keyIn(reply.text)!
     expect(key).toMatch(/^pk_live_/)
@@ -120,13 +126,16 @@ describe("the booking pages of a handle", () => {
     // The sandbox has its own pages and key.
     const sandbox = await get(`/book/${account.handle}/sandbox`)
     expect(sandbox.status).toBe(200)
-    expect(sandbox.text).toContain('<meta name="robots" content="noindex, nofollow">')
+    expect(sandbox.text).toContain("<meta name=\"robots\" content=\"noindex, nofollow\">")
     expect(sandbox.text).toContain("Test mode")
     expect(sandbox.text).not.toContain(setup.service.id)
   })
 
   it("answers unknown handles, unknown or inactive services and malformed paths with the 404 page", async () => {
-    const retired = expectStatus(await owner.post("/v1/services", { name: "Old", duration_minutes: 15, staff_ids: [setup.staff.id], active: false }), 201)
+    const retired = expectStatus(
+      await owner.post("/v1/services", { name: "Old", duration_minutes: 15, staff_ids: [setup.staff.id], active: false }),
+      201
+    )
     for (const path of ["/book/acct_nobody", `/book/${account.handle}/svc_missing`, `/book/${account.handle}/${retired.id}`]) {
       const reply = await get(path)
       expect(reply.status, path).toBe(404)
@@ -141,12 +150,15 @@ describe("the booking pages of a handle", () => {
 
 describe("the manage page", () => {
   it("mounts the widget in manage mode for a valid link, never cached; one 404 page for unknown, malformed and rotated links", async () => {
-    const booking = expectStatus(await owner.post("/v1/bookings", {
-      service_id: setup.service.id,
-      staff_id: setup.staff.id,
-      client_id: setup.client.id,
-      start: MONDAY_9
-    }), 201)
+    const booking = expectStatus(
+      await owner.post("/v1/bookings", {
+        service_id: setup.service.id,
+        staff_id: setup.staff.id,
+        client_id: setup.client.id,
+        start: MONDAY_9
+      }),
+      201
+    )
     const path = new URL(booking.manage_url).pathname
     const token = path.split("/manage/")[1]!
     const reply = await get(path)
@@ -155,7 +167,7 @@ describe("the manage page", () => {
     expect(reply.headers.get("cache-control")).toBe("no-store")
     expect(reply.text).toContain(`data-manage-token="${token}"`)
     expect(reply.text).not.toContain("data-key")
-    expect(reply.text).toContain('<meta name="robots" content="noindex, nofollow">')
+    expect(reply.text).toContain("<meta name=\"robots\" content=\"noindex, nofollow\">")
     expect(meta(reply.text, "og:title")).toBe("Cut · Your booking with Salon &lt;Ana&gt; &amp; &quot;Co&quot;")
 
     const unknown = await get(`/manage/${token.slice(0, -2)}xx`)
@@ -178,7 +190,8 @@ describe("the manage page", () => {
 
 describe("language, theme and the style sheet", () => {
   it("picks en or de from Accept-Language by quality, and a theme from ?theme", async () => {
-    const lang = async (header: string) => /<html lang="(\w+)"/.exec((await get(`/book/${account.handle}`, { "accept-language": header })).text)?.[1]
+    const lang = async (header: string) =>
+      /<html lang="(\w+)"/.exec((await get(`/book/${account.handle}`, { "accept-language": header })).text)?.[1]
     expect(await lang("de-DE,de;q=0.9,en;q=0.5")).toBe("de")
     expect(await lang("fr-FR, de;q=0.4")).toBe("de")
     expect(await lang("de;q=0.2, en-GB;q=0.8")).toBe("en")
@@ -187,11 +200,11 @@ describe("language, theme and the style sheet", () => {
     expect(german).toContain("Termin bei Salon &lt;Ana&gt; &amp; &quot;Co&quot; buchen")
     expect(german).toContain("30 Min.")
 
-    expect((await get(`/book/${account.handle}?theme=dark`)).text).toContain('<html lang="en" data-theme="dark">')
+    expect((await get(`/book/${account.handle}?theme=dark`)).text).toContain("<html lang=\"en\" data-theme=\"dark\">")
     const auto = (await get(`/book/${account.handle}?theme=<x>`)).text
-    expect(auto).toContain('<html lang="en">')
-    expect(auto).toContain('<meta name="color-scheme" content="light dark">')
-    expect((await get(`/book/${account.handle}/${setup.service.id}?theme=light`)).text).toContain('data-theme="light"')
+    expect(auto).toContain("<html lang=\"en\">")
+    expect(auto).toContain("<meta name=\"color-scheme\" content=\"light dark\">")
+    expect((await get(`/book/${account.handle}/${setup.service.id}?theme=light`)).text).toContain("data-theme=\"light\"")
   })
 
   it("serves the page CSS with an ETag and answers a revalidation with 304", async () => {
@@ -208,19 +221,30 @@ describe("branding", () => {
   it("shows the display name, logo and colour, and drops \"Powered by\" when the plan allows hiding it", async () => {
     const before = (await get(`/book/${account.handle}`)).text
     expect(before).toContain("Powered by Slotwise")
-    expectStatus(await owner.patch("/v1/account", {
-      branding: { display_name: "Ana's <Studio>", logo_url: "https://cdn.example/logo.png", primary_color: "#aa0000", hide_powered_by: true }
-    }), 200)
+    expectStatus(
+      await owner.patch("/v1/account", {
+        branding: {
+          display_name: "Ana's <Studio>",
+          logo_url: "https://cdn.example/logo.png",
+          primary_color: "#aa0000",
+          hide_powered_by: true
+        }
+      }),
+      200
+    )
     try {
       const list = (await get(`/book/${account.handle}`)).text
       expect(meta(list, "og:title")).toBe("Book with Ana&#39;s &lt;Studio&gt;")
-      expect(list).toContain('<img src="https://cdn.example/logo.png" alt="">')
+      expect(list).toContain("<img src=\"https://cdn.example/logo.png\" alt=\"\">")
       expect(list).not.toContain("Powered by Slotwise")
       const service = (await get(`/book/${account.handle}/${setup.service.id}`)).text
-      expect(service).toContain('data-primary-color="#aa0000"')
-      expect(service).toContain('data-hide-branding="true"')
+      expect(service).toContain("data-primary-color=\"#aa0000\"")
+      expect(service).toContain("data-hide-branding=\"true\"")
     } finally {
-      expectStatus(await owner.patch("/v1/account", { branding: { display_name: null, logo_url: null, primary_color: null, hide_powered_by: false } }), 200)
+      expectStatus(
+        await owner.patch("/v1/account", { branding: { display_name: null, logo_url: null, primary_color: null, hide_powered_by: false } }),
+        200
+      )
     }
   })
 })
@@ -237,12 +261,15 @@ describe("custom domains and limits", () => {
     expect(root.text).toContain(`href="/book/${account.handle}/${setup.service.id}"`)
     expect(meta(root.text, "og:url")).toBe("https://book.ana.example/")
 
-    const booking = expectStatus(await owner.post("/v1/bookings", {
-      service_id: setup.service.id,
-      staff_id: setup.staff.id,
-      client_id: setup.client.id,
-      start: "2027-03-29T11:00:00Z"
-    }), 201)
+    const booking = expectStatus(
+      await owner.post("/v1/bookings", {
+        service_id: setup.service.id,
+        staff_id: setup.staff.id,
+        client_id: setup.client.id,
+        start: "2027-03-29T11:00:00Z"
+      }),
+      201
+    )
     expect(booking.manage_url).toMatch(/^https:\/\/book\.ana\.example\/manage\//)
     const listed = expectStatus(await owner.get("/v1/bookings"), 200).data
     expect(listed.map((b: any) => b.id)).toContain(booking.id)
@@ -282,9 +309,9 @@ describe("under a mount prefix", () => {
       })
       const page = await request(mounted.url, "GET", `/scheduling/book/${created.account.handle}/${service.id}`)
       expect(page.status).toBe(200)
-      expect(page.text).toContain('<link rel="stylesheet" href="/scheduling/pages.css">')
-      expect(page.text).toContain('<script src="/scheduling/widget.js" defer></script>')
-      expect(page.text).toContain('data-base-url="/scheduling"')
+      expect(page.text).toContain("<link rel=\"stylesheet\" href=\"/scheduling/pages.css\">")
+      expect(page.text).toContain("<script src=\"/scheduling/widget.js\" defer></script>")
+      expect(page.text).toContain("data-base-url=\"/scheduling\"")
       expect(meta(page.text, "og:url")).toBe(`http://${new URL(mounted.url).host}/scheduling/book/${created.account.handle}/${service.id}`)
       expect((await request(mounted.url, "GET", "/scheduling/pages.css")).status).toBe(200)
       expectStatus(await request(mounted.url, "GET", "/scheduling/v1/widget/config", { key: keyIn(page.text)! }), 200)
@@ -351,15 +378,17 @@ describe("a changed handle", () => {
     const api = client(own.url, dom.keys.production.secret)
     const service = (await seed(api)).service
     expectStatus(await api.patch("/v1/account", { handle: "dom-z" }), 200)
-    for (const [from, to] of [
-      ["/book/dom-y", "/book/dom-z"],
-      ["/book/dom-y/", "/book/dom-z"],
-      ["/book/dom-y?theme=dark&x=%C3%A9", "/book/dom-z?theme=dark&x=%C3%A9"],
-      ["/book/dom-y?next=/a?b", "/book/dom-z?next=/a?b"],
-      [`/book/dom-y/${service.id}?theme=light`, `/book/dom-z/${service.id}?theme=light`],
-      ["/book/d%6Fm-y/sandbox", "/book/dom-z/sandbox"],
-      [`/book/dom-y/sandbox/${service.id}`, `/book/dom-z/sandbox/${service.id}`]
-    ]) {
+    for (
+      const [from, to] of [
+        ["/book/dom-y", "/book/dom-z"],
+        ["/book/dom-y/", "/book/dom-z"],
+        ["/book/dom-y?theme=dark&x=%C3%A9", "/book/dom-z?theme=dark&x=%C3%A9"],
+        ["/book/dom-y?next=/a?b", "/book/dom-z?next=/a?b"],
+        [`/book/dom-y/${service.id}?theme=light`, `/book/dom-z/${service.id}?theme=light`],
+        ["/book/d%6Fm-y/sandbox", "/book/dom-z/sandbox"],
+        [`/book/dom-y/sandbox/${service.id}`, `/book/dom-z/sandbox/${service.id}`]
+      ]
+    ) {
       const reply = await request(own.url, "GET", from!)
       expect([from, reply.status, reply.headers.get("location")]).toEqual([from, 308, to])
       // Not for good: the former owner may take it back within the 30 days.

@@ -20,7 +20,7 @@ describe("Idempotency-Key", () => {
     const first = await api.post("/v1/clients", { name: "Once" }, withKey("create-once"))
     expect(first.status).toBe(201)
     expect(first.headers.get("idempotent-replayed")).toBeNull()
-    const again = await api.post("/v1/clients", { name: "Once" }, withKey('"create-once"'))
+    const again = await api.post("/v1/clients", { name: "Once" }, withKey("\"create-once\""))
     expect(again.status).toBe(201)
     expect(again.text).toBe(first.text)
     expect(again.headers.get("idempotent-replayed")).toBe("true")
@@ -29,13 +29,19 @@ describe("Idempotency-Key", () => {
     const all = expectStatus(await api.get("/v1/clients?limit=100"), 200)
     expect(all.data.filter((c: any) => c.name === "Once")).toHaveLength(1)
     // Key order and whitespace do not make another request.
-    const reordered = await api.post("/v1/clients", undefined, { raw: '{ "name" : "Once" }', headers: { "content-type": "application/json", "idempotency-key": "create-once" } })
+    const reordered = await api.post("/v1/clients", undefined, {
+      raw: "{ \"name\" : \"Once\" }",
+      headers: { "content-type": "application/json", "idempotency-key": "create-once" }
+    })
     expect(reordered.headers.get("idempotent-replayed")).toBe("true")
   })
 
   it("errors are replayed too", async () => {
     const s = await seed(api)
-    expectStatus(await api.post("/v1/bookings", { service_id: s.service.id, staff_id: s.staff.id, client_id: s.client.id, start: MONDAY_9 }), 201)
+    expectStatus(
+      await api.post("/v1/bookings", { service_id: s.service.id, staff_id: s.staff.id, client_id: s.client.id, start: MONDAY_9 }),
+      201
+    )
     const body = { service_id: s.service.id, staff_id: s.staff.id, client_id: s.client.id, start: MONDAY_9 }
     const first = expectProblem(await api.post("/v1/bookings", body, withKey("taken")), 409, "slot_unavailable")
     const again = await api.post("/v1/bookings", body, withKey("taken"))
@@ -103,7 +109,11 @@ describe("Idempotency-Key on responses that carry a secret", () => {
         await owner.post("/v1/webhooks", { url: "https://hooks.example.com/in", events: ["*"] }, withKey("new-hook")),
         201
       )
-      expectProblem(await owner.post("/v1/webhooks", { url: "https://hooks.example.com/in", events: ["*"] }, withKey("new-hook")), 409, "idempotency_secret_withheld")
+      expectProblem(
+        await owner.post("/v1/webhooks", { url: "https://hooks.example.com/in", events: ["*"] }, withKey("new-hook")),
+        409,
+        "idempotency_secret_withheld"
+      )
       expect(hook.secret).toMatch(/^whsec_/)
       const stored = ["", "-wal"].map((suffix) => existsSync(file + suffix) ? readFileSync(file + suffix).toString("latin1") : "").join("")
       expect(stored).not.toContain(first.secret)

@@ -61,7 +61,12 @@ const setup = (storage: () => Layer.Layer<Storage, unknown>) =>
  * request's write transaction, its result the 201 answer. Returns what each attempt's
  * transaction gave and the retry's response.
  */
-const attemptTwice = <A, E, R>(header: string, path: string, write: (attempt: number) => Effect.Effect<A, E, R>, where: "after" | "inside") =>
+const attemptTwice = <A, E, R>(
+  header: string,
+  path: string,
+  write: (attempt: number) => Effect.Effect<A, E, R>,
+  where: "after" | "inside"
+) =>
   Effect.gen(function*() {
     const storage = yield* Storage
     const idempotent = makeIdempotent(yield* Idempotency)
@@ -108,7 +113,8 @@ describe.each(storages)("a write committed whose answer was lost, on %s", (_name
       const member = yield* Effect.flatMap(Staff, (s) => s.create({ name: "Ana", time_zone: "UTC" }))
       yield* Effect.flatMap(Availability, (a) =>
         a.create({ staff_id: member.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "09:00", end_time: "17:00" }))
-      const service = yield* Effect.flatMap(Services, (s) => s.create({ name: "Cut", duration_minutes: 30, staff_ids: [member.id] }))
+      const service = yield* Effect.flatMap(Services, (s) =>
+        s.create({ name: "Cut", duration_minutes: 30, staff_ids: [member.id] }))
       const client = yield* Effect.flatMap(Clients, (c) => c.create({ name: "Bo" }))
       const body = { service_id: service.id, staff_id: member.id, client_id: client.id, start: "2027-03-29T09:00:00Z" }
       const retried = yield* lostThenRetried("/v1/bookings", Effect.flatMap(Bookings, (b) => b.create(body)))
@@ -142,7 +148,10 @@ describe.each(storages)("a write committed whose answer was lost, on %s", (_name
       const storage = yield* Storage
       const clients = yield* Clients
       const withSecret = (n: number) =>
-        Effect.map(clients.create({ name: `Keyed ${n}` }), (c) => ({ object: "api_key", id: c.id, secret: "sk_test_never_kept_0123456789" }))
+        Effect.map(
+          clients.create({ name: `Keyed ${n}` }),
+          (c) => ({ object: "api_key", id: c.id, secret: "sk_test_never_kept_0123456789" })
+        )
       const { json, retried } = yield* attemptTwice("secret", "/v1/api-keys", withSecret, "after")
       expect(JSON.stringify(yield* storage.collection(IdempotencyCollection).list({}))).not.toContain("sk_test_never_kept")
       const stored = yield* storage.collection(ClientsCollection).list({})

@@ -24,7 +24,12 @@ const freshWindow = () => server.advance(61_000)
 
 const book = async (minutes: number) =>
   expectStatus(
-    await api.post("/v1/bookings", { service_id: setup.service.id, staff_id: setup.staff.id, client_id: setup.client.id, start: at(minutes) }),
+    await api.post("/v1/bookings", {
+      service_id: setup.service.id,
+      staff_id: setup.staff.id,
+      client_id: setup.client.id,
+      start: at(minutes)
+    }),
     201
   )
 const tokenOf = (booking: { manage_url: string }) => booking.manage_url.split("/manage/")[1]!
@@ -50,12 +55,14 @@ afterAll(async () => {
 
 describe("manage_url on booking reads", () => {
   it("secret-key reads carry it under the server's address; every read path agrees", async () => {
-    const booking = record(await api.post("/v1/bookings", {
-      service_id: setup.service.id,
-      staff_id: setup.staff.id,
-      client_id: setup.client.id,
-      start: at(0)
-    })).json
+    const booking = record(
+      await api.post("/v1/bookings", {
+        service_id: setup.service.id,
+        staff_id: setup.staff.id,
+        client_id: setup.client.id,
+        start: at(0)
+      })
+    ).json
     expect(booking.manage_url).toMatch(new RegExp(`^${server.url}/manage/[0-9A-Z]{26}\\.[0-9A-Z]{26}\\.t[A-Za-z0-9_-]{32}$`))
     expect(booking.manage_version).toBe(1)
     // The direct read lane, the list and an action give the same link.
@@ -92,7 +99,13 @@ describe("the client's endpoints", () => {
     const booking = await book(60)
     const token = tokenOf(booking)
     const view = expectStatus(record(await anonymous.get(`/v1/manage/${token}`)), 200)
-    expect(view).toMatchObject({ object: "managed_booking", id: booking.id, can_cancel: true, staff: { name: "Ana" }, client: { name: "Bob" } })
+    expect(view).toMatchObject({
+      object: "managed_booking",
+      id: booking.id,
+      can_cancel: true,
+      staff: { name: "Ana" },
+      client: { name: "Bob" }
+    })
     expect(view).not.toHaveProperty("manage_url")
     // No CORS: the hosted page calls these from the server's own origin.
     const fromElsewhere = await anonymous.get(`/v1/manage/${token}`, { headers: { origin: ORIGIN } })
@@ -101,12 +114,20 @@ describe("the client's endpoints", () => {
     const slots = expectStatus(await anonymous.get(`/v1/manage/${token}/slots?start=${at(60)}&end=${at(180)}`), 200)
     expect(slots.data.map((s: any) => s.start)).toEqual([at(90), at(120), at(150)])
     expectProblem(await anonymous.get(`/v1/manage/${token}/slots?start=${at(60)}`), 400, "bad_request")
-    const tooLong = expectProblem(await anonymous.get(`/v1/manage/${token}/slots?start=${at(60)}&end=${at(63 * 24 * 60)}`), 400, "bad_request")
+    const tooLong = expectProblem(
+      await anonymous.get(`/v1/manage/${token}/slots?start=${at(60)}&end=${at(63 * 24 * 60)}`),
+      400,
+      "bad_request"
+    )
     expect(tooLong.errors).toEqual([{ path: "end", message: "must be at most 62 days after start" }])
 
     const moved = expectStatus(record(await anonymous.post(`/v1/manage/${token}/reschedule`, { start: at(120) })), 200)
     expect(moved).toMatchObject({ start: at(120), status: "confirmed" })
-    expectProblem(await anonymous.post(`/v1/manage/${token}/reschedule`, { start: at(120), staff_id: setup.staff.id }), 422, "validation_failed")
+    expectProblem(
+      await anonymous.post(`/v1/manage/${token}/reschedule`, { start: at(120), staff_id: setup.staff.id }),
+      422,
+      "validation_failed"
+    )
     const cancelled = expectStatus(record(await anonymous.post(`/v1/manage/${token}/cancel`, { reason: "moving away" })), 200)
     expect(cancelled).toMatchObject({ status: "cancelled", cancellation_reason: "moving away", can_cancel: false })
     expectProblem(await anonymous.post(`/v1/manage/${token}/cancel`, {}), 409, "invalid_transition")
@@ -214,7 +235,11 @@ describe("the client's endpoints", () => {
     const mine = await book(week)
     const other = await book(week + 60)
     const token = tokenOf(mine)
-    const offGrid = expectProblem(await anonymous.post(`/v1/manage/${token}/reschedule`, { start: at(week + 67) }), 422, "validation_failed")
+    const offGrid = expectProblem(
+      await anonymous.post(`/v1/manage/${token}/reschedule`, { start: at(week + 67) }),
+      422,
+      "validation_failed"
+    )
     expect(offGrid.errors).toEqual([expect.objectContaining({ path: "start" })])
     expect(offGrid.detail).toContain(at(week + 60))
     const taken = await anonymous.post(`/v1/manage/${token}/reschedule`, { start: at(week + 60) })

@@ -28,7 +28,10 @@ describe("mounted API", () => {
   it("the operator's account methods: handle and branding by updateAccount, getAccount, accountByHandle", async () => {
     const { account } = await slotwise.createAccount({ name: "Mounted Handle Shop", plan: "pro" })
     expect(account.handle).toBe("mounted-handle-shop")
-    const updated = await slotwise.updateAccount(account.id, { handle: "mounted-renamed", branding: { display_name: "Renamed", hide_powered_by: true } })
+    const updated = await slotwise.updateAccount(account.id, {
+      handle: "mounted-renamed",
+      branding: { display_name: "Renamed", hide_powered_by: true }
+    })
     expect(updated).toMatchObject({ handle: "mounted-renamed", branding: { display_name: "Renamed", hide_powered_by: true } })
     expect((await slotwise.getAccount(account.id)).handle).toBe("mounted-renamed")
     expect((await slotwise.accountByHandle("mounted-renamed"))?.id).toBe(account.id)
@@ -49,22 +52,28 @@ describe("mounted API", () => {
   })
 
   it("the Fetch handler answers Requests with Responses over the same data", async () => {
-    const response = await slotwise.fetch(new Request("http://app.local/scheduling/v1/staff?limit=5", { headers: { authorization: `Bearer ${key}` } }))
+    const response = await slotwise.fetch(
+      new Request("http://app.local/scheduling/v1/staff?limit=5", { headers: { authorization: `Bearer ${key}` } })
+    )
     expect(response.status).toBe(200)
     expect(response.headers.get("x-ratelimit-limit")).toBe("600")
     const list = await response.json() as any
     expect(list.data.map((s: any) => s.name)).toContain("Ana")
-    const created = await slotwise.fetch(new Request("http://app.local/scheduling/v1/clients", {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({ name: "Via fetch" })
-    }))
+    const created = await slotwise.fetch(
+      new Request("http://app.local/scheduling/v1/clients", {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "Via fetch" })
+      })
+    )
     expect(created.status).toBe(201)
-    const bad = await slotwise.fetch(new Request("http://app.local/scheduling/v1/clients", {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: "{"
-    }))
+    const bad = await slotwise.fetch(
+      new Request("http://app.local/scheduling/v1/clients", {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: "{"
+      })
+    )
     expect(bad.status).toBe(400)
     expect(bad.headers.get("content-type")).toBe("application/problem+json")
   })

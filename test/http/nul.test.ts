@@ -14,7 +14,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { StorageChoice } from "../../compose.js"
 import { SlotwiseApi } from "../../adapters/http/api.js"
 import { createTestDatabase, type TestDatabase } from "../postgres/database.js"
-import { ADMIN_TOKEN, client, type Client, expectProblem, expectStatus, MONDAY_9, type Reply, seed, startServer, type TestServer } from "./harness.js"
+import {
+  ADMIN_TOKEN,
+  client,
+  type Client,
+  expectProblem,
+  expectStatus,
+  MONDAY_9,
+  type Reply,
+  seed,
+  startServer,
+  type TestServer
+} from "./harness.js"
 
 const NUL_MESSAGE = "must not contain a NUL character or an unpaired surrogate"
 const NUL_KEY_MESSAGE = "must not have a key that contains a NUL character or an unpaired surrogate"
@@ -96,9 +107,20 @@ describe.each(storages)("NUL characters on $name storage", (storage) => {
     api = client(server.url, server.first.keys.sandbox.secret)
     admin = client(server.url, ADMIN_TOKEN)
     ids = await seed(api)
-    booking = expectStatus(await api.post("/v1/bookings", { service_id: ids.service.id, staff_id: ids.staff.id, client_id: ids.client.id, start: MONDAY_9 }), 201)
+    booking = expectStatus(
+      await api.post("/v1/bookings", { service_id: ids.service.id, staff_id: ids.staff.id, client_id: ids.client.id, start: MONDAY_9 }),
+      201
+    )
     // A second page exists for every list a cursor is forged from.
-    expectStatus(await api.post("/v1/bookings", { service_id: ids.service.id, staff_id: ids.staff.id, client_id: ids.client.id, start: "2027-03-29T10:00:00Z" }), 201)
+    expectStatus(
+      await api.post("/v1/bookings", {
+        service_id: ids.service.id,
+        staff_id: ids.staff.id,
+        client_id: ids.client.id,
+        start: "2027-03-29T10:00:00Z"
+      }),
+      201
+    )
     expectStatus(await api.post("/v1/staff", { name: "Bea", time_zone: "UTC" }), 201)
   }, 60_000)
   afterAll(async () => {
@@ -138,7 +160,10 @@ describe.each(storages)("NUL characters on $name storage", (storage) => {
       ["/v1/api-keys?type=%00", "type"],
       ["/v1/availability?staff_id=%00", "staff_id"],
       ["/v1/events?types=booking.created%00", "types"],
-      [`/v1/availability/slots?service_id=${ids.service.id}&start=2027-03-29T00:00:00Z&end=2027-03-30T00:00:00Z&time_zone=UTC%00`, "time_zone"]
+      [
+        `/v1/availability/slots?service_id=${ids.service.id}&start=2027-03-29T00:00:00Z&end=2027-03-30T00:00:00Z&time_zone=UTC%00`,
+        "time_zone"
+      ]
     ]
     for (const [url, parameter] of cases) expectNulField(await api.get(url), 400, parameter)
     // The documented JSON body of GET /v1/bookings is a query too.
@@ -176,11 +201,31 @@ describe.each(storages)("NUL characters on $name storage", (storage) => {
     expectNulField(await api.post("/v1/clients", { name: "Bob", notes: "\u0000" }), 422, "notes")
     expectNulField(await api.patch(`/v1/services/${ids.service.id}`, { description: "x\u0000" }), 422, "description")
     expectNulField(await api.patch(`/v1/bookings/${booking.id}`, { notes: "\u0000" }), 422, "notes")
-    expectNulField(await api.post("/v1/bookings", { service_id: ids.service.id, staff_id: ids.staff.id, client: { name: "N\u0000" }, start: "2027-03-29T11:00:00Z" }), 422, "client.name")
+    expectNulField(
+      await api.post("/v1/bookings", {
+        service_id: ids.service.id,
+        staff_id: ids.staff.id,
+        client: { name: "N\u0000" },
+        start: "2027-03-29T11:00:00Z"
+      }),
+      422,
+      "client.name"
+    )
     expectNulField(await api.post(`/v1/bookings/${booking.id}/cancel`, { reason: "\u0000" }), 422, "reason")
     expectNulField(await api.post("/v1/webhooks", { url: "https://example.com/\u0000", events: ["*"] }), 422, "url")
     expectNulField(await api.post("/v1/api-keys", { name: "k\u0000", type: "secret" }), 422, "name")
-    expectNulField(await api.post("/v1/availability", { staff_id: ids.staff.id, type: "weekly", weekdays: [6], start_time: "09:00", end_time: "10:00", metadata: { a: "\u0000" } }), 422, "metadata.a")
+    expectNulField(
+      await api.post("/v1/availability", {
+        staff_id: ids.staff.id,
+        type: "weekly",
+        weekdays: [6],
+        start_time: "09:00",
+        end_time: "10:00",
+        metadata: { a: "\u0000" }
+      }),
+      422,
+      "metadata.a"
+    )
     expectNulField(await admin.post("/admin/v1/accounts", { name: "N\u0000", plan: "free" }), 422, "name")
     expectNulField(await api.post("/v1/staff", { name: "Ana", time_zone: "UTC", "ex\u0000tra": 1 }), 422, "", NUL_KEY_MESSAGE)
     expect(await eventCount(api)).toBe(before)
@@ -195,11 +240,28 @@ describe.each(storages)("NUL characters on $name storage", (storage) => {
       expectNulField(await api.post("/v1/clients", { name: lone }), 422, "name")
       expectNulField(await api.post("/v1/clients", { name: "Bob", metadata: { [`k${lone}`]: "v" } }), 422, "metadata", NUL_KEY_MESSAGE)
       expectNulField(await api.patch(`/v1/bookings/${booking.id}`, { notes: lone }), 422, "notes")
-      expectNulField(await api.post("/v1/bookings", { service_id: ids.service.id, staff_id: ids.staff.id, client: { name: lone }, start: "2027-03-29T11:00:00Z" }), 422, "client.name")
+      expectNulField(
+        await api.post("/v1/bookings", {
+          service_id: ids.service.id,
+          staff_id: ids.staff.id,
+          client: { name: lone },
+          start: "2027-03-29T11:00:00Z"
+        }),
+        422,
+        "client.name"
+      )
       const visitor = { service_id: ids.service.id, staff_id: ids.staff.id, start: "2027-03-29T11:30:00Z" }
       const fromPage = { headers: { origin: "http://localhost:5173" } }
-      expectNulField(await publishable.post("/v1/bookings", { ...visitor, client: { name: lone, email: "v@example.com" } }, fromPage), 422, "client.name")
-      expectNulField(await publishable.post("/v1/bookings", { ...visitor, client: { name: "Vi", email: "v@example.com" }, notes: lone }, fromPage), 422, "notes")
+      expectNulField(
+        await publishable.post("/v1/bookings", { ...visitor, client: { name: lone, email: "v@example.com" } }, fromPage),
+        422,
+        "client.name"
+      )
+      expectNulField(
+        await publishable.post("/v1/bookings", { ...visitor, client: { name: "Vi", email: "v@example.com" }, notes: lone }, fromPage),
+        422,
+        "notes"
+      )
     }
     // A well-formed pair (an emoji) is text like any other.
     expect(expectStatus(await api.post("/v1/clients", { name: "Bob \ud83d\ude00" }), 201).name).toBe("Bob \u{1F600}")
@@ -210,9 +272,11 @@ describe.each(storages)("NUL characters on $name storage", (storage) => {
   it("a header value holding a NUL is refused before the app runs", async () => {
     const before = await eventCount(api)
     const body = JSON.stringify({ name: "Header" })
-    const reply = await rawExchange(server.url,
+    const reply = await rawExchange(
+      server.url,
       `POST /v1/staff HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.first.keys.sandbox.secret}\r\n` +
-        `Idempotency-Key: a\u0000b\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`)
+        `Idempotency-Key: a\u0000b\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`
+    )
     expect(reply).toMatch(/^HTTP\/1\.1 400 /)
     expect(reply).toContain("application/problem+json")
     expect(await eventCount(api)).toBe(before)

@@ -37,7 +37,17 @@ beforeAll(async () => {
     // Exits non-zero when it finds problems: the JSON report is what counts.
     run(bin("redocly"), ["lint", file, "--config", join(ROOT, "redocly.yaml"), "--format=json"], { cwd: ROOT, env, maxBuffer: 64 << 20 })
       .catch((e: { stdout: string }) => e),
-    run(bin("spectral"), ["lint", file, "--ruleset", join(ROOT, ".spectral.yaml"), "--format", "json", "--output", join(dir, "spectral.json"), "--quiet"], {
+    run(bin("spectral"), [
+      "lint",
+      file,
+      "--ruleset",
+      join(ROOT, ".spectral.yaml"),
+      "--format",
+      "json",
+      "--output",
+      join(dir, "spectral.json"),
+      "--quiet"
+    ], {
       cwd: ROOT,
       env
     }).catch(() => undefined)
@@ -166,7 +176,20 @@ describe("the OpenAPI document", () => {
     walk(spec.components.schemas)
     expect(titles.filter((t) => /\(|^int$|^unknown$/.test(t))).toEqual([])
     const undescribed: Array<string> = []
-    for (const name of ["Booking", "BookingCreate", "Service", "ServiceCreate", "Staff", "Client", "ClientCreate", "Money", "Hold", "WebhookEndpoint"]) {
+    for (
+      const name of [
+        "Booking",
+        "BookingCreate",
+        "Service",
+        "ServiceCreate",
+        "Staff",
+        "Client",
+        "ClientCreate",
+        "Money",
+        "Hold",
+        "WebhookEndpoint"
+      ]
+    ) {
       const schema = spec.components.schemas[name]
       expect(schema, name).toBeDefined()
       for (const [field, property] of Object.entries<any>(schema.properties)) {

@@ -43,33 +43,41 @@ const interleaved = <A>(callers: ReadonlyArray<A>) => Array.from({ length: CONCU
 describe("the principal under concurrency", () => {
   it("each request reads its own account, writes into it and lists only its data", async () => {
     const { a, aId, b, bId } = shop
-    const accounts = await Promise.all(interleaved([[a, aId], [b, bId]] as const).map(async ([api, id]) => {
-      const account = expectStatus(await api.get("/v1/account"), 200)
-      return [account.id, id]
-    }))
+    const accounts = await Promise.all(
+      interleaved([[a, aId], [b, bId]] as const).map(async ([api, id]) => {
+        const account = expectStatus(await api.get("/v1/account"), 200)
+        return [account.id, id]
+      })
+    )
     for (const [seen, own] of accounts) expect(seen).toBe(own)
 
-    await Promise.all(interleaved([[a, "alpha"], [b, "beta"]] as const).map(async ([api, owner], i) => {
-      const created = expectStatus(
-        await api.post("/v1/clients", { name: `${owner} ${i}`, metadata: { owner } }, { headers: { "idempotency-key": `client-${i}` } }),
-        201
-      )
-      expect(created.metadata).toEqual({ owner })
-    }))
-    const lists = await Promise.all(interleaved([[a, "alpha"], [b, "beta"]] as const).map(async ([api, owner]) => {
-      const page = expectStatus(await api.get("/v1/clients?limit=100"), 200)
-      return { owner, owners: page.data.map((c: { metadata: { owner: string } }) => c.metadata.owner) as Array<string> }
-    }))
+    await Promise.all(
+      interleaved([[a, "alpha"], [b, "beta"]] as const).map(async ([api, owner], i) => {
+        const created = expectStatus(
+          await api.post("/v1/clients", { name: `${owner} ${i}`, metadata: { owner } }, { headers: { "idempotency-key": `client-${i}` } }),
+          201
+        )
+        expect(created.metadata).toEqual({ owner })
+      })
+    )
+    const lists = await Promise.all(
+      interleaved([[a, "alpha"], [b, "beta"]] as const).map(async ([api, owner]) => {
+        const page = expectStatus(await api.get("/v1/clients?limit=100"), 200)
+        return { owner, owners: page.data.map((c: { metadata: { owner: string } }) => c.metadata.owner) as Array<string> }
+      })
+    )
     for (const { owner, owners } of lists) expect(owners).toEqual(Array(CONCURRENT / 2).fill(owner))
   })
 
   it("a publishable key's requests get the visitor's view while its account's secret key gets the full one", async () => {
     const { a, aWidget, b } = shop
-    const views = await Promise.all(interleaved(["secret", "widget", "other"] as const).map(async (who) => {
-      const api = who === "secret" ? a : who === "widget" ? aWidget : b
-      const page = expectStatus(await api.get("/v1/services?limit=100", who === "widget" ? { headers: { origin: ORIGIN } } : {}), 200)
-      return { who, services: page.data as Array<{ name: string; metadata?: unknown }> }
-    }))
+    const views = await Promise.all(
+      interleaved(["secret", "widget", "other"] as const).map(async (who) => {
+        const api = who === "secret" ? a : who === "widget" ? aWidget : b
+        const page = expectStatus(await api.get("/v1/services?limit=100", who === "widget" ? { headers: { origin: ORIGIN } } : {}), 200)
+        return { who, services: page.data as Array<{ name: string; metadata?: unknown }> }
+      })
+    )
     for (const { services, who } of views) {
       expect(services.map((s) => s.name)).toEqual([who === "other" ? "Beta cut" : "Alpha cut"])
       // The visitor's view has no metadata; the account's own does.
@@ -92,20 +100,26 @@ describe("the principal under concurrency on the mounted Fetch handler", () => {
 
   it("each Request is answered as its own account", async () => {
     const keys = await Promise.all(["Gamma", "Delta"].map((name) => mounted.createAccount({ name, plan: "business" })))
-    const answers = await Promise.all(interleaved(keys).map(async (created, i) => {
-      const headers = { authorization: `Bearer ${created.keys.sandbox.secret}`, "content-type": "application/json" }
-      const made = await mounted.fetch(new Request("http://app.local/v1/staff", {
-        method: "POST",
-        headers: { ...headers, "idempotency-key": `staff-${i}` },
-        body: JSON.stringify({ name: `${created.account.name} ${i}`, time_zone: "UTC" })
-      }))
-      expect(made.status).toBe(201)
-      const account = await mounted.fetch(new Request("http://app.local/v1/account", { headers }))
-      return { own: created.account.id, seen: ((await account.json()) as { id: string }).id }
-    }))
+    const answers = await Promise.all(
+      interleaved(keys).map(async (created, i) => {
+        const headers = { authorization: `Bearer ${created.keys.sandbox.secret}`, "content-type": "application/json" }
+        const made = await mounted.fetch(
+          new Request("http://app.local/v1/staff", {
+            method: "POST",
+            headers: { ...headers, "idempotency-key": `staff-${i}` },
+            body: JSON.stringify({ name: `${created.account.name} ${i}`, time_zone: "UTC" })
+          })
+        )
+        expect(made.status).toBe(201)
+        const account = await mounted.fetch(new Request("http://app.local/v1/account", { headers }))
+        return { own: created.account.id, seen: ((await account.json()) as { id: string }).id }
+      })
+    )
     for (const { own, seen } of answers) expect(seen).toBe(own)
     for (const created of keys) {
-      const listed = await mounted.fetch(new Request("http://app.local/v1/staff?limit=100", { headers: { authorization: `Bearer ${created.keys.sandbox.secret}` } }))
+      const listed = await mounted.fetch(
+        new Request("http://app.local/v1/staff?limit=100", { headers: { authorization: `Bearer ${created.keys.sandbox.secret}` } })
+      )
       const names = ((await listed.json()) as { data: Array<{ name: string }> }).data.map((s) => s.name.split(" ")[0])
       expect(names).toEqual(Array(CONCURRENT / 2).fill(created.account.name))
     }

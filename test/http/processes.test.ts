@@ -70,7 +70,9 @@ describe("slotwise serve", { timeout: 90_000, concurrent: true }, () => {
     const key = acct.keys.sandbox.secret
     const s = await seed(client(one.url, key))
     const body = { service_id: s.service.id, staff_id: s.staff.id, client_id: s.client.id, start: "2027-03-29T09:00:00Z" }
-    const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => client(i % 2 === 0 ? one.url : two.url, key).post("/v1/bookings", body)))
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => client(i % 2 === 0 ? one.url : two.url, key).post("/v1/bookings", body))
+    )
     const statuses = replies.map((r) => r.status)
     expect(statuses.filter((s) => s === 201)).toHaveLength(1)
     for (const r of replies.filter((r) => r.status !== 201)) expectProblem(r, 409, "slot_unavailable")
@@ -84,10 +86,13 @@ describe("slotwise serve", { timeout: 90_000, concurrent: true }, () => {
     let handedOver = 0
     let allSent!: () => void
     const sent = new Promise<void>((resolve) => (allSent = resolve))
-    const inFlight = Array.from({ length: 10 }, () =>
-      client(two.url, key).get(`/v1/availability/slots?service_id=${s.service.id}&start=2027-03-29T00:00:00Z&end=2027-05-29T00:00:00Z`, {
-        sent: () => ++handedOver === 10 && allSent()
-      }))
+    const inFlight = Array.from(
+      { length: 10 },
+      () =>
+        client(two.url, key).get(`/v1/availability/slots?service_id=${s.service.id}&start=2027-03-29T00:00:00Z&end=2027-05-29T00:00:00Z`, {
+          sent: () => ++handedOver === 10 && allSent()
+        })
+    )
     // SIGTERM once every request is on its way (not after a guessed pause).
     await sent
     two.process.kill("SIGTERM")
@@ -104,7 +109,20 @@ describe("slotwise serve", { timeout: 90_000, concurrent: true }, () => {
     mem.process.kill("SIGTERM")
     expect((await mem.exited).code).toBe(0)
     expect(help.status).toBe(0)
-    for (const flag of ["--port", "--host", "--database", "--memory", "--admin-token", "SLOTWISE_ADMIN_TOKEN", "--allow-private-webhooks", "--name", "--plan", "--json"]) {
+    for (
+      const flag of [
+        "--port",
+        "--host",
+        "--database",
+        "--memory",
+        "--admin-token",
+        "SLOTWISE_ADMIN_TOKEN",
+        "--allow-private-webhooks",
+        "--name",
+        "--plan",
+        "--json"
+      ]
+    ) {
       expect(help.stdout).toContain(flag)
     }
     expect(bad.status).toBe(2)
@@ -113,7 +131,19 @@ describe("slotwise serve", { timeout: 90_000, concurrent: true }, () => {
 
   it("accounts create --json creates an account offline", async () => {
     const file = path.join(dir, "offline.db")
-    const created = await cli(["accounts", "create", "--database", file, "--name", "Offline", "--plan", "pro", "--allowed-origin", "https://a.example.com", "--json"])
+    const created = await cli([
+      "accounts",
+      "create",
+      "--database",
+      file,
+      "--name",
+      "Offline",
+      "--plan",
+      "pro",
+      "--allowed-origin",
+      "https://a.example.com",
+      "--json"
+    ])
     expect(created.status).toBe(0)
     const body = JSON.parse(created.stdout)
     expect(body.account).toMatchObject({ name: "Offline", plan: "pro", allowed_origins: ["https://a.example.com"] })
@@ -133,14 +163,24 @@ describe("every command's storage", { timeout: 90_000, concurrent: true }, () =>
     const created = await run(["accounts", "create", "--name", "Env", "--json"], env, "", cwd)
     expect(created.status).toBe(0)
     const account = JSON.parse(created.stdout).account.id
-    const user = await run(["users", "create", "--account", account, "--email", "env@example.com", "--password-stdin"], env, "a long enough passphrase\n", cwd)
+    const user = await run(
+      ["users", "create", "--account", account, "--email", "env@example.com", "--password-stdin"],
+      env,
+      "a long enough passphrase\n",
+      cwd
+    )
     expect(user.stderr).toBe("")
     expect(user.status).toBe(0)
     expect(user.stdout).toContain(`in ${account} (SQLite database ${file})`)
     // --database wins over the variable.
     const other = path.join(dir, "flag-wins.db")
     const [missing, listed] = await Promise.all([
-      run(["users", "create", "--account", "acc_01JZZZZZZZZZZZZZZZZZZZZZZZ", "--email", "x@example.com", "--password-stdin"], env, "a long enough passphrase", cwd),
+      run(
+        ["users", "create", "--account", "acc_01JZZZZZZZZZZZZZZZZZZZZZZZ", "--email", "x@example.com", "--password-stdin"],
+        env,
+        "a long enough passphrase",
+        cwd
+      ),
       run(["accounts", "list", "--database", other], env, "", cwd)
     ])
     expect(missing.status).toBe(1)
@@ -157,7 +197,10 @@ describe("every command's storage", { timeout: 90_000, concurrent: true }, () =>
       url.password = "hunter2-secret"
       const env = { SLOTWISE_DATABASE_URL: url.href }
       expect((await run(["accounts", "create", "--name", "Shared", "--plan", "pro"], env)).status).toBe(0)
-      const [listed, missing] = await Promise.all([run(["accounts", "list"], env), run(["accounts", "update", "acc_01JZZZZZZZZZZZZZZZZZZZZZZZ", "--name", "X"], env)])
+      const [listed, missing] = await Promise.all([
+        run(["accounts", "list"], env),
+        run(["accounts", "update", "acc_01JZZZZZZZZZZZZZZZZZZZZZZZ", "--name", "X"], env)
+      ])
       expect(listed.status).toBe(0)
       expect(listed.stdout).toContain(`1 account(s) in PostgreSQL postgres://${url.username}:***@${url.host}${url.pathname}`)
       expect(listed.stdout).toMatch(/acc_\w{26} {2}"Shared" {2}plan pro {2}600\/min {2}origins none/)
@@ -175,7 +218,23 @@ describe("slotwise accounts", { timeout: 90_000, concurrent: true }, () => {
     const file = path.join(dir, "accounts.db")
     const db = ["--database", file]
     const id = JSON.parse((await run(["accounts", "create", ...db, "--name", "Shop", "--json"])).stdout).account.id
-    const updated = await run(["accounts", "update", id, ...db, "--name", "Shop 2", "--plan", "pro", "--allowed-origin", "https://a.example.com", "--allowed-origin", "https://b.example.com", "--rate-limit", "42", "--json"])
+    const updated = await run([
+      "accounts",
+      "update",
+      id,
+      ...db,
+      "--name",
+      "Shop 2",
+      "--plan",
+      "pro",
+      "--allowed-origin",
+      "https://a.example.com",
+      "--allowed-origin",
+      "https://b.example.com",
+      "--rate-limit",
+      "42",
+      "--json"
+    ])
     expect(updated.status).toBe(0)
     expect(JSON.parse(updated.stdout)).toMatchObject({
       id,
@@ -195,9 +254,26 @@ describe("slotwise accounts", { timeout: 90_000, concurrent: true }, () => {
     expect(invalid.status).toBe(1)
     expect(invalid.stderr).toContain("allowed_origins.0")
     expect(invalid.stderr).toContain("rate_limit_per_minute")
-    const branded = await run(["accounts", "update", id, ...db, "--handle", "shop-two", "--display-name", "Shop Two", "--primary-color", "#abc", "--hide-powered-by", "true", "--json"])
+    const branded = await run([
+      "accounts",
+      "update",
+      id,
+      ...db,
+      "--handle",
+      "shop-two",
+      "--display-name",
+      "Shop Two",
+      "--primary-color",
+      "#abc",
+      "--hide-powered-by",
+      "true",
+      "--json"
+    ])
     expect(branded.status).toBe(0)
-    expect(JSON.parse(branded.stdout)).toMatchObject({ handle: "shop-two", branding: { display_name: "Shop Two", logo_url: null, primary_color: "#abc", hide_powered_by: true } })
+    expect(JSON.parse(branded.stdout)).toMatchObject({
+      handle: "shop-two",
+      branding: { display_name: "Shop Two", logo_url: null, primary_color: "#abc", hide_powered_by: true }
+    })
     const unbranded = await run(["accounts", "update", id, ...db, "--display-name", "", "--json"])
     expect(JSON.parse(unbranded.stdout).branding).toMatchObject({ display_name: null, primary_color: "#abc" })
     // Each of these leaves the account as it is.
@@ -222,9 +298,25 @@ describe("slotwise accounts", { timeout: 90_000, concurrent: true }, () => {
       [["users", "--help"], "--password-stdin"],
       [["users", "create", "--help"], "--password-stdin"]
     ]
-    const [serveHelp, accounts, ...helps] = await Promise.all([["serve", "--help"], ["accounts", "--help"], ...cases.map(([args]) => args)].map((args) => run(args)))
+    const [serveHelp, accounts, ...helps] = await Promise.all(
+      [["serve", "--help"], ["accounts", "--help"], ...cases.map(([args]) => args)].map((args) => run(args))
+    )
     expect(serveHelp!.status).toBe(0)
-    for (const name of ["PORT", "HOST", "DATABASE_URL", "MEMORY", "REDIS_URL", "ADMIN_TOKEN", "PUBLIC_URL", "TRUST_PROXY", "ALLOW_PRIVATE_WEBHOOKS", "WEBHOOK_TIMEOUT_MS", "WEBHOOK_LEASE_MS"]) {
+    for (
+      const name of [
+        "PORT",
+        "HOST",
+        "DATABASE_URL",
+        "MEMORY",
+        "REDIS_URL",
+        "ADMIN_TOKEN",
+        "PUBLIC_URL",
+        "TRUST_PROXY",
+        "ALLOW_PRIVATE_WEBHOOKS",
+        "WEBHOOK_TIMEOUT_MS",
+        "WEBHOOK_LEASE_MS"
+      ]
+    ) {
       expect(serveHelp!.stdout).toContain(`$SLOTWISE_${name}`)
     }
     for (const sub of ["create", "list", "update"]) expect(accounts!.stdout).toMatch(new RegExp(`^  ${sub} `, "m"))
@@ -256,7 +348,9 @@ describe("slotwise serve's configuration and logs", { timeout: 90_000, concurren
     expect(log).not.toContain("env.example.test")
     // With a public URL the first account allows no origins until the operator names them.
     expect(log).not.toContain("may be used from")
-    expect(expectStatus(await client(server.url).get("/.well-known/oauth-authorization-server"), 200).issuer).toBe("https://flag.example.test")
+    expect(expectStatus(await client(server.url).get("/.well-known/oauth-authorization-server"), 200).issuer).toBe(
+      "https://flag.example.test"
+    )
 
     // GET /: where the reference is, for API clients; browsers are sent there.
     const root = expectStatus(await client(server.url).get("/"), 200)
@@ -268,7 +362,12 @@ describe("slotwise serve's configuration and logs", { timeout: 90_000, concurren
     server.process.kill("SIGTERM")
     expect((await server.exited).code).toBe(0)
     const shutdown = server.lines.slice(server.lines.findIndex((l) => l.startsWith("received SIGTERM")))
-    expect(shutdown.map((l) => l.split(":")[0])).toEqual(["received SIGTERM", "HTTP server closed", "webhook dispatcher stopped", "storage closed; exiting"])
+    expect(shutdown.map((l) => l.split(":")[0])).toEqual([
+      "received SIGTERM",
+      "HTTP server closed",
+      "webhook dispatcher stopped",
+      "storage closed; exiting"
+    ])
   })
 
   it("on a fresh database prints the local dev origins the first account allows", async () => {

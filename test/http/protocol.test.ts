@@ -16,7 +16,10 @@ beforeAll(async () => {
   server = await startServer({ allowPrivateWebhooks: true, webhooks: false })
   api = client(server.url, server.first.keys.sandbox.secret)
   const s = await seed(api)
-  const booking = expectStatus(await api.post("/v1/bookings", { service_id: s.service.id, staff_id: s.staff.id, client_id: s.client.id, start: MONDAY_9 }), 201)
+  const booking = expectStatus(
+    await api.post("/v1/bookings", { service_id: s.service.id, staff_id: s.staff.id, client_id: s.client.id, start: MONDAY_9 }),
+    201
+  )
   const webhook = expectStatus(await api.post("/v1/webhooks", { url: "http://127.0.0.1:9/hook", events: ["booking.created"] }), 201)
   ids = { booking: booking.id, webhook: webhook.id, service: s.service.id }
 })
@@ -27,7 +30,7 @@ describe("authorization schemes", () => {
     const reply = await api.get("/v1/services", { key: undefined, headers: { authorization: "Basic dXNlcjpwYXNz" } })
     const problem = expectProblem(reply, 401, "unauthorized")
     expect(problem.detail).toMatch(/Basic.*not accepted.*Authorization: Bearer/)
-    expect(reply.headers.get("www-authenticate")).toBe('Bearer realm="slotwise"')
+    expect(reply.headers.get("www-authenticate")).toBe("Bearer realm=\"slotwise\"")
     expect(reply.headers.get("x-ratelimit-limit")).toBe("60")
   })
 
@@ -43,7 +46,12 @@ describe("JSON body charsets", () => {
   const post = (contentType: string) =>
     api.post("/v1/clients", undefined, { raw: JSON.stringify({ name: "Zoë" }), headers: { "content-type": contentType } })
 
-  it.each(["application/json; charset=iso-8859-1", "application/json;charset=utf-16", "application/json; charset=\"latin1\"", "application/json; charset="])(
+  it.each([
+    "application/json; charset=iso-8859-1",
+    "application/json;charset=utf-16",
+    "application/json; charset=\"latin1\"",
+    "application/json; charset="
+  ])(
     "%s is 415",
     async (type) => {
       const problem = expectProblem(await post(type), 415, "unsupported_media_type")
@@ -59,7 +67,10 @@ describe("JSON body charsets", () => {
   )
 
   it("the filters body of GET /v1/bookings too", async () => {
-    const reply = await api.get("/v1/bookings", { raw: '{"status":"confirmed"}', headers: { "content-type": "application/json; charset=windows-1252" } })
+    const reply = await api.get("/v1/bookings", {
+      raw: "{\"status\":\"confirmed\"}",
+      headers: { "content-type": "application/json; charset=windows-1252" }
+    })
     expectProblem(reply, 415, "unsupported_media_type")
   })
 })
@@ -79,7 +90,11 @@ describe("action bodies", () => {
     const before = expectStatus(await api.get(`/v1/bookings/${ids.booking}`), 200)
     const keys = expectStatus(await api.get("/v1/api-keys"), 200).data.length
     for (const path of actions()) {
-      const problem = expectProblem(await api.post(path, undefined, { raw, headers: { "content-type": "application/json" } }), 422, "validation_failed")
+      const problem = expectProblem(
+        await api.post(path, undefined, { raw, headers: { "content-type": "application/json" } }),
+        422,
+        "validation_failed"
+      )
       expect(problem.errors.length, path).toBeGreaterThan(0)
     }
     expect(expectStatus(await api.get(`/v1/bookings/${ids.booking}`), 200)).toEqual(before)
@@ -145,7 +160,9 @@ describe("errors node:http raises before the app runs", () => {
   })
 
   it("headers just under the limit reach the app", async () => {
-    const reply = await rawExchange(`GET /v1/services HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Padding: ${"a".repeat(15 * 1024)}\r\n\r\n`)
+    const reply = await rawExchange(
+      `GET /v1/services HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Padding: ${"a".repeat(15 * 1024)}\r\n\r\n`
+    )
     expect(reply.status).toBe(401)
     expect(reply.headers["content-type"]).toBe("application/problem+json")
   })
@@ -153,7 +170,10 @@ describe("errors node:http raises before the app runs", () => {
   it.each([
     ["an unknown method", "BREW /v1/services HTTP/1.1\r\nHost: x\r\n\r\n"],
     ["a header line without a colon", "GET /v1/services HTTP/1.1\r\nHost: x\r\nnot a header\r\n\r\n"],
-    ["both Content-Length and chunked", "POST /v1/clients HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"],
+    [
+      "both Content-Length and chunked",
+      "POST /v1/clients HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+    ],
     ["two different Content-Lengths", "POST /v1/clients HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}"],
     ["a bad HTTP version", "GET /v1/services HTTP/9.9x\r\nHost: x\r\n\r\n"],
     ["not HTTP at all", "\u0016\u0003\u0001\u0002\u0000\u0001\u0000\u0001\u00fc\u0003\u0003\r\n\r\n"]

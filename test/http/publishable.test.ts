@@ -24,7 +24,12 @@ const at = (minutes: number) => new Date(Date.parse(MONDAY_9) + minutes * MINUTE
 /** A fresh account that allows ORIGIN, seeded; its secret and publishable clients. */
 const widgetAccount = async (body: Record<string, unknown> = {}) => {
   const acct = expectStatus(
-    await client(server.url, ADMIN_TOKEN).post("/admin/v1/accounts", { name: "Shop", plan: "business", allowed_origins: [ORIGIN], ...body }),
+    await client(server.url, ADMIN_TOKEN).post("/admin/v1/accounts", {
+      name: "Shop",
+      plan: "business",
+      allowed_origins: [ORIGIN],
+      ...body
+    }),
     201
   )
   const secret = client(server.url, acct.keys.sandbox.secret)
@@ -39,7 +44,12 @@ const from = (address: string) => ({ headers: { origin: ORIGIN, "x-forwarded-for
 describe("holds with a publishable key", () => {
   it("last at most 3 minutes (longer asks are shortened); secret keys keep up to 10", async () => {
     const { pk, s, secret } = await widgetAccount()
-    const hold = (start: string, ttl?: number) => ({ service_id: s.service.id, staff_id: s.staff.id, start, ...(ttl === undefined ? {} : { ttl_seconds: ttl }) })
+    const hold = (start: string, ttl?: number) => ({
+      service_id: s.service.id,
+      staff_id: s.staff.id,
+      start,
+      ...(ttl === undefined ? {} : { ttl_seconds: ttl })
+    })
     const now = server.now()
     const asked = expectStatus(await pk.post("/v1/availability/holds", hold(at(0), 600), from("203.0.113.1")), 201)
     expect(Date.parse(asked.expires_at)).toBe(now + VISITOR_HOLD_MAX_TTL_SECONDS * 1000)
@@ -50,7 +60,22 @@ describe("holds with a publishable key", () => {
     // Nothing about the visitor is in the answer or in a later read.
     for (const body of [asked, expectStatus(await pk.get(`/v1/availability/holds/${asked.id}`, from("203.0.113.1")), 200)]) {
       expect(Object.keys(body).sort()).toEqual(
-        ["assigned_by", "buffer_after_minutes", "buffer_before_minutes", "created_at", "end", "expires_at", "id", "metadata", "object", "service_id", "staff_id", "staff_ids", "start", "updated_at"]
+        [
+          "assigned_by",
+          "buffer_after_minutes",
+          "buffer_before_minutes",
+          "created_at",
+          "end",
+          "expires_at",
+          "id",
+          "metadata",
+          "object",
+          "service_id",
+          "staff_id",
+          "staff_ids",
+          "start",
+          "updated_at"
+        ]
       )
     }
     const long = expectStatus(await secret.post("/v1/availability/holds", hold(at(90), 600)), 201)
@@ -74,7 +99,12 @@ describe("holds with a publishable key", () => {
     expectProblem(await hold(120, "198.51.100.7"), 429, "hold_limit_reached")
 
     expectStatus(
-      await pk.post("/v1/bookings", { service_id: s.service.id, start: at(30), hold_id: second.id, client: { name: "Web", email: "web@example.com" } }, from("198.51.100.7")),
+      await pk.post("/v1/bookings", {
+        service_id: s.service.id,
+        start: at(30),
+        hold_id: second.id,
+        client: { name: "Web", email: "web@example.com" }
+      }, from("198.51.100.7")),
       201
     )
     expectStatus(await hold(120, "198.51.100.7"), 201)
@@ -102,13 +132,20 @@ describe("holds with a publishable key", () => {
     expectStatus(await secret.patch(`/v1/availability/${s.rule.id}`, { valid_from: "2027-04-05" }), 200)
     const week = 7 * 24 * 60
     // That Monday and Tuesday 09:00-17:00 give 32 half-hour starts.
-    const starts = [...Array.from({ length: 16 }, (_, i) => at(week + i * 30)), ...Array.from({ length: 16 }, (_, i) => at(week + 24 * 60 + i * 30))]
+    const starts = [
+      ...Array.from({ length: 16 }, (_, i) => at(week + i * 30)),
+      ...Array.from({ length: 16 }, (_, i) => at(week + 24 * 60 + i * 30))
+    ]
     const hold = (start: string) => ({ service_id: s.service.id, staff_id: s.staff.id, start })
     for (const start of starts.slice(0, 4)) expectStatus(await secret.post("/v1/availability/holds", hold(start)), 201)
     for (let i = 0; i < VISITOR_HOLDS_PER_KEY; i++) {
       expectStatus(await pk.post("/v1/availability/holds", hold(starts[4 + i]!), from(`192.0.2.${i}`)), 201)
     }
-    const refused = expectProblem(await pk.post("/v1/availability/holds", hold(starts[24]!), from("192.0.2.200")), 429, "hold_limit_reached")
+    const refused = expectProblem(
+      await pk.post("/v1/availability/holds", hold(starts[24]!), from("192.0.2.200")),
+      429,
+      "hold_limit_reached"
+    )
     expect(refused.detail).toContain("without a hold")
     expect(refused.detail).not.toContain(String(VISITOR_HOLDS_PER_KEY))
     for (const start of starts.slice(24, 28)) expectStatus(await secret.post("/v1/availability/holds", hold(start)), 201)
@@ -128,14 +165,17 @@ describe("rate limits of a publishable key", () => {
     expect(other.status).toBe(200)
     expect(other.headers.get("x-ratelimit-limit")).toBe("5")
     expect(other.headers.get("x-ratelimit-remaining")).toBe("4")
-    expect(other.headers.get("ratelimit-policy")).toBe('"custom";q=5;w=60')
+    expect(other.headers.get("ratelimit-policy")).toBe("\"custom\";q=5;w=60")
   })
 
   it("without --trust-proxy, X-Forwarded-For does not make a new visitor", async () => {
     const own = await startServer()
     try {
       const admin = client(own.url, ADMIN_TOKEN)
-      const acct = expectStatus(await admin.post("/admin/v1/accounts", { name: "Tiny", plan: "free", rate_limit_per_minute: 2, allowed_origins: [ORIGIN] }), 201)
+      const acct = expectStatus(
+        await admin.post("/admin/v1/accounts", { name: "Tiny", plan: "free", rate_limit_per_minute: 2, allowed_origins: [ORIGIN] }),
+        201
+      )
       const pk = client(own.url, acct.keys.sandbox.publishable)
       const statuses = []
       for (let i = 0; i < 3; i++) statuses.push((await pk.get("/v1/services", from(`203.0.113.${60 + i}`))).status)
@@ -153,7 +193,10 @@ describe("what a publishable key reads", () => {
     expectStatus(await secret.patch(`/v1/services/${s.service.id}`, { metadata: { margin: "high" } }), 200)
     expectStatus(await secret.patch(`/v1/staff/${s.staff.id}`, { email: "ana@shop.example.com", metadata: { pay: "42" } }), 200)
     const hiddenService = expectStatus(await secret.post("/v1/services", { name: "Retired", duration_minutes: 30, active: false }), 201)
-    const hiddenStaff = expectStatus(await secret.post("/v1/staff", { name: "Gone", time_zone: "UTC", email: "gone@shop.example.com", active: false }), 201)
+    const hiddenStaff = expectStatus(
+      await secret.post("/v1/staff", { name: "Gone", time_zone: "UTC", email: "gone@shop.example.com", active: false }),
+      201
+    )
 
     const services = expectStatus(await pk.get("/v1/services", visitor), 200)
     expect(services.data.map((x: { id: string }) => x.id)).toEqual([s.service.id])
@@ -214,13 +257,36 @@ describe("bookings with a publishable key", () => {
       }, from("203.0.113.81")),
       201
     )
-    expect(Object.keys(booked).sort()).toEqual(["created_at", "end", "id", "object", "price", "series_id", "service_id", "staff_id", "staff_ids", "start", "status", "updated_at"])
-    expect(booked).toMatchObject({ object: "booking", service_id: s.service.id, staff_id: s.staff.id, start: MONDAY_9, status: "confirmed" })
+    expect(Object.keys(booked).sort()).toEqual([
+      "created_at",
+      "end",
+      "id",
+      "object",
+      "price",
+      "series_id",
+      "service_id",
+      "staff_id",
+      "staff_ids",
+      "start",
+      "status",
+      "updated_at"
+    ])
+    expect(booked).toMatchObject({
+      object: "booking",
+      service_id: s.service.id,
+      staff_id: s.staff.id,
+      start: MONDAY_9,
+      status: "confirmed"
+    })
 
     const stored = expectStatus(await secret.get(`/v1/bookings/${booked.id}`), 200)
     expect(stored.client_id).not.toBe(s.client.id)
     expect(stored).toMatchObject({ notes: "window seat", metadata: { source: "widget" } })
-    expect(expectStatus(await secret.get(`/v1/clients/${s.client.id}`), 200)).toMatchObject({ name: "Bob", email: "bob@example.com", phone: null })
+    expect(expectStatus(await secret.get(`/v1/clients/${s.client.id}`), 200)).toMatchObject({
+      name: "Bob",
+      email: "bob@example.com",
+      phone: null
+    })
     const sameEmail = expectStatus(await secret.get("/v1/clients?email=bob@example.com"), 200).data
     expect(sameEmail.map((c: { name: string }) => c.name).sort()).toEqual(["Bob", "Mallory"])
 
@@ -244,8 +310,14 @@ describe("idempotency keys with a publishable key", () => {
 
     // A visitor using a key first does not block the integration's own use of it.
     const next = { service_id: s.service.id, start: at(30), client: { name: "Web", email: "web@example.com" } }
-    const first = expectStatus(await pk.post("/v1/bookings", next, { headers: { ...from("203.0.113.90").headers, "idempotency-key": "order-43" } }), 201)
-    const own = expectStatus(await secret.post("/v1/bookings", { ...next, start: at(60) }, { headers: { "idempotency-key": "order-43" } }), 201)
+    const first = expectStatus(
+      await pk.post("/v1/bookings", next, { headers: { ...from("203.0.113.90").headers, "idempotency-key": "order-43" } }),
+      201
+    )
+    const own = expectStatus(
+      await secret.post("/v1/bookings", { ...next, start: at(60) }, { headers: { "idempotency-key": "order-43" } }),
+      201
+    )
     expect(own.id).not.toBe(first.id)
     // A visitor's retry from another address still replays its own booking.
     const retried = await pk.post("/v1/bookings", next, { headers: { ...from("203.0.113.91").headers, "idempotency-key": "order-43" } })

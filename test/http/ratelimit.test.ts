@@ -18,13 +18,16 @@ const figures = (reply: Reply) => ({
 
 describe("rate limits", () => {
   it("per credential: headers decrease, 429 with Retry-After at the limit, full again after the reset", async () => {
-    const fresh = expectStatus(await client(server.url, ADMIN_TOKEN).post("/admin/v1/accounts", { name: "Tiny2", plan: "free", rate_limit_per_minute: 5 }), 201)
+    const fresh = expectStatus(
+      await client(server.url, ADMIN_TOKEN).post("/admin/v1/accounts", { name: "Tiny2", plan: "free", rate_limit_per_minute: 5 }),
+      201
+    )
     const t = client(server.url, fresh.keys.sandbox.secret)
     const replies = []
     for (let i = 0; i < 6; i++) replies.push(await t.get("/v1/services"))
     expect(replies.slice(0, 5).map((r) => r.status)).toEqual([200, 200, 200, 200, 200])
     expect(replies.slice(0, 5).map((r) => figures(r).remaining)).toEqual([4, 3, 2, 1, 0])
-    expect(figures(replies[0]!)).toMatchObject({ limit: 5, reset: 60, policy: '"custom";q=5;w=60', ratelimit: '"custom";r=4;t=60' })
+    expect(figures(replies[0]!)).toMatchObject({ limit: 5, reset: 60, policy: "\"custom\";q=5;w=60", ratelimit: "\"custom\";r=4;t=60" })
     const limited = expectProblem(replies[5]!, 429, "rate_limited")
     expect(limited.detail).toContain("5 requests per minute")
     expect(replies[5]!.headers.get("retry-after")).toBe("60")
@@ -79,7 +82,10 @@ describe("rate limits", () => {
     try {
       const anonymous = client(own.url)
       const statuses = []
-      for (let i = 0; i < 61; i++) statuses.push((await anonymous.get("/v1/bookings", { headers: { authorization: `Bearer sk_test_guess${String(i).padStart(27, "0")}` } })).status)
+      for (let i = 0; i < 61; i++)
+        statuses.push(
+          (await anonymous.get("/v1/bookings", { headers: { authorization: `Bearer sk_test_guess${String(i).padStart(27, "0")}` } })).status
+        )
       expect(statuses.slice(0, 60).every((s) => s === 401)).toBe(true)
       expect(statuses[60]).toBe(429)
       // A valid key has its own counter.

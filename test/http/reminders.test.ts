@@ -49,11 +49,15 @@ describe("reminders", () => {
     await advanceTo(-120)
     await waitFor(async () => (await reminders(production)).length === 1, 20_000, "the first production reminder")
     await advanceTo(60)
-    await waitFor(async () => (await reminders(production)).length === 3 && (await reminders(sandbox)).length === 2, 20_000, "every reminder")
+    await waitFor(
+      async () => (await reminders(production)).length === 3 && (await reminders(sandbox)).length === 2,
+      20_000,
+      "every reminder"
+    )
     const sent = (api: Client) =>
-      reminders(api).then((events: Array<{ created_at: string; data: { object: { id: string }; offset_minutes: number; late: boolean } }>) =>
-        events.map((e) => [e.data.object.id, e.data.offset_minutes, e.created_at, e.data.late])
-      )
+      reminders(api).then((
+        events: Array<{ created_at: string; data: { object: { id: string }; offset_minutes: number; late: boolean } }>
+      ) => events.map((e) => [e.data.object.id, e.data.offset_minutes, e.created_at, e.data.late]))
     expect(await sent(production)).toEqual([
       [inProduction.id, 120, "2027-03-29T07:00:00Z", false],
       [ownList.id, 45, "2027-03-29T08:15:00Z", false],
@@ -70,7 +74,9 @@ describe("reminders", () => {
   it("refuses invalid lists, naming each offending field", async () => {
     const api = client(server.url, (await newAccount(server)).keys.sandbox.secret)
     const paths = async (body: unknown) =>
-      expectProblem(await api.patch("/v1/account", body as Record<string, unknown>), 422, "validation_failed").errors.map((e: { path: string }) => e.path)
+      expectProblem(await api.patch("/v1/account", body as Record<string, unknown>), 422, "validation_failed").errors.map((
+        e: { path: string }
+      ) => e.path)
     expect(await paths({ reminders: [{ offset_minutes: 4 }, { offset_minutes: 43_201 }, { offset_minutes: 1.5 }] })).toEqual([
       "reminders.0.offset_minutes",
       "reminders.1.offset_minutes",
@@ -81,30 +87,40 @@ describe("reminders", () => {
     expect(expectStatus(await api.get("/v1/account"), 200).reminders).toEqual([])
     const service = expectStatus(await api.post("/v1/services", { name: "Cut", duration_minutes: 30 }), 201)
     expect(service.reminders).toBeNull()
-    const bad = expectProblem(await api.patch(`/v1/services/${service.id}`, { reminders: [{ offset_minutes: 43_200 }, { offset_minutes: 2 }] }), 422, "validation_failed")
+    const bad = expectProblem(
+      await api.patch(`/v1/services/${service.id}`, { reminders: [{ offset_minutes: 43_200 }, { offset_minutes: 2 }] }),
+      422,
+      "validation_failed"
+    )
     expect(bad.errors.map((e: { path: string }) => e.path)).toEqual(["reminders.1.offset_minutes"])
   })
 
-  it("booking.reminder is in the catalogue: OpenAPI, webhook selectors and the sandbox emitter with a sample or a real booking", async () => {
-    const spec = expectStatus(await client(server.url).get("/v1/openapi.json"), 200)
-    const text = JSON.stringify(spec)
-    expect(text).toContain("booking.reminder")
-    expect(Object.keys(spec.components.schemas.Event.properties.data.properties)).toEqual(expect.arrayContaining(["offset_minutes", "late"]))
-    const api = client(server.url, (await newAccount(server)).keys.sandbox.secret)
-    expectStatus(await api.post("/v1/webhooks", { url: "https://hooks.example.com/in", events: ["booking.reminder"] }), 201)
-    const sample = expectStatus(await api.post("/v1/sandbox/events", { type: "booking.reminder" }), 201)
-    expect(sample).toMatchObject({ type: "booking.reminder", data: { object: { object: "booking" }, offset_minutes: 60, late: false } })
-    // The clock may have passed MONDAY_9 in an earlier test: a week later.
-    const nextMonday = "2027-04-05T09:00:00Z"
-    const booking = await book(api, undefined, nextMonday)
-    const real = expectStatus(await api.post("/v1/sandbox/events", { type: "booking.reminder", object_id: booking.id }), 201)
-    expect(real).toMatchObject({ data: { object: { id: booking.id }, offset_minutes: 60, late: false } })
-    // A sandbox reset keeps the account's reminders for the sandbox's next bookings.
-    expectStatus(await api.patch("/v1/account", { reminders: [{ offset_minutes: 10 }] }), 200)
-    expectStatus(await api.post("/v1/sandbox/reset", {}), 204)
-    const after = await book(api, undefined, nextMonday)
-    await advanceTo(-10, nextMonday)
-    await waitFor(async () => (await reminders(api)).length === 1, 20_000, "the reminder after a reset")
-    expect((await reminders(api))[0].data).toMatchObject({ object: { id: after.id }, offset_minutes: 10 })
-  }, 60_000)
+  it(
+    "booking.reminder is in the catalogue: OpenAPI, webhook selectors and the sandbox emitter with a sample or a real booking",
+    async () => {
+      const spec = expectStatus(await client(server.url).get("/v1/openapi.json"), 200)
+      const text = JSON.stringify(spec)
+      expect(text).toContain("booking.reminder")
+      expect(Object.keys(spec.components.schemas.Event.properties.data.properties)).toEqual(
+        expect.arrayContaining(["offset_minutes", "late"])
+      )
+      const api = client(server.url, (await newAccount(server)).keys.sandbox.secret)
+      expectStatus(await api.post("/v1/webhooks", { url: "https://hooks.example.com/in", events: ["booking.reminder"] }), 201)
+      const sample = expectStatus(await api.post("/v1/sandbox/events", { type: "booking.reminder" }), 201)
+      expect(sample).toMatchObject({ type: "booking.reminder", data: { object: { object: "booking" }, offset_minutes: 60, late: false } })
+      // The clock may have passed MONDAY_9 in an earlier test: a week later.
+      const nextMonday = "2027-04-05T09:00:00Z"
+      const booking = await book(api, undefined, nextMonday)
+      const real = expectStatus(await api.post("/v1/sandbox/events", { type: "booking.reminder", object_id: booking.id }), 201)
+      expect(real).toMatchObject({ data: { object: { id: booking.id }, offset_minutes: 60, late: false } })
+      // A sandbox reset keeps the account's reminders for the sandbox's next bookings.
+      expectStatus(await api.patch("/v1/account", { reminders: [{ offset_minutes: 10 }] }), 200)
+      expectStatus(await api.post("/v1/sandbox/reset", {}), 204)
+      const after = await book(api, undefined, nextMonday)
+      await advanceTo(-10, nextMonday)
+      await waitFor(async () => (await reminders(api)).length === 1, 20_000, "the reminder after a reset")
+      expect((await reminders(api))[0].data).toMatchObject({ object: { id: after.id }, offset_minutes: 10 })
+    },
+    60_000
+  )
 })

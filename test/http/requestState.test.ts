@@ -23,7 +23,8 @@ const weakMapKeys = (text: string): ReadonlyArray<string> =>
   [...text.matchAll(/WeakMap\s*(<\s*([^,>]+))?/g)].map((match) => match[2]?.trim() ?? "(no key type)")
 
 /** Calls that set, update or modify the context FiberRef of the running fiber. */
-const CONTEXT_WRITE = /\b(?:set|update\w*|getAndSet|getAndUpdate\w*|modify\w*|setFiberRef|unsafeSetFiberRef)\s*\(\s*(?:FiberRef\.)?currentContext\b/
+const CONTEXT_WRITE =
+  /\b(?:set|update\w*|getAndSet|getAndUpdate\w*|modify\w*|setFiberRef|unsafeSetFiberRef)\s*\(\s*(?:FiberRef\.)?currentContext\b/
 
 describe("request state in the HTTP adapter", () => {
   it("finds the adapter's sources", () => {
@@ -42,7 +43,9 @@ describe("request state in the HTTP adapter", () => {
   it("never writes the running fiber's context (but in the direct read lane's own fibers)", () => {
     const writes = sources
       .filter(({ file }) => file !== DIRECT_READ_LANE)
-      .flatMap(({ file, text }) => text.split("\n").flatMap((line, i) => CONTEXT_WRITE.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : []))
+      .flatMap(({ file, text }) =>
+        text.split("\n").flatMap((line, i) => CONTEXT_WRITE.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])
+      )
     expect(writes).toEqual([])
   })
 

@@ -8,7 +8,19 @@ import { Webhook } from "standardwebhooks"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { EVENT_TYPES } from "../../index.js"
 import { startReceiver, waitFor } from "../webhooks/receiver.js"
-import { client, type Client, expectProblem, expectStatus, MONDAY_9, newAccount, scopedKey, seed, START, startServer, type TestServer } from "./harness.js"
+import {
+  client,
+  type Client,
+  expectProblem,
+  expectStatus,
+  MONDAY_9,
+  newAccount,
+  scopedKey,
+  seed,
+  START,
+  startServer,
+  type TestServer
+} from "./harness.js"
 
 const ORIGIN = "https://shop.example.com"
 let server: TestServer
@@ -56,7 +68,10 @@ describe("POST /v1/sandbox/events", () => {
   it("with object_id: the real resource (a payment with its booking); 404 unknown, 422 wrong kind, bad type or unknown field", async () => {
     const { sandbox } = await account()
     const s = await seed(sandbox, { price: { amount: 1000, currency: "EUR" } })
-    const booking = expectStatus(await sandbox.post("/v1/bookings", { service_id: s.service.id, staff_id: s.staff.id, client_id: s.client.id, start: MONDAY_9 }), 201)
+    const booking = expectStatus(
+      await sandbox.post("/v1/bookings", { service_id: s.service.id, staff_id: s.staff.id, client_id: s.client.id, start: MONDAY_9 }),
+      201
+    )
     const paid = expectStatus(await sandbox.post(`/v1/bookings/${booking.id}/payments`, { amount: { amount: 400, currency: "EUR" } }), 201)
 
     const updated = expectStatus(await sandbox.post("/v1/sandbox/events", { type: "client.updated", object_id: s.client.id }), 201)
@@ -67,14 +82,20 @@ describe("POST /v1/sandbox/events", () => {
     expect(payment.data.booking).toMatchObject({ id: booking.id })
     expect(expectStatus(await sandbox.get(`/v1/events/${payment.id}`), 200)).toEqual(payment)
 
-    expectProblem(await sandbox.post("/v1/sandbox/events", { type: "booking.created", object_id: "bkg_01J0000000000000000000000" }), 404, "not_found")
-    for (const [body, field] of [
-      [{ type: "booking.created", object_id: s.client.id }, "object_id"],
-      [{ type: "booking.exploded" }, "type"],
-      [{ type: "webhook.test" }, "type"],
-      [{}, "type"],
-      [{ type: "booking.created", extra: true }, "extra"]
-    ] as const) {
+    expectProblem(
+      await sandbox.post("/v1/sandbox/events", { type: "booking.created", object_id: "bkg_01J0000000000000000000000" }),
+      404,
+      "not_found"
+    )
+    for (
+      const [body, field] of [
+        [{ type: "booking.created", object_id: s.client.id }, "object_id"],
+        [{ type: "booking.exploded" }, "type"],
+        [{ type: "webhook.test" }, "type"],
+        [{}, "type"],
+        [{ type: "booking.created", extra: true }, "extra"]
+      ] as const
+    ) {
       const problem = expectProblem(await sandbox.post("/v1/sandbox/events", body), 422, "validation_failed")
       expect(problem.errors.map((e: any) => e.path)).toContain(field)
     }
@@ -88,26 +109,34 @@ describe("POST /v1/sandbox/reset", () => {
   it("erases the sandbox's resources, events and webhooks (GETs 404), keeps production and the keys", async () => {
     const { sandbox, production } = await account()
     const s = await seed(sandbox)
-    const booking = expectStatus(await sandbox.post("/v1/bookings", { service_id: s.service.id, staff_id: s.staff.id, client_id: s.client.id, start: MONDAY_9 }), 201)
+    const booking = expectStatus(
+      await sandbox.post("/v1/bookings", { service_id: s.service.id, staff_id: s.staff.id, client_id: s.client.id, start: MONDAY_9 }),
+      201
+    )
     const hook = expectStatus(await sandbox.post("/v1/webhooks", { url: "https://93.184.216.34/hook", events: ["*"], active: false }), 201)
     const [event] = expectStatus(await sandbox.get("/v1/events?limit=1"), 200).data
     const key = expectStatus(await sandbox.post("/v1/api-keys", { name: "kept", type: "secret" }), 201)
     const live = expectStatus(await production.post("/v1/clients", { name: "Live customer" }), 201)
-    const liveHook = expectStatus(await production.post("/v1/webhooks", { url: "https://93.184.216.34/live", events: ["*"], active: false }), 201)
+    const liveHook = expectStatus(
+      await production.post("/v1/webhooks", { url: "https://93.184.216.34/live", events: ["*"], active: false }),
+      201
+    )
 
     const reset = await sandbox.post("/v1/sandbox/reset")
     expect(reset.status).toBe(204)
     expect(reset.text).toBe("")
 
-    for (const p of [
-      `/v1/services/${s.service.id}`,
-      `/v1/staff/${s.staff.id}`,
-      `/v1/clients/${s.client.id}`,
-      `/v1/availability/${s.rule.id}`,
-      `/v1/bookings/${booking.id}`,
-      `/v1/webhooks/${hook.id}`,
-      `/v1/events/${event.id}`
-    ]) expectProblem(await sandbox.get(p), 404, "not_found")
+    for (
+      const p of [
+        `/v1/services/${s.service.id}`,
+        `/v1/staff/${s.staff.id}`,
+        `/v1/clients/${s.client.id}`,
+        `/v1/availability/${s.rule.id}`,
+        `/v1/bookings/${booking.id}`,
+        `/v1/webhooks/${hook.id}`,
+        `/v1/events/${event.id}`
+      ]
+    ) expectProblem(await sandbox.get(p), 404, "not_found")
     for (const p of ["/v1/services", "/v1/staff", "/v1/clients", "/v1/availability", "/v1/bookings", "/v1/webhooks", "/v1/events"]) {
       expect(expectStatus(await sandbox.get(p), 200).data).toEqual([])
     }

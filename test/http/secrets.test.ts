@@ -20,11 +20,14 @@ interface Secret {
   readonly random: string
 }
 
-const secret = (kind: string, value: string, prefix = /^(sk|pk)_(test|live)_|^whsec_/): Secret => ({ kind, value, random: value.replace(prefix, "") })
+const secret = (kind: string, value: string, prefix = /^(sk|pk)_(test|live)_|^whsec_/): Secret => ({
+  kind,
+  value,
+  random: value.replace(prefix, "")
+})
 
 /** Every run of 8 characters of the secret's random part. */
-const windowsOf = (s: Secret): Array<string> =>
-  Array.from({ length: Math.max(0, s.random.length - 7) }, (_, i) => s.random.slice(i, i + 8))
+const windowsOf = (s: Secret): Array<string> => Array.from({ length: Math.max(0, s.random.length - 7) }, (_, i) => s.random.slice(i, i + 8))
 
 const leaksIn = (text: string, secrets: ReadonlyArray<Secret>): Array<string> =>
   secrets.flatMap((s) => windowsOf(s).some((w) => text.includes(w)) ? [s.kind] : [])
@@ -50,12 +53,23 @@ beforeAll(async () => {
   server = await serveProcess(["--memory", "--admin-token", ADMIN, "--trust-proxy"])
   server.process.stderr!.on("data", (d) => (stderr += String(d)))
   const admin = client(server.url, ADMIN)
-  const account = expectStatus(await admin.post("/admin/v1/accounts", { name: "Leaks", plan: "business", allowed_origins: ["https://shop.example.com"] }), 201)
+  const account = expectStatus(
+    await admin.post("/admin/v1/accounts", { name: "Leaks", plan: "business", allowed_origins: ["https://shop.example.com"] }),
+    201
+  )
   const keys = account.keys
   carrier = client(server.url, keys.sandbox.secret)
   production = client(server.url, keys.production.secret)
   const webhook = expectStatus(await carrier.post("/v1/webhooks", { url: "https://hooks.example.com/in", events: ["*"] }), 201)
-  expectStatus(await admin.post(`/admin/v1/accounts/${account.account.id}/users`, { email: "owner@example.com", name: "Olive", password: PASSWORD, role: "owner" }), 201)
+  expectStatus(
+    await admin.post(`/admin/v1/accounts/${account.account.id}/users`, {
+      email: "owner@example.com",
+      name: "Olive",
+      password: PASSWORD,
+      role: "owner"
+    }),
+    201
+  )
   const site = { url: server.url, sandbox: carrier, production, user: { email: "owner@example.com" } }
   const { tokens } = await obtainTokens(site, await registerClient(site), { scope: "bookings:read staff:read" })
   // A calendar feed's URL token: its creation and rotation are events, which must not carry it.
@@ -99,7 +113,12 @@ const attemptsWith = (c: string): Array<Attempt> => [
   { name: "twice", method: "GET", path: "/v1/staff", headers: { authorization: `Bearer ${c}, Bearer ${c}` } },
   { name: "a write with it", method: "POST", path: "/v1/webhooks", headers: { authorization: `Bearer ${c}` }, body: { url: "ftp://x" } },
   { name: "operator route", method: "POST", path: "/admin/v1/accounts", headers: { authorization: `Bearer ${c}x` }, body: { name: "x" } },
-  { name: "operator route, no scheme", method: "GET", path: "/admin/v1/accounts/acc_01JQ4Z8X9V3K7M2N5P6R8T0W1Y", headers: { authorization: c } },
+  {
+    name: "operator route, no scheme",
+    method: "GET",
+    path: "/admin/v1/accounts/acc_01JQ4Z8X9V3K7M2N5P6R8T0W1Y",
+    headers: { authorization: c }
+  },
   { name: "query api_key", method: "GET", path: `/v1/staff?api_key=${encodeURIComponent(c)}` },
   { name: "query access_token", method: "GET", path: `/v1/staff?access_token=${encodeURIComponent(c)}` },
   { name: "query cursor", method: "GET", path: `/v1/staff?cursor=${encodeURIComponent(c)}`, headers: { authorization: "carrier" } },
@@ -108,21 +127,59 @@ const attemptsWith = (c: string): Array<Attempt> => [
   { name: "JSON body field", method: "POST", path: "/v1/staff", headers: { authorization: "carrier" }, body: { name: "A", api_key: c } },
   { name: "JSON body key", method: "POST", path: "/v1/staff", headers: { authorization: "carrier" }, body: { name: "A", [c]: 1 } },
   { name: "JSON body email", method: "POST", path: "/v1/clients", headers: { authorization: "carrier" }, body: { name: "A", email: c } },
-  { name: "JSON body id", method: "POST", path: "/v1/bookings", headers: { authorization: "carrier" }, body: { service_id: c, start: "2027-03-29T09:00:00Z" } },
+  {
+    name: "JSON body id",
+    method: "POST",
+    path: "/v1/bookings",
+    headers: { authorization: "carrier" },
+    body: { service_id: c, start: "2027-03-29T09:00:00Z" }
+  },
   { name: "GET body filter", method: "GET", path: "/v1/bookings", headers: { authorization: "carrier" }, body: { client_id: c } },
-  { name: "Idempotency-Key", method: "POST", path: "/v1/clients", headers: { authorization: "carrier", "idempotency-key": c }, body: { name: "I" } },
-  { name: "Idempotency-Key reused with another body", method: "POST", path: "/v1/clients", headers: { authorization: "carrier", "idempotency-key": c }, body: { name: "J" } },
+  {
+    name: "Idempotency-Key",
+    method: "POST",
+    path: "/v1/clients",
+    headers: { authorization: "carrier", "idempotency-key": c },
+    body: { name: "I" }
+  },
+  {
+    name: "Idempotency-Key reused with another body",
+    method: "POST",
+    path: "/v1/clients",
+    headers: { authorization: "carrier", "idempotency-key": c },
+    body: { name: "J" }
+  },
   { name: "path id", method: "GET", path: `/v1/staff/${encodeURIComponent(c)}`, headers: { authorization: "carrier" } },
-  { name: "path id of an action", method: "POST", path: `/v1/bookings/${encodeURIComponent(c)}/confirm`, headers: { authorization: "carrier" } },
+  {
+    name: "path id of an action",
+    method: "POST",
+    path: `/v1/bookings/${encodeURIComponent(c)}/confirm`,
+    headers: { authorization: "carrier" }
+  },
   { name: "path id of an event", method: "GET", path: `/v1/events/${encodeURIComponent(c)}`, headers: { authorization: "carrier" } },
-  { name: "path id of a delivery", method: "GET", path: `/v1/webhooks/${encodeURIComponent(c)}/deliveries/${encodeURIComponent(c)}`, headers: { authorization: "carrier" } },
+  {
+    name: "path id of a delivery",
+    method: "GET",
+    path: `/v1/webhooks/${encodeURIComponent(c)}/deliveries/${encodeURIComponent(c)}`,
+    headers: { authorization: "carrier" }
+  },
   { name: "path segment of no route", method: "GET", path: `/v1/${encodeURIComponent(c)}`, headers: { authorization: "carrier" } },
   { name: "path segment of no route, no key", method: "DELETE", path: `/v1/${encodeURIComponent(c)}/x` },
-  { name: "operator path id", method: "GET", path: `/admin/v1/accounts/${encodeURIComponent(c)}/users`, headers: { authorization: `Bearer ${ADMIN}` } },
+  {
+    name: "operator path id",
+    method: "GET",
+    path: `/admin/v1/accounts/${encodeURIComponent(c)}/users`,
+    headers: { authorization: `Bearer ${ADMIN}` }
+  },
   { name: "operator path, no token", method: "GET", path: `/admin/v1/accounts/${encodeURIComponent(c)}` },
   { name: "wrong method on it", method: "PUT", path: `/v1/staff/${encodeURIComponent(c)}`, headers: { authorization: "carrier" } },
   { name: "publishable without Origin", method: "GET", path: "/v1/services", headers: { authorization: `Bearer ${c}` } },
-  { name: "from a foreign Origin", method: "GET", path: "/v1/services", headers: { authorization: `Bearer ${c}`, origin: "https://evil.example" } }
+  {
+    name: "from a foreign Origin",
+    method: "GET",
+    path: "/v1/services",
+    headers: { authorization: `Bearer ${c}`, origin: "https://evil.example" }
+  }
 ]
 
 describe("secrets never repeated", { timeout: 180_000 }, () => {
@@ -149,7 +206,10 @@ describe("secrets never repeated", { timeout: 180_000 }, () => {
     for (const feed of [carrier, production]) {
       let after = ""
       for (;;) {
-        const page = expectStatus(await feed.get(`/v1/events?limit=100${after === "" ? "" : `&after=${after}`}`, { headers: { "x-forwarded-for": nextAddress() } }), 200)
+        const page = expectStatus(
+          await feed.get(`/v1/events?limit=100${after === "" ? "" : `&after=${after}`}`, { headers: { "x-forwarded-for": nextAddress() } }),
+          200
+        )
         if (page.data.length === 0) break
         expect(leaksIn(JSON.stringify(page.data), secrets)).toEqual([])
         after = page.next_cursor
@@ -161,10 +221,14 @@ describe("secrets never repeated", { timeout: 180_000 }, () => {
   })
 
   it("a credential without Bearer is 401 with words that say what to send, not the credential", async () => {
-    const reply = await request(server.url, "GET", "/v1/staff", { headers: { authorization: secrets[1]!.value, "x-forwarded-for": nextAddress() } })
+    const reply = await request(server.url, "GET", "/v1/staff", {
+      headers: { authorization: secrets[1]!.value, "x-forwarded-for": nextAddress() }
+    })
     expect(reply.status).toBe(401)
     expect(reply.json.detail).toBe("the Authorization header names no scheme: send Authorization: Bearer <API key>")
-    const basic = await request(server.url, "GET", "/v1/staff", { headers: { authorization: `Basic ${secrets[1]!.value}`, "x-forwarded-for": nextAddress() } })
+    const basic = await request(server.url, "GET", "/v1/staff", {
+      headers: { authorization: `Basic ${secrets[1]!.value}`, "x-forwarded-for": nextAddress() }
+    })
     expect(basic.json.detail).toBe("the Basic authorization scheme is not accepted: send Authorization: Bearer <API key>")
   })
 })

@@ -35,7 +35,9 @@ describe("the security middleware without the pipeline", () => {
   it("refuses calls behind a credential with a 401, whatever the bearer", async () => {
     for (const authorization of [undefined, "Bearer sk_test_unknown", `Bearer ${secret}`]) {
       for (const path of ["/v1/account", "/v1/services", "/v1/widget/config"]) {
-        const response = await handler.handler(new Request(`http://x${path}`, authorization === undefined ? {} : { headers: { authorization } }))
+        const response = await handler.handler(
+          new Request(`http://x${path}`, authorization === undefined ? {} : { headers: { authorization } })
+        )
         expect(response.status, `${path} with ${authorization ?? "no credential"}`).toBe(401)
         expect(await response.text()).not.toContain("Bypass")
       }
@@ -43,7 +45,9 @@ describe("the security middleware without the pipeline", () => {
   })
 
   it("refuses the operator's routes with a 401 too", async () => {
-    const response = await handler.handler(new Request("http://x/admin/v1/accounts/acc_1", { headers: { authorization: "Bearer anything" } }))
+    const response = await handler.handler(
+      new Request("http://x/admin/v1/accounts/acc_1", { headers: { authorization: "Bearer anything" } })
+    )
     expect(response.status).toBe(401)
   })
 })

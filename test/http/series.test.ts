@@ -80,7 +80,15 @@ describe("POST /v1/booking-series", () => {
 
   it("409 series_unavailable lists each blocked occurrence with its reasons; skip books the rest", async () => {
     const { api, s } = await account()
-    const taken = expectStatus(await api.post("/v1/bookings", { service_id: s.service.id, staff_id: s.staff.id, client_id: s.client.id, start: "2027-04-05T09:00:00Z" }), 201)
+    const taken = expectStatus(
+      await api.post("/v1/bookings", {
+        service_id: s.service.id,
+        staff_id: s.staff.id,
+        client_id: s.client.id,
+        start: "2027-04-05T09:00:00Z"
+      }),
+      201
+    )
     const refused = expectProblem(await api.post("/v1/booking-series", weekly(s)), 409, "series_unavailable")
     expect(refused.occurrences).toEqual([
       { start: "2027-04-05T09:00:00Z", reasons: [expect.objectContaining({ code: "booking_overlap", booking_id: taken.id })] }
@@ -97,9 +105,15 @@ describe("POST /v1/booking-series", () => {
     expect(rule.errors).toEqual([{ path: "recurrence.rule", message: expect.stringContaining("allowed: FREQ=DAILY, WEEKLY or MONTHLY") }])
     const many = expectProblem(await api.post("/v1/booking-series", weekly(s, "FREQ=WEEKLY;COUNT=3")), 422, "validation_failed")
     expect(many.errors).toEqual([{ path: "recurrence.rule", message: expect.stringContaining("more than 2") }])
-    const unknown = expectProblem(await api.post("/v1/booking-series", { ...weekly(s), recurrence: { rule: "FREQ=DAILY;COUNT=2", dtstart: "x" } }), 422)
+    const unknown = expectProblem(
+      await api.post("/v1/booking-series", { ...weekly(s), recurrence: { rule: "FREQ=DAILY;COUNT=2", dtstart: "x" } }),
+      422
+    )
     expect(unknown.errors.map((e: any) => e.path)).toContain("recurrence.dtstart")
-    const zone = expectProblem(await api.post("/v1/booking-series", { ...weekly(s), recurrence: { rule: "FREQ=DAILY;COUNT=2", time_zone: "Mars/Base" } }), 422)
+    const zone = expectProblem(
+      await api.post("/v1/booking-series", { ...weekly(s), recurrence: { rule: "FREQ=DAILY;COUNT=2", time_zone: "Mars/Base" } }),
+      422
+    )
     expect(zone.errors.map((e: any) => e.path)).toEqual(["recurrence.time_zone"])
     expectProblem(await api.post("/v1/bookings", { ...weekly(s), recurrence: undefined, on_conflict: "skip" }), 422, "validation_failed")
   })
@@ -108,7 +122,11 @@ describe("POST /v1/booking-series", () => {
     const { api, s } = await account()
     const missing = expectProblem(await api.post("/v1/booking-series", { ...weekly(s), recurrence: undefined }), 422, "validation_failed")
     expect(missing.errors.map((e: any) => e.path)).toEqual(["recurrence"])
-    const held = expectProblem(await api.post("/v1/booking-series", weekly(s, "FREQ=WEEKLY;COUNT=2", { hold_id: "hld_x" })), 422, "validation_failed")
+    const held = expectProblem(
+      await api.post("/v1/booking-series", weekly(s, "FREQ=WEEKLY;COUNT=2", { hold_id: "hld_x" })),
+      422,
+      "validation_failed"
+    )
     expect(held.errors.map((e: any) => e.path)).toEqual(["hold_id"])
     expect(expectStatus(await api.get("/v1/bookings"), 200).data).toEqual([])
   })
@@ -125,7 +143,13 @@ describe("POST /v1/booking-series", () => {
     expect(again.headers.get("idempotent-replayed")).toBe("true")
     expect(again.json).toEqual(series)
     const visitor = { headers: { origin: ORIGIN } }
-    const body = { service_id: s.service.id, staff_id: s.staff.id, client: { name: "Vi", email: "vi@example.com" }, start: "2027-03-30T09:00:00Z", recurrence: { rule: "FREQ=WEEKLY;COUNT=2" } }
+    const body = {
+      service_id: s.service.id,
+      staff_id: s.staff.id,
+      client: { name: "Vi", email: "vi@example.com" },
+      start: "2027-03-30T09:00:00Z",
+      recurrence: { rule: "FREQ=WEEKLY;COUNT=2" }
+    }
     const theirs = expectStatus(await pk.post("/v1/bookings", body, visitor), 201)
     expect(theirs).toMatchObject({ object: "booking_series", occurrences: [{ status: "confirmed" }, { status: "confirmed" }] })
     expect(theirs.client_id).toBeUndefined()
@@ -136,7 +160,10 @@ describe("the series endpoints", () => {
   it("cancel from an occurrence cancels it and the later ones; all by default; each with its own event", async () => {
     const { api, s } = await account()
     const series = expectStatus(await api.post("/v1/booking-series", weekly(s, "FREQ=WEEKLY;COUNT=4")), 201)
-    const later = expectStatus(await api.post(`/v1/booking-series/${series.id}/cancel`, { from: series.occurrences[2].start, reason: "away" }), 200)
+    const later = expectStatus(
+      await api.post(`/v1/booking-series/${series.id}/cancel`, { from: series.occurrences[2].start, reason: "away" }),
+      200
+    )
     expect(later.occurrences.map((b: any) => b.status)).toEqual(["confirmed", "confirmed", "cancelled", "cancelled"])
     const all = expectStatus(await api.post(`/v1/booking-series/${series.id}/cancel`, {}), 200)
     expect(all.occurrences.map((b: any) => b.status)).toEqual(["cancelled", "cancelled", "cancelled", "cancelled"])
@@ -165,18 +192,44 @@ describe("the series endpoints", () => {
   it("a publishable key books a series only where the service offers repeats, and sees public views", async () => {
     const { pk, s, api } = await account()
     const visitor = { headers: { origin: ORIGIN } }
-    const body = { service_id: s.service.id, staff_id: s.staff.id, client: { name: "Vi", email: "vi@example.com" }, start: MONDAY_9, recurrence: { rule: "FREQ=WEEKLY;COUNT=2" } }
+    const body = {
+      service_id: s.service.id,
+      staff_id: s.staff.id,
+      client: { name: "Vi", email: "vi@example.com" },
+      start: MONDAY_9,
+      recurrence: { rule: "FREQ=WEEKLY;COUNT=2" }
+    }
     const series = expectStatus(await pk.post("/v1/booking-series", body, visitor), 201)
-    expect(Object.keys(series).sort()).toEqual(["created_at", "id", "object", "occurrences", "rule", "service_id", "skipped", "staff_id", "staff_ids", "time_zone", "updated_at"])
+    expect(Object.keys(series).sort()).toEqual([
+      "created_at",
+      "id",
+      "object",
+      "occurrences",
+      "rule",
+      "service_id",
+      "skipped",
+      "staff_id",
+      "staff_ids",
+      "time_zone",
+      "updated_at"
+    ])
     for (const b of series.occurrences) {
       expect(b.client_id).toBeUndefined()
       expect(b.manage_url).toBeUndefined()
       expect(b.status).toBe("confirmed")
     }
     expectProblem(await pk.get(`/v1/booking-series/${series.id}`, visitor), 403, "forbidden")
-    expectProblem(await pk.post("/v1/booking-series", { ...body, client: undefined, client_id: s.client.id }, visitor), 422, "validation_failed")
+    expectProblem(
+      await pk.post("/v1/booking-series", { ...body, client: undefined, client_id: s.client.id }, visitor),
+      422,
+      "validation_failed"
+    )
     expectStatus(await api.patch(`/v1/services/${s.service.id}`, { max_occurrences: 0 }), 200)
-    const closed = expectProblem(await pk.post("/v1/booking-series", { ...body, start: "2027-05-03T09:00:00Z" }, visitor), 422, "validation_failed")
+    const closed = expectProblem(
+      await pk.post("/v1/booking-series", { ...body, start: "2027-05-03T09:00:00Z" }, visitor),
+      422,
+      "validation_failed"
+    )
     expect(closed.errors).toEqual([{ path: "recurrence", message: expect.stringContaining("max_occurrences") }])
   })
 })
@@ -185,19 +238,53 @@ describe("series on team services", () => {
   it("collective: 201 with every member on each occurrence; 409 names the member who blocks; round robin: one member, round_robin", async () => {
     const { api, s } = await account()
     const other = expectStatus(await api.post("/v1/staff", { name: "Ben", time_zone: "UTC" }), 201)
-    expectStatus(await api.post("/v1/availability", { staff_id: other.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "09:00", end_time: "17:00" }), 201)
+    expectStatus(
+      await api.post("/v1/availability", {
+        staff_id: other.id,
+        type: "weekly",
+        weekdays: [1, 2, 3, 4, 5],
+        start_time: "09:00",
+        end_time: "17:00"
+      }),
+      201
+    )
     const members = [s.staff.id, other.id]
     const team = async (assignment: string) =>
-      expectStatus(await api.post("/v1/services", { name: `Team ${assignment}`, duration_minutes: 60, staff_ids: members, assignment, max_occurrences: 10 }), 201)
+      expectStatus(
+        await api.post("/v1/services", {
+          name: `Team ${assignment}`,
+          duration_minutes: 60,
+          staff_ids: members,
+          assignment,
+          max_occurrences: 10
+        }),
+        201
+      )
     const collective = await team("collective")
-    const body = (serviceId: string, extra: Record<string, unknown> = {}) =>
-      ({ service_id: serviceId, client_id: s.client.id, start: MONDAY_9, recurrence: { rule: "FREQ=WEEKLY;COUNT=3" }, ...extra })
+    const body = (serviceId: string, extra: Record<string, unknown> = {}) => ({
+      service_id: serviceId,
+      client_id: s.client.id,
+      start: MONDAY_9,
+      recurrence: { rule: "FREQ=WEEKLY;COUNT=3" },
+      ...extra
+    })
     // The second member is busy alone at the second occurrence (the seeded service is theirs too).
     expectStatus(await api.patch(`/v1/services/${s.service.id}`, { staff_ids: members }), 200)
-    const taken = expectStatus(await api.post("/v1/bookings", { service_id: s.service.id, staff_id: other.id, client_id: s.client.id, start: "2027-04-05T09:00:00Z" }), 201)
+    const taken = expectStatus(
+      await api.post("/v1/bookings", {
+        service_id: s.service.id,
+        staff_id: other.id,
+        client_id: s.client.id,
+        start: "2027-04-05T09:00:00Z"
+      }),
+      201
+    )
     const refused = expectProblem(await api.post("/v1/booking-series", body(collective.id)), 409, "series_unavailable")
     expect(refused.occurrences).toEqual([
-      { start: "2027-04-05T09:00:00Z", reasons: [expect.objectContaining({ code: "booking_overlap", booking_id: taken.id, staff_id: other.id })] }
+      {
+        start: "2027-04-05T09:00:00Z",
+        reasons: [expect.objectContaining({ code: "booking_overlap", booking_id: taken.id, staff_id: other.id })]
+      }
     ])
     const series = expectStatus(await api.post("/v1/booking-series", body(collective.id, { on_conflict: "skip" })), 201)
     expect(series.occurrences.map((b: any) => [b.start, b.staff_ids, b.assigned_by])).toEqual([
@@ -206,7 +293,10 @@ describe("series on team services", () => {
     ])
     expect(series.skipped).toEqual(refused.occurrences)
     expect(series).toMatchObject({ staff_id: s.staff.id, staff_ids: members, assigned_by: "collective" })
-    expect(expectStatus(await api.get(`/v1/booking-series/${series.id}`), 200)).toMatchObject({ staff_ids: members, assigned_by: "collective" })
+    expect(expectStatus(await api.get(`/v1/booking-series/${series.id}`), 200)).toMatchObject({
+      staff_ids: members,
+      assigned_by: "collective"
+    })
     // Cancelling the series frees both members at its first occurrence: the slot comes back.
     const starts = async () =>
       expectStatus(await api.get(`/v1/availability/slots?service_id=${collective.id}&start=${MONDAY_9}&end=2027-03-29T10:00:00Z`), 200)
@@ -245,7 +335,11 @@ describe("GET /v1/booking-series", () => {
     const all = expectStatus(await api.get("/v1/booking-series"), 200)
     expect(all.data[0].occurrences.map((b: any) => b.status)).toEqual(["cancelled", "cancelled"])
     expect(all.data.slice(1)).toEqual(made.slice(1))
-    const bad = expectProblem(await api.get(`/v1/booking-series?limit=2&cursor=${first.next_cursor}&client_id=${s.client.id}`), 400, "bad_request")
+    const bad = expectProblem(
+      await api.get(`/v1/booking-series?limit=2&cursor=${first.next_cursor}&client_id=${s.client.id}`),
+      400,
+      "bad_request"
+    )
     expect(bad.errors).toEqual([{ path: "cursor", message: expect.stringContaining("other filters") }])
     expectProblem(await api.get("/v1/booking-series?limit=0"), 400)
     expectProblem(await api.get("/v1/booking-series?status=confirmed"), 400)
@@ -255,10 +349,25 @@ describe("GET /v1/booking-series", () => {
     const { api, s } = await account()
     const other = expectStatus(await api.post("/v1/clients", { name: "Cy", email: "cy@example.com" }), 201)
     const ben = expectStatus(await api.post("/v1/staff", { name: "Ben", time_zone: "UTC" }), 201)
-    expectStatus(await api.post("/v1/availability", { staff_id: ben.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "09:00", end_time: "17:00" }), 201)
-    const second = expectStatus(await api.post("/v1/services", { name: "Trim", duration_minutes: 30, staff_ids: [ben.id], max_occurrences: 5 }), 201)
+    expectStatus(
+      await api.post("/v1/availability", {
+        staff_id: ben.id,
+        type: "weekly",
+        weekdays: [1, 2, 3, 4, 5],
+        start_time: "09:00",
+        end_time: "17:00"
+      }),
+      201
+    )
+    const second = expectStatus(
+      await api.post("/v1/services", { name: "Trim", duration_minutes: 30, staff_ids: [ben.id], max_occurrences: 5 }),
+      201
+    )
     const ana = expectStatus(await api.post("/v1/booking-series", weekly(s)), 201)
-    const cy = expectStatus(await api.post("/v1/booking-series", weekly(s, "FREQ=WEEKLY;COUNT=3", { client_id: other.id, start: "2027-03-29T10:00:00Z" })), 201)
+    const cy = expectStatus(
+      await api.post("/v1/booking-series", weekly(s, "FREQ=WEEKLY;COUNT=3", { client_id: other.id, start: "2027-03-29T10:00:00Z" })),
+      201
+    )
     const benSeries = expectStatus(
       await api.post("/v1/booking-series", { ...weekly(s), service_id: second.id, staff_id: ben.id, client_id: other.id }),
       201
@@ -283,7 +392,12 @@ describe("GET /v1/booking-series", () => {
     expectProblem(await pk.get("/v1/booking-series", { headers: { origin: ORIGIN } }), 403, "forbidden")
     expectProblem(await client(server.url).get("/v1/booking-series"), 401)
     const production = client(server.url, acct.keys.production.secret)
-    expect(expectStatus(await production.get("/v1/booking-series"), 200)).toEqual({ object: "list", data: [], has_more: false, next_cursor: null })
+    expect(expectStatus(await production.get("/v1/booking-series"), 200)).toEqual({
+      object: "list",
+      data: [],
+      has_more: false,
+      next_cursor: null
+    })
     const other = await account()
     const theirs = expectStatus(await other.api.post("/v1/booking-series", weekly(other.s)), 201)
     expect(expectStatus(await other.api.get("/v1/booking-series"), 200).data.map((x: any) => x.id)).toEqual([theirs.id])

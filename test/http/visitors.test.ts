@@ -59,7 +59,12 @@ describe("what a publishable key's visitors book in a day", () => {
     // What is left of the day's quota still books (here by the older path); one more does not.
     const left = VISITOR_OCCURRENCES_PER_ADDRESS_PER_DAY - 52
     expectStatus(
-      await pk.post("/v1/bookings", { service_id: s.service.id, start: at(60), recurrence: { rule: `FREQ=WEEKLY;COUNT=${left}` }, client: visitorClient }, from("203.0.113.20")),
+      await pk.post("/v1/bookings", {
+        service_id: s.service.id,
+        start: at(60),
+        recurrence: { rule: `FREQ=WEEKLY;COUNT=${left}` },
+        client: visitorClient
+      }, from("203.0.113.20")),
       201
     )
     expectProblem(
@@ -72,7 +77,10 @@ describe("what a publishable key's visitors book in a day", () => {
     expectStatus(await secret.post("/v1/bookings", { service_id: s.service.id, start: at(90), client_id: s.client.id }), 201)
 
     await server.advance(16 * 3600 * 1000)
-    expectStatus(await pk.post("/v1/bookings", { service_id: s.service.id, start: at(120), client: visitorClient }, from("203.0.113.20")), 201)
+    expectStatus(
+      await pk.post("/v1/bookings", { service_id: s.service.id, start: at(120), client: visitorClient }, from("203.0.113.20")),
+      201
+    )
   })
 
   it("a key's visitors together book at most the key's daily occurrences, whatever their addresses", async () => {
@@ -99,7 +107,10 @@ describe("what a publishable key's visitors book in a day", () => {
     )
     expect(refused.detail).toContain(`${VISITOR_OCCURRENCES_PER_KEY_PER_DAY}`)
     await server.advance(DAY)
-    expectStatus(await pk.post("/v1/bookings", { service_id: s.service.id, start: at(time(series)), client: visitorClient }, from("192.0.2.1")), 201)
+    expectStatus(
+      await pk.post("/v1/bookings", { service_id: s.service.id, start: at(time(series)), client: visitorClient }, from("192.0.2.1")),
+      201
+    )
   }, 60_000)
 })
 
@@ -128,7 +139,16 @@ describe("round robin with a publishable key", () => {
   it("refuses staff_id on bookings, series and holds (422 naming it); the rotation picks, and a secret key may still name one", async () => {
     const { pk, s, secret } = await widgetAccount()
     const other = expectStatus(await secret.post("/v1/staff", { name: "Bea", time_zone: "UTC" }), 201)
-    expectStatus(await secret.post("/v1/availability", { staff_id: other.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "09:00", end_time: "17:00" }), 201)
+    expectStatus(
+      await secret.post("/v1/availability", {
+        staff_id: other.id,
+        type: "weekly",
+        weekdays: [1, 2, 3, 4, 5],
+        start_time: "09:00",
+        end_time: "17:00"
+      }),
+      201
+    )
     const service = expectStatus(
       await secret.post("/v1/services", {
         name: "Intro",
@@ -144,7 +164,11 @@ describe("round robin with a publishable key", () => {
     const named = { service_id: service.id, staff_id: s.staff.id, start: MONDAY_9 }
     const refusals = [
       await pk.post("/v1/bookings", { ...named, client: visitorClient }, from("203.0.113.30")),
-      await pk.post("/v1/booking-series", { ...named, recurrence: { rule: "FREQ=WEEKLY;COUNT=2" }, client: visitorClient }, from("203.0.113.30")),
+      await pk.post(
+        "/v1/booking-series",
+        { ...named, recurrence: { rule: "FREQ=WEEKLY;COUNT=2" }, client: visitorClient },
+        from("203.0.113.30")
+      ),
       await pk.post("/v1/bookings", { ...named, recurrence: { rule: "FREQ=WEEKLY;COUNT=2" }, client: visitorClient }, from("203.0.113.30")),
       await pk.post("/v1/availability/holds", named, from("203.0.113.30"))
     ]
@@ -153,7 +177,10 @@ describe("round robin with a publishable key", () => {
       expect(problem.errors).toEqual([expect.objectContaining({ path: "staff_id" })])
     }
     expect(expectStatus(await secret.get("/v1/bookings"), 200).data).toEqual([])
-    const picked = expectStatus(await pk.post("/v1/bookings", { service_id: service.id, start: MONDAY_9, client: visitorClient }, from("203.0.113.30")), 201)
+    const picked = expectStatus(
+      await pk.post("/v1/bookings", { service_id: service.id, start: MONDAY_9, client: visitorClient }, from("203.0.113.30")),
+      201
+    )
     expect(picked.staff_id).toBe(other.id)
     expectStatus(await secret.post("/v1/bookings", { ...named, start: at(30), client_id: s.client.id }), 201)
   })
@@ -163,12 +190,25 @@ describe("a visitor's refused time", () => {
   it("names no other booking or hold: no ids, no times; a secret key still sees them", async () => {
     const { pk, s, secret } = await widgetAccount()
     const taken = expectStatus(await secret.post("/v1/bookings", { service_id: s.service.id, start: at(30), client_id: s.client.id }), 201)
-    const held = expectStatus(await secret.post("/v1/availability/holds", { service_id: s.service.id, staff_id: s.staff.id, start: at(60) }), 201)
+    const held = expectStatus(
+      await secret.post("/v1/availability/holds", { service_id: s.service.id, staff_id: s.staff.id, start: at(60) }),
+      201
+    )
     for (const [minutes, other] of [[30, taken.id], [60, held.id]] as const) {
-      for (const reply of [
-        await pk.post("/v1/bookings", { service_id: s.service.id, staff_id: s.staff.id, start: at(minutes), client: visitorClient }, from("203.0.113.40")),
-        await pk.post("/v1/availability/holds", { service_id: s.service.id, staff_id: s.staff.id, start: at(minutes) }, from("203.0.113.40"))
-      ]) {
+      for (
+        const reply of [
+          await pk.post(
+            "/v1/bookings",
+            { service_id: s.service.id, staff_id: s.staff.id, start: at(minutes), client: visitorClient },
+            from("203.0.113.40")
+          ),
+          await pk.post(
+            "/v1/availability/holds",
+            { service_id: s.service.id, staff_id: s.staff.id, start: at(minutes) },
+            from("203.0.113.40")
+          )
+        ]
+      ) {
         const problem = expectProblem(reply, 409, "slot_unavailable")
         expect(reply.text).not.toContain(other)
         expect(reply.text).not.toMatch(/booking_id|hold_id|bkg_|hld_/)
@@ -186,8 +226,14 @@ describe("a visitor's refused time", () => {
     expectProblem(series, 409, "series_unavailable")
     expect(series.text).not.toMatch(/booking_id|bkg_/)
     expect(series.json.occurrences[0].reasons[0].detail).not.toMatch(/\d\d:\d\d/)
-    expect(series.json.detail).toBe(`1 of 2 occurrences cannot be booked (first: ${at(30)}: This time is already booked.); nothing was booked`)
-    const full = expectProblem(await secret.post("/v1/bookings", { service_id: s.service.id, start: at(30), client_id: s.client.id }), 409, "slot_unavailable")
+    expect(series.json.detail).toBe(
+      `1 of 2 occurrences cannot be booked (first: ${at(30)}: This time is already booked.); nothing was booked`
+    )
+    const full = expectProblem(
+      await secret.post("/v1/bookings", { service_id: s.service.id, start: at(30), client_id: s.client.id }),
+      409,
+      "slot_unavailable"
+    )
     expect(full.reasons).toEqual([expect.objectContaining({ booking_id: taken.id })])
   })
 })

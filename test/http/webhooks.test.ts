@@ -68,7 +68,15 @@ describe("webhook endpoints", () => {
   it("CRUD; the secret appears only in the create and rotate-secret responses", async () => {
     const { api } = await tenant(open)
     const url = `http://127.0.0.1:${await closedPort()}/hooks`
-    const created = expectStatus(await api.post("/v1/webhooks", { url, events: ["booking.created", "booking.created", "client.updated"], description: "CRM", metadata: { team: "ops" } }), 201)
+    const created = expectStatus(
+      await api.post("/v1/webhooks", {
+        url,
+        events: ["booking.created", "booking.created", "client.updated"],
+        description: "CRM",
+        metadata: { team: "ops" }
+      }),
+      201
+    )
     expect(created).toMatchObject({
       object: "webhook_endpoint",
       id: expect.stringMatching(/^whk_/),
@@ -93,8 +101,14 @@ describe("webhook endpoints", () => {
     const updated = expectStatus(await api.patch(`/v1/webhooks/${created.id}`, { events: ["*"], description: null }), 200)
     expect(updated).toMatchObject({ events: ["*"], description: null })
     expect(updated).not.toHaveProperty("secret")
-    expect(expectStatus(await api.patch(`/v1/webhooks/${created.id}`, { active: false }), 200)).toMatchObject({ active: false, status: "disabled" })
-    expect(expectStatus(await api.patch(`/v1/webhooks/${created.id}`, { active: true }), 200)).toMatchObject({ active: true, status: "enabled" })
+    expect(expectStatus(await api.patch(`/v1/webhooks/${created.id}`, { active: false }), 200)).toMatchObject({
+      active: false,
+      status: "disabled"
+    })
+    expect(expectStatus(await api.patch(`/v1/webhooks/${created.id}`, { active: true }), 200)).toMatchObject({
+      active: true,
+      status: "enabled"
+    })
 
     const rotated = expectStatus(await api.post(`/v1/webhooks/${created.id}/rotate-secret`, {}), 200)
     expect(rotated.secret).toMatch(/^whsec_/)
@@ -108,7 +122,9 @@ describe("webhook endpoints", () => {
     expect(second).toMatchObject({ active: false, status: "disabled" })
     const page = expectStatus(await api.get("/v1/webhooks?limit=1"), 200)
     expect(page.data.map((w: any) => w.id)).toEqual([created.id])
-    expect(expectStatus(await api.get(`/v1/webhooks?limit=1&cursor=${page.next_cursor}`), 200).data.map((w: any) => w.id)).toEqual([second.id])
+    expect(expectStatus(await api.get(`/v1/webhooks?limit=1&cursor=${page.next_cursor}`), 200).data.map((w: any) => w.id)).toEqual([
+      second.id
+    ])
 
     expect(expectStatus(await api.del(`/v1/webhooks/${created.id}`), 200)).toMatchObject({ id: created.id })
     expectProblem(await api.get(`/v1/webhooks/${created.id}`), 404, "not_found")
@@ -163,7 +179,13 @@ describe("webhook endpoints", () => {
       for (const route of routes(mine.id, myDelivery.id).slice(2)) expectProblem(await send(viewer, route), 404, "not_found")
     }
     // Another tenant's delivery under one's own endpoint, and unknown ids.
-    for (const p of [`/v1/webhooks/${mine.id}/deliveries/${theirDelivery.id}`, `/v1/webhooks/${mine.id}/deliveries/whd_nothing`, `/v1/webhooks/${theirs.id}/deliveries/${theirDelivery.id}`]) {
+    for (
+      const p of [
+        `/v1/webhooks/${mine.id}/deliveries/${theirDelivery.id}`,
+        `/v1/webhooks/${mine.id}/deliveries/whd_nothing`,
+        `/v1/webhooks/${theirs.id}/deliveries/${theirDelivery.id}`
+      ]
+    ) {
       expectProblem(await a.get(p), 404, "not_found")
       expectProblem(await a.post(`${p}/retry`), 404, "not_found")
     }
@@ -201,19 +223,25 @@ describe("webhook endpoints", () => {
     await invalid(await api.post(`/v1/webhooks/${hook.id}/recover`, { since: "yesterday" }), "since")
     await invalid(await api.post(`/v1/webhooks/${hook.id}/test`, { type: "booking.created" }), "type")
     // Every invalid field at once.
-    const all = expectProblem(await api.post("/v1/webhooks", { url: "gopher://x", events: ["nope"], active: "yes" }), 422, "validation_failed")
+    const all = expectProblem(
+      await api.post("/v1/webhooks", { url: "gopher://x", events: ["nope"], active: "yes" }),
+      422,
+      "validation_failed"
+    )
     expect(all.errors.map((e: any) => e.path).sort()).toEqual(["active", "events.0", "url"])
 
-    for (const [query, field] of [
-      ["/v1/webhooks?limit=0", "limit"],
-      ["/v1/webhooks?limit=abc", "limit"],
-      ["/v1/webhooks?colour=red", "colour"],
-      ["/v1/webhooks?cursor=garbage", "cursor"],
-      [`/v1/webhooks/${hook.id}/deliveries?status=bogus`, "status"],
-      [`/v1/webhooks/${hook.id}/deliveries?limit=101`, "limit"],
-      [`/v1/webhooks/${hook.id}/deliveries?event_id=bkg_1`, "event_id"],
-      [`/v1/webhooks/${hook.id}/deliveries?types=x`, "types"]
-    ] as const) {
+    for (
+      const [query, field] of [
+        ["/v1/webhooks?limit=0", "limit"],
+        ["/v1/webhooks?limit=abc", "limit"],
+        ["/v1/webhooks?colour=red", "colour"],
+        ["/v1/webhooks?cursor=garbage", "cursor"],
+        [`/v1/webhooks/${hook.id}/deliveries?status=bogus`, "status"],
+        [`/v1/webhooks/${hook.id}/deliveries?limit=101`, "limit"],
+        [`/v1/webhooks/${hook.id}/deliveries?event_id=bkg_1`, "event_id"],
+        [`/v1/webhooks/${hook.id}/deliveries?types=x`, "types"]
+      ] as const
+    ) {
       const problem = expectProblem(await api.get(query), 400, "bad_request")
       expect(problem.errors.map((e: any) => e.path)).toContain(field)
     }
@@ -222,19 +250,21 @@ describe("webhook endpoints", () => {
   it("private, loopback and link-local URLs are refused (422) unless the server allows them", async () => {
     const { api } = await tenant(strict)
     const accepted = expectStatus(await api.post("/v1/webhooks", { url: "https://93.184.216.34/hook", events: ["*"] }), 201)
-    for (const url of [
-      "http://127.0.0.1:8080/hook",
-      "http://localhost:3000/hook",
-      "http://api.localhost/hook",
-      "http://10.0.0.5/hook",
-      "http://192.168.1.20/hook",
-      "http://172.16.0.1/hook",
-      "http://169.254.169.254/latest/meta-data",
-      "http://[::1]/hook",
-      "http://[fe80::1]/hook",
-      "http://[::ffff:127.0.0.1]/hook",
-      "http://0.0.0.0/hook"
-    ]) {
+    for (
+      const url of [
+        "http://127.0.0.1:8080/hook",
+        "http://localhost:3000/hook",
+        "http://api.localhost/hook",
+        "http://10.0.0.5/hook",
+        "http://192.168.1.20/hook",
+        "http://172.16.0.1/hook",
+        "http://169.254.169.254/latest/meta-data",
+        "http://[::1]/hook",
+        "http://[fe80::1]/hook",
+        "http://[::ffff:127.0.0.1]/hook",
+        "http://0.0.0.0/hook"
+      ]
+    ) {
       const created = expectProblem(await api.post("/v1/webhooks", { url, events: ["*"] }), 422, "validation_failed")
       expect(created.errors).toEqual([{ path: "url", message: expect.stringMatching(/must not point to a .*address/) }])
       expectProblem(await api.patch(`/v1/webhooks/${accepted.id}`, { url }), 422, "validation_failed")
@@ -255,7 +285,10 @@ describe("delivery end to end", () => {
     // webhook-timestamp is real time (receivers check it against their own clocks): it falls
     // between the moment before the booking and the moment its delivery has arrived.
     const notBefore = Math.floor(Date.now() / 1000)
-    const booking = expectStatus(await api.post("/v1/bookings", { service_id: s.service.id, staff_id: s.staff.id, client_id: s.client.id, start: MONDAY_9 }), 201)
+    const booking = expectStatus(
+      await api.post("/v1/bookings", { service_id: s.service.id, staff_id: s.staff.id, client_id: s.client.id, start: MONDAY_9 }),
+      201
+    )
 
     await waitFor(() => rx.received.length >= 1, 20_000, "booking.created at the receiver")
     const notAfter = Math.ceil(Date.now() / 1000)
@@ -294,7 +327,10 @@ describe("delivery end to end", () => {
     // payment.received from the payments endpoint.
     const paid = expectStatus(await api.post(`/v1/bookings/${booking.id}/payments`, { amount: { amount: 2500, currency: "EUR" } }), 201)
     await waitFor(() => receivedOf(rx, "payment.received").length === 1, 20_000, "payment.received at the receiver")
-    const payment = new Webhook(hook.secret).verify(receivedOf(rx, "payment.received")[0]!.body, receivedOf(rx, "payment.received")[0]!.headers) as any
+    const payment = new Webhook(hook.secret).verify(
+      receivedOf(rx, "payment.received")[0]!.body,
+      receivedOf(rx, "payment.received")[0]!.headers
+    ) as any
     expect(payment.data.object).toMatchObject({ id: paid.payment.id, object: "payment" })
     expect(payment.data.booking).toMatchObject({ id: booking.id, payment_status: "paid" })
 
@@ -302,7 +338,11 @@ describe("delivery end to end", () => {
     const retried = expectStatus(await api.post(`/v1/webhooks/${hook.id}/deliveries/${delivery.id}/retry`), 202)
     expect(retried).toMatchObject({ id: delivery.id, status: "pending" })
     await waitFor(() => rx.countOf(payload.id) === 2, 20_000, "the retry")
-    await waitFor(async () => (await deliveriesOf(api, hook.id, `?event_id=${payload.id}`))[0]?.attempt_count === 2, 20_000, "the retry recorded")
+    await waitFor(
+      async () => (await deliveriesOf(api, hook.id, `?event_id=${payload.id}`))[0]?.attempt_count === 2,
+      20_000,
+      "the retry recorded"
+    )
     const again = (await deliveriesOf(api, hook.id, `?event_id=${payload.id}`))[0]
     expect(again).toMatchObject({ status: "succeeded", attempt_count: 2 })
     expect(again.attempts.map((a: any) => a.trigger)).toEqual(["automatic", "manual"])
@@ -340,7 +380,12 @@ describe("delivery end to end", () => {
     await waitFor(() => rx.countOf(test.event_id) === 1, 20_000, "webhook.test")
     const ping = rx.received.find((r) => r.id === test.event_id)!
     const body = new Webhook(now.secret).verify(ping.body, ping.headers) as any
-    expect(body).toMatchObject({ id: test.event_id, object: "event", type: "webhook.test", data: { object: { id: hook.id, object: "webhook_endpoint" } } })
+    expect(body).toMatchObject({
+      id: test.event_id,
+      object: "event",
+      type: "webhook.test",
+      data: { object: { id: hook.id, object: "webhook_endpoint" } }
+    })
     expect(JSON.stringify(body)).not.toContain("whsec_")
     expectProblem(await api.get(`/v1/events/${test.event_id}`), 404, "not_found") // never in the feed
   })
@@ -374,11 +419,13 @@ describe("mounted handlers", () => {
   it("createHttpHandler delivers webhooks by default; with webhooks: false another process's dispatcher does", async () => {
     const rx = await receiver()
     const call = (handler: SlotwiseHttpHandler, key: string, method: string, p: string, body?: unknown) =>
-      handler.fetch(new Request(`http://app.local${p}`, {
-        method,
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {})
-      })).then(async (r) => ({ status: r.status, json: await r.json() as any }))
+      handler.fetch(
+        new Request(`http://app.local${p}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          ...(body !== undefined ? { body: JSON.stringify(body) } : {})
+        })
+      ).then(async (r) => ({ status: r.status, json: await r.json() as any }))
     const run = async (options: HttpHandlerOptions) => {
       const handler = await createHttpHandler({ allowPrivateWebhooks: true, ...options })
       cleanup.push(() => handler.close())
@@ -443,96 +490,105 @@ describe("slotwise serve, killed mid-delivery", () => {
   beforeAll(() => binary().then(() => undefined), 120_000)
 
   // Three server processes and a lease to wait out: long work, not slowness.
-  it("SIGKILL with a burst queued and attempts in flight, restart on the same file: every event delivered once more at most (same webhook-id and body); SIGTERM lets the attempt in flight finish", {
-    timeout: 120_000
-  }, async () => {
-    const database = path.join(dir, "kill.db")
-    // Until the kill the receiver answers nothing: the attempts in flight then are exactly
-    // the ones it holds, and none of them can be recorded as delivered.
-    let answering = false
-    const held: Array<http.ServerResponse> = []
-    const rx = await receiver((_request, res) => {
-      if (answering) res.writeHead(200).end("ok")
-      else held.push(res)
-    })
-    const setup = await serve(database)
-    const key = setup.lines.join("\n").match(/sk_test_\w+/)![0]
-    const hook = expectStatus(await client(setup.url, key).post("/v1/webhooks", { url: rx.url, events: ["*"] }), 201)
-    const account = expectStatus(await client(setup.url, key).get("/v1/account"), 200)
-    setup.process.kill("SIGTERM")
-    expect((await setup.exited).code).toBe(0)
+  it(
+    "SIGKILL with a burst queued and attempts in flight, restart on the same file: every event delivered once more at most (same webhook-id and body); SIGTERM lets the attempt in flight finish",
+    {
+      timeout: 120_000
+    },
+    async () => {
+      const database = path.join(dir, "kill.db")
+      // Until the kill the receiver answers nothing: the attempts in flight then are exactly
+      // the ones it holds, and none of them can be recorded as delivered.
+      let answering = false
+      const held: Array<http.ServerResponse> = []
+      const rx = await receiver((_request, res) => {
+        if (answering) res.writeHead(200).end("ok")
+        else held.push(res)
+      })
+      const setup = await serve(database)
+      const key = setup.lines.join("\n").match(/sk_test_\w+/)![0]
+      const hook = expectStatus(await client(setup.url, key).post("/v1/webhooks", { url: rx.url, events: ["*"] }), 201)
+      const account = expectStatus(await client(setup.url, key).get("/v1/account"), 200)
+      setup.process.kill("SIGTERM")
+      expect((await setup.exited).code).toBe(0)
 
-    // A burst of 200 events from 4 concurrent writers, committed while no dispatcher runs.
-    const BURST = 200
-    const writer = await createScheduling({ storage: { sqlite: database } })
-    try {
-      const clients = writer.tenant({ account_id: account.id, environment: "sandbox" }).clients
-      let written = 0
-      await Promise.all(Array.from({ length: 4 }, async () => {
-        while (written < BURST) await clients.create({ name: `burst ${++written}` })
-      }))
-    } finally {
-      await writer.close()
+      // A burst of 200 events from 4 concurrent writers, committed while no dispatcher runs.
+      const BURST = 200
+      const writer = await createScheduling({ storage: { sqlite: database } })
+      try {
+        const clients = writer.tenant({ account_id: account.id, environment: "sandbox" }).clients
+        let written = 0
+        await Promise.all(Array.from({ length: 4 }, async () => {
+          while (written < BURST) await clients.create({ name: `burst ${++written}` })
+        }))
+      } finally {
+        await writer.close()
+      }
+
+      // The server fans the burst out and sends as much as one endpoint may have in flight.
+      const killed = await serve(database)
+      await waitFor(() => rx.received.length >= PER_ENDPOINT, 20_000, "the first attempts to be in flight")
+      killed.process.kill("SIGKILL")
+      expect((await killed.exited).signal).toBe("SIGKILL")
+      const beforeKill = rx.received.splice(0)
+      // No more than the per-endpoint limit, since none was answered; 168 still queued.
+      expect(beforeKill).toHaveLength(PER_ENDPOINT)
+      for (const res of held.splice(0)) res.destroy()
+      answering = true
+
+      const restarted = await serve(database)
+      expect(restarted.lines.join("\n")).not.toContain("sk_test_")
+      const api = client(restarted.url, key)
+      const events: Array<any> = []
+      let after: string | undefined
+      for (;;) {
+        const page = expectStatus(await api.get(`/v1/events?limit=100${after !== undefined ? `&after=${after}` : ""}`), 200)
+        events.push(...page.data)
+        after = page.next_cursor
+        if (!page.has_more) break
+      }
+      expect(events).toHaveLength(BURST) // client.created only: creating the webhook is no event
+
+      // The queued ones at once, the interrupted ones when their leases end: every event once,
+      // the interrupted ones again under the same webhook-id with the same body.
+      await waitFor(() => rx.received.length >= BURST, 30_000, "every event delivered after the restart")
+      await waitFor(async () => (await deliveriesOf(api, hook.id, "?status=pending")).length === 0, 20_000, "nothing pending")
+      const ids = events.map((e) => e.id)
+      expect(rx.received.map((r) => r.id).sort()).toEqual([...ids].sort())
+      const bodyOf = new Map(rx.received.map((r) => [r.id, r.body]))
+      for (const copy of beforeKill) expect(copy.body).toBe(bodyOf.get(copy.id))
+      let succeeded = 0
+      let cursor: string | undefined
+      for (;;) {
+        const page = expectStatus(
+          await api.get(`/v1/webhooks/${hook.id}/deliveries?status=succeeded&limit=100${cursor !== undefined ? `&cursor=${cursor}` : ""}`),
+          200
+        )
+        succeeded += page.data.length
+        if (!page.has_more) break
+        cursor = page.next_cursor
+      }
+      expect(succeeded).toBe(events.length) // exactly one delivery per event
+
+      // SIGTERM while an attempt is in flight: it finishes and is recorded before the database closes.
+      answering = false
+      const last = expectStatus(await api.post("/v1/clients", { name: "last" }), 201)
+      await waitFor(() => held.length === 1, 20_000, "the last attempt in flight")
+      restarted.process.kill("SIGTERM")
+      await waitFor(() => refusesConnections(restarted.url), 20_000, "the server to stop listening")
+      held.pop()!.writeHead(200).end("ok")
+      expect((await restarted.exited).code).toBe(0)
+      const offline = await createScheduling({ storage: { sqlite: database } })
+      try {
+        const lastEvent = rx.received.find((r) => JSON.parse(r.body).data.object.id === last.id)!.id
+        const recorded = (await offline.tenant({ account_id: account.id, environment: "sandbox" }).webhooks.listDeliveries(hook.id, {
+          event_id: lastEvent
+        })).data
+        expect(recorded).toHaveLength(1)
+        expect(recorded[0]).toMatchObject({ status: "succeeded", attempt_count: 1, attempts: [{ status_code: 200 }] })
+      } finally {
+        await offline.close()
+      }
     }
-
-    // The server fans the burst out and sends as much as one endpoint may have in flight.
-    const killed = await serve(database)
-    await waitFor(() => rx.received.length >= PER_ENDPOINT, 20_000, "the first attempts to be in flight")
-    killed.process.kill("SIGKILL")
-    expect((await killed.exited).signal).toBe("SIGKILL")
-    const beforeKill = rx.received.splice(0)
-    // No more than the per-endpoint limit, since none was answered; 168 still queued.
-    expect(beforeKill).toHaveLength(PER_ENDPOINT)
-    for (const res of held.splice(0)) res.destroy()
-    answering = true
-
-    const restarted = await serve(database)
-    expect(restarted.lines.join("\n")).not.toContain("sk_test_")
-    const api = client(restarted.url, key)
-    const events: Array<any> = []
-    let after: string | undefined
-    for (;;) {
-      const page = expectStatus(await api.get(`/v1/events?limit=100${after !== undefined ? `&after=${after}` : ""}`), 200)
-      events.push(...page.data)
-      after = page.next_cursor
-      if (!page.has_more) break
-    }
-    expect(events).toHaveLength(BURST) // client.created only: creating the webhook is no event
-
-    // The queued ones at once, the interrupted ones when their leases end: every event once,
-    // the interrupted ones again under the same webhook-id with the same body.
-    await waitFor(() => rx.received.length >= BURST, 30_000, "every event delivered after the restart")
-    await waitFor(async () => (await deliveriesOf(api, hook.id, "?status=pending")).length === 0, 20_000, "nothing pending")
-    const ids = events.map((e) => e.id)
-    expect(rx.received.map((r) => r.id).sort()).toEqual([...ids].sort())
-    const bodyOf = new Map(rx.received.map((r) => [r.id, r.body]))
-    for (const copy of beforeKill) expect(copy.body).toBe(bodyOf.get(copy.id))
-    let succeeded = 0
-    let cursor: string | undefined
-    for (;;) {
-      const page = expectStatus(await api.get(`/v1/webhooks/${hook.id}/deliveries?status=succeeded&limit=100${cursor !== undefined ? `&cursor=${cursor}` : ""}`), 200)
-      succeeded += page.data.length
-      if (!page.has_more) break
-      cursor = page.next_cursor
-    }
-    expect(succeeded).toBe(events.length) // exactly one delivery per event
-
-    // SIGTERM while an attempt is in flight: it finishes and is recorded before the database closes.
-    answering = false
-    const last = expectStatus(await api.post("/v1/clients", { name: "last" }), 201)
-    await waitFor(() => held.length === 1, 20_000, "the last attempt in flight")
-    restarted.process.kill("SIGTERM")
-    await waitFor(() => refusesConnections(restarted.url), 20_000, "the server to stop listening")
-    held.pop()!.writeHead(200).end("ok")
-    expect((await restarted.exited).code).toBe(0)
-    const offline = await createScheduling({ storage: { sqlite: database } })
-    try {
-      const lastEvent = rx.received.find((r) => JSON.parse(r.body).data.object.id === last.id)!.id
-      const recorded = (await offline.tenant({ account_id: account.id, environment: "sandbox" }).webhooks.listDeliveries(hook.id, { event_id: lastEvent })).data
-      expect(recorded).toHaveLength(1)
-      expect(recorded[0]).toMatchObject({ status: "succeeded", attempt_count: 1, attempts: [{ status_code: 200 }] })
-    } finally {
-      await offline.close()
-    }
-  })
+  )
 })

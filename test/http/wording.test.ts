@@ -15,7 +15,11 @@ afterAll(() => server.close())
 
 describe("error wording", () => {
   it("an id of the right prefix but the wrong form says what a valid id looks like", async () => {
-    const problem = expectProblem(await api.post("/v1/bookings", { service_id: "svc_nope", client_id: ids.client.id, start: MONDAY_9 }), 422, "validation_failed")
+    const problem = expectProblem(
+      await api.post("/v1/bookings", { service_id: "svc_nope", client_id: ids.client.id, start: MONDAY_9 }),
+      422,
+      "validation_failed"
+    )
     expect(problem.errors).toEqual([{
       path: "service_id",
       message: "must be a service id: svc_ followed by 26 letters and digits, such as svc_01JQ4Z8X9V3K7M2N5P6R8T0W1Y"
@@ -28,7 +32,12 @@ describe("error wording", () => {
 
   it("a well-formed id that names nothing says so in words", async () => {
     const problem = expectProblem(
-      await api.post("/v1/bookings", { service_id: ids.service.id, staff_id: "stf_01JQ4Z8X9V3K7M2N5P6R8T0W1Y", client_id: ids.client.id, start: MONDAY_9 }),
+      await api.post("/v1/bookings", {
+        service_id: ids.service.id,
+        staff_id: "stf_01JQ4Z8X9V3K7M2N5P6R8T0W1Y",
+        client_id: ids.client.id,
+        start: MONDAY_9
+      }),
       422,
       "invalid_reference"
     )
@@ -37,7 +46,13 @@ describe("error wording", () => {
 
   it("an inline client beside client_id reads as a sentence", async () => {
     const problem = expectProblem(
-      await api.post("/v1/bookings", { service_id: ids.service.id, staff_id: ids.staff.id, client_id: ids.client.id, client: { name: "Zoe" }, start: MONDAY_9 }),
+      await api.post("/v1/bookings", {
+        service_id: ids.service.id,
+        staff_id: ids.staff.id,
+        client_id: ids.client.id,
+        client: { name: "Zoe" },
+        start: MONDAY_9
+      }),
       422,
       "validation_failed"
     )
@@ -46,7 +61,12 @@ describe("error wording", () => {
 
   it("a start in the past is called the past, not a notice of 0 minutes", async () => {
     const problem = expectProblem(
-      await api.post("/v1/bookings", { service_id: ids.service.id, staff_id: ids.staff.id, client_id: ids.client.id, start: "2027-03-25T09:00:00Z" }),
+      await api.post("/v1/bookings", {
+        service_id: ids.service.id,
+        staff_id: ids.staff.id,
+        client_id: ids.client.id,
+        start: "2027-03-25T09:00:00Z"
+      }),
       409,
       "outside_availability"
     )

@@ -69,7 +69,9 @@ describe("cursors", () => {
     const shaped = (key: ReadonlyArray<string | number | null>) =>
       Effect.runSync(Effect.either(decodeCursor(base64url(JSON.stringify({ k: key, f: fingerprintOf(filters) })), filters, shape)))
     for (const key of [["1806310800000", "bkg_1"], [1.5, "bkg_1"], [1e300, "bkg_1"], [1, 2], [1], [1, "bkg_1", "x"], [], [1, "a\u0000b"]]) {
-      expect(shaped(key), JSON.stringify(key)).toMatchObject(Either.left({ _tag: "BadRequest", errors: [{ path: "cursor", message: "is not a cursor this API issued" }] }))
+      expect(shaped(key), JSON.stringify(key)).toMatchObject(
+        Either.left({ _tag: "BadRequest", errors: [{ path: "cursor", message: "is not a cursor this API issued" }] })
+      )
     }
     expect(shaped([1806310800000, "bkg_1"])).toEqual(Either.right([1806310800000, "bkg_1"]))
     expect(shaped([null, "bkg_1"])).toEqual(Either.right([null, "bkg_1"]))

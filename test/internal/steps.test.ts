@@ -26,6 +26,8 @@ describe("thenDo", () => {
 
   it("stops at a failing first step", () => {
     const next = Effect.sync(() => 3)
-    expect(Effect.runSync(Effect.either(thenDo(Effect.fail("locked"), next)))).toEqual(expect.objectContaining({ _tag: "Left", left: "locked" }))
+    expect(Effect.runSync(Effect.either(thenDo(Effect.fail("locked"), next)))).toEqual(
+      expect.objectContaining({ _tag: "Left", left: "locked" })
+    )
   })
 })

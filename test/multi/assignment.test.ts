@@ -26,9 +26,16 @@ const team = async (api: Client) => {
   const staffIds: Array<string> = []
   for (let i = 0; i < 5; i++) {
     const staff = expectStatus(await api.post("/v1/staff", { name: `Member ${i}`, time_zone: "UTC" }), 201)
-    expectStatus(await api.post("/v1/availability", {
-      staff_id: staff.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "09:00", end_time: "17:00"
-    }), 201)
+    expectStatus(
+      await api.post("/v1/availability", {
+        staff_id: staff.id,
+        type: "weekly",
+        weekdays: [1, 2, 3, 4, 5],
+        start_time: "09:00",
+        end_time: "17:00"
+      }),
+      201
+    )
     staffIds.push(staff.id)
   }
   const service = (assignment: string) =>

@@ -19,15 +19,30 @@ let a: Instance
 let b: Instance
 
 const FEED = [
-  "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN",
-  "BEGIN:VEVENT", "UID:review", "DTSTART:20270329T090000Z", "DTEND:20270329T100000Z", "SUMMARY:Review", "END:VEVENT",
+  "BEGIN:VCALENDAR",
+  "VERSION:2.0",
+  "PRODID:-//test//EN",
+  "BEGIN:VEVENT",
+  "UID:review",
+  "DTSTART:20270329T090000Z",
+  "DTEND:20270329T100000Z",
+  "SUMMARY:Review",
+  "END:VEVENT",
   "END:VCALENDAR"
 ].join("\r\n")
 
 beforeAll(async () => {
   db = await createTestDatabase()
   feeds = await startFeedServer()
-  const flags = ["--database", db.url, "--admin-token", ADMIN, "--allow-private-webhooks", "--calendar-sync-minutes", String(INTERVAL_MINUTES)]
+  const flags = [
+    "--database",
+    db.url,
+    "--admin-token",
+    ADMIN,
+    "--allow-private-webhooks",
+    "--calendar-sync-minutes",
+    String(INTERVAL_MINUTES)
+  ]
   ;[a, b] = await Promise.all([serve(flags), serve(flags)])
 }, 120_000)
 
@@ -39,7 +54,8 @@ afterAll(async () => {
 
 describe("calendar sync across instances", () => {
   it("one instance at a time reads each feed; both read the stored busy time", async () => {
-    const key = expectStatus(await client(a.url, ADMIN).post("/admin/v1/accounts", { name: "Cal", plan: "business" }), 201).keys.sandbox.secret
+    const key =
+      expectStatus(await client(a.url, ADMIN).post("/admin/v1/accounts", { name: "Cal", plan: "business" }), 201).keys.sandbox.secret
     const viaA = client(a.url, key)
     const viaB = client(b.url, key)
     const s = await seed(viaA)

@@ -36,30 +36,34 @@ afterAll(async () => {
 const tlsStatus = async (instance: Instance) => (await client(instance.url).get(`/tls/allowed?domain=${HOST}`)).status
 
 describe("custom domains on two instances", () => {
-  it("a domain verified on one instance resolves on the other, and a deletion on one reaches the other, within the cache's lifetime", async () => {
-    const created = expectStatus(await client(a.url, ADMIN).post("/admin/v1/accounts", { name: "Multi domains", plan: "pro" }), 201)
-    const secretA = client(a.url, created.keys.sandbox.secret)
-    const secretB = client(b.url, created.keys.sandbox.secret)
-    const publishableB = client(b.url, created.keys.sandbox.publishable)
+  it(
+    "a domain verified on one instance resolves on the other, and a deletion on one reaches the other, within the cache's lifetime",
+    async () => {
+      const created = expectStatus(await client(a.url, ADMIN).post("/admin/v1/accounts", { name: "Multi domains", plan: "pro" }), 201)
+      const secretA = client(a.url, created.keys.sandbox.secret)
+      const secretB = client(b.url, created.keys.sandbox.secret)
+      const publishableB = client(b.url, created.keys.sandbox.publishable)
 
-    const domain = expectStatus(await secretA.post("/v1/domains", { hostname: HOST }), 201)
-    // B looks the hostname up first, so it holds a negative answer in its cache.
-    expect(await tlsStatus(b)).toBe(404)
-    expect((await publishableB.get("/v1/services", { headers: { origin: `https://${HOST}` } })).status).toBe(403)
+      const domain = expectStatus(await secretA.post("/v1/domains", { hostname: HOST }), 201)
+      // B looks the hostname up first, so it holds a negative answer in its cache.
+      expect(await tlsStatus(b)).toBe(404)
+      expect((await publishableB.get("/v1/services", { headers: { origin: `https://${HOST}` } })).status).toBe(403)
 
-    dns.setTxt(domain.verification.name, [domain.verification.value])
-    expect(expectStatus(await secretA.post(`/v1/domains/${domain.id}/verify`), 200).status).toBe("verified")
-    const verifiedAt = Date.now()
-    await waitFor(async () => (await tlsStatus(b)) === 200, 30_000, "instance B to serve the verified domain")
-    expect(Date.now() - verifiedAt).toBeLessThan(DEFAULT_DOMAIN_CACHE_TTL_MS)
-    expectStatus(await publishableB.get("/v1/services", { headers: { origin: `https://${HOST}` } }), 200)
-    expect(expectStatus(await secretB.get(`/v1/domains/${domain.id}`), 200).status).toBe("verified")
+      dns.setTxt(domain.verification.name, [domain.verification.value])
+      expect(expectStatus(await secretA.post(`/v1/domains/${domain.id}/verify`), 200).status).toBe("verified")
+      const verifiedAt = Date.now()
+      await waitFor(async () => (await tlsStatus(b)) === 200, 30_000, "instance B to serve the verified domain")
+      expect(Date.now() - verifiedAt).toBeLessThan(DEFAULT_DOMAIN_CACHE_TTL_MS)
+      expectStatus(await publishableB.get("/v1/services", { headers: { origin: `https://${HOST}` } }), 200)
+      expect(expectStatus(await secretB.get(`/v1/domains/${domain.id}`), 200).status).toBe("verified")
 
-    // A caches the positive answer, then the deletion goes through B.
-    expect(await tlsStatus(a)).toBe(200)
-    expectStatus(await secretB.del(`/v1/domains/${domain.id}`), 200)
-    const deletedAt = Date.now()
-    await waitFor(async () => (await tlsStatus(a)) === 404, 30_000, "instance A to stop serving the deleted domain")
-    expect(Date.now() - deletedAt).toBeLessThan(DEFAULT_DOMAIN_CACHE_TTL_MS)
-  }, 90_000)
+      // A caches the positive answer, then the deletion goes through B.
+      expect(await tlsStatus(a)).toBe(200)
+      expectStatus(await secretB.del(`/v1/domains/${domain.id}`), 200)
+      const deletedAt = Date.now()
+      await waitFor(async () => (await tlsStatus(a)) === 404, 30_000, "instance A to stop serving the deleted domain")
+      expect(Date.now() - deletedAt).toBeLessThan(DEFAULT_DOMAIN_CACHE_TTL_MS)
+    },
+    90_000
+  )
 })

@@ -21,19 +21,23 @@ let b: Instance
 let receiver: Receiver | undefined
 
 const flags = () => [
-  "--database", db.url,
-  "--redis", redis.url,
-  "--admin-token", ADMIN,
+  "--database",
+  db.url,
+  "--redis",
+  redis.url,
+  "--admin-token",
+  ADMIN,
   "--allow-private-webhooks",
-  "--webhook-timeout-ms", "2000",
-  "--webhook-lease-ms", "3000"
+  "--webhook-timeout-ms",
+  "2000",
+  "--webhook-lease-ms",
+  "3000"
 ]
 
 beforeAll(async () => {
   db = await createTestDatabase()
   redis = await redisServer()
-  await redis.start()
-  // Started together: migrations run once, under the advisory lock.
+  await redis.start() // Started together: migrations run once, under the advisory lock.
   ;[a, b] = await Promise.all([serve(flags()), serve(flags())])
 }, 120_000)
 
@@ -50,19 +54,23 @@ const account = async (plan: "free" | "pro" | "business" = "business"): Promise<
 const both = () => [a.url, b.url] as const
 
 describe("two instances on one PostgreSQL database", () => {
-  it("started together on an empty database: one first account; --help names the flags and variables; accounts create works on a postgres:// database", async () => {
-    expect([a, b].filter((i) => i.lines.some((l) => /sk_test_\w+/.test(l)))).toHaveLength(1)
-    // The binary in child processes that do not block this one (a blocked test worker misses vitest's own heartbeats).
-    const help = await cli(["--help"])
-    for (const flag of ["--database <file|url>", "postgres://", "SLOTWISE_DATABASE_URL", "--redis", "SLOTWISE_REDIS_URL"]) {
-      expect(help.stdout).toContain(flag)
-    }
-    const created = await cli(["accounts", "create", "--database", db.url, "--name", "Offline", "--json"])
-    expect(created.status, created.stderr).toBe(0)
-    const key = JSON.parse(created.stdout).keys.sandbox.secret as string
-    // The running instances see the account created offline.
-    await Promise.all(both().map(async (url) => expect((await client(url, key).get("/v1/account")).json.name).toBe("Offline")))
-  }, 120_000)
+  it(
+    "started together on an empty database: one first account; --help names the flags and variables; accounts create works on a postgres:// database",
+    async () => {
+      expect([a, b].filter((i) => i.lines.some((l) => /sk_test_\w+/.test(l)))).toHaveLength(1)
+      // The binary in child processes that do not block this one (a blocked test worker misses vitest's own heartbeats).
+      const help = await cli(["--help"])
+      for (const flag of ["--database <file|url>", "postgres://", "SLOTWISE_DATABASE_URL", "--redis", "SLOTWISE_REDIS_URL"]) {
+        expect(help.stdout).toContain(flag)
+      }
+      const created = await cli(["accounts", "create", "--database", db.url, "--name", "Offline", "--json"])
+      expect(created.status, created.stderr).toBe(0)
+      const key = JSON.parse(created.stdout).keys.sandbox.secret as string
+      // The running instances see the account created offline.
+      await Promise.all(both().map(async (url) => expect((await client(url, key).get("/v1/account")).json.name).toBe("Offline")))
+    },
+    120_000
+  )
 
   it("200 concurrent creates for one seat: one 201, the rest 409; overlapping starts: one; capacity 3: three", async () => {
     const key = await account()
@@ -95,7 +103,7 @@ describe("two instances on one PostgreSQL database", () => {
     const seen: Array<{ id: string; type: string; object: { id: string; name: string } }> = []
     const poller = (async () => {
       let cursor: string | null = null
-      for (let i = 0; ; i++) {
+      for (let i = 0;; i++) {
         const query: string = cursor === null ? "" : `&after=${encodeURIComponent(cursor)}`
         const page = expectStatus(await client(both()[i % 2]!, key).get(`/v1/events?limit=100${query}`), 200)
         for (const e of page.data) seen.push({ id: e.id, type: e.type, object: e.data.object })
@@ -174,8 +182,9 @@ describe("two instances on one PostgreSQL database", () => {
     let conflicts = 0
     for (let round = 0; round < 5 && conflicts === 0; round++) {
       const dup = { "idempotency-key": `multi-dup-${round}` }
-      const replies = await Promise.all(Array.from({ length: 20 }, (_, i) =>
-        client(both()[i % 2]!, key).post("/v1/clients", { name: `Dup ${round}` }, { headers: dup })))
+      const replies = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => client(both()[i % 2]!, key).post("/v1/clients", { name: `Dup ${round}` }, { headers: dup }))
+      )
       const originals = replies.filter((r) => r.status === 201 && r.headers.get("idempotent-replayed") !== "true")
       expect(originals).toHaveLength(1)
       for (const r of replies) {

@@ -46,11 +46,13 @@ describe("the library on PostgreSQL", () => {
       })
     ))
     try {
-      const created = await handlers[0]!.fetch(new Request("http://x/admin/v1/accounts", {
-        method: "POST",
-        headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
-        body: JSON.stringify({ name: prefix, plan: "free" })
-      }))
+      const created = await handlers[0]!.fetch(
+        new Request("http://x/admin/v1/accounts", {
+          method: "POST",
+          headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+          body: JSON.stringify({ name: prefix, plan: "free" })
+        })
+      )
       expect(created.status).toBe(201)
       const key = (await created.json()).keys.sandbox.secret as string
       const remaining: Array<number> = []

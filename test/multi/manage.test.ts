@@ -22,8 +22,7 @@ beforeAll(async () => {
   db = await createTestDatabase()
   redis = await redisServer()
   await redis.start()
-  const flags = ["--database", db.url, "--redis", redis.url, "--admin-token", ADMIN]
-  // One names the public URL by flag, the other by its variable: both must agree.
+  const flags = ["--database", db.url, "--redis", redis.url, "--admin-token", ADMIN] // One names the public URL by flag, the other by its variable: both must agree.
   ;[a, b] = await Promise.all([serve([...flags, "--public-url", PUBLIC]), serve(flags, { SLOTWISE_PUBLIC_URL: `${PUBLIC}/` })])
   for (const instance of [a, b]) instance.process.stderr!.on("data", (d) => (stderr += String(d)))
 }, 120_000)
@@ -38,7 +37,8 @@ const at = (minutes: number) => new Date(Date.parse(MONDAY_9) + minutes * 60_000
 
 describe("manage links on two instances", () => {
   it("a link from one opens on the other; a rotation on either kills it on both; writes are counted across both", async () => {
-    const key = expectStatus(await client(a.url, ADMIN).post("/admin/v1/accounts", { name: "Manage", plan: "pro" }), 201).keys.sandbox.secret
+    const key =
+      expectStatus(await client(a.url, ADMIN).post("/admin/v1/accounts", { name: "Manage", plan: "pro" }), 201).keys.sandbox.secret
     const onA = client(a.url, key)
     const setup = await seed(onA)
     const booking = expectStatus(

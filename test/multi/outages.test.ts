@@ -80,76 +80,88 @@ const isUnavailable = (reply: Reply): boolean => {
 }
 
 describe("connections cut under load", () => {
-  it("PostgreSQL sessions ended again and again during concurrent bookings: no exit, 503s only, nothing acknowledged lost, no slot twice, service resumes", async () => {
-    const { id: accountId, key } = await account()
-    const setup = await seed(client(a.url, key))
-    const base = { service_id: setup.service.id, staff_id: setup.staff.id, client_id: setup.client.id }
-    // Every slot is asked for twice, through different instances: one may win, never both.
-    const starts = weekdayStarts(160)
-    const requests = starts.flatMap((start, i) => [{ start, via: i % 2 }, { start, via: (i + 1) % 2 }])
-    const acknowledged: Array<{ id: string; start: string }> = []
-    const unexpected: Array<string> = []
-    let unavailable = 0
-    let next = 0
-    let writing = true
-    const writer = async () => {
-      while (next < requests.length) {
-        const { start, via } = requests[next++]!
-        try {
-          const reply = await client(both()[via]!.url, key).post("/v1/bookings", { ...base, start })
-          if (reply.status === 201) acknowledged.push({ id: reply.json.id, start })
-          else if (isUnavailable(reply)) unavailable++
-          else if (reply.status === 409) expectProblem(reply, 409, "slot_unavailable")
-          else unexpected.push(`${reply.status} ${reply.text}`)
-        } catch (error) {
-          unexpected.push(String(error))
+  it(
+    "PostgreSQL sessions ended again and again during concurrent bookings: no exit, 503s only, nothing acknowledged lost, no slot twice, service resumes",
+    async () => {
+      const { id: accountId, key } = await account()
+      const setup = await seed(client(a.url, key))
+      const base = { service_id: setup.service.id, staff_id: setup.staff.id, client_id: setup.client.id }
+      // Every slot is asked for twice, through different instances: one may win, never both.
+      const starts = weekdayStarts(160)
+      const requests = starts.flatMap((start, i) => [{ start, via: i % 2 }, { start, via: (i + 1) % 2 }])
+      const acknowledged: Array<{ id: string; start: string }> = []
+      const unexpected: Array<string> = []
+      let unavailable = 0
+      let next = 0
+      let writing = true
+      const writer = async () => {
+        while (next < requests.length) {
+          const { start, via } = requests[next++]!
+          try {
+            const reply = await client(both()[via]!.url, key).post("/v1/bookings", { ...base, start })
+            if (reply.status === 201) acknowledged.push({ id: reply.json.id, start })
+            else if (isUnavailable(reply)) unavailable++
+            else if (reply.status === 409) expectProblem(reply, 409, "slot_unavailable")
+            else unexpected.push(`${reply.status} ${reply.text}`)
+          } catch (error) {
+            unexpected.push(String(error))
+          }
         }
       }
-    }
-    const writers = Promise.all(Array.from({ length: 8 }, writer)).finally(() => (writing = false))
+      const writers = Promise.all(Array.from({ length: 8 }, writer)).finally(() => (writing = false))
 
-    // Cut every session, wait for bookings to go through again, cut again.
-    let cuts = 0
-    while (writing) {
-      await terminateSessions()
-      cuts++
-      const before = acknowledged.length
-      await waitFor(() => !writing || acknowledged.length >= before + 5, 60_000, "bookings after a cut")
-    }
-    await writers
+      // Cut every session, wait for bookings to go through again, cut again.
+      let cuts = 0
+      while (writing) {
+        await terminateSessions()
+        cuts++
+        const before = acknowledged.length
+        await waitFor(() => !writing || acknowledged.length >= before + 5, 60_000, "bookings after a cut")
+      }
+      await writers
 
-    expect(alive()).toBe(true)
-    expect(unexpected).toEqual([])
-    expect(cuts).toBeGreaterThanOrEqual(3)
-    expect(unavailable).toBeGreaterThan(0)
-    expect(acknowledged.length).toBeGreaterThan(0)
+      expect(alive()).toBe(true)
+      expect(unexpected).toEqual([])
+      expect(cuts).toBeGreaterThanOrEqual(3)
+      expect(unavailable).toBeGreaterThan(0)
+      expect(acknowledged.length).toBeGreaterThan(0)
 
-    // Both instances serve again: a read and a write each.
-    await waitFor(async () => {
-      const replies = await Promise.all(both().flatMap((i) => [
-        client(i.url, key).get("/v1/account"),
-        client(i.url, key).post("/v1/clients", { name: "After" })
-      ]))
-      return replies.every((r) => r.status === 200 || r.status === 201)
-    }, 30_000, "both instances serving again")
+      // Both instances serve again: a read and a write each.
+      await waitFor(
+        async () => {
+          const replies = await Promise.all(
+            both().flatMap((i) => [
+              client(i.url, key).get("/v1/account"),
+              client(i.url, key).post("/v1/clients", { name: "After" })
+            ])
+          )
+          return replies.every((r) => r.status === 200 || r.status === 201)
+        },
+        30_000,
+        "both instances serving again"
+      )
 
-    // Every acknowledged booking is stored; no start is booked twice.
-    const stored = (await sql.query<{ id: string; start_ms: string }>(
-      "SELECT id, start_ms FROM c_bookings WHERE account_id = $1 AND status <> 'cancelled'",
-      [accountId]
-    )).rows
-    const storedIds = new Set(stored.map((row) => row.id))
-    expect(acknowledged.filter((booking) => !storedIds.has(booking.id))).toEqual([])
-    const perStart = new Map<string, number>()
-    for (const row of stored) perStart.set(String(row.start_ms), (perStart.get(String(row.start_ms)) ?? 0) + 1)
-    expect([...perStart.values()].filter((n) => n > 1)).toEqual([])
+      // Every acknowledged booking is stored; no start is booked twice.
+      const stored = (await sql.query<{ id: string; start_ms: string }>(
+        "SELECT id, start_ms FROM c_bookings WHERE account_id = $1 AND status <> 'cancelled'",
+        [accountId]
+      )).rows
+      const storedIds = new Set(stored.map((row) => row.id))
+      expect(acknowledged.filter((booking) => !storedIds.has(booking.id))).toEqual([])
+      const perStart = new Map<string, number>()
+      for (const row of stored) perStart.set(String(row.start_ms), (perStart.get(String(row.start_ms)) ?? 0) + 1)
+      expect([...perStart.values()].filter((n) => n > 1)).toEqual([])
 
-    // Each instance LISTENs again for the other's signals.
-    await waitFor(async () =>
-      (await sql.query("SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN %'", [db.name])).rowCount === 2,
-      30_000,
-      "both LISTEN sessions back")
-  }, 300_000)
+      // Each instance LISTENs again for the other's signals.
+      await waitFor(
+        async () =>
+          (await sql.query("SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN %'", [db.name])).rowCount === 2,
+        30_000,
+        "both LISTEN sessions back"
+      )
+    },
+    300_000
+  )
 
   it("Redis connections killed again and again under load: no exit, every request served, the shared count resumes", async () => {
     const { key } = await account()
@@ -180,11 +192,15 @@ describe("connections cut under load", () => {
 
       // One counter again: a request through B sees the one through A.
       const remaining = (r: Reply) => Number(r.headers.get("x-ratelimit-remaining"))
-      await waitFor(async () => {
-        const x = await client(a.url, key).get("/v1/account")
-        const y = await client(b.url, key).get("/v1/account")
-        return x.status === 200 && y.status === 200 && remaining(y) < remaining(x)
-      }, 30_000, "counting in Redis again")
+      await waitFor(
+        async () => {
+          const x = await client(a.url, key).get("/v1/account")
+          const y = await client(b.url, key).get("/v1/account")
+          return x.status === 200 && y.status === 200 && remaining(y) < remaining(x)
+        },
+        30_000,
+        "counting in Redis again"
+      )
     } finally {
       admin.disconnect()
     }
@@ -194,11 +210,29 @@ describe("connections cut under load", () => {
     const created = expectStatus(await client(a.url, ADMIN).post("/admin/v1/accounts", { name: "Sign-in", plan: "pro" }), 201)
     const email = "guessed@example.com"
     const made = await cli(
-      ["users", "create", "--database", db.url, "--account", created.account.id, "--email", email, "--role", "owner", "--password-stdin", "--json"],
+      [
+        "users",
+        "create",
+        "--database",
+        db.url,
+        "--account",
+        created.account.id,
+        "--email",
+        email,
+        "--role",
+        "owner",
+        "--password-stdin",
+        "--json"
+      ],
       `${PASSWORD}\n`
     )
     expect(made.status, made.stderr).toBe(0)
-    const site = { url: a.url, sandbox: client(a.url, created.keys.sandbox.secret), production: client(a.url, created.keys.sandbox.secret), user: { email } }
+    const site = {
+      url: a.url,
+      sandbox: client(a.url, created.keys.sandbox.secret),
+      production: client(a.url, created.keys.sandbox.secret),
+      user: { email }
+    }
     const setup = await registerClient(site)
     const attempt = async (password: string) => {
       const agent = new UserAgent(a.url)
@@ -209,7 +243,8 @@ describe("connections cut under load", () => {
 
     await redis.stop()
     try {
-      for (let i = 0; i < 20; i++) expect((await client(both()[i % 2]!.url, created.keys.sandbox.secret).get("/v1/account")).status).toBe(200)
+      for (let i = 0; i < 20; i++)
+        expect((await client(both()[i % 2]!.url, created.keys.sandbox.secret).get("/v1/account")).status).toBe(200)
       // The per-email limit is 10 a minute: ten wrong guesses, then even the right password waits.
       for (let i = 0; i < 10; i++) expect(await attempt("wrong password guess")).toBe(401)
       expect(await attempt(PASSWORD)).toBe(429)
@@ -218,10 +253,14 @@ describe("connections cut under load", () => {
       await redis.start()
     }
     const remaining = (r: Reply) => Number(r.headers.get("x-ratelimit-remaining"))
-    await waitFor(async () => {
-      const x = await client(a.url, created.keys.sandbox.secret).get("/v1/account")
-      const y = await client(b.url, created.keys.sandbox.secret).get("/v1/account")
-      return x.status === 200 && y.status === 200 && remaining(y) < remaining(x)
-    }, 30_000, "counting in Redis again")
+    await waitFor(
+      async () => {
+        const x = await client(a.url, created.keys.sandbox.secret).get("/v1/account")
+        const y = await client(b.url, created.keys.sandbox.secret).get("/v1/account")
+        return x.status === 200 && y.status === 200 && remaining(y) < remaining(x)
+      },
+      30_000,
+      "counting in Redis again"
+    )
   }, 300_000)
 })

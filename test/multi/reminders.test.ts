@@ -55,17 +55,28 @@ const jobsOf = async (bookingId: string): Promise<ReadonlyArray<number>> =>
 const instantText = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z")
 
 interface ReminderEvent {
-  readonly data: { readonly object: { readonly id: string; readonly start: string }; readonly offset_minutes: number; readonly late: boolean }
+  readonly data: {
+    readonly object: { readonly id: string; readonly start: string }
+    readonly offset_minutes: number
+    readonly late: boolean
+  }
 }
 
 it("two instances, one SIGKILLed while reminders fall due: each reminder exactly once in the feed", async () => {
-  const key = expectStatus(await client(a.url, ADMIN).post("/admin/v1/accounts", { name: "Reminders", plan: "business" }), 201).keys.sandbox.secret
+  const key =
+    expectStatus(await client(a.url, ADMIN).post("/admin/v1/accounts", { name: "Reminders", plan: "business" }), 201).keys.sandbox.secret
   const [viaA, viaB] = [client(a.url, key), client(b.url, key)]
   expectStatus(await viaA.patch("/v1/account", { reminders: [{ offset_minutes: OFFSET_MINUTES }] }), 200)
   const staff = await Promise.all(Array.from({ length: STARTS }, async (_, n) => {
     const member = expectStatus(await viaA.post("/v1/staff", { name: `Staff ${n}`, time_zone: "UTC" }), 201)
     expectStatus(
-      await viaA.post("/v1/availability", { staff_id: member.id, type: "weekly", weekdays: [1, 2, 3, 4, 5, 6, 7], start_time: "00:00", end_time: "24:00" }),
+      await viaA.post("/v1/availability", {
+        staff_id: member.id,
+        type: "weekly",
+        weekdays: [1, 2, 3, 4, 5, 6, 7],
+        start_time: "00:00",
+        end_time: "24:00"
+      }),
       201
     )
     return member.id as string
@@ -100,6 +111,9 @@ it("two instances, one SIGKILLed while reminders fall due: each reminder exactly
 
   await waitFor(async () => (await remindersSent()) >= startOf.size && (await armedJobs()) === 0, MINUTE, "every reminder")
   const sent: ReadonlyArray<ReminderEvent> = expectStatus(await viaB.get("/v1/events?types=booking.reminder&limit=100"), 200).data
-  expect(sent.map((e) => `${e.data.object.id}@${e.data.offset_minutes}`).sort()).toEqual([...startOf.keys()].map((id) => `${id}@${OFFSET_MINUTES}`).sort())
-  for (const e of sent) expect({ start: e.data.object.start, late: e.data.late }).toEqual({ start: startOf.get(e.data.object.id), late: false })
+  expect(sent.map((e) => `${e.data.object.id}@${e.data.offset_minutes}`).sort()).toEqual(
+    [...startOf.keys()].map((id) => `${id}@${OFFSET_MINUTES}`).sort()
+  )
+  for (const e of sent)
+    expect({ start: e.data.object.start, late: e.data.late }).toEqual({ start: startOf.get(e.data.object.id), late: false })
 }, 5 * MINUTE)

@@ -42,7 +42,12 @@ export class UserAgent {
       body = new URLSearchParams(init.form).toString()
       headers["content-type"] = "application/x-www-form-urlencoded"
     }
-    const response = await fetch(target, { method: init.method ?? (body === undefined ? "GET" : "POST"), headers, body: body ?? null, redirect: "manual" })
+    const response = await fetch(target, {
+      method: init.method ?? (body === undefined ? "GET" : "POST"),
+      headers,
+      body: body ?? null,
+      redirect: "manual"
+    })
     this.store(response)
     return response
   }
@@ -55,7 +60,8 @@ export class UserAgent {
       if (current.status < 300 || current.status >= 400 || location === null) return { response: current }
       const next = new URL(location, this.base)
       const root = new URL(this.base)
-      if (next.origin !== root.origin || !next.pathname.startsWith(`${root.pathname.replace(/\/$/, "")}/oauth/`)) return { response: current, external: next }
+      if (next.origin !== root.origin || !next.pathname.startsWith(`${root.pathname.replace(/\/$/, "")}/oauth/`))
+        return { response: current, external: next }
       await current.arrayBuffer()
       current = await this.request(next.href)
     }
@@ -167,15 +173,18 @@ export const authorize = async (server: OAuthSite, setup: ClientSetup, options: 
   const headers: Array<Headers> = []
   for (let i = 0; i < 4 && step.external === undefined; i++) {
     const html = await step.response.text()
-    if (step.response.status !== 200) throw new Error(`page ${step.response.status}: ${html.replace(/<style>[^]*<\/style>/, "").slice(0, 900)}`)
+    if (step.response.status !== 200)
+      throw new Error(`page ${step.response.status}: ${html.replace(/<style>[^]*<\/style>/, "").slice(0, 900)}`)
     const csrf = csrfOf(html)
     headers.push(step.response.headers)
     if (html.includes(`name="password"`)) {
       pages.push("sign-in")
       const action = formAction(html, "Sign in")
-      step = await agent.follow(await agent.request(action, {
-        form: { csrf, email: options.email ?? server.user.email, password: options.password ?? PASSWORD }
-      }))
+      step = await agent.follow(
+        await agent.request(action, {
+          form: { csrf, email: options.email ?? server.user.email, password: options.password ?? PASSWORD }
+        })
+      )
     } else {
       pages.push("consent")
       const action = formAction(html, options.decision === "deny" ? "Deny" : "Allow")
@@ -190,7 +199,15 @@ export const authorize = async (server: OAuthSite, setup: ClientSetup, options: 
 export const obtainTokens = async (server: OAuthSite, setup: ClientSetup, options: AuthorizeOptions = {}) => {
   const { callback, verifier, state, agent, pages, headers } = await authorize(server, setup, options)
   const params = oauth.validateAuthResponse(setup.as, setup.client, callback, state)
-  const response = await oauth.authorizationCodeGrantRequest(setup.as, setup.client, setup.auth, params, setup.redirectUri, verifier, insecure)
+  const response = await oauth.authorizationCodeGrantRequest(
+    setup.as,
+    setup.client,
+    setup.auth,
+    params,
+    setup.redirectUri,
+    verifier,
+    insecure
+  )
   const tokens = await oauth.processAuthorizationCodeResponse(setup.as, setup.client, response)
   return { tokens, agent, params, verifier, pages, headers }
 }

@@ -113,7 +113,15 @@ describe("a grant whose records join two accounts", () => {
     const code = params.get("code")!
     await rewriteRecord("AuthorizationCode", code, (p) => ({ ...p, accountId: server.user.id }))
     await joinAccounts((await harborGrantOf(setup))!.id)
-    const response = await oauth.authorizationCodeGrantRequest(setup.as, setup.client, setup.auth, params, setup.redirectUri, verifier, insecure)
+    const response = await oauth.authorizationCodeGrantRequest(
+      setup.as,
+      setup.client,
+      setup.auth,
+      params,
+      setup.redirectUri,
+      verifier,
+      insecure
+    )
     expect(response.status).toBe(400)
     expect(((await response.json()) as { error: string }).error).toBe("invalid_grant")
   })
@@ -151,8 +159,15 @@ describe("a grant whose records join two accounts", () => {
 
   it("cannot be saved", async () => {
     const setup = await registerClient(harborSite)
-    const saved = await server.run(Effect.either(Effect.flatMap(OAuthGrants, (grants) =>
-      grants.save({ id: "grt_01JZZZZZZZZZZZZZZZZZZZZZZZ", client_id: setup.id, user_id: server.user.id, scopes: ["services:read"] }))))
+    const saved = await server.run(
+      Effect.either(
+        Effect.flatMap(
+          OAuthGrants,
+          (grants) =>
+            grants.save({ id: "grt_01JZZZZZZZZZZZZZZZZZZZZZZZ", client_id: setup.id, user_id: server.user.id, scopes: ["services:read"] })
+        )
+      )
+    )
     expect(saved._tag).toBe("Left")
     expect(await harborGrantOf(setup)).toBeUndefined()
   })

@@ -27,10 +27,14 @@ const tokenRequest = (setup: { as: oauth.AuthorizationServer }, body: Record<str
     body: new URLSearchParams(body).toString()
   })
 
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`
+const basic = (id: string, secret: string) =>
+  `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`
 
 const bearer = (token: string, path = "/v1/services") =>
-  fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}` } }).then(async (r) => ({ status: r.status, json: await r.json().catch(() => undefined) }))
+  fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}` } }).then(async (r) => ({
+    status: r.status,
+    json: await r.json().catch(() => undefined)
+  }))
 
 const expectOAuthError = async (response: Response, status: number, error: string) => {
   expect(response.headers.get("content-type")).toMatch(/^application\/json/)
@@ -71,20 +75,25 @@ describe("the authorization endpoint", () => {
     expect(location.searchParams.get("state")).toBe(state)
   })
 
-  it.each(["fragment", "form_post", "jwt", "query.jwt"])("refuses response_mode=%s (the metadata names only query) with an error in the query", async (mode) => {
-    const metadata = await (await fetch(`${server.url}/.well-known/oauth-authorization-server`)).json() as { response_modes_supported: Array<string> }
-    expect(metadata.response_modes_supported).toEqual(["query"])
-    const setup = await registerClient(server)
-    const { url, state } = await authorizeUrl(setup, { extra: { response_mode: mode } })
-    const response = await fetch(url, { redirect: "manual" })
-    expect(response.status).toBe(303)
-    const location = new URL(response.headers.get("location")!)
-    expect(`${location.origin}${location.pathname}`).toBe(REDIRECT_URI)
-    expect(location.hash).toBe("")
-    expect(location.searchParams.get("error")).toBe("invalid_request")
-    expect(location.searchParams.get("error_description")).toContain("response_mode")
-    expect(location.searchParams.get("state")).toBe(state)
-  })
+  it.each(["fragment", "form_post", "jwt", "query.jwt"])(
+    "refuses response_mode=%s (the metadata names only query) with an error in the query",
+    async (mode) => {
+      const metadata = await (await fetch(`${server.url}/.well-known/oauth-authorization-server`)).json() as {
+        response_modes_supported: Array<string>
+      }
+      expect(metadata.response_modes_supported).toEqual(["query"])
+      const setup = await registerClient(server)
+      const { url, state } = await authorizeUrl(setup, { extra: { response_mode: mode } })
+      const response = await fetch(url, { redirect: "manual" })
+      expect(response.status).toBe(303)
+      const location = new URL(response.headers.get("location")!)
+      expect(`${location.origin}${location.pathname}`).toBe(REDIRECT_URI)
+      expect(location.hash).toBe("")
+      expect(location.searchParams.get("error")).toBe("invalid_request")
+      expect(location.searchParams.get("error_description")).toContain("response_mode")
+      expect(location.searchParams.get("state")).toBe(state)
+    }
+  )
 
   it("accepts response_mode=query", async () => {
     const setup = await registerClient(server)
@@ -106,7 +115,15 @@ describe("the token endpoint", () => {
     const setup = await registerClient(server)
     const { callback, state } = await authorize(server, setup)
     const params = oauth.validateAuthResponse(setup.as, setup.client, callback, state)
-    const response = await oauth.authorizationCodeGrantRequest(setup.as, setup.client, setup.auth, params, setup.redirectUri, oauth.generateRandomCodeVerifier(), insecure)
+    const response = await oauth.authorizationCodeGrantRequest(
+      setup.as,
+      setup.client,
+      setup.auth,
+      params,
+      setup.redirectUri,
+      oauth.generateRandomCodeVerifier(),
+      insecure
+    )
     await expectOAuthError(response, 400, "invalid_grant")
   })
 
@@ -114,7 +131,15 @@ describe("the token endpoint", () => {
     const setup = await registerClient(server)
     const { tokens, params, verifier } = await obtainTokens(server, setup)
     expect((await bearer(tokens.access_token)).status).toBe(200)
-    const replay = await oauth.authorizationCodeGrantRequest(setup.as, setup.client, setup.auth, params, setup.redirectUri, verifier, insecure)
+    const replay = await oauth.authorizationCodeGrantRequest(
+      setup.as,
+      setup.client,
+      setup.auth,
+      params,
+      setup.redirectUri,
+      verifier,
+      insecure
+    )
     await expectOAuthError(replay, 400, "invalid_grant")
     expect((await bearer(tokens.access_token)).status).toBe(401)
     const refresh = await oauth.refreshTokenGrantRequest(setup.as, setup.client, setup.auth, tokens.refresh_token!, insecure)
@@ -126,7 +151,15 @@ describe("the token endpoint", () => {
     const { callback, state, verifier } = await authorize(server, setup)
     const params = oauth.validateAuthResponse(setup.as, setup.client, callback, state)
     advance(10 * 60_000 + 1000)
-    const response = await oauth.authorizationCodeGrantRequest(setup.as, setup.client, setup.auth, params, setup.redirectUri, verifier, insecure)
+    const response = await oauth.authorizationCodeGrantRequest(
+      setup.as,
+      setup.client,
+      setup.auth,
+      params,
+      setup.redirectUri,
+      verifier,
+      insecure
+    )
     await expectOAuthError(response, 400, "invalid_grant")
   })
 
@@ -169,8 +202,16 @@ describe("the token endpoint", () => {
   it("answers garbage with RFC 6749 errors, never a 500", async () => {
     const setup = await registerClient(server)
     await expectOAuthError(await tokenRequest(setup, {}), 400, "invalid_request")
-    await expectOAuthError(await tokenRequest(setup, { grant_type: "password", username: "a", password: "b" }, basic(setup.id, setup.secret!)), 400, "unsupported_grant_type")
-    await expectOAuthError(await tokenRequest(setup, { grant_type: "refresh_token", refresh_token: "nope" }, basic(setup.id, setup.secret!)), 400, "invalid_grant")
+    await expectOAuthError(
+      await tokenRequest(setup, { grant_type: "password", username: "a", password: "b" }, basic(setup.id, setup.secret!)),
+      400,
+      "unsupported_grant_type"
+    )
+    await expectOAuthError(
+      await tokenRequest(setup, { grant_type: "refresh_token", refresh_token: "nope" }, basic(setup.id, setup.secret!)),
+      400,
+      "invalid_grant"
+    )
   })
 })
 

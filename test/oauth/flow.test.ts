@@ -64,7 +64,9 @@ describe("confidential client", () => {
     expect(introspected.scope?.split(" ").sort()).toEqual(["bookings:read", "services:read"])
     expect(introspected.client_id).toBe(setup.id)
 
-    await oauth.processRevocationResponse(await oauth.revocationRequest(setup.as, setup.client, setup.auth, refreshed.access_token, insecure))
+    await oauth.processRevocationResponse(
+      await oauth.revocationRequest(setup.as, setup.client, setup.auth, refreshed.access_token, insecure)
+    )
     const after = await fetch(`${server.url}/v1/services`, { headers: { authorization: `Bearer ${refreshed.access_token}` } })
     expect(after.status).toBe(401)
     const gone = await oauth.processIntrospectionResponse(

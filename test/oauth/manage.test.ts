@@ -14,7 +14,12 @@ describe("manage links with an OAuth token", () => {
   it("a token's booking reads and rotations carry manage_url", async () => {
     const setup = await seed(server.sandbox)
     const booking = expectStatus(
-      await server.sandbox.post("/v1/bookings", { service_id: setup.service.id, staff_id: setup.staff.id, client_id: setup.client.id, start: MONDAY_9 }),
+      await server.sandbox.post("/v1/bookings", {
+        service_id: setup.service.id,
+        staff_id: setup.staff.id,
+        client_id: setup.client.id,
+        start: MONDAY_9
+      }),
       201
     )
     const { tokens } = await obtainTokens(server, await registerClient(server), { scope: "bookings:read bookings:write" })

@@ -33,12 +33,15 @@ describe("mounted handler with oauth", () => {
   it("serves the authorization server under the prefix: RFC 8414 metadata, sign-in, consent, tokens, /v1 with them", async () => {
     const base = `${host}/scheduling`
     const account = await slotwise!.createAccount({ name: "Mounted", plan: "pro" })
-    expectStatus(await client(base, ADMIN_TOKEN).post(`/admin/v1/accounts/${account.account.id}/users`, {
-      email: "olive@example.com",
-      name: "Olive",
-      password: PASSWORD,
-      role: "owner"
-    }), 201)
+    expectStatus(
+      await client(base, ADMIN_TOKEN).post(`/admin/v1/accounts/${account.account.id}/users`, {
+        email: "olive@example.com",
+        name: "Olive",
+        password: PASSWORD,
+        role: "owner"
+      }),
+      201
+    )
     const key = client(base, account.keys.sandbox.secret)
     const site: OAuthSite = { url: base, sandbox: key, production: key, user: { email: "olive@example.com" } }
 
@@ -66,7 +69,9 @@ describe("mounted handler with oauth", () => {
   })
 
   it("refuses an issuer that does not end with the prefix", async () => {
-    await expect(createHttpHandler({ prefix: "/scheduling", oauth: { issuer: "https://app.example.com" } })).rejects.toThrow(/oauth\.issuer must end with the mount prefix/)
+    await expect(createHttpHandler({ prefix: "/scheduling", oauth: { issuer: "https://app.example.com" } })).rejects.toThrow(
+      /oauth\.issuer must end with the mount prefix/
+    )
     await expect(createHttpHandler({ oauth: { issuer: "https://app.example.com/x" } })).rejects.toThrow(/mount prefix/)
     await expect(createHttpHandler({ oauth: { issuer: "ftp://app.example.com" } })).rejects.toThrow(/http\(s\) URL/)
   })
@@ -81,7 +86,10 @@ describe("mounted handler without a prefix", () => {
       const url = `http://127.0.0.1:${(target.address() as AddressInfo).port}`
       const metadata = (await (await fetch(`${url}/.well-known/oauth-authorization-server`)).json()) as { issuer: string }
       expect(metadata.issuer).toBe("https://app.example.com")
-      const token = await fetch(`${url}/oauth/token`, { method: "POST", body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: "x" }) })
+      const token = await fetch(`${url}/oauth/token`, {
+        method: "POST",
+        body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: "x" })
+      })
       expect(token.status).toBe(400)
       expect(((await token.json()) as { error: string }).error).toBe("invalid_request")
       target.closeAllConnections()

@@ -20,7 +20,8 @@ afterAll(async () => {
   await database?.drop()
 })
 
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`
+const basic = (id: string, secret: string) =>
+  `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`
 
 /** A string body is sent as UTF-8, so a "\u0000" in it is a raw 0x00 byte on the wire. */
 const post = (path: string, body: string, authorization?: string) =>
@@ -41,10 +42,23 @@ const expectInvalidRequest = async (response: Response, names: string) => {
 describe("a NUL byte", () => {
   it.each(["/oauth/token", "/oauth/revoke", "/oauth/introspect"])("in a form parameter of %s: 400 invalid_request", async (path) => {
     const auth = basic(setup.client.client_id, setup.secret!)
-    await expectInvalidRequest(await post(path, `grant_type=authorization_code&code=abc%00def&token=abc%00def&redirect_uri=${encodeURIComponent(REDIRECT_URI)}`, auth), "NUL")
-    await expectInvalidRequest(await post(path, "token=abc\u0000def&code=abc\u0000def&grant_type=refresh_token&refresh_token=x\u0000", auth), "NUL")
+    await expectInvalidRequest(
+      await post(
+        path,
+        `grant_type=authorization_code&code=abc%00def&token=abc%00def&redirect_uri=${encodeURIComponent(REDIRECT_URI)}`,
+        auth
+      ),
+      "NUL"
+    )
+    await expectInvalidRequest(
+      await post(path, "token=abc\u0000def&code=abc\u0000def&grant_type=refresh_token&refresh_token=x\u0000", auth),
+      "NUL"
+    )
     await expectInvalidRequest(await post(path, `client_id=oac_x%00&token=t&grant_type=refresh_token&refresh_token=r`), "client_id")
-    await expectInvalidRequest(await post(path, `token=t&grant_type=refresh_token&refresh_token=r`, basic(`${setup.client.client_id}\u0000`, setup.secret!)), "client credentials")
+    await expectInvalidRequest(
+      await post(path, `token=t&grant_type=refresh_token&refresh_token=r`, basic(`${setup.client.client_id}\u0000`, setup.secret!)),
+      "client credentials"
+    )
   })
 
   it("in the client or redirect URI of /oauth/authorize: an error page, never a redirect", async () => {
@@ -62,15 +76,17 @@ describe("a NUL byte", () => {
   it("in another parameter of /oauth/authorize, by GET or POST: the error redirect to the client, with the state", async () => {
     const { url, state } = await authorizeUrl(setup)
     url.searchParams.set("scope", "services:read\u0000")
-    for (const response of [
-      await fetch(url, { redirect: "manual" }),
-      await fetch(`${server.url}/oauth/authorize`, {
-        method: "POST",
-        redirect: "manual",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: url.searchParams.toString()
-      })
-    ]) {
+    for (
+      const response of [
+        await fetch(url, { redirect: "manual" }),
+        await fetch(`${server.url}/oauth/authorize`, {
+          method: "POST",
+          redirect: "manual",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: url.searchParams.toString()
+        })
+      ]
+    ) {
       expect(response.status).toBe(303)
       const location = new URL(response.headers.get("location")!)
       expect(`${location.origin}${location.pathname}`).toBe(REDIRECT_URI)
@@ -86,7 +102,9 @@ describe("a NUL byte", () => {
     const page = await agent.follow(await agent.request(url.href))
     const html = await page.response.text()
     for (const form of [{ email: `${server.user.email}\u0000` }, { password: `${PASSWORD}\u0000` }]) {
-      const response = await agent.request(formAction(html, "Sign in"), { form: { csrf: csrfOf(html), email: server.user.email, password: PASSWORD, ...form } })
+      const response = await agent.request(formAction(html, "Sign in"), {
+        form: { csrf: csrfOf(html), email: server.user.email, password: PASSWORD, ...form }
+      })
       expect(response.status).toBe(400)
       const again = await response.text()
       expect(again).toContain(`name="password"`)

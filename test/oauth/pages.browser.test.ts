@@ -113,50 +113,70 @@ describe("in Chromium", () => {
     await page.locator("input[name=csrf]").evaluate((input) => ((input as unknown as { value: string }).value = "forged"))
     await page.fill("#email", server.user.email)
     await page.fill("#password", PASSWORD)
-    const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === "POST"), page.click("button:has-text('Sign in')")])
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === "POST"),
+      page.click("button:has-text('Sign in')")
+    ])
     expect(response.status()).toBe(403)
     expect(await page.locator("h1").textContent()).toBe("Request refused")
     expect(callbacks).toEqual([])
     await context.close()
   }, 30_000)
 
-  it("a user signed in through one account's client must sign in again at another account's, and gets only that account's data", async () => {
-    const harbor = await server.addAccount("Harbor", "harbor@example.com")
-    const harborService = await harbor.sandbox.post("/v1/services", { name: "Harbor tour", duration_minutes: 30 })
-    expect(harborService.status).toBe(201)
-    const studioClient = await registerClient(server)
-    const harborClient = await registerClient({ url: server.url, sandbox: harbor.sandbox, production: harbor.production, user: harbor.user })
-    const { page, context, violations, callbacks } = await open()
+  it(
+    "a user signed in through one account's client must sign in again at another account's, and gets only that account's data",
+    async () => {
+      const harbor = await server.addAccount("Harbor", "harbor@example.com")
+      const harborService = await harbor.sandbox.post("/v1/services", { name: "Harbor tour", duration_minutes: 30 })
+      expect(harborService.status).toBe(201)
+      const studioClient = await registerClient(server)
+      const harborClient = await registerClient({
+        url: server.url,
+        sandbox: harbor.sandbox,
+        production: harbor.production,
+        user: harbor.user
+      })
+      const { page, context, violations, callbacks } = await open()
 
-    await page.goto((await authorizeUrl(studioClient)).url.href)
-    await signIn(page)
-    await page.click("button:has-text('Allow')")
-    await page.waitForURL(`${REDIRECT_URI}**`)
-    expect(callbacks).toHaveLength(1)
+      await page.goto((await authorizeUrl(studioClient)).url.href)
+      await signIn(page)
+      await page.click("button:has-text('Allow')")
+      await page.waitForURL(`${REDIRECT_URI}**`)
+      expect(callbacks).toHaveLength(1)
 
-    // Signed in as Studio's user, at Harbor's client: the sign-in page, not a consent page.
-    const { url, state, verifier } = await authorizeUrl(harborClient, { scope: "services:read" })
-    await page.goto(url.href)
-    expect(await page.locator("h1").textContent()).toBe("Sign in")
-    expect(await page.locator("main").innerText()).not.toContain(server.user.email)
-    await signIn(page, PASSWORD, harbor.user.email)
-    await page.waitForSelector("text=Allow Acme Calendar Sync?")
-    expect(await page.locator("main").innerText()).toContain(harbor.user.email)
-    await page.click("button:has-text('Allow')")
-    await page.waitForURL(`${REDIRECT_URI}**`)
-    expect(callbacks).toHaveLength(2)
+      // Signed in as Studio's user, at Harbor's client: the sign-in page, not a consent page.
+      const { url, state, verifier } = await authorizeUrl(harborClient, { scope: "services:read" })
+      await page.goto(url.href)
+      expect(await page.locator("h1").textContent()).toBe("Sign in")
+      expect(await page.locator("main").innerText()).not.toContain(server.user.email)
+      await signIn(page, PASSWORD, harbor.user.email)
+      await page.waitForSelector("text=Allow Acme Calendar Sync?")
+      expect(await page.locator("main").innerText()).toContain(harbor.user.email)
+      await page.click("button:has-text('Allow')")
+      await page.waitForURL(`${REDIRECT_URI}**`)
+      expect(callbacks).toHaveLength(2)
 
-    const params = oauth.validateAuthResponse(harborClient.as, harborClient.client, callbacks[1]!, state)
-    const tokens = await oauth.processAuthorizationCodeResponse(
-      harborClient.as,
-      harborClient.client,
-      await oauth.authorizationCodeGrantRequest(harborClient.as, harborClient.client, harborClient.auth, params, REDIRECT_URI, verifier, insecure)
-    )
-    const services = await fetch(`${server.url}/v1/services`, { headers: { authorization: `Bearer ${tokens.access_token}` } })
-    expect((await services.json()).data.map((s: { id: string }) => s.id)).toEqual([harborService.json.id])
-    const grants = await harbor.sandbox.get("/v1/oauth-grants")
-    expect(grants.json.data.map((g: { user_id: string }) => g.user_id)).toEqual([harbor.user.id])
-    expect(violations).toEqual([])
-    await context.close()
-  }, 60_000)
+      const params = oauth.validateAuthResponse(harborClient.as, harborClient.client, callbacks[1]!, state)
+      const tokens = await oauth.processAuthorizationCodeResponse(
+        harborClient.as,
+        harborClient.client,
+        await oauth.authorizationCodeGrantRequest(
+          harborClient.as,
+          harborClient.client,
+          harborClient.auth,
+          params,
+          REDIRECT_URI,
+          verifier,
+          insecure
+        )
+      )
+      const services = await fetch(`${server.url}/v1/services`, { headers: { authorization: `Bearer ${tokens.access_token}` } })
+      expect((await services.json()).data.map((s: { id: string }) => s.id)).toEqual([harborService.json.id])
+      const grants = await harbor.sandbox.get("/v1/oauth-grants")
+      expect(grants.json.data.map((g: { user_id: string }) => g.user_id)).toEqual([harbor.user.id])
+      expect(violations).toEqual([])
+      await context.close()
+    },
+    60_000
+  )
 })

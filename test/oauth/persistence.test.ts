@@ -72,7 +72,9 @@ it("on SQLite, a consent once given is remembered and widened: the provider's re
     expect(more.pages).toEqual(["consent"])
     const widened = await obtainTokens(server, setup, { scope: "bookings:read services:read staff:read", agent: more.agent })
     expect(widened.pages).toEqual([])
-    expect((await fetch(`${server.url}/v1/staff`, { headers: { authorization: `Bearer ${widened.tokens.access_token}` } })).status).toBe(200)
+    expect((await fetch(`${server.url}/v1/staff`, { headers: { authorization: `Bearer ${widened.tokens.access_token}` } })).status).toBe(
+      200
+    )
   } finally {
     await server.close()
   }

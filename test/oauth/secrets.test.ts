@@ -66,8 +66,15 @@ describe("OAuth error paths", () => {
     const server = await serve()
     const admin = client(server.url, "admin-secret")
     const email = "olive@example.com"
-    expect((await admin.post(`/admin/v1/accounts/${server.accountId}/users`, { email, name: "Olive", password: PASSWORD, role: "owner" })).status).toBe(201)
-    const site: OAuthSite = { url: server.url, sandbox: client(server.url, server.key), production: client(server.url, server.key), user: { email } }
+    expect(
+      (await admin.post(`/admin/v1/accounts/${server.accountId}/users`, { email, name: "Olive", password: PASSWORD, role: "owner" })).status
+    ).toBe(201)
+    const site: OAuthSite = {
+      url: server.url,
+      sandbox: client(server.url, server.key),
+      production: client(server.url, server.key),
+      user: { email }
+    }
     const setup = await registerClient(site)
     const other = await registerClient(site, { type: "public" })
     const secret = setup.secret!
@@ -93,11 +100,26 @@ describe("OAuth error paths", () => {
     const id = setup.client.client_id
     for (const endpoint of endpoints) {
       const cases: Array<{ body: Record<string, string>; authorization?: string; query?: string }> = [
-        { body: { grant_type: "authorization_code", code, redirect_uri: setup.redirectUri, code_verifier: verifier, token: access }, authorization: basic(id, wrongSecret) },
-        { body: { grant_type: "authorization_code", code: usedCode.get("code")!, redirect_uri: setup.redirectUri, code_verifier: verifier }, authorization: basic(id, secret) },
-        { body: { grant_type: "authorization_code", code, redirect_uri: setup.redirectUri, code_verifier: "x".repeat(43) }, authorization: basic(id, secret) },
-        { body: { grant_type: "refresh_token", refresh_token: access, token: refresh }, authorization: basic(other.client.client_id, secret) },
-        { body: { grant_type: "refresh_token", refresh_token: `${refresh}\u0000`, token: `${access}\u0000` }, authorization: basic(id, secret) },
+        {
+          body: { grant_type: "authorization_code", code, redirect_uri: setup.redirectUri, code_verifier: verifier, token: access },
+          authorization: basic(id, wrongSecret)
+        },
+        {
+          body: { grant_type: "authorization_code", code: usedCode.get("code")!, redirect_uri: setup.redirectUri, code_verifier: verifier },
+          authorization: basic(id, secret)
+        },
+        {
+          body: { grant_type: "authorization_code", code, redirect_uri: setup.redirectUri, code_verifier: "x".repeat(43) },
+          authorization: basic(id, secret)
+        },
+        {
+          body: { grant_type: "refresh_token", refresh_token: access, token: refresh },
+          authorization: basic(other.client.client_id, secret)
+        },
+        {
+          body: { grant_type: "refresh_token", refresh_token: `${refresh}\u0000`, token: `${access}\u0000` },
+          authorization: basic(id, secret)
+        },
         { body: { grant_type: "refresh_token", refresh_token: code, client_id: id, client_secret: secret, token: code } },
         { body: { grant_type: "password", username: email, password: PASSWORD, client_id: id } },
         { body: { client_id: secret, token: refresh } },
@@ -105,19 +127,32 @@ describe("OAuth error paths", () => {
         { body: { grant_type: "refresh_token", refresh_token: refresh }, authorization: basic(id, `${secret}%zz`) },
         { body: { grant_type: "refresh_token", refresh_token: refresh }, authorization: `Bearer ${access}` },
         { body: {}, query: `?client_secret=${secret}&code=${code}&refresh_token=${refresh}&token=${access}` },
-        { body: { grant_type: "refresh_token", refresh_token: refresh, code, token: access }, authorization: basic(id, secret), query: `?code=${code}` }
+        {
+          body: { grant_type: "refresh_token", refresh_token: refresh, code, token: access },
+          authorization: basic(id, secret),
+          query: `?code=${code}`
+        }
       ]
       for (const c of cases) {
         const { query, ...init } = form(c.body, c.authorization, c.query)
         await send(`${endpoint}${query}`, init)
       }
-      await send(endpoint, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ client_secret: secret, code, token: access, refresh_token: refresh }) })
+      await send(endpoint, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ client_secret: secret, code, token: access, refresh_token: refresh })
+      })
       await send(`${endpoint}?token=${access}`)
     }
 
     // The authorization endpoint with secrets where parameters go, and the sign-in form.
     const { url } = await authorizeUrl(setup)
-    for (const [name, value] of [["client_id", secret], ["code_challenge", access], ["scope", refresh], ["password", PASSWORD], ["response_mode", code]] as const) {
+    for (
+      const [name, value] of [["client_id", secret], ["code_challenge", access], ["scope", refresh], ["password", PASSWORD], [
+        "response_mode",
+        code
+      ]] as const
+    ) {
       const bad = new URL(url)
       bad.searchParams.set(name, value)
       await send(bad.href)
@@ -125,7 +160,11 @@ describe("OAuth error paths", () => {
     const agent = new UserAgent(server.url)
     const page = await agent.follow(await agent.request(url.href))
     const html = await page.response.text()
-    for (const fields of [{ password: `${PASSWORD}!` }, { password: `${PASSWORD}\u0000` }, { email: "nobody@example.com" }, { email: `${email}\u0000` }]) {
+    for (
+      const fields of [{ password: `${PASSWORD}!` }, { password: `${PASSWORD}\u0000` }, { email: "nobody@example.com" }, {
+        email: `${email}\u0000`
+      }]
+    ) {
       replies.push(await agent.request(formAction(html, "Sign in"), { form: { csrf: csrfOf(html), email, password: PASSWORD, ...fields } }))
     }
     replies.push(await agent.request(formAction(html, "Sign in"), { form: { csrf: secret, email, password: PASSWORD } }))

@@ -35,25 +35,43 @@ describe("the operator's user routes", () => {
     expect(created.json).toMatchObject({ object: "user", email: "member@example.com", role: "member", account_id: accountId() })
     expect(created.text).not.toContain("passphrase")
     expect(created.text).not.toContain("scrypt")
-    expectProblem(await server.admin.post(`/admin/v1/accounts/${accountId()}/users`, {
-      email: "MEMBER@example.com",
-      name: "Again",
-      password: "a long enough passphrase"
-    }), 422, "validation_failed")
+    expectProblem(
+      await server.admin.post(`/admin/v1/accounts/${accountId()}/users`, {
+        email: "MEMBER@example.com",
+        name: "Again",
+        password: "a long enough passphrase"
+      }),
+      422,
+      "validation_failed"
+    )
     const listed = await server.admin.get(`/admin/v1/accounts/${accountId()}/users`)
     expect(listed.json.data.map((u: { email: string }) => u.email)).toContain("member@example.com")
     expect((await server.admin.get(`/admin/v1/accounts/${accountId()}/users/${created.json.id}`)).json.id).toBe(created.json.id)
   })
 
   it("validate the input and hide the routes without the operator token", async () => {
-    const short = expectProblem(await server.admin.post(`/admin/v1/accounts/${accountId()}/users`, { email: "x@example.com", name: "X", password: "short" }), 422)
+    const short = expectProblem(
+      await server.admin.post(`/admin/v1/accounts/${accountId()}/users`, { email: "x@example.com", name: "X", password: "short" }),
+      422
+    )
     expect(short.errors[0].path).toBe("password")
-    expectProblem(await server.admin.post("/admin/v1/accounts/acc_01JZZZZZZZZZZZZZZZZZZZZZZZ/users", { email: "x@example.com", name: "X", password: PASSWORD }), 404)
+    expectProblem(
+      await server.admin.post("/admin/v1/accounts/acc_01JZZZZZZZZZZZZZZZZZZZZZZZ/users", {
+        email: "x@example.com",
+        name: "X",
+        password: PASSWORD
+      }),
+      404
+    )
     expectProblem(await server.sandbox.get(`/admin/v1/accounts/${accountId()}/users`), 404)
   })
 
   it("delete a user with every grant they gave: their tokens stop working", async () => {
-    const created = await server.admin.post(`/admin/v1/accounts/${accountId()}/users`, { email: "leaver@example.com", name: "Lee", password: PASSWORD })
+    const created = await server.admin.post(`/admin/v1/accounts/${accountId()}/users`, {
+      email: "leaver@example.com",
+      name: "Lee",
+      password: PASSWORD
+    })
     const setup = await registerClient(server)
     const { tokens } = await obtainTokens(server, setup, { email: "leaver@example.com" })
     expect((await bearer(tokens.access_token)).status).toBe(200)
@@ -83,7 +101,18 @@ describe("slotwise users create", () => {
     const noStdin = await run(["--database", database, "--account", accountId(), "--email", "cli@example.com"])
     expect(noStdin.code).toBe(2)
     expect(noStdin.err).toContain("--password-stdin")
-    const ok = await run(["--database", database, "--account", accountId(), "--email", "cli@example.com", "--role", "owner", "--password-stdin", "--json"], `${PASSWORD}\n`)
+    const ok = await run([
+      "--database",
+      database,
+      "--account",
+      accountId(),
+      "--email",
+      "cli@example.com",
+      "--role",
+      "owner",
+      "--password-stdin",
+      "--json"
+    ], `${PASSWORD}\n`)
     expect(ok.err).toBe("")
     expect(ok.code).toBe(0)
     expect(JSON.parse(ok.out)).toMatchObject({ object: "user", email: "cli@example.com", role: "owner" })
@@ -97,7 +126,11 @@ describe("slotwise users create", () => {
 
 describe("/v1/oauth-clients", () => {
   it("shows a confidential client's secret once and stores it only hashed", async () => {
-    const created = await server.sandbox.post("/v1/oauth-clients", { name: "Sync", type: "confidential", redirect_uris: ["https://app.example.com/cb"] })
+    const created = await server.sandbox.post("/v1/oauth-clients", {
+      name: "Sync",
+      type: "confidential",
+      redirect_uris: ["https://app.example.com/cb"]
+    })
     expect(created.status).toBe(201)
     expect(created.json).toMatchObject({ object: "oauth_client", environment: "sandbox", type: "confidential" })
     expect(created.json.client_id).toBe(created.json.id)

@@ -47,12 +47,14 @@ describe("the core's imports", () => {
       ["src/c/d.ts", ""]
     ])
     const graph = importGraph([...sources.keys()], (file) => sources.get(file)!)
-    expect(graph).toEqual(new Map([
-      ["src/a.ts", ["src/b.ts", "src/c/index.ts"]],
-      ["src/b.ts", ["src/a.ts", "src/c/d.ts"]],
-      ["src/c/index.ts", ["src/b.ts"]],
-      ["src/c/d.ts", []]
-    ]))
+    expect(graph).toEqual(
+      new Map([
+        ["src/a.ts", ["src/b.ts", "src/c/index.ts"]],
+        ["src/b.ts", ["src/a.ts", "src/c/d.ts"]],
+        ["src/c/index.ts", ["src/b.ts"]],
+        ["src/c/d.ts", []]
+      ])
+    )
     // a → c/index → b → a goes through b, whose cycle is already reported.
     expect(cyclesOf(graph)).toEqual(["src/a.ts → src/b.ts → src/a.ts"])
   })

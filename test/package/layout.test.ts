@@ -23,7 +23,8 @@ const layoutProblems = (files: ReadonlyMap<string, string>): Array<string> => {
     if (!file.startsWith("src/")) continue
     for (const specifier of specifiersOf(text)) {
       if (!specifier.startsWith(".")) {
-        if (specifier !== "effect" && !specifier.startsWith("effect/")) problems.push(`${file}: imports ${specifier}; the core imports only effect`)
+        if (specifier !== "effect" && !specifier.startsWith("effect/"))
+          problems.push(`${file}: imports ${specifier}; the core imports only effect`)
         continue
       }
       const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier)).replace(/\.(js|ts)$/, "")
@@ -39,14 +40,20 @@ const layoutProblems = (files: ReadonlyMap<string, string>): Array<string> => {
 describe("the code's layout", () => {
   it("names each file too long, each import of the core from outside it, and each of src/domain/ from above it", () => {
     const files = new Map([
-      ["src/domain/shared.ts", [
-        `import { Booking } from "../bookings/booking.js"`,
-        `import type { Tenant } from "../ports/tenant.js"`,
-        `import { localToUtc } from "../scheduling/zones.js"`,
-        `import { Id } from "./ids.js"`,
-        `import { Schema } from "effect"`
-      ].join("\n")],
-      ["src/bookings/feature.ts", `import * as fs from "node:fs"\nimport { Effect } from "effect"\nexport * from "../../adapters/sql/query.js"\nimport("./lazy.js")`],
+      [
+        "src/domain/shared.ts",
+        [
+          `import { Booking } from "../bookings/booking.js"`,
+          `import type { Tenant } from "../ports/tenant.js"`,
+          `import { localToUtc } from "../scheduling/zones.js"`,
+          `import { Id } from "./ids.js"`,
+          `import { Schema } from "effect"`
+        ].join("\n")
+      ],
+      [
+        "src/bookings/feature.ts",
+        `import * as fs from "node:fs"\nimport { Effect } from "effect"\nexport * from "../../adapters/sql/query.js"\nimport("./lazy.js")`
+      ],
       ["adapters/long.ts", "x\n".repeat(MAX_LINES + 1)],
       ["adapters/full.ts", `import * as fs from "node:fs"\n` + "x\n".repeat(MAX_LINES - 1)]
     ])

@@ -67,7 +67,9 @@ const portOpen = (port: number) =>
 
 /** The README's two install commands (`npm pack` in the checkout, `npm install …tgz` in the app), without their comments. */
 const readmeInstall = () => {
-  const commands = readmeBlock("install-library").split("\n").map((line) => line.replace(/\s+#.*$/, "").trim()).filter((line) => line !== "")
+  const commands = readmeBlock("install-library").split("\n").map((line) => line.replace(/\s+#.*$/, "").trim()).filter((line) =>
+    line !== ""
+  )
   return { pack: commands.find((c) => c.startsWith("npm pack")), install: commands.find((c) => c.startsWith("npm install")) }
 }
 
@@ -146,7 +148,15 @@ export const run: Promise<{ readonly data: ReadonlyArray<{ readonly id: string }
     fs.writeFileSync(
       path.join(project, "tsconfig.json"),
       JSON.stringify({
-        compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, skipLibCheck: true, types: [] },
+        compilerOptions: {
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: []
+        },
         files: ["effect-example.ts"]
       })
     )
@@ -189,7 +199,8 @@ const launch = (command: string, args: ReadonlyArray<string>): Promise<Launched>
       lines.push(line)
       const url = /^listening on (http:\/\/\S+)$/.exec(line)?.[1]
       const pid = lines.map((l) => /^slotwise \S+ \(pid (\d+)\)/.exec(l)?.[1]).find((p) => p !== undefined)
-      if (url !== undefined && pid !== undefined) resolve({ child, lines, url, port: Number(new URL(url).port), serverPid: Number(pid), exited })
+      if (url !== undefined && pid !== undefined)
+        resolve({ child, lines, url, port: Number(new URL(url).port), serverPid: Number(pid), exited })
     })
     void exited.then(() => reject(new Error(`${command} ${args.join(" ")} exited before listening: ${stderr}`)))
   })

@@ -27,7 +27,19 @@ const internalValues = (() => {
 
 describe("the public surface", () => {
   it("keeps the documented flat names of the package's root", () => {
-    for (const name of ["createScheduling", "createTestScheduling", "SlotUnavailableError", "Bookings", "CoreLive", "SqliteStorageLive", "Tenant", "Events", "ErrorCatalog"]) {
+    for (
+      const name of [
+        "createScheduling",
+        "createTestScheduling",
+        "SlotUnavailableError",
+        "Bookings",
+        "CoreLive",
+        "SqliteStorageLive",
+        "Tenant",
+        "Events",
+        "ErrorCatalog"
+      ]
+    ) {
       expect(Root, name).toHaveProperty(name)
     }
   })

@@ -84,50 +84,66 @@ describe("postgres connections lost", () => {
     expect(toProblem(new StorageFailure({ detail: "x" }))).toMatchObject({ status: 500, code: "internal_error" })
   })
 
-  it.live("a server that refuses connections at start: the layer waits for it and builds once it accepts them", () =>
-    Effect.gen(function*() {
-      const port = yield* Effect.promise(freePort)
-      const url = new URL(database.url)
-      url.port = String(port)
-      const warnings: Array<string> = []
-      const logger = Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => warnings.push(String(Array.isArray(message) ? message[0] : message))))
-      const building = yield* Effect.fork(Layer.build(PostgresStorageLive({ url: url.toString() })).pipe(Effect.provide(logger)))
-      // Refused until something listens on the port: then a relay to the real server opens.
-      yield* Effect.promise(() => waitFor(() => warnings.some((w) => w.includes("not reachable at start")), 20_000, "a retry"))
-      yield* Effect.acquireRelease(Effect.promise(() => relay(port, new URL(database.url))), (close) => Effect.promise(close))
-      const storage = Context.get(yield* Fiber.join(building), Storage)
-      yield* storage.collection(Things).insert(thing("started late", 1)).pipe(as(tenantB))
-    }).pipe(Effect.scoped), 60_000)
+  it.live(
+    "a server that refuses connections at start: the layer waits for it and builds once it accepts them",
+    () =>
+      Effect.gen(function*() {
+        const port = yield* Effect.promise(freePort)
+        const url = new URL(database.url)
+        url.port = String(port)
+        const warnings: Array<string> = []
+        const logger = Logger.replace(
+          Logger.defaultLogger,
+          Logger.make(({ message }) => warnings.push(String(Array.isArray(message) ? message[0] : message)))
+        )
+        const building = yield* Effect.fork(Layer.build(PostgresStorageLive({ url: url.toString() })).pipe(Effect.provide(logger)))
+        // Refused until something listens on the port: then a relay to the real server opens.
+        yield* Effect.promise(() => waitFor(() => warnings.some((w) => w.includes("not reachable at start")), 20_000, "a retry"))
+        yield* Effect.acquireRelease(Effect.promise(() => relay(port, new URL(database.url))), (close) => Effect.promise(close))
+        const storage = Context.get(yield* Fiber.join(building), Storage)
+        yield* storage.collection(Things).insert(thing("started late", 1)).pipe(as(tenantB))
+      }).pipe(Effect.scoped),
+    60_000
+  )
 
-  it.live("every session ended mid-transaction: the transaction fails as unavailable, the process lives on, the next ones commit, LISTEN returns", () =>
-    Effect.gen(function*() {
-      const storage = Context.get(yield* Layer.build(PostgresStorageLive({ url: database.url, maxConnections: 4 })), Storage)
-      const things = storage.collection(Things)
-      yield* things.insert(thing("before", 1)).pipe(as(tenantA))
-      yield* Effect.promise(() => waitFor(async () => (await listeners()).length === 1, 20_000, "the LISTEN session"))
-      const [listening] = yield* Effect.promise(listeners)
+  it.live(
+    "every session ended mid-transaction: the transaction fails as unavailable, the process lives on, the next ones commit, LISTEN returns",
+    () =>
+      Effect.gen(function*() {
+        const storage = Context.get(yield* Layer.build(PostgresStorageLive({ url: database.url, maxConnections: 4 })), Storage)
+        const things = storage.collection(Things)
+        yield* things.insert(thing("before", 1)).pipe(as(tenantA))
+        yield* Effect.promise(() => waitFor(async () => (await listeners()).length === 1, 20_000, "the LISTEN session"))
+        const [listening] = yield* Effect.promise(listeners)
 
-      // Pooled connections idle and checked out, the LISTEN one: all ended while a
-      // transaction holds one of them.
-      const cut = yield* storage.transaction(Effect.gen(function*() {
-        yield* things.insert(thing("inside", 2))
-        yield* Effect.promise(terminateAll)
-        yield* things.insert(thing("after the cut", 3))
-      })).pipe(as(tenantA), Effect.exit)
-      const error = Exit.isFailure(cut) ? Option.getOrUndefined(Cause.failureOption(cut.cause)) : undefined
-      expect(error).toBeInstanceOf(StorageFailure)
-      expect((error as StorageFailure).unavailable).toBe(true)
+        // Pooled connections idle and checked out, the LISTEN one: all ended while a
+        // transaction holds one of them.
+        const cut = yield* storage.transaction(Effect.gen(function*() {
+          yield* things.insert(thing("inside", 2))
+          yield* Effect.promise(terminateAll)
+          yield* things.insert(thing("after the cut", 3))
+        })).pipe(as(tenantA), Effect.exit)
+        const error = Exit.isFailure(cut) ? Option.getOrUndefined(Cause.failureOption(cut.cause)) : undefined
+        expect(error).toBeInstanceOf(StorageFailure)
+        expect((error as StorageFailure).unavailable).toBe(true)
 
-      // Fresh connections: the transaction's writes were rolled back, new ones commit.
-      yield* things.insert(thing("later", 4)).pipe(as(tenantA))
-      const ids = (yield* things.list({}).pipe(as(tenantA))).map((t) => t.id)
-      expect(ids.sort()).toEqual(["before", "later"])
+        // Fresh connections: the transaction's writes were rolled back, new ones commit.
+        yield* things.insert(thing("later", 4)).pipe(as(tenantA))
+        const ids = (yield* things.list({}).pipe(as(tenantA))).map((t) => t.id)
+        expect(ids.sort()).toEqual(["before", "later"])
 
-      // The LISTEN session is back, as another session.
-      yield* Effect.promise(() =>
-        waitFor(async () => {
-          const now = await listeners()
-          return now.length === 1 && now[0] !== listening
-        }, 20_000, "LISTEN again"))
-    }).pipe(Effect.scoped), 60_000)
+        // The LISTEN session is back, as another session.
+        yield* Effect.promise(() =>
+          waitFor(
+            async () => {
+              const now = await listeners()
+              return now.length === 1 && now[0] !== listening
+            },
+            20_000,
+            "LISTEN again"
+          )
+        )
+      }).pipe(Effect.scoped),
+    60_000
+  )
 })

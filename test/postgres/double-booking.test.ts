@@ -60,7 +60,8 @@ const race = async (
         s.bookings.create({ ...ids, start: iso(starts[(i + k) % starts.length]!) }).then(
           () => "created",
           (error) => String(error.code ?? error)
-        )))
+        ))
+    )
   )
   const tally = outcomes.reduce<Record<string, number>>((acc, o) => ({ ...acc, [o]: (acc[o] ?? 0) + 1 }), {})
   const stored = (await clients[1].bookings.list({ limit: 100 })).data

@@ -45,8 +45,13 @@ describe("postgres: leasing due deliveries", () => {
     await facade.webhooks.create({ url: "http://127.0.0.1:9/hook", events: ["client.created"] })
     for (let i = 0; i < 60; i++) await facade.clients.create({ name: `c${i}` })
     // Deliveries for every event, due now, leased by nobody yet.
-    await one.runPromise(Effect.flatMap(WebhookOutbox, (outbox) =>
-      Effect.iterate(true, { while: (more) => more, body: () => Effect.map(outbox.fanOut(), (r) => r.more) })))
+    await one.runPromise(
+      Effect.flatMap(WebhookOutbox, (outbox) =>
+        Effect.iterate(true, {
+          while: (more) => more,
+          body: () => Effect.map(outbox.fanOut(), (r) => r.more)
+        }))
+    )
 
     const raw = new pg.Client({ connectionString: db.url })
     await raw.connect()

@@ -11,7 +11,17 @@
 import * as net from "node:net"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ADMIN_TOKEN, client, type Client, expectProblem, expectStatus, MONDAY_9, seed, startServer, type TestServer } from "../http/harness.js"
+import {
+  ADMIN_TOKEN,
+  client,
+  type Client,
+  expectProblem,
+  expectStatus,
+  MONDAY_9,
+  seed,
+  startServer,
+  type TestServer
+} from "../http/harness.js"
 import { freePort } from "../multi/processes.js"
 import { createTestDatabase, type TestDatabase } from "./database.js"
 
@@ -150,7 +160,12 @@ describe("a COMMIT whose answer is lost, retried with its Idempotency-Key", () =
   it("recording a payment: the retry answers 201 with the payment and the booking, paid once", async () => {
     const s = await seed(api, { price: { amount: 5000, currency: "EUR" } })
     const booking = expectStatus(
-      await api.post("/v1/bookings", { service_id: s.service.id, staff_id: s.staff.id, client_id: s.client.id, start: "2027-03-29T11:00:00Z" }),
+      await api.post("/v1/bookings", {
+        service_id: s.service.id,
+        staff_id: s.staff.id,
+        client_id: s.client.id,
+        start: "2027-03-29T11:00:00Z"
+      }),
       201
     )
     await markInserts("payments")

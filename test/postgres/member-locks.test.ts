@@ -45,7 +45,10 @@ const waitingLocks = async (): Promise<number> =>
 
 /** `promise`, or a failure naming `what` if it has not settled within `ms`. */
 const within = <A>(promise: Promise<A>, ms: number, what: string): Promise<A> =>
-  Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: still waiting after ${ms} ms`)), ms).unref())])
+  Promise.race([
+    promise,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: still waiting after ${ms} ms`)), ms).unref())
+  ])
 
 /** A promise's state without waiting for it. */
 const settled = (promise: Promise<unknown>) => {
@@ -60,7 +63,13 @@ const setup = async (assignment: "chosen" | "round_robin") => {
   const api: SchedulingClient = await postgresScheduling({ url: database.url, schema, maxConnections: 5 })
   const staff = await Promise.all(["Ana", "Ben"].map((name) => api.staff.create({ name, time_zone: "UTC" })))
   for (const member of staff) {
-    await api.availability.create({ staff_id: member.id, type: "weekly", weekdays: [1, 2, 3, 4, 5, 6, 7], start_time: "00:00", end_time: "24:00" })
+    await api.availability.create({
+      staff_id: member.id,
+      type: "weekly",
+      weekdays: [1, 2, 3, 4, 5, 6, 7],
+      start_time: "00:00",
+      end_time: "24:00"
+    })
   }
   const service = await api.services.create({
     name: "Consultation",

@@ -32,8 +32,21 @@ const build = async (s: SchedulingClient) => {
     await s.availability.create({ staff_id: member.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "08:00", end_time: "17:00" })
     staff.push(member.id)
   }
-  await s.availability.create({ staff_id: staff[1]!, type: "blocked", start: iso(MONDAY + DAY + 12 * 3_600_000), end: iso(MONDAY + DAY + 14 * 3_600_000) })
-  const solo = await s.services.create({ name: "Solo", duration_minutes: 45, buffer_before_minutes: 10, buffer_after_minutes: 5, slot_interval_minutes: 15, staff_ids: staff, max_advance_days: 60 })
+  await s.availability.create({
+    staff_id: staff[1]!,
+    type: "blocked",
+    start: iso(MONDAY + DAY + 12 * 3_600_000),
+    end: iso(MONDAY + DAY + 14 * 3_600_000)
+  })
+  const solo = await s.services.create({
+    name: "Solo",
+    duration_minutes: 45,
+    buffer_before_minutes: 10,
+    buffer_after_minutes: 5,
+    slot_interval_minutes: 15,
+    staff_ids: staff,
+    max_advance_days: 60
+  })
   const group = await s.services.create({ name: "Group", duration_minutes: 60, capacity: 2, staff_ids: staff, max_advance_days: 60 })
   const client = await s.clients.create({ name: "C" })
   const booked: Array<string> = []
@@ -66,12 +79,24 @@ const build = async (s: SchedulingClient) => {
       ...await Promise.all(booked.slice(0, 6).map((start, k) => explain(staff[k % 3]!, start)))
     ],
     missing: [
-      await failure(s.availability.slots({ service_id: "svc_00000000000000000000000000", staff_id: "stf_00000000000000000000000000", ...week })),
+      await failure(
+        s.availability.slots({ service_id: "svc_00000000000000000000000000", staff_id: "stf_00000000000000000000000000", ...week })
+      ),
       await failure(s.availability.slots({ service_id: solo.id, staff_id: "stf_00000000000000000000000000", ...week })),
-      await failure(s.availability.explain({ service_id: "svc_00000000000000000000000000", staff_id: "stf_00000000000000000000000000", start: week.start }))
-    ].map((error) => (error as { code?: string; errors?: ReadonlyArray<{ path: string }> } | undefined) === undefined
-      ? "none"
-      : `${(error as { code: string }).code} ${(error as { errors?: ReadonlyArray<{ path: string }> }).errors?.map((e) => e.path).join(",")}`)
+      await failure(
+        s.availability.explain({
+          service_id: "svc_00000000000000000000000000",
+          staff_id: "stf_00000000000000000000000000",
+          start: week.start
+        })
+      )
+    ].map((error) =>
+      (error as { code?: string; errors?: ReadonlyArray<{ path: string }> } | undefined) === undefined
+        ? "none"
+        : `${(error as { code: string }).code} ${
+          (error as { errors?: ReadonlyArray<{ path: string }> }).errors?.map((e) => e.path).join(",")
+        }`
+    )
   }
 }
 

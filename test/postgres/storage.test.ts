@@ -156,7 +156,9 @@ describe("postgres migrations", () => {
       const v1: CollectionSpec<Thing & { readonly labels?: ReadonlyArray<string> }> = { ...Things, name: "labelled" }
       const v2 = { ...v1, addedFields: { labels: [] } }
       const [before] = yield* storages("labelled", 1)
-      yield* Effect.forEach([thing("old", 1), { ...thing("given", 2), labels: ["kept"] }], (d) => before!.collection(v1).insert(d)).pipe(as(tenantA))
+      yield* Effect.forEach([thing("old", 1), { ...thing("given", 2), labels: ["kept"] }], (d) => before!.collection(v1).insert(d)).pipe(
+        as(tenantA)
+      )
       const [after] = yield* storages("labelled", 1)
       expect(yield* after!.collection(v2).list({}).pipe(as(tenantA))).toEqual([
         { ...thing("old", 1), labels: [] },
@@ -212,17 +214,24 @@ describe("postgres migrations: indexes across tenants", () => {
       const due: CollectionSpec<Thing> = { ...Things, name: "due_things", acrossTenantIndexes: [["rank"]] }
       const [storage] = yield* storages("across", 1)
       const c = storage!.collection(due)
-      yield* Effect.forEach([[tenantA, 3], [tenantB, 1], [tenantA, 2]] as const, ([tenant, rank]) => c.insert(thing(`t${rank}`, rank)).pipe(as(tenant)))
-      expect((yield* c.listAcrossTenants({ where: [{ column: "rank", op: "gt", value: 1 }], limit: 1 })).map((row) => row.doc.id)).toEqual(["t2"])
+      yield* Effect.forEach([[tenantA, 3], [tenantB, 1], [tenantA, 2]] as const, ([tenant, rank]) =>
+        c.insert(thing(`t${rank}`, rank)).pipe(as(tenant)))
+      expect((yield* c.listAcrossTenants({ where: [{ column: "rank", op: "gt", value: 1 }], limit: 1 })).map((row) =>
+        row.doc.id
+      )).toEqual(["t2"])
       const client = new pg.Client({ connectionString: database.url })
-      yield* Effect.promise(() => client.connect())
+      yield* Effect.promise(() =>
+        client.connect()
+      )
       const definitions = yield* Effect.promise(() =>
         client.query("SELECT indexdef FROM pg_indexes WHERE schemaname = 'across' AND tablename = 'c_due_things'").then((r) =>
           r.rows.map((row) => row.indexdef as string)
         )
       )
       yield* Effect.promise(() => client.end())
-      expect(definitions).toEqual(expect.arrayContaining([expect.stringContaining("(rank NULLS FIRST, id NULLS FIRST, account_id, environment)")]))
+      expect(definitions).toEqual(
+        expect.arrayContaining([expect.stringContaining("(rank NULLS FIRST, id NULLS FIRST, account_id, environment)")])
+      )
     }).pipe(Effect.scoped), 60_000)
 })
 
@@ -232,7 +241,8 @@ describe("postgres migrations: a field that lists another", () => {
       const v1: CollectionSpec<Thing & { readonly kinds?: ReadonlyArray<string> }> = { ...Things, name: "listed" }
       const v2 = { ...v1, addedFields: { kinds: new ListOfField("kind") } }
       const [before] = yield* storages("listed", 1)
-      yield* Effect.forEach([thing("old", 1, "seat"), { ...thing("given", 2), kinds: ["a", "b"] }], (d) => before!.collection(v1).insert(d)).pipe(as(tenantA))
+      yield* Effect.forEach([thing("old", 1, "seat"), { ...thing("given", 2), kinds: ["a", "b"] }], (d) => before!.collection(v1).insert(d))
+        .pipe(as(tenantA))
       const [after] = yield* storages("listed", 1)
       expect(yield* after!.collection(v2).list({}).pipe(as(tenantA))).toEqual([
         { ...thing("old", 1, "seat"), kinds: ["seat"] },
@@ -296,7 +306,9 @@ describe("postgres migrations: documents an earlier version stored with an unpai
       const [before] = yield* storages("lone_core", 1)
       yield* storeSeriesBeforeAttendees(before!)
       // As an earlier version wrote a visitor's notes, and as if the database predated the fills.
-      const written = yield* sql(`UPDATE lone_core.c_bookings SET doc = regexp_replace(doc::text, '"notes":("[^"]*"|null)', '"notes":"\\\\ud800"')::json`)
+      const written = yield* sql(
+        `UPDATE lone_core.c_bookings SET doc = regexp_replace(doc::text, '"notes":("[^"]*"|null)', '"notes":"\\\\ud800"')::json`
+      )
       expect(written.rowCount).toBeGreaterThan(0)
       yield* sql("DELETE FROM lone_core.slotwise_migrations WHERE id LIKE 'c_bookings.doc.%' OR id LIKE 'c_booking_series.doc.%'")
       const [after] = yield* storages("lone_core", 1)
@@ -361,14 +373,19 @@ describe("postgres: a page by a filter", () => {
         // One real booking of the busy staff member as the template of 20,000 more.
         yield* bookings.insert(booking("bkg_busy", "stf_busy", "2030-01-01T09:00:00Z")).pipe(as(tenantA))
         yield* Effect.promise(() =>
-          raw.query(`INSERT INTO ${schema}.${tableOf(BookingsCollection)} (account_id, environment, id, staff_id, service_id, client_id, status,
+          raw.query(
+            `INSERT INTO ${schema}.${tableOf(BookingsCollection)} (account_id, environment, id, staff_id, service_id, client_id, status,
               start_ms, end_ms, occupied_start, occupied_end, doc)
             SELECT account_id, environment, 'bkg_seed' || lpad(g::text, 8, '0'), staff_id, service_id, client_id, status,
               start_ms + g * 60000, end_ms + g * 60000, occupied_start + g * 60000, occupied_end + g * 60000, doc
-            FROM ${schema}.${tableOf(BookingsCollection)}, generate_series(1::bigint, 20000) g`)
+            FROM ${schema}.${tableOf(BookingsCollection)}, generate_series(1::bigint, 20000) g`
+          )
         )
         yield* Effect.promise(() => raw.query(`ANALYZE ${schema}.${tableOf(BookingsCollection)}`))
-        for (let i = 0; i < 21; i++) yield* bookings.insert(booking(`bkg_few${String(i).padStart(2, "0")}`, "stf_few", `2031-01-${String(i + 1).padStart(2, "0")}T09:00:00Z`)).pipe(as(tenantA))
+        for (let i = 0; i < 21; i++)
+          yield* bookings.insert(
+            booking(`bkg_few${String(i).padStart(2, "0")}`, "stf_few", `2031-01-${String(i + 1).padStart(2, "0")}T09:00:00Z`)
+          ).pipe(as(tenantA))
         const counted = (yield* Effect.promise(() => raw.query(stats))).rows[0]
         for (let i = 0; i < PAGES; i++) {
           const page = yield* bookings.list({ where: [{ column: "staff_id", op: "eq", value: "stf_few" }], limit: 21 }).pipe(as(tenantA))
@@ -378,10 +395,14 @@ describe("postgres: a page by a filter", () => {
       }))
       let after = before
       yield* Effect.promise(() =>
-        waitFor(async () => {
-          after = (await raw.query(stats)).rows[0]
-          return after.scans >= before.scans + PAGES
-        }, 20_000, "the pages' index scans in the statistics")
+        waitFor(
+          async () => {
+            after = (await raw.query(stats)).rows[0]
+            return after.scans >= before.scans + PAGES
+          },
+          20_000,
+          "the pages' index scans in the statistics"
+        )
       )
       // 21 entries a page (and the 22nd that ends it), not 20,000.
       expect(after.entries - before.entries).toBeLessThanOrEqual(PAGES * 30)
@@ -448,9 +469,7 @@ describe("postgres signals", () => {
       // A listener gets notifications in commit order: once both storages have heard a signal
       // sent after the last one, any echo of their own would have arrived before it.
       yield* Effect.promise(() => client.query("SELECT pg_notify('slotwise_signals_signals', 'domains')"))
-      yield* Effect.promise(() =>
-        waitFor(() => sentinels.a === 1 && sentinels.b === 1, 10_000, "both storages to hear the closing signal")
-      )
+      yield* Effect.promise(() => waitFor(() => sentinels.a === 1 && sentinels.b === 1, 10_000, "both storages to hear the closing signal"))
       yield* Effect.promise(() => client.end())
       expect(heard).toEqual({ a: 1, b: 2 })
     }).pipe(Effect.scoped), 60_000)

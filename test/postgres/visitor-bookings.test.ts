@@ -15,7 +15,9 @@ beforeAll(async () => {
   database = await createTestDatabase()
   // Both clients' clocks at noon UTC of tomorrow: the day's count cannot roll over mid-test.
   const clock = clockFrom(tomorrow() + 12 * 3_600_000)
-  clients = await Promise.all([1, 2].map(() => postgresScheduling({ url: database.url, schema: "visitor_bookings", maxConnections: 4 }, clock)))
+  clients = await Promise.all(
+    [1, 2].map(() => postgresScheduling({ url: database.url, schema: "visitor_bookings", maxConnections: 4 }, clock))
+  )
 })
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()))
@@ -34,7 +36,13 @@ describe("PostgreSQL: visitor booking limits across two pools", () => {
   it("of 80 concurrent bookings from one address, the address's daily limit gets through; another address books on", async () => {
     const [first, second] = clients as [SchedulingClient, SchedulingClient]
     const staff = await first.staff.create({ name: "Open", time_zone: "UTC" })
-    await first.availability.create({ staff_id: staff.id, type: "weekly", weekdays: [1, 2, 3, 4, 5, 6, 7], start_time: "00:00", end_time: "24:00" })
+    await first.availability.create({
+      staff_id: staff.id,
+      type: "weekly",
+      weekdays: [1, 2, 3, 4, 5, 6, 7],
+      start_time: "00:00",
+      end_time: "24:00"
+    })
     const service = await first.services.create({ name: "Visit", duration_minutes: 15, staff_ids: [staff.id] })
     // The day after the clients' clock's (nothing depends on the weekday).
     const start = tomorrow() + 86_400_000
@@ -49,10 +57,17 @@ describe("PostgreSQL: visitor booking limits across two pools", () => {
     await Promise.all(clients.flatMap((c) => Array.from({ length: 4 }, () => c.services.list({ limit: 1 }))))
 
     const outcomes = await Promise.all(clients.flatMap((c) => Array.from({ length: 40 }, () => book(c, "203.0.113.9"))))
-    expect(tally(outcomes)).toEqual({ booked: VISITOR_OCCURRENCES_PER_ADDRESS_PER_DAY, rate_limited: 80 - VISITOR_OCCURRENCES_PER_ADDRESS_PER_DAY })
+    expect(tally(outcomes)).toEqual({
+      booked: VISITOR_OCCURRENCES_PER_ADDRESS_PER_DAY,
+      rate_limited: 80 - VISITOR_OCCURRENCES_PER_ADDRESS_PER_DAY
+    })
     expect(await book(second, "203.0.113.9")).toBe("rate_limited")
     expect(await book(second, "203.0.113.10")).toBe("booked")
     // Without a visitor (a secret key's booking) nothing is counted.
-    expect(await first.bookings.create({ service_id: service.id, start: iso(start + (next++) * QUARTER), client: { name: "Desk" } }).then(() => "booked")).toBe("booked")
+    expect(
+      await first.bookings.create({ service_id: service.id, start: iso(start + (next++) * QUARTER), client: { name: "Desk" } }).then(() =>
+        "booked"
+      )
+    ).toBe("booked")
   }, 60_000)
 })

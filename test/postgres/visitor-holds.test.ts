@@ -53,7 +53,10 @@ describe("PostgreSQL: visitor hold limits across two pools", () => {
     const service = await first.services.create({ name: "Visit", duration_minutes: 15, max_advance_days: 400, staff_ids: [staff.id] })
     let next = 0
     const hold = (client: SchedulingClient, address: string) =>
-      client.availability.hold({ service_id: service.id, staff_id: staff.id, start: iso(start + (next++) * HOUR / 4) }, { key_id: KEY, address })
+      client.availability.hold({ service_id: service.id, staff_id: staff.id, start: iso(start + (next++) * HOUR / 4) }, {
+        key_id: KEY,
+        address
+      })
     // Every pooled connection open first: a pool still connecting serialises the first holds.
     await Promise.all(clients.flatMap((c) => Array.from({ length: 5 }, () => c.services.list({ limit: 1 }))))
 
@@ -61,7 +64,10 @@ describe("PostgreSQL: visitor hold limits across two pools", () => {
     expect(tally(one)).toEqual({ held: VISITOR_HOLDS_PER_ADDRESS, hold_limit_reached: 20 - VISITOR_HOLDS_PER_ADDRESS })
 
     const many = await Promise.all(clients.flatMap((c, k) => Array.from({ length: 30 }, (_, i) => outcome(hold(c, `198.51.${k}.${i}`)))))
-    expect(tally(many)).toEqual({ held: VISITOR_HOLDS_PER_KEY - VISITOR_HOLDS_PER_ADDRESS, hold_limit_reached: 60 - VISITOR_HOLDS_PER_KEY + VISITOR_HOLDS_PER_ADDRESS })
+    expect(tally(many)).toEqual({
+      held: VISITOR_HOLDS_PER_KEY - VISITOR_HOLDS_PER_ADDRESS,
+      hold_limit_reached: 60 - VISITOR_HOLDS_PER_KEY + VISITOR_HOLDS_PER_ADDRESS
+    })
     expect(await outcome(hold(second, "192.0.2.1"))).toBe("hold_limit_reached")
 
     // A release through one pool frees a place for the other; another key and secret keys are counted apart.

@@ -58,7 +58,10 @@ describe("a publishable key's visitors", () => {
     expect(policyForVisitor(account, { key_id: "key_2", address: "203.0.113.9" }).key).not.toBe(visitor.key)
     expect(visitor.key).not.toBe(policyForKey(account, "key_1").key)
     expect(visitor.key).not.toBe(policyForAddress("203.0.113.9").key)
-    expect(policyForVisitor({ plan: "free", rate_limit_per_minute: 5 }, { key_id: "key_1", address: "::1" })).toMatchObject({ name: "custom", limit: 5 })
+    expect(policyForVisitor({ plan: "free", rate_limit_per_minute: 5 }, { key_id: "key_1", address: "::1" })).toMatchObject({
+      name: "custom",
+      limit: 5
+    })
   })
 })
 

@@ -39,8 +39,7 @@ afterAll(async () => {
 })
 
 // Generous timeouts: a loaded test machine must not turn a slow reply into an admitted one.
-const store = () =>
-  RedisRateLimitStoreLive({ url, prefix, commandTimeoutMs: 5_000 }).pipe(Layer.provide(Layer.effectDiscard(reachable)))
+const store = () => RedisRateLimitStoreLive({ url, prefix, commandTimeoutMs: 5_000 }).pipe(Layer.provide(Layer.effectDiscard(reachable)))
 
 rateLimitStoreContract("memory", () => MemoryRateLimitStoreLive)
 rateLimitStoreContract("redis", () => store())
@@ -51,7 +50,8 @@ const captureLogs = () => {
   const logger = Logger.replace(
     Logger.defaultLogger,
     Logger.make(({ logLevel, message }) =>
-      lines.push({ level: logLevel.label, text: String(Array.isArray(message) ? message[0] : message) }))
+      lines.push({ level: logLevel.label, text: String(Array.isArray(message) ? message[0] : message) })
+    )
   )
   return { lines, logger }
 }
@@ -121,7 +121,10 @@ describe("redis rate-limit store", () => {
           { level: "WARN", text: expect.stringContaining("unreachable") },
           { level: "INFO", text: expect.stringContaining("reachable again") }
         ])
-      }).pipe(Effect.provide(RedisRateLimitStoreLive({ url: `redis://127.0.0.1:${port}`, prefix, commandTimeoutMs: 1_000 })), Effect.provide(logger))
+      }).pipe(
+        Effect.provide(RedisRateLimitStoreLive({ url: `redis://127.0.0.1:${port}`, prefix, commandTimeoutMs: 1_000 })),
+        Effect.provide(logger)
+      )
     }).pipe(Effect.scoped))
 
   it.live("a Redis that stops answering (connection open): each request admitted after the command timeout", () =>

@@ -1,7 +1,26 @@
 /** checkStart and nearestSlots (src/scheduling/checks.ts): the reasons a start is refused, and its alternatives. */
 import { describe, expect, it } from "vitest"
 import { checkStart, nearestSlots, type StaffSchedule } from "../../src/scheduling/index.js"
-import { MIN, HOUR, DAY, ZONE, at, dhm, mdhm, weekly, dated, blocked, policy, booking, withBuffers, hold, WEEKDAYS_9_12, staff, NOW, codes } from "./fixtures.js"
+import {
+  MIN,
+  HOUR,
+  DAY,
+  ZONE,
+  at,
+  dhm,
+  mdhm,
+  weekly,
+  dated,
+  blocked,
+  policy,
+  booking,
+  withBuffers,
+  hold,
+  WEEKDAYS_9_12,
+  staff,
+  NOW,
+  codes
+} from "./fixtures.js"
 
 describe("checkStart", () => {
   const p = policy({ buffer_before: 10 * MIN, buffer_after: 10 * MIN, min_notice: HOUR, max_advance: 30 * DAY })
@@ -91,17 +110,28 @@ describe("checkStart", () => {
 
   it("dst_gap", () => {
     const s = staff([weekly([7], "01:00", "04:00")])
-    const r = checkStart({ policy: policy({ duration: HOUR }), schedule: s, start: Date.parse("2026-03-29T01:30:00Z"), now: Date.parse("2026-03-01T00:00:00Z") })
+    const r = checkStart({
+      policy: policy({ duration: HOUR }),
+      schedule: s,
+      start: Date.parse("2026-03-29T01:30:00Z"),
+      now: Date.parse("2026-03-01T00:00:00Z")
+    })
     expect(codes(r)).toEqual(["dst_gap"])
   })
 
   it("lists one reason per failed check", () => {
     const s = staff([WEEKDAYS_9_12, blocked("avl_off", at("01 07:00"), at("01 08:15"))], [
-      booking("bkg_1", at("01 08:00"), 30), booking("bkg_2", at("01 08:20"), 10), hold("hld_1", at("01 07:30"), 30)
+      booking("bkg_1", at("01 08:00"), 30),
+      booking("bkg_2", at("01 08:20"), 10),
+      hold("hld_1", at("01 07:30"), 30)
     ])
     const r = check(s, at("01 08:00"), at("01 07:30"))
     expect(r.map((x) => [x.code, x.booking_id ?? x.hold_id ?? null])).toEqual([
-      ["blocked", null], ["held", "hld_1"], ["booking_overlap", "bkg_1"], ["booking_overlap", "bkg_2"], ["min_notice", null]
+      ["blocked", null],
+      ["held", "hld_1"],
+      ["booking_overlap", "bkg_1"],
+      ["booking_overlap", "bkg_2"],
+      ["min_notice", null]
     ])
     for (const reason of r) expect(reason.detail.length).toBeGreaterThan(10)
   })
@@ -135,7 +165,13 @@ describe("nearestSlots", () => {
 
   it("never offers the past or beyond max advance", () => {
     const s = staff([WEEKDAYS_9_12])
-    const near = nearestSlots({ policy: policy({ max_advance: 2 * HOUR }), schedule: s, start: at("01 09:00"), now: at("01 09:10"), count: 5 })
+    const near = nearestSlots({
+      policy: policy({ max_advance: 2 * HOUR }),
+      schedule: s,
+      start: at("01 09:00"),
+      now: at("01 09:10"),
+      count: 5
+    })
     expect(near.map((x) => dhm(x.start))).toEqual(["01 09:30", "01 10:00", "01 10:30", "01 11:00"])
   })
 })

@@ -19,18 +19,21 @@ describe("gridPlace", () => {
   })
 
   it("agrees with the slots: every start they offer is on the grid, whatever is booked or blocked", () => {
-    fc.assert(fc.property(
-      fc.integer({ min: 0, max: 59 }),
-      fc.constantFrom(15, 20, 30, 45),
-      fc.integer({ min: 0, max: 10 }),
-      (offset, step, bookedAt) => {
-        const s = staff(
-          [weekly([1], "08:00", "18:00"), blocked("avl_b", at("01 12:00") + offset * MIN, at("01 13:00"))],
-          [booking("bkg_1", at("01 09:00") + bookedAt * 15 * MIN, 30)]
-        )
-        const p = policy({ interval: step * MIN })
-        for (const slot of slotsOn(s, p, MONDAY, NOW)) expect(gridPlace(p, s, slot.start)).toBe("on")
-      }
-    ), { numRuns: 50 })
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 59 }),
+        fc.constantFrom(15, 20, 30, 45),
+        fc.integer({ min: 0, max: 10 }),
+        (offset, step, bookedAt) => {
+          const s = staff(
+            [weekly([1], "08:00", "18:00"), blocked("avl_b", at("01 12:00") + offset * MIN, at("01 13:00"))],
+            [booking("bkg_1", at("01 09:00") + bookedAt * 15 * MIN, 30)]
+          )
+          const p = policy({ interval: step * MIN })
+          for (const slot of slotsOn(s, p, MONDAY, NOW)) expect(gridPlace(p, s, slot.start)).toBe("on")
+        }
+      ),
+      { numRuns: 50 }
+    )
   })
 })

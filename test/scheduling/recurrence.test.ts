@@ -22,7 +22,15 @@ const formatters = new Map<string, Intl.DateTimeFormat>()
 const wallClock = (zone: string, ms: number): string => {
   let f = formatters.get(zone)
   if (f === undefined) {
-    f = new Intl.DateTimeFormat("en-CA", { timeZone: zone, year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", hourCycle: "h23" })
+    f = new Intl.DateTimeFormat("en-CA", {
+      timeZone: zone,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23"
+    })
     formatters.set(zone, f)
   }
   const p = Object.fromEntries(f.formatToParts(ms).map((x) => [x.type, x.value]))
@@ -40,7 +48,9 @@ const expectedInstant = (zone: string, date: string, minutes: number): number =>
   for (let m = minutes; m < minutes + 180; m++) {
     const local = Date.parse(`${date}T00:00:00Z`) + m * MINUTE
     const offsets = new Set([offsetAt(zone, local - DAY), offsetAt(zone, local + DAY)])
-    const found = [...offsets].map((o) => local - o).filter((ms) => wallClock(zone, ms) === `${dateOf(Math.floor(local / DAY))} ${hhmm(m % 1440)}`)
+    const found = [...offsets].map((o) => local - o).filter((ms) =>
+      wallClock(zone, ms) === `${dateOf(Math.floor(local / DAY))} ${hhmm(m % 1440)}`
+    )
     if (found.length > 0) return Math.min(...found)
   }
   throw new Error(`no instant near ${date} ${hhmm(minutes)} in ${zone}`)
@@ -98,7 +108,9 @@ const ruleCase: fc.Arbitrary<RuleCase> = fc.record({
   // Starts throughout 2027, more of them in the weeks before each change.
   startDay: fc.oneof(
     fc.integer({ min: DAY_2027, max: DAY_2027 + 355 }),
-    fc.constantFrom(...["2027-03-10", "2027-03-27", "2027-10-28", "2027-11-05", "2027-03-14", "2027-10-31"].map((d) => Date.parse(`${d}T00:00:00Z`) / DAY))
+    fc.constantFrom(
+      ...["2027-03-10", "2027-03-27", "2027-10-28", "2027-11-05", "2027-03-14", "2027-10-31"].map((d) => Date.parse(`${d}T00:00:00Z`) / DAY)
+    )
   ),
   // Wall-clock times in the changed hours (01:00–03:59) as often as elsewhere.
   minutes: fc.oneof(fc.integer({ min: 60, max: 239 }), fc.integer({ min: 0, max: 95 }).map((q) => q * 15)),
@@ -110,33 +122,44 @@ const ruleCase: fc.Arbitrary<RuleCase> = fc.record({
 
 describe("recurrence expansion", () => {
   it("matches the oracle's dates, each at the start's wall-clock time", () => {
-    fc.assert(fc.property(ruleCase, (c) => {
-      const parsed = parseRule(ruleText(c))
-      expect(Either.isRight(parsed)).toBe(true)
-      const rule = Either.getOrThrow(parsed)
-      const startDate = dateOf(c.startDay)
-      const locals = expandRecurrence({ rule: rule.expandable, start: { date: startDate, minutes: c.minutes }, limit: 53 })
-      const dates = oracleDates(c)
-      expect(locals.map((l) => l.date)).toEqual(dates)
-      const instants = occurrenceInstants(c.zone, locals)
-      expect(instants).toEqual(dates.map((date) => expectedInstant(c.zone, date, c.minutes)))
-      // Outside the skipped hour, every occurrence shows the start's wall-clock time.
-      const kept = instants.filter((ms, i) => wallClock(c.zone, ms) === `${dates[i]} ${hhmm(c.minutes)}`)
-      const skippedHour = c.minutes >= 120 && c.minutes < 180
-      if (!skippedHour) expect(kept).toHaveLength(instants.length)
-    }), { numRuns: 300, seed: 20271107 })
+    fc.assert(
+      fc.property(ruleCase, (c) => {
+        const parsed = parseRule(ruleText(c))
+        expect(Either.isRight(parsed)).toBe(true)
+        const rule = Either.getOrThrow(parsed)
+        const startDate = dateOf(c.startDay)
+        const locals = expandRecurrence({ rule: rule.expandable, start: { date: startDate, minutes: c.minutes }, limit: 53 })
+        const dates = oracleDates(c)
+        expect(locals.map((l) => l.date)).toEqual(dates)
+        const instants = occurrenceInstants(c.zone, locals)
+        expect(instants).toEqual(dates.map((date) => expectedInstant(c.zone, date, c.minutes)))
+        // Outside the skipped hour, every occurrence shows the start's wall-clock time.
+        const kept = instants.filter((ms, i) => wallClock(c.zone, ms) === `${dates[i]} ${hhmm(c.minutes)}`)
+        const skippedHour = c.minutes >= 120 && c.minutes < 180
+        if (!skippedHour) expect(kept).toHaveLength(instants.length)
+      }),
+      { numRuns: 300, seed: 20271107 }
+    )
   })
 
   it("a start's wall-clock time reads back through localDateTimeOf in either zone", () => {
-    fc.assert(fc.property(ruleCase, (c) => {
-      const ms = expectedInstant(c.zone, dateOf(c.startDay), c.minutes)
-      const local = localDateTimeOf(c.zone, ms)
-      expect(`${local.date} ${hhmm(local.minutes)}`).toBe(wallClock(c.zone, ms))
-    }), { numRuns: 300, seed: 7 })
+    fc.assert(
+      fc.property(ruleCase, (c) => {
+        const ms = expectedInstant(c.zone, dateOf(c.startDay), c.minutes)
+        const local = localDateTimeOf(c.zone, ms)
+        expect(`${local.date} ${hhmm(local.minutes)}`).toBe(wallClock(c.zone, ms))
+      }),
+      { numRuns: 300, seed: 7 }
+    )
   })
 
   it("stops at UNTIL and at the limit; a rare rule ends within the iteration cap", () => {
-    const weekly = expandRecurrence({ rule: "FREQ=WEEKLY", start: { date: "2027-03-01", minutes: 540 }, until: { date: "2027-03-22", minutes: 540 }, limit: 53 })
+    const weekly = expandRecurrence({
+      rule: "FREQ=WEEKLY",
+      start: { date: "2027-03-01", minutes: 540 },
+      until: { date: "2027-03-22", minutes: 540 },
+      limit: 53
+    })
     expect(weekly.map((l) => l.date)).toEqual(["2027-03-01", "2027-03-08", "2027-03-15", "2027-03-22"])
     expect(expandRecurrence({ rule: "FREQ=DAILY", start: { date: "2027-03-01", minutes: 0 }, limit: 53 })).toHaveLength(53)
     // A fifth Monday of every second month: months without one are stepped over, within the cap.

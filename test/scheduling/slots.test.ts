@@ -3,7 +3,28 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import type { AvailabilityRule } from "../../src/availability/rule.js"
 import { availableWindows, checkStart, computeSlots, type Occupancy, type SlotPolicy } from "../../src/scheduling/index.js"
-import { MIN, HOUR, DAY, at, hm, dhm, weekly, dated, blocked, policy, booking, withBuffers, hold, WEEKDAYS_9_12, staff, NOW, MONDAY, slotsOn, starts, codes } from "./fixtures.js"
+import {
+  MIN,
+  HOUR,
+  DAY,
+  at,
+  hm,
+  dhm,
+  weekly,
+  dated,
+  blocked,
+  policy,
+  booking,
+  withBuffers,
+  hold,
+  WEEKDAYS_9_12,
+  staff,
+  NOW,
+  MONDAY,
+  slotsOn,
+  starts,
+  codes
+} from "./fixtures.js"
 
 describe("computeSlots", () => {
   it("steps by the interval from the start of each window, ending inside it", () => {
@@ -87,7 +108,12 @@ describe("computeSlots", () => {
     const c = staff([weekly([1], "09:00", "10:00")], [], "stf_c")
     const r = computeSlots({ policy: policy(), schedules: [b, a, c], range: MONDAY, now: NOW })
     expect(r.map((x) => `${hm(x.start)} ${x.staff_id}`)).toEqual([
-      "09:00 stf_a", "09:00 stf_c", "09:30 stf_b", "09:30 stf_a", "09:30 stf_c", "10:00 stf_b"
+      "09:00 stf_a",
+      "09:00 stf_c",
+      "09:30 stf_b",
+      "09:30 stf_a",
+      "09:30 stf_c",
+      "10:00 stf_b"
     ])
   })
 
@@ -110,31 +136,38 @@ const ZONES = ["Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia
 const BASES = ["2026-03-06", "2026-03-27", "2026-04-03", "2026-06-01", "2026-10-02", "2026-10-23", "2026-10-30"] as const
 const Q = 15 * MIN
 
-const timeArb = (max: number) => fc.integer({ min: 0, max }).map((q) => {
-  const m = q * 15
-  return `${String(Math.floor(m / 60)).padStart(2, "0")}:${String(m % 60).padStart(2, "0")}`
-})
+const timeArb = (max: number) =>
+  fc.integer({ min: 0, max }).map((q) => {
+    const m = q * 15
+    return `${String(Math.floor(m / 60)).padStart(2, "0")}:${String(m % 60).padStart(2, "0")}`
+  })
 const wallRange = fc.tuple(timeArb(96), timeArb(96)).filter(([a, b]) => a < b)
 
 const scenarioArb = fc.record({
   base: fc.constantFrom(...BASES),
   zone: fc.constantFrom(...ZONES),
-  weekly: fc.array(fc.record({
-    days: fc.subarray([1, 2, 3, 4, 5, 6, 7], { minLength: 1 }),
-    hours: wallRange,
-    from: fc.option(fc.integer({ min: -3, max: 6 }), { nil: null }),
-    until: fc.option(fc.integer({ min: 0, max: 9 }), { nil: null })
-  }), { minLength: 1, maxLength: 3 }),
+  weekly: fc.array(
+    fc.record({
+      days: fc.subarray([1, 2, 3, 4, 5, 6, 7], { minLength: 1 }),
+      hours: wallRange,
+      from: fc.option(fc.integer({ min: -3, max: 6 }), { nil: null }),
+      until: fc.option(fc.integer({ min: 0, max: 9 }), { nil: null })
+    }),
+    { minLength: 1, maxLength: 3 }
+  ),
   dates: fc.array(fc.record({ day: fc.integer({ min: -1, max: 6 }), hours: wallRange }), { maxLength: 2 }),
   blocked: fc.array(fc.record({ at: fc.integer({ min: -20, max: 500 }), length: fc.integer({ min: 1, max: 40 }) }), { maxLength: 2 }),
-  occupancy: fc.array(fc.record({
-    at: fc.integer({ min: -40, max: 500 }),
-    minutes: fc.constantFrom(15, 30, 45, 60, 90),
-    before: fc.constantFrom(0, 5, 15),
-    after: fc.constantFrom(0, 10, 30),
-    hold: fc.boolean(),
-    service: fc.constantFrom("svc_1", "svc_1", "svc_2")
-  }), { maxLength: 14 }),
+  occupancy: fc.array(
+    fc.record({
+      at: fc.integer({ min: -40, max: 500 }),
+      minutes: fc.constantFrom(15, 30, 45, 60, 90),
+      before: fc.constantFrom(0, 5, 15),
+      after: fc.constantFrom(0, 10, 30),
+      hold: fc.boolean(),
+      service: fc.constantFrom("svc_1", "svc_1", "svc_2")
+    }),
+    { maxLength: 14 }
+  ),
   policy: fc.record({
     duration: fc.constantFrom(15, 30, 45, 60, 120).map((m) => m * MIN),
     buffer_before: fc.constantFrom(0, 5, 15).map((m) => m * MIN),
@@ -156,16 +189,29 @@ const build = (sc: Scenario) => {
   const origin = Date.parse(`${sc.base}T00:00:00Z`)
   const range = { start: origin + sc.rangeStart * Q, end: origin + sc.rangeStart * Q + sc.rangeDays * DAY }
   const rules: Array<AvailabilityRule> = [
-    ...sc.weekly.map((w) => weekly(w.days, w.hours[0], w.hours[1], sc.zone,
-      w.from === null ? null : shift(sc.base, w.from), w.until === null ? null : shift(sc.base, w.until))),
+    ...sc.weekly.map((w) =>
+      weekly(
+        w.days,
+        w.hours[0],
+        w.hours[1],
+        sc.zone,
+        w.from === null ? null : shift(sc.base, w.from),
+        w.until === null ? null : shift(sc.base, w.until)
+      )
+    ),
     ...sc.dates.map((d) => dated(shift(sc.base, d.day), d.hours[0], d.hours[1], sc.zone)),
     ...sc.blocked.map((b, i) => blocked(`avl_b${i}`, origin + b.at * Q, origin + (b.at + b.length) * Q))
   ]
   const occupancy: Array<Occupancy> = sc.occupancy.map((o, i) => {
     const start = range.start + o.at * Q
     return {
-      kind: o.hold ? "hold" : "booking", id: `${o.hold ? "hld" : "bkg"}_${i}`, service_id: o.service,
-      start, end: start + o.minutes * MIN, occupied_start: start - o.before * MIN, occupied_end: start + (o.minutes + o.after) * MIN
+      kind: o.hold ? "hold" : "booking",
+      id: `${o.hold ? "hld" : "bkg"}_${i}`,
+      service_id: o.service,
+      start,
+      end: start + o.minutes * MIN,
+      occupied_start: start - o.before * MIN,
+      occupied_end: start + (o.minutes + o.after) * MIN
     }
   })
   const pol: SlotPolicy = { service_id: "svc_1", ...sc.policy }
@@ -178,96 +224,121 @@ const isSeat = (p: SlotPolicy, s: number, o: Occupancy) => p.capacity > 1 && o.s
 
 describe("slot properties", () => {
   it("(a) no returned slot conflicts with any occupancy, and each fits the rules", () => {
-    fc.assert(fc.property(scenarioArb, (sc) => {
-      const { range, schedule, policy: p, now } = build(sc)
-      const slots = computeSlots({ policy: p, schedules: [schedule], range, now })
-      const windows = availableWindows(schedule.rules, range)
-      let previous = Number.NEGATIVE_INFINITY
-      for (const slot of slots) {
-        expect(slot.start).toBeGreaterThan(previous)
-        previous = slot.start
-        expect(slot.end).toBe(slot.start + p.duration)
-        expect(slot.start >= range.start && slot.start < range.end).toBe(true)
-        expect(slot.start >= now + p.min_notice && slot.start <= now + p.max_advance).toBe(true)
-        const w = windows.find((x) => x.start <= slot.start && slot.end <= x.end)
-        expect(w).toBeDefined()
-        expect((slot.start - w!.start) % p.interval).toBe(0)
-        let seats = 0
-        for (const o of schedule.occupancy) {
-          if (isSeat(p, slot.start, o)) seats++
-          else expect(occupiedConflict(p, slot.start, o)).toBe(false)
+    fc.assert(
+      fc.property(scenarioArb, (sc) => {
+        const { range, schedule, policy: p, now } = build(sc)
+        const slots = computeSlots({ policy: p, schedules: [schedule], range, now })
+        const windows = availableWindows(schedule.rules, range)
+        let previous = Number.NEGATIVE_INFINITY
+        for (const slot of slots) {
+          expect(slot.start).toBeGreaterThan(previous)
+          previous = slot.start
+          expect(slot.end).toBe(slot.start + p.duration)
+          expect(slot.start >= range.start && slot.start < range.end).toBe(true)
+          expect(slot.start >= now + p.min_notice && slot.start <= now + p.max_advance).toBe(true)
+          const w = windows.find((x) => x.start <= slot.start && slot.end <= x.end)
+          expect(w).toBeDefined()
+          expect((slot.start - w!.start) % p.interval).toBe(0)
+          let seats = 0
+          for (const o of schedule.occupancy) {
+            if (isSeat(p, slot.start, o)) seats++
+            else expect(occupiedConflict(p, slot.start, o)).toBe(false)
+          }
+          expect(slot.remaining).toBe(p.capacity - seats)
+          expect(slot.remaining).toBeGreaterThan(0)
         }
-        expect(slot.remaining).toBe(p.capacity - seats)
-        expect(slot.remaining).toBeGreaterThan(0)
-      }
-    }), { numRuns: 300 })
+      }),
+      { numRuns: 300 }
+    )
   })
 
   it("(b) checkStart is empty exactly for the grid starts computeSlots returns", () => {
-    fc.assert(fc.property(scenarioArb, (sc) => {
-      const { range, schedule, policy: p, now } = build(sc)
-      const slots = computeSlots({ policy: p, schedules: [schedule], range, now })
-      for (const slot of slots) expect(checkStart({ policy: p, schedule, start: slot.start, now })).toEqual([])
-      const returned = new Set(slots.map((x) => x.start))
-      for (const w of availableWindows(schedule.rules, range)) {
-        for (let s = w.start; s < range.end && s < w.end; s += p.interval) {
-          if (s < range.start) continue
-          const reasons = checkStart({ policy: p, schedule, start: s, now })
-          expect(reasons.length === 0).toBe(returned.has(s))
+    fc.assert(
+      fc.property(scenarioArb, (sc) => {
+        const { range, schedule, policy: p, now } = build(sc)
+        const slots = computeSlots({ policy: p, schedules: [schedule], range, now })
+        for (const slot of slots) expect(checkStart({ policy: p, schedule, start: slot.start, now })).toEqual([])
+        const returned = new Set(slots.map((x) => x.start))
+        for (const w of availableWindows(schedule.rules, range)) {
+          for (let s = w.start; s < range.end && s < w.end; s += p.interval) {
+            if (s < range.start) continue
+            const reasons = checkStart({ policy: p, schedule, start: s, now })
+            expect(reasons.length === 0).toBe(returned.has(s))
+          }
         }
-      }
-    }), { numRuns: 200 })
+      }),
+      { numRuns: 200 }
+    )
   })
 
   it("(c) booking a returned slot (capacity 1) removes it and exactly the slots it conflicts with; removing restores", () => {
-    fc.assert(fc.property(scenarioArb, fc.nat(), (sc, pick) => {
-      const { range, schedule, now } = build(sc)
-      const p = { ...build(sc).policy, capacity: 1 }
-      const before = computeSlots({ policy: p, schedules: [schedule], range, now })
-      if (before.length === 0) return
-      const chosen = before[pick % before.length]!
-      const added: Occupancy = {
-        kind: "booking", id: "bkg_new", service_id: p.service_id, start: chosen.start, end: chosen.end,
-        occupied_start: chosen.start - p.buffer_before, occupied_end: chosen.end + p.buffer_after
-      }
-      const booked = { ...schedule, occupancy: [...schedule.occupancy, added] }
-      const after = computeSlots({ policy: p, schedules: [booked], range, now })
-      expect(after.some((x) => x.start === chosen.start)).toBe(false)
-      expect(after).toEqual(before.filter((x) => !occupiedConflict(p, x.start, added)))
-      const restored = { ...booked, occupancy: booked.occupancy.filter((o) => o.id !== "bkg_new") }
-      expect(computeSlots({ policy: p, schedules: [restored], range, now })).toEqual(before)
-    }), { numRuns: 200 })
+    fc.assert(
+      fc.property(scenarioArb, fc.nat(), (sc, pick) => {
+        const { range, schedule, now } = build(sc)
+        const p = { ...build(sc).policy, capacity: 1 }
+        const before = computeSlots({ policy: p, schedules: [schedule], range, now })
+        if (before.length === 0) return
+        const chosen = before[pick % before.length]!
+        const added: Occupancy = {
+          kind: "booking",
+          id: "bkg_new",
+          service_id: p.service_id,
+          start: chosen.start,
+          end: chosen.end,
+          occupied_start: chosen.start - p.buffer_before,
+          occupied_end: chosen.end + p.buffer_after
+        }
+        const booked = { ...schedule, occupancy: [...schedule.occupancy, added] }
+        const after = computeSlots({ policy: p, schedules: [booked], range, now })
+        expect(after.some((x) => x.start === chosen.start)).toBe(false)
+        expect(after).toEqual(before.filter((x) => !occupiedConflict(p, x.start, added)))
+        const restored = { ...booked, occupancy: booked.occupancy.filter((o) => o.id !== "bkg_new") }
+        expect(computeSlots({ policy: p, schedules: [restored], range, now })).toEqual(before)
+      }),
+      { numRuns: 200 }
+    )
   })
 
   it("(d) a seat at a returned slot (capacity > 1) lowers its remaining by one", () => {
-    fc.assert(fc.property(scenarioArb, fc.nat(), fc.integer({ min: 2, max: 4 }), (sc, pick, capacity) => {
-      const { range, schedule, now } = build(sc)
-      const p = { ...build(sc).policy, capacity }
-      const before = computeSlots({ policy: p, schedules: [schedule], range, now })
-      if (before.length === 0) return
-      const chosen = before[pick % before.length]!
-      const seat: Occupancy = {
-        kind: pick % 2 === 0 ? "booking" : "hold", id: "seat", service_id: p.service_id, start: chosen.start, end: chosen.end,
-        occupied_start: chosen.start - p.buffer_before, occupied_end: chosen.end + p.buffer_after
-      }
-      const after = computeSlots({ policy: p, schedules: [{ ...schedule, occupancy: [seat, ...schedule.occupancy] }], range, now })
-      const same = after.find((x) => x.start === chosen.start)
-      if (chosen.remaining === 1) expect(same).toBeUndefined()
-      else expect(same?.remaining).toBe(chosen.remaining - 1)
-      expect(after.filter((x) => x.start !== chosen.start))
-        .toEqual(before.filter((x) => x.start !== chosen.start && !occupiedConflict(p, x.start, seat)))
-    }), { numRuns: 200 })
+    fc.assert(
+      fc.property(scenarioArb, fc.nat(), fc.integer({ min: 2, max: 4 }), (sc, pick, capacity) => {
+        const { range, schedule, now } = build(sc)
+        const p = { ...build(sc).policy, capacity }
+        const before = computeSlots({ policy: p, schedules: [schedule], range, now })
+        if (before.length === 0) return
+        const chosen = before[pick % before.length]!
+        const seat: Occupancy = {
+          kind: pick % 2 === 0 ? "booking" : "hold",
+          id: "seat",
+          service_id: p.service_id,
+          start: chosen.start,
+          end: chosen.end,
+          occupied_start: chosen.start - p.buffer_before,
+          occupied_end: chosen.end + p.buffer_after
+        }
+        const after = computeSlots({ policy: p, schedules: [{ ...schedule, occupancy: [seat, ...schedule.occupancy] }], range, now })
+        const same = after.find((x) => x.start === chosen.start)
+        if (chosen.remaining === 1) expect(same).toBeUndefined()
+        else expect(same?.remaining).toBe(chosen.remaining - 1)
+        expect(after.filter((x) => x.start !== chosen.start))
+          .toEqual(before.filter((x) => x.start !== chosen.start && !occupiedConflict(p, x.start, seat)))
+      }),
+      { numRuns: 200 }
+    )
   })
 
   it("several schedules give each one's slots, merged by start in schedule order", () => {
-    fc.assert(fc.property(fc.array(scenarioArb, { minLength: 2, maxLength: 4 }), (scs) => {
-      const first = build(scs[0]!)
-      const schedules = scs.map((sc, i) => ({ ...build(sc).schedule, staff_id: `stf_${i}` }))
-      const all = computeSlots({ policy: first.policy, schedules, range: first.range, now: first.now })
-      const expected = schedules
-        .flatMap((s) => computeSlots({ policy: first.policy, schedules: [s], range: first.range, now: first.now }))
-        .sort((a, b) => a.start - b.start)
-      expect(all).toEqual(expected)
-    }), { numRuns: 100 })
+    fc.assert(
+      fc.property(fc.array(scenarioArb, { minLength: 2, maxLength: 4 }), (scs) => {
+        const first = build(scs[0]!)
+        const schedules = scs.map((sc, i) => ({ ...build(sc).schedule, staff_id: `stf_${i}` }))
+        const all = computeSlots({ policy: first.policy, schedules, range: first.range, now: first.now })
+        const expected = schedules
+          .flatMap((s) => computeSlots({ policy: first.policy, schedules: [s], range: first.range, now: first.now }))
+          .sort((a, b) => a.start - b.start)
+        expect(all).toEqual(expected)
+      }),
+      { numRuns: 100 }
+    )
   })
 })

@@ -8,20 +8,46 @@ const utc = (iso: string) => Date.parse(iso)
 const iso = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z")
 const show = (ws: ReadonlyArray<Interval>) => ws.map((w) => `${iso(w.start)}/${iso(w.end)}`)
 
-const meta = { object: "availability" as const, staff_id: "stf_1", created_at: "2026-01-01T00:00:00Z", updated_at: "2026-01-01T00:00:00Z", metadata: {} }
+const meta = {
+  object: "availability" as const,
+  staff_id: "stf_1",
+  created_at: "2026-01-01T00:00:00Z",
+  updated_at: "2026-01-01T00:00:00Z",
+  metadata: {}
+}
 let n = 0
 const weekly = (
-  weekdays: Array<number>, start: string, end: string,
+  weekdays: Array<number>,
+  start: string,
+  end: string,
   opts: { zone?: string; from?: string | null; until?: string | null } = {}
 ): AvailabilityRule => ({
-  ...meta, id: `avl_w${n++}`, type: "weekly", time_zone: opts.zone ?? "UTC", weekdays, start_time: start, end_time: end,
-  valid_from: opts.from ?? null, valid_until: opts.until ?? null
+  ...meta,
+  id: `avl_w${n++}`,
+  type: "weekly",
+  time_zone: opts.zone ?? "UTC",
+  weekdays,
+  start_time: start,
+  end_time: end,
+  valid_from: opts.from ?? null,
+  valid_until: opts.until ?? null
 })
 const dated = (date: string, start: string, end: string, zone = "UTC"): AvailabilityRule => ({
-  ...meta, id: `avl_d${n++}`, type: "date", time_zone: zone, date, start_time: start, end_time: end
+  ...meta,
+  id: `avl_d${n++}`,
+  type: "date",
+  time_zone: zone,
+  date,
+  start_time: start,
+  end_time: end
 })
 const blocked = (start: string, end: string): AvailabilityRule => ({
-  ...meta, id: `avl_b${n++}`, type: "blocked", time_zone: "UTC", start, end
+  ...meta,
+  id: `avl_b${n++}`,
+  type: "blocked",
+  time_zone: "UTC",
+  start,
+  end
 })
 
 // 2026-06-01 is a Monday.
@@ -165,7 +191,8 @@ describe("availableWindows", () => {
 
   it("a blocked range also cuts date-rule hours and merged night windows", () => {
     const rules = [
-      weekly([1], "18:00", "24:00"), weekly([2], "00:00", "06:00"),
+      weekly([1], "18:00", "24:00"),
+      weekly([2], "00:00", "06:00"),
       dated("2026-06-04", "09:00", "12:00"),
       blocked("2026-06-01T23:00:00Z", "2026-06-02T01:00:00Z"),
       blocked("2026-06-04T08:00:00Z", "2026-06-04T10:00:00Z")
@@ -185,7 +212,8 @@ describe("availableWindows", () => {
 
   it("spans long ranges day by day", () => {
     const ws = availableWindows([weekly([1, 2, 3, 4, 5], "09:00", "17:00", { zone: "Europe/Berlin" })], {
-      start: utc("2026-01-01T00:00:00Z"), end: utc("2027-01-01T00:00:00Z")
+      start: utc("2026-01-01T00:00:00Z"),
+      end: utc("2027-01-01T00:00:00Z")
     })
     expect(ws).toHaveLength(261)
     for (const w of ws) expect(w.end - w.start).toBe(8 * HOUR)

@@ -23,15 +23,35 @@ const ALL_DAYS = [1, 2, 3, 4, 5, 6, 7]
 const utc = (iso: string) => Date.parse(iso)
 const iso = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z")
 
-const meta = { object: "availability" as const, staff_id: "stf_1", created_at: "2026-01-01T00:00:00Z", updated_at: "2026-01-01T00:00:00Z", metadata: {} }
+const meta = {
+  object: "availability" as const,
+  staff_id: "stf_1",
+  created_at: "2026-01-01T00:00:00Z",
+  updated_at: "2026-01-01T00:00:00Z",
+  metadata: {}
+}
 const weekly = (zone: string, start: string, end: string, weekdays = ALL_DAYS): AvailabilityRule => ({
-  ...meta, id: "avl_w", type: "weekly", time_zone: zone, weekdays, start_time: start, end_time: end,
-  valid_from: null, valid_until: null
+  ...meta,
+  id: "avl_w",
+  type: "weekly",
+  time_zone: zone,
+  weekdays,
+  start_time: start,
+  end_time: end,
+  valid_from: null,
+  valid_until: null
 })
 
 const policy = (over: Partial<SlotPolicy> = {}): SlotPolicy => ({
-  service_id: "svc_1", duration: 30 * MIN, buffer_before: 0, buffer_after: 0, interval: 30 * MIN,
-  capacity: 1, min_notice: 0, max_advance: 400 * DAY, ...over
+  service_id: "svc_1",
+  duration: 30 * MIN,
+  buffer_before: 0,
+  buffer_after: 0,
+  interval: 30 * MIN,
+  capacity: 1,
+  min_notice: 0,
+  max_advance: 400 * DAY,
+  ...over
 })
 const schedule = (rules: Array<AvailabilityRule>): StaffSchedule => ({ staff_id: "stf_1", rules, occupancy: [] })
 
@@ -41,16 +61,20 @@ const wallOf = (zone: string, ms: number): string => {
   let f = oracleFormatters.get(zone)
   if (f === undefined) {
     f = new Intl.DateTimeFormat("en-CA", {
-      timeZone: zone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit",
-      hour: "2-digit", minute: "2-digit"
+      timeZone: zone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit"
     })
     oracleFormatters.set(zone, f)
   }
   const p = Object.fromEntries(f.formatToParts(ms).map((x) => [x.type, x.value]))
   return `${p["year"]}-${p["month"]}-${p["day"]} ${p["hour"]}:${p["minute"]}`
 }
-const hhmm = (minutes: number) =>
-  `${String(Math.floor(minutes / 60)).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`
+const hhmm = (minutes: number) => `${String(Math.floor(minutes / 60)).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`
 
 describe("zone names", () => {
   it("are matched case-insensitively and spelled in their canonical case", () => {
@@ -163,24 +187,29 @@ describe("localToUtc", () => {
 
   it("agrees with Intl for random wall-clock times (gap → after it, overlap → earlier)", () => {
     const zones = ["Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata", "America/Santiago", "Pacific/Chatham"]
-    fc.assert(fc.property(
-      fc.constantFrom(...zones), fc.integer({ min: 18_262, max: 21_915 }), fc.integer({ min: 0, max: 1439 }),
-      (zone, day, minutes) => {
-        const date = new Date(day * DAY).toISOString().slice(0, 10)
-        const want = `${date} ${hhmm(minutes)}`
-        const t = localToUtc(zone, date, minutes)
-        expect(t % MIN).toBe(0)
-        if (wallOf(zone, t) === want) {
-          // The earlier occurrence: no instant 30 or 60 minutes before reads the same.
-          expect(wallOf(zone, t - 30 * MIN)).not.toBe(want)
-          expect(wallOf(zone, t - HOUR)).not.toBe(want)
-        } else {
-          // Nonexistent wall time: t is the first instant after the gap.
-          expect(wallOf(zone, t - MIN) < want).toBe(true)
-          expect(wallOf(zone, t) > want).toBe(true)
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...zones),
+        fc.integer({ min: 18_262, max: 21_915 }),
+        fc.integer({ min: 0, max: 1439 }),
+        (zone, day, minutes) => {
+          const date = new Date(day * DAY).toISOString().slice(0, 10)
+          const want = `${date} ${hhmm(minutes)}`
+          const t = localToUtc(zone, date, minutes)
+          expect(t % MIN).toBe(0)
+          if (wallOf(zone, t) === want) {
+            // The earlier occurrence: no instant 30 or 60 minutes before reads the same.
+            expect(wallOf(zone, t - 30 * MIN)).not.toBe(want)
+            expect(wallOf(zone, t - HOUR)).not.toBe(want)
+          } else {
+            // Nonexistent wall time: t is the first instant after the gap.
+            expect(wallOf(zone, t - MIN) < want).toBe(true)
+            expect(wallOf(zone, t) > want).toBe(true)
+          }
         }
-      }
-    ), { numRuns: 2000 })
+      ),
+      { numRuns: 2000 }
+    )
   })
 
   it("localDateOf is the local calendar date", () => {
@@ -190,13 +219,16 @@ describe("localToUtc", () => {
     expect(localDateOf("America/New_York", utc("2026-11-02T05:00:00Z"))).toBe("2026-11-02")
     expect(localDateOf("Pacific/Kiritimati", utc("2026-01-01T10:00:00Z"))).toBe("2026-01-02")
     expect(localDateOf("Pacific/Pago_Pago", utc("2026-01-01T10:00:00Z"))).toBe("2025-12-31")
-    fc.assert(fc.property(
-      fc.constantFrom("Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata"),
-      fc.integer({ min: utc("2020-01-01T00:00:00Z") / MIN, max: utc("2030-01-01T00:00:00Z") / MIN }),
-      (zone, minute) => {
-        expect(localDateOf(zone, minute * MIN)).toBe(wallOf(zone, minute * MIN).slice(0, 10))
-      }
-    ), { numRuns: 2000 })
+    fc.assert(
+      fc.property(
+        fc.constantFrom("Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata"),
+        fc.integer({ min: utc("2020-01-01T00:00:00Z") / MIN, max: utc("2030-01-01T00:00:00Z") / MIN }),
+        (zone, minute) => {
+          expect(localDateOf(zone, minute * MIN)).toBe(wallOf(zone, minute * MIN).slice(0, 10))
+        }
+      ),
+      { numRuns: 2000 }
+    )
   })
 
   it("hasGapOn finds a gap only inside the given wall-clock range", () => {
@@ -246,7 +278,12 @@ describe("wall-clock rules across DST", () => {
       expect(wallOf(zone, w.end).slice(11)).toBe("17:00")
     }
     // And the slots on those days start at 09:00 local.
-    const slots = computeSlots({ policy: policy({ duration: HOUR, interval: HOUR }), schedules: [schedule([rule])], range, now: range.start - DAY })
+    const slots = computeSlots({
+      policy: policy({ duration: HOUR, interval: HOUR }),
+      schedules: [schedule([rule])],
+      range,
+      now: range.start - DAY
+    })
     expect(slots).toHaveLength(24)
     expect(new Set(slots.map((s) => wallOf(zone, s.start).slice(11)))).toEqual(
       new Set(["09:00", "10:00", "11:00", "12:00", "13:00", "14:00", "15:00", "16:00"])

@@ -51,7 +51,13 @@ describe("a query in each dialect", () => {
   })
 
   it("a limit is a literal; none, or an infinite one, is no clause", () => {
-    expect([limitSql(20), limitSql(2.7), limitSql(-1), limitSql(undefined), limitSql(Infinity)]).toEqual([" LIMIT 20", " LIMIT 2", " LIMIT 0", "", ""])
+    expect([limitSql(20), limitSql(2.7), limitSql(-1), limitSql(undefined), limitSql(Infinity)]).toEqual([
+      " LIMIT 20",
+      " LIMIT 2",
+      " LIMIT 0",
+      "",
+      ""
+    ])
   })
 
   it("a memoised statement has whereSql's text and parameters, for every shape and values of each shape", () => {
@@ -62,7 +68,11 @@ describe("a query in each dialect", () => {
         op: fc.constantFrom("eq" as const, "ne" as const, "lt" as const, "lte" as const, "gt" as const, "gte" as const),
         value
       }),
-      fc.record({ column: fc.constantFrom("id", "staff_id", "start_ms"), op: fc.constant("in" as const), value: fc.array(value, { maxLength: 4 }) })
+      fc.record({
+        column: fc.constantFrom("id", "staff_id", "start_ms"),
+        op: fc.constant("in" as const),
+        value: fc.array(value, { maxLength: 4 })
+      })
     )
     const listQuery: fc.Arbitrary<ListQuery> = fc.record(
       { where: fc.array(condition, { maxLength: 4 }), after: fc.array(value, { maxLength: 3 }) },
@@ -72,17 +82,23 @@ describe("a query in each dialect", () => {
     for (const dialect of [sqliteDialect, postgresDialect]) {
       // One memo for every run: later queries of a shape take the text built for an earlier one.
       const statement = statementMemo(dialect, shapeOf(spec))
-      fc.assert(fc.property(fc.array(fc.tuple(listQuery, tenants), { minLength: 1, maxLength: 6 }), (queries) => {
-        for (const [query, inTenant] of queries) {
-          for (const again of [false, true]) {
-            const expected: Array<unknown> = []
-            const text = `SELECT x ${whereSql(dialect, shapeOf(spec), query, inTenant, expected)}`
-            const params: Array<unknown> = []
-            expect([statement("select", [], query, inTenant, params, (where) => `SELECT x ${where}`), params, again]).toEqual([text, expected, again])
+      fc.assert(
+        fc.property(fc.array(fc.tuple(listQuery, tenants), { minLength: 1, maxLength: 6 }), (queries) => {
+          for (const [query, inTenant] of queries) {
+            for (const again of [false, true]) {
+              const expected: Array<unknown> = []
+              const text = `SELECT x ${whereSql(dialect, shapeOf(spec), query, inTenant, expected)}`
+              const params: Array<unknown> = []
+              expect([statement("select", [], query, inTenant, params, (where) => `SELECT x ${where}`), params, again]).toEqual([
+                text,
+                expected,
+                again
+              ])
+            }
           }
-        }
-      }), { numRuns: 300 })
+        }),
+        { numRuns: 300 }
+      )
     }
   })
 })
-

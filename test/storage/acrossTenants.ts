@@ -98,7 +98,11 @@ export const scanStatement = (dialect: Dialect, scan: AcrossTenantScan) => {
 
 /** A few rows of two tenants, stored through `spec`. */
 export const fillForScan = (storage: Storage["Type"], spec: CollectionSpec<any>, scan: AcrossTenantScan) =>
-  Effect.forEach([tenantA, tenantB], (tenant, t) =>
-    Effect.forEach([0, 1, 2], (n) => storage.collection(spec).insert(scan.doc(`${spec.name}_${t}_${n}`, n)).pipe(as(tenant))), {
+  Effect.forEach(
+    [tenantA, tenantB],
+    (tenant, t) =>
+      Effect.forEach([0, 1, 2], (n) => storage.collection(spec).insert(scan.doc(`${spec.name}_${t}_${n}`, n)).pipe(as(tenant))),
+    {
       discard: true
-    })
+    }
+  )

@@ -104,8 +104,7 @@ export const tenantA: TenantId = { account_id: "acct_a", environment: "sandbox" 
 export const tenantAProd: TenantId = { account_id: "acct_a", environment: "production" }
 export const tenantB: TenantId = { account_id: "acct_b", environment: "sandbox" }
 
-export const as = (tenant: TenantId) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.provideService(effect, Tenant, tenant)
+export const as = (tenant: TenantId) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, Tenant, tenant)
 
 export const thing = (id: string, rank: number, kind = "plain", tag: string | null = null): Thing => ({
   id,
@@ -366,8 +365,7 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
         thing("t5", 5, "b", null)
       ]
       const seed = Effect.flatMap(Storage, (s) => Effect.forEach(fixture, (t) => s.collection(Things).insert(t)))
-      const listed = (query: ListQuery) =>
-        Effect.flatMap(Storage, (s) => Effect.map(s.collection(Things).list(query), ids))
+      const listed = (query: ListQuery) => Effect.flatMap(Storage, (s) => Effect.map(s.collection(Things).list(query), ids))
 
       test(
         "every condition op, on index columns and on id, with the reference null semantics",
@@ -420,8 +418,10 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
         "listIndexes returns the id and every index value, integers as numbers",
         Effect.gen(function*() {
           yield* seed
-          const rows = yield* Effect.flatMap(Storage, (s) =>
-            s.collection(Things).listIndexes({ where: [{ column: "kind", op: "in", value: ["a", "b"] }] }))
+          const rows = yield* Effect.flatMap(
+            Storage,
+            (s) => s.collection(Things).listIndexes({ where: [{ column: "kind", op: "in", value: ["a", "b"] }] })
+          )
           expect(rows).toEqual([
             { id: "t1", kind: "a", rank: 1, tag: "x" },
             { id: "t2", kind: "b", rank: 2, tag: null },
@@ -480,7 +480,8 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           const things = storage.collection(Things)
           const pairs = storage.collection(Pairs)
           yield* things.insert(thing("other", 9, "a", "x")).pipe(as(tenantB))
-          for (const r of [thing("p1", 2, "k", null), thing("p2", 1, "k", "it's \"quoted\""), thing("p3", 1, "k", null)]) yield* pairs.insert(r)
+          for (const r of [thing("p1", 2, "k", null), thing("p2", 1, "k", "it's \"quoted\""), thing("p3", 1, "k", null)])
+            yield* pairs.insert(r)
           // Values of every kind across the reads (lists, nulls, quotes, an empty list), so a
           // composed statement numbers each read's parameters on from the last one's.
           const listQuery: ListQuery = { where: [{ column: "kind", op: "in", value: ["a", "b"] }], limit: 3 }
@@ -532,7 +533,11 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           yield* pairs.insert(thing("p9", 7, hostile, hostile))
           const byTag: ColumnsQuery = { groupBy: "tag", columns: ["rank", "id"] }
           const named: ListQuery = { where: [{ column: "tag", op: "eq", value: hostile }] }
-          const [groups, rows, docs] = yield* readMany([Read.listColumns(Pairs, byTag), Read.listIndexes(Pairs, named), Read.list(Pairs, named)])
+          const [groups, rows, docs] = yield* readMany([
+            Read.listColumns(Pairs, byTag),
+            Read.listIndexes(Pairs, named),
+            Read.list(Pairs, named)
+          ])
           expect(groups).toEqual(yield* pairs.listColumns(byTag))
           expect(groups.get(hostile)).toEqual([[7], ["p9"]])
           expect(rows).toEqual([{ id: "p9", tag: hostile, rank: 7 }])
@@ -686,7 +691,11 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           // The retry: both transactions are given what they committed; a third runs.
           const retry = request(["w1", "w3"])
           const again = yield* Effect.locally(
-            Effect.all([storage.transaction(writing("x1")), keyedTransactionOf(storage)(writing("x2")), storage.transaction(writing("x3"))]),
+            Effect.all([
+              storage.transaction(writing("x1")),
+              keyedTransactionOf(storage)(writing("x2")),
+              storage.transaction(writing("x3"))
+            ]),
             currentIdempotentWrites,
             retry
           )
@@ -791,10 +800,12 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           // What runs after a commit sees it committed, and may start a transaction of its own.
           yield* storage.transaction(Effect.gen(function*() {
             yield* things.insert(thing("b", 2))
-            yield* storage.afterCommit(Effect.gen(function*() {
-              log.push(Option.isSome(yield* things.get("b")) ? "saw b" : "missed b")
-              yield* things.insert(thing("c", 3))
-            }).pipe(as(tenantA), Effect.orDie))
+            yield* storage.afterCommit(
+              Effect.gen(function*() {
+                log.push(Option.isSome(yield* things.get("b")) ? "saw b" : "missed b")
+                yield* things.insert(thing("c", 3))
+              }).pipe(as(tenantA), Effect.orDie)
+            )
           }))
           expect(log).toContain("saw b")
           expect(ids(yield* things.list({}))).toEqual(["a", "b", "c"])
@@ -953,7 +964,9 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           const stored = yield* storage.collection(BookingsCollection).get(booking.id).pipe(as(tenant))
           expect(Option.map(stored, (b) => b.manage_version)).toEqual(Option.some(2))
           for (const manage of [one, two]) {
-            expect((yield* Effect.either(manage.open(fromOne.token))).pipe(Either.getLeft, Option.map((e) => e._tag))).toEqual(Option.some("NotFound"))
+            expect((yield* Effect.either(manage.open(fromOne.token))).pipe(Either.getLeft, Option.map((e) => e._tag))).toEqual(
+              Option.some("NotFound")
+            )
           }
           const fresh = yield* two.manageLink(booking.id).pipe(as(tenant))
           expect((yield* one.open(fresh.token)).booking.manage_version).toBe(2)
@@ -979,9 +992,15 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
             a.create({ staff_id: member.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "09:00", end_time: "17:00" })))
           const service = yield* run(Effect.flatMap(Services, (s) =>
             s.create({ name: "Lesson", duration_minutes: 60, staff_ids: [member.id], max_occurrences: 10 })))
-          const client = yield* run(Effect.flatMap(Clients, (c) => c.create({ name: "Bo" })))
+          const client = yield* run(Effect.flatMap(Clients, (c) =>
+            c.create({ name: "Bo" })))
           const request = (rule: string, extra: Record<string, unknown> = {}) => ({
-            service_id: service.id, staff_id: member.id, client_id: client.id, start: "2027-03-15T08:00:00Z", recurrence: { rule }, ...extra
+            service_id: service.id,
+            staff_id: member.id,
+            client_id: client.id,
+            start: "2027-03-15T08:00:00Z",
+            recurrence: { rule },
+            ...extra
           })
           return { run, request, series: Context.get(core, RecurringBookings), member, client, service }
         })
@@ -996,9 +1015,18 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           const c = yield* run(series.create(request("FREQ=DAILY;COUNT=2", { start: "2027-03-16T12:00:00Z" })))
           const first = yield* run(series.list({ limit: 2 }))
           expect(first).toMatchObject({ object: "list", data: [a, b], has_more: true })
-          expect(yield* run(series.list({ limit: 2, cursor: first.next_cursor! }))).toEqual({ object: "list", data: [c], has_more: false, next_cursor: null })
+          expect(yield* run(series.list({ limit: 2, cursor: first.next_cursor! }))).toEqual({
+            object: "list",
+            data: [c],
+            has_more: false,
+            next_cursor: null
+          })
           const ids = (page: { readonly data: ReadonlyArray<{ readonly id: string }> }) => page.data.map((x) => x.id)
-          expect(ids(yield* run(series.list({ client_id: client.id, staff_id: member.id, service_id: service.id })))).toEqual([a.id, b.id, c.id])
+          expect(ids(yield* run(series.list({ client_id: client.id, staff_id: member.id, service_id: service.id })))).toEqual([
+            a.id,
+            b.id,
+            c.id
+          ])
           expect(ids(yield* run(series.list({ staff_id: `stf_${"9".repeat(26)}` })))).toEqual([])
           const production = yield* seriesCore(storage, { ...tenant, environment: "production" })
           const theirs = yield* production.run(production.series.create(production.request("FREQ=WEEKLY;COUNT=2")))
@@ -1017,11 +1045,18 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           const made = yield* run(series.create(request("FREQ=WEEKLY;COUNT=4")))
           // 09:00 in Berlin: CET before 2027-03-28, CEST after.
           expect(made.occurrences.map((b) => b.start)).toEqual([
-            "2027-03-15T08:00:00Z", "2027-03-22T08:00:00Z", "2027-03-29T07:00:00Z", "2027-04-05T07:00:00Z"
+            "2027-03-15T08:00:00Z",
+            "2027-03-22T08:00:00Z",
+            "2027-03-29T07:00:00Z",
+            "2027-04-05T07:00:00Z"
           ])
           const stored = yield* storage.collection(BookingSeriesCollection).get(made.id).pipe(as(tenant))
-          expect(Option.map(stored, (doc) => [doc.rule, doc.time_zone, doc.staff_id])).toEqual(Option.some(["FREQ=WEEKLY;COUNT=4", "Europe/Berlin", made.staff_id]))
-          const bySeries = yield* storage.collection(BookingsCollection).list({ where: [{ column: "series_id", op: "eq", value: made.id }] }).pipe(as(tenant))
+          expect(Option.map(stored, (doc) => [doc.rule, doc.time_zone, doc.staff_id])).toEqual(
+            Option.some(["FREQ=WEEKLY;COUNT=4", "Europe/Berlin", made.staff_id])
+          )
+          const bySeries = yield* storage.collection(BookingsCollection).list({
+            where: [{ column: "series_id", op: "eq", value: made.id }]
+          }).pipe(as(tenant))
           expect(bySeries.map((b) => b.id)).toEqual(made.occurrences.map((b) => b.id))
           expect(yield* run(series.get(made.id))).toEqual(made)
           // Another tenant sees none of it.
@@ -1057,23 +1092,45 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           const storage = yield* Storage
           const { client, member, run, series } = yield* seriesCore(storage)
           const other = yield* run(Effect.flatMap(StaffUseCases, (s) => s.create({ name: "Ben", time_zone: "Europe/Berlin" })))
-          yield* run(Effect.flatMap(Availability, (a) =>
-            a.create({ staff_id: other.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "09:00", end_time: "17:00" })))
+          yield* run(
+            Effect.flatMap(
+              Availability,
+              (a) => a.create({ staff_id: other.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "09:00", end_time: "17:00" })
+            )
+          )
           const members = [member.id, other.id]
           const team = (assignment: "collective" | "round_robin", extra: Record<string, unknown> = {}) =>
-            run(Effect.flatMap(Services, (s) =>
-              s.create({ name: `Team ${assignment}`, duration_minutes: 60, staff_ids: members, assignment, max_occurrences: 10, ...extra })))
+            run(
+              Effect.flatMap(Services, (s) =>
+                s.create({
+                  name: `Team ${assignment}`,
+                  duration_minutes: 60,
+                  staff_ids: members,
+                  assignment,
+                  max_occurrences: 10,
+                  ...extra
+                }))
+            )
           const solo = yield* run(Effect.flatMap(Services, (s) => s.create({ name: "Solo", duration_minutes: 60, staff_ids: members })))
           const alone = (start: string) =>
             run(Effect.flatMap(Bookings, (b) => b.create({ service_id: solo.id, staff_id: other.id, client_id: client.id, start })))
           const collective = yield* team("collective")
           const weekly = (serviceId: string, extra: Record<string, unknown> = {}) =>
-            series.create({ service_id: serviceId, client_id: client.id, start: "2027-03-15T08:00:00Z", recurrence: { rule: "FREQ=WEEKLY;COUNT=3" }, ...extra })
+            series.create({
+              service_id: serviceId,
+              client_id: client.id,
+              start: "2027-03-15T08:00:00Z",
+              recurrence: { rule: "FREQ=WEEKLY;COUNT=3" },
+              ...extra
+            })
           const busy = yield* alone("2027-03-22T08:00:00Z")
           const refused = yield* Effect.flip(run(weekly(collective.id)))
           expect(refused).toMatchObject({
             _tag: "SeriesUnavailable",
-            occurrences: [{ start: "2027-03-22T08:00:00Z", reasons: [{ code: "booking_overlap", booking_id: busy.id, staff_id: other.id }] }]
+            occurrences: [{
+              start: "2027-03-22T08:00:00Z",
+              reasons: [{ code: "booking_overlap", booking_id: busy.id, staff_id: other.id }]
+            }]
           })
           const made = yield* run(weekly(collective.id, { on_conflict: "skip" }))
           expect(made.occurrences.map((b) => [b.start, b.staff_ids, b.assigned_by])).toEqual([
@@ -1084,8 +1141,10 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           expect(Option.map(yield* storedSeries.get(made.id).pipe(as(tenant)), (doc) => [doc.staff_ids, doc.assigned_by]))
             .toEqual(Option.some([members, "collective"]))
           const rows = storage.collection(MemberOccupancyCollection)
-          const rowsOf = Effect.map(rows.list({ where: [{ column: "staff_id", op: "eq", value: other.id }] }).pipe(as(tenant)), (found) =>
-            found.map((row) => row.source_id).sort())
+          const rowsOf = Effect.map(
+            rows.list({ where: [{ column: "staff_id", op: "eq", value: other.id }] }).pipe(as(tenant)),
+            (found) => found.map((row) => row.source_id).sort()
+          )
           expect(yield* rowsOf).toEqual(made.occurrences.map((b) => b.id).sort())
           expect(yield* Effect.flip(alone("2027-03-15T08:00:00Z"))).toMatchObject({ _tag: "SlotUnavailable" })
           yield* run(series.cancel(made.id))
@@ -1093,11 +1152,17 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           expect((yield* alone("2027-03-15T08:00:00Z")).staff_id).toBe(other.id)
           // Round robin, fewest upcoming: the member without upcoming bookings of the service keeps the series.
           const roundRobin = yield* team("round_robin", { round_robin_policy: "fewest_upcoming" })
-          yield* run(Effect.flatMap(Bookings, (b) =>
-            b.create({ service_id: roundRobin.id, staff_id: member.id, client_id: client.id, start: "2027-04-30T08:00:00Z" })))
+          yield* run(
+            Effect.flatMap(
+              Bookings,
+              (b) => b.create({ service_id: roundRobin.id, staff_id: member.id, client_id: client.id, start: "2027-04-30T08:00:00Z" })
+            )
+          )
           const picked = yield* run(weekly(roundRobin.id, { start: "2027-04-05T07:00:00Z" }))
           expect(picked.occurrences.map((b) => [b.staff_id, b.assigned_by])).toEqual([
-            [other.id, "round_robin"], [other.id, "round_robin"], [other.id, "round_robin"]
+            [other.id, "round_robin"],
+            [other.id, "round_robin"],
+            [other.id, "round_robin"]
           ])
           expect(Option.map(yield* storedSeries.get(picked.id).pipe(as(tenant)), (doc) => [doc.staff_ids, doc.assigned_by]))
             .toEqual(Option.some([[other.id], "round_robin"]))
@@ -1110,11 +1175,19 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           const storage = yield* Storage
           const { client, member, run } = yield* seriesCore(storage)
           const other = yield* run(Effect.flatMap(StaffUseCases, (s) => s.create({ name: "Ben", time_zone: "Europe/Berlin" })))
-          yield* run(Effect.flatMap(Availability, (a) =>
-            a.create({ staff_id: other.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "09:00", end_time: "17:00" })))
+          yield* run(
+            Effect.flatMap(
+              Availability,
+              (a) => a.create({ staff_id: other.id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "09:00", end_time: "17:00" })
+            )
+          )
           const members = [member.id, other.id]
-          const cls = yield* run(Effect.flatMap(Services, (s) =>
-            s.create({ name: "Class", duration_minutes: 60, staff_ids: members, assignment: "collective", capacity: 3 })))
+          const cls = yield* run(
+            Effect.flatMap(
+              Services,
+              (s) => s.create({ name: "Class", duration_minutes: 60, staff_ids: members, assignment: "collective", capacity: 3 })
+            )
+          )
           const start = "2027-03-15T08:00:00Z"
           const book = run(Effect.flatMap(Bookings, (b) => b.create({ service_id: cls.id, client_id: client.id, start })))
           const remaining = run(Effect.flatMap(Availability, (a) => a.slots({ service_id: cls.id, start, end: "2027-03-15T08:01:00Z" })))
@@ -1138,7 +1211,10 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           const storage = yield* Storage
           const { request, run, series } = yield* seriesCore(storage)
           const outcomes = yield* Effect.all(
-            [run(Effect.either(series.create(request("FREQ=WEEKLY;COUNT=6")))), run(Effect.either(series.create(request("FREQ=WEEKLY;COUNT=6"))))],
+            [
+              run(Effect.either(series.create(request("FREQ=WEEKLY;COUNT=6")))),
+              run(Effect.either(series.create(request("FREQ=WEEKLY;COUNT=6"))))
+            ],
             { concurrency: 2 }
           )
           expect(outcomes.map((o) => o._tag).sort()).toEqual(["Left", "Right"])
@@ -1165,52 +1241,58 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
 
       test(
         "removes their external calendars, busy times and calendar feed in the same transaction, each with its event",
-        Effect.scoped(Effect.gen(function*() {
-          const { calendars, events, feeds, staff } = yield* core
-          const leaving = yield* staff.create({ name: "Lee", time_zone: "UTC" })
-          const staying = yield* staff.create({ name: "Sam", time_zone: "UTC" })
-          const busy = yield* storageOf(BusyRangesCollection)
-          const made: Array<string> = []
-          for (const member of [leaving, staying]) {
-            const calendar = yield* calendars.create(member.id, { url: `https://calendar.example.com/${member.id}.ics` })
-            made.push(calendar.id)
-            // What a sync leaves: busy ranges for the calendar.
-            for (const chunk of busyChunks(calendar, [{ start: 1_800_000_000_000, end: 1_800_003_600_000 }])) yield* busy.insert(chunk)
-            yield* feeds.create(member.id)
-          }
-          const tokenEntries = Effect.flatMap(storageOf(CalendarFeedTokensCollection), (map) => map.list({})).pipe(as(CALENDAR_FEED_TOKENS_TENANT))
-          expect(yield* tokenEntries).toHaveLength(2)
-          const before = (yield* events.list({ limit: 100 })).next_cursor
+        Effect.scoped(
+          Effect.gen(function*() {
+            const { calendars, events, feeds, staff } = yield* core
+            const leaving = yield* staff.create({ name: "Lee", time_zone: "UTC" })
+            const staying = yield* staff.create({ name: "Sam", time_zone: "UTC" })
+            const busy = yield* storageOf(BusyRangesCollection)
+            const made: Array<string> = []
+            for (const member of [leaving, staying]) {
+              const calendar = yield* calendars.create(member.id, { url: `https://calendar.example.com/${member.id}.ics` })
+              made.push(calendar.id)
+              // What a sync leaves: busy ranges for the calendar.
+              for (const chunk of busyChunks(calendar, [{ start: 1_800_000_000_000, end: 1_800_003_600_000 }])) yield* busy.insert(chunk)
+              yield* feeds.create(member.id)
+            }
+            const tokenEntries = Effect.flatMap(storageOf(CalendarFeedTokensCollection), (map) => map.list({})).pipe(
+              as(CALENDAR_FEED_TOKENS_TENANT)
+            )
+            expect(yield* tokenEntries).toHaveLength(2)
+            const before = (yield* events.list({ limit: 100 })).next_cursor
 
-          yield* staff.delete(leaving.id)
+            yield* staff.delete(leaving.id)
 
-          const remaining = yield* storageOf(CalendarsCollection).pipe(Effect.flatMap((c) => c.list({})))
-          expect(remaining.map((c) => c.id)).toEqual([made[1]])
-          expect([...new Set((yield* busy.list({})).map((b) => b.staff_id))]).toEqual([staying.id])
-          expect((yield* Effect.flip(feeds.get(leaving.id)))._tag).toBe("NotFound")
-          expect((yield* feeds.get(staying.id)).staff_id).toBe(staying.id)
-          expect((yield* tokenEntries).map((e) => e.feed_id)).toEqual([staying.id])
-          const logged = (yield* events.list({ after: before, limit: 100 })).data
-          expect(logged.map((e) => e.type)).toEqual(["calendar.deleted", "calendar_feed.deleted", "staff.deleted"])
-          expect(logged[0]!.data.object).toMatchObject({ id: made[0], staff_id: leaving.id, url: "https://calendar.example.com/…" })
-          expect(JSON.stringify(logged)).not.toContain(`${leaving.id}.ics`)
-          expect(logged[1]!.data.object).toEqual({ object: "calendar_feed", staff_id: leaving.id, created_at: expect.any(String) })
-        }).pipe(as(tenant)))
+            const remaining = yield* storageOf(CalendarsCollection).pipe(Effect.flatMap((c) => c.list({})))
+            expect(remaining.map((c) => c.id)).toEqual([made[1]])
+            expect([...new Set((yield* busy.list({})).map((b) => b.staff_id))]).toEqual([staying.id])
+            expect((yield* Effect.flip(feeds.get(leaving.id)))._tag).toBe("NotFound")
+            expect((yield* feeds.get(staying.id)).staff_id).toBe(staying.id)
+            expect((yield* tokenEntries).map((e) => e.feed_id)).toEqual([staying.id])
+            const logged = (yield* events.list({ after: before, limit: 100 })).data
+            expect(logged.map((e) => e.type)).toEqual(["calendar.deleted", "calendar_feed.deleted", "staff.deleted"])
+            expect(logged[0]!.data.object).toMatchObject({ id: made[0], staff_id: leaving.id, url: "https://calendar.example.com/…" })
+            expect(JSON.stringify(logged)).not.toContain(`${leaving.id}.ics`)
+            expect(logged[1]!.data.object).toEqual({ object: "calendar_feed", staff_id: leaving.id, created_at: expect.any(String) })
+          }).pipe(as(tenant))
+        )
       )
 
       test(
         "leaves calendars, busy times and the feed in place when the deletion is refused",
-        Effect.scoped(Effect.gen(function*() {
-          const storage = yield* Storage
-          const { calendars, feeds, staff } = yield* core
-          const member = yield* staff.create({ name: "Kim", time_zone: "UTC" })
-          const calendar = yield* calendars.create(member.id, { url: "https://calendar.example.com/kim.ics" })
-          yield* feeds.create(member.id)
-          // A failure after the cascade ran: the whole transaction rolls back.
-          yield* Effect.either(storage.transaction(Effect.zipRight(staff.delete(member.id), Effect.fail("no"))))
-          expect((yield* calendars.get(member.id, calendar.id)).id).toBe(calendar.id)
-          expect((yield* feeds.get(member.id)).staff_id).toBe(member.id)
-        }).pipe(as(tenant)))
+        Effect.scoped(
+          Effect.gen(function*() {
+            const storage = yield* Storage
+            const { calendars, feeds, staff } = yield* core
+            const member = yield* staff.create({ name: "Kim", time_zone: "UTC" })
+            const calendar = yield* calendars.create(member.id, { url: "https://calendar.example.com/kim.ics" })
+            yield* feeds.create(member.id)
+            // A failure after the cascade ran: the whole transaction rolls back.
+            yield* Effect.either(storage.transaction(Effect.zipRight(staff.delete(member.id), Effect.fail("no"))))
+            expect((yield* calendars.get(member.id, calendar.id)).id).toBe(calendar.id)
+            expect((yield* feeds.get(member.id)).staff_id).toBe(member.id)
+          }).pipe(as(tenant))
+        )
       )
     })
 
@@ -1280,9 +1362,14 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           const published = new Set<string>()
           const domains = yield* domainsOver(published)
           const tenants = [tenantA, tenantAProd, tenantB, { account_id: "acct_c", environment: "production" } as const]
-          const created = yield* Effect.forEach(tenants, (tenant) =>
-            Effect.tap(domains.create({ hostname: "book.race.example" }).pipe(as(tenant)), (d) =>
-              Effect.sync(() => published.add(d.verification.value))))
+          const created = yield* Effect.forEach(
+            tenants,
+            (tenant) =>
+              Effect.tap(
+                domains.create({ hostname: "book.race.example" }).pipe(as(tenant)),
+                (d) => Effect.sync(() => published.add(d.verification.value))
+              )
+          )
           const outcomes = yield* Effect.forEach(
             tenants,
             (tenant, i) => Effect.either(domains.verify(created[i]!.id).pipe(as(tenant))),
@@ -1331,7 +1418,16 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
             { concurrency: "unbounded" }
           )
           const handles = created.map((c) => c.account.handle).sort()
-          expect(handles).toEqual(["acme-studio", "acme-studio-2", "acme-studio-3", "acme-studio-4", "acme-studio-5", "acme-studio-6", "acme-studio-7", "acme-studio-8"])
+          expect(handles).toEqual([
+            "acme-studio",
+            "acme-studio-2",
+            "acme-studio-3",
+            "acme-studio-4",
+            "acme-studio-5",
+            "acme-studio-6",
+            "acme-studio-7",
+            "acme-studio-8"
+          ])
           const map = yield* handleMap
           expect(map.map((e) => [e.id, e.account_id]).sort()).toEqual(created.map((c) => [c.account.handle, c.account.id]).sort())
         })),
@@ -1384,7 +1480,10 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           expect(yield* at(second.byHandle("dom-y"))).toEqual(Option.none())
           expect(yield* at(second.movedTo("dom-y"))).toEqual(Option.some("dom-z"))
           const refused = (operation: Effect.Effect<unknown, unknown>) =>
-            Effect.map(Effect.flip(at(operation)), (error) => expect(error).toMatchObject({ _tag: "HandleTaken", detail: expect.stringContaining("released") }))
+            Effect.map(
+              Effect.flip(at(operation)),
+              (error) => expect(error).toMatchObject({ _tag: "HandleTaken", detail: expect.stringContaining("released") })
+            )
           yield* refused(second.updateSettings(other.id, { handle: "dom-y" }))
           yield* refused(second.update(other.id, { handle: "dom-y" }))
           yield* refused(second.create({ name: "Taker", plan: "free", handle: "dom-y" }))
@@ -1401,7 +1500,10 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           // A lapsed hold claimed by several accounts at once, from both instances: one owner.
           yield* at(second.updateSettings(other.id, { handle: "dom-w" }))
           yield* pass(30 * DAY)
-          const takers = yield* Effect.forEach(["T1", "T2", "T3", "T4"], (name) => Effect.map(at(first.create({ name, plan: "free" })), (c) => c.account))
+          const takers = yield* Effect.forEach(
+            ["T1", "T2", "T3", "T4"],
+            (name) => Effect.map(at(first.create({ name, plan: "free" })), (c) => c.account)
+          )
           const outcomes = yield* Effect.forEach(
             takers,
             (taker, i) => Effect.either(at((i % 2 === 0 ? first : second).updateSettings(taker.id, { handle: "dom-y" }))),
@@ -1441,9 +1543,18 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           const legacy = ["acc_01J0000000000000000000000A", "acc_01J0000000000000000000000B", "acc_01J0000000000000000000000C"]
           for (const id of legacy) {
             const { handle: _handle, branding: _branding, ...earlier } = {
-              id, object: "account", name: "Old Shop", handle: "", plan: "free", allowed_origins: [], branding: null,
-              rate_limit_per_minute: null, limits: { requests_per_minute: 60 }, metadata: {},
-              created_at: "2026-01-01T00:00:00Z", updated_at: "2026-01-01T00:00:00Z"
+              id,
+              object: "account",
+              name: "Old Shop",
+              handle: "",
+              plan: "free",
+              allowed_origins: [],
+              branding: null,
+              rate_limit_per_minute: null,
+              limits: { requests_per_minute: 60 },
+              metadata: {},
+              created_at: "2026-01-01T00:00:00Z",
+              updated_at: "2026-01-01T00:00:00Z"
             }
             yield* stored.insert(earlier as unknown as Account).pipe(as(SYSTEM_TENANT))
           }
@@ -1478,7 +1589,17 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
         Effect.gen(function*() {
           const now = yield* Clock.currentTimeMillis
           const stamp = formatInstant(now)
-          const member = { id: `stf_${suffix.repeat(26)}`, object: "staff", name: `Staff ${suffix}`, email: null, time_zone: "UTC", active: true, metadata: {}, created_at: stamp, updated_at: stamp } as Staff
+          const member = {
+            id: `stf_${suffix.repeat(26)}`,
+            object: "staff",
+            name: `Staff ${suffix}`,
+            email: null,
+            time_zone: "UTC",
+            active: true,
+            metadata: {},
+            created_at: stamp,
+            updated_at: stamp
+          } as Staff
           const booking = {
             id: `bkg_${suffix.repeat(26)}`,
             object: "booking",
@@ -1501,7 +1622,17 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
             updated_at: stamp
           } as Booking
           yield* (yield* storageOf(StaffCollection)).insert(member)
-          yield* (yield* storageOf(ClientsCollection)).insert({ ...member, id: `cli_${suffix.repeat(26)}`, object: "client", name: `Client ${suffix}`, phone: null, time_zone: null, notes: null } as Client)
+          yield* (yield* storageOf(ClientsCollection)).insert(
+            {
+              ...member,
+              id: `cli_${suffix.repeat(26)}`,
+              object: "client",
+              name: `Client ${suffix}`,
+              phone: null,
+              time_zone: null,
+              notes: null
+            } as Client
+          )
           yield* (yield* storageOf(BookingsCollection)).insert(booking)
           return member.id
         }).pipe(as(tenant))
@@ -1522,8 +1653,12 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           ])
           // Only hashes are stored, never the token.
           for (const entry of yield* entries) expect(entry.id).toMatch(/^[0-9a-f]{64}$/)
-          expect((yield* feeds.render(tokenOf(a1.url))).body.split("\n").slice(1)).toEqual([`bkg_${"A".repeat(26)}@127.0.0.1 Booking: Client A`])
-          expect((yield* feeds.render(tokenOf(b.url))).body.split("\n").slice(1)).toEqual([`bkg_${"B".repeat(26)}@127.0.0.1 Booking: Client B`])
+          expect((yield* feeds.render(tokenOf(a1.url))).body.split("\n").slice(1)).toEqual([
+            `bkg_${"A".repeat(26)}@127.0.0.1 Booking: Client A`
+          ])
+          expect((yield* feeds.render(tokenOf(b.url))).body.split("\n").slice(1)).toEqual([
+            `bkg_${"B".repeat(26)}@127.0.0.1 Booking: Client B`
+          ])
 
           const a2 = yield* feeds.create(staffA).pipe(as(tenantA))
           expect(yield* entries).toHaveLength(2)
@@ -1589,7 +1724,7 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
         })
       )
     })
-        describe("reminders", () => {
+    describe("reminders", () => {
       /** An instance's firing over this store, as another process sharing the database would build it. */
       const firingOver = (storage: Context.Tag.Service<Storage>) =>
         Effect.flatMap(
@@ -1618,21 +1753,25 @@ export const storageContract = (name: string, makeLayer: () => Layer.Layer<Stora
           }
           const later = job(tenantA, booking, 30, now + 1_800_000)
           yield* jobs.insert(later).pipe(as(tenantA))
-          expect((yield* jobs.listIndexes({ where: [{ column: "booking_id", op: "eq", value: booking.id }], columns: [] }).pipe(as(tenantA)))
-            .map((row) => row.id).sort()).toEqual([dueReminderId(booking.id, 30), dueReminderId(booking.id, 60)])
+          expect(
+            (yield* jobs.listIndexes({ where: [{ column: "booking_id", op: "eq", value: booking.id }], columns: [] }).pipe(as(tenantA)))
+              .map((row) => row.id).sort()
+          ).toEqual([dueReminderId(booking.id, 30), dueReminderId(booking.id, 60)])
 
           const instances = [yield* firingOver(storage), yield* firingOver(storage), yield* firingOver(storage)]
           const nexts = yield* Effect.all(instances.map((firing) => firing.fireDue), { concurrency: "unbounded" })
           expect(nexts).toEqual(nexts.map(() => later.due_ms))
           for (const tenant of [tenantA, tenantB]) {
             const sent = yield* storage.events.read({ after: 0, limit: 10, types: ["booking.reminder"] }).pipe(as(tenant))
-            expect(sent.map((row) => [row.tenant, (row.event.data.object as Booking).id, row.event.data.offset_minutes, row.event.data.late]))
+            expect(
+              sent.map((row) => [row.tenant, (row.event.data.object as Booking).id, row.event.data.offset_minutes, row.event.data.late])
+            )
               .toEqual([[tenant, booking.id, 60, false]])
           }
           expect((yield* jobs.listAcrossTenants({})).map((row) => row.doc)).toEqual([later])
           // Fired again: nothing new.
           yield* instances[0]!.fireDue
-          expect((yield* storage.events.read({ after: 0, limit: 10, types: ["booking.reminder"] }).pipe(as(tenantA)))).toHaveLength(1)
+          expect(yield* storage.events.read({ after: 0, limit: 10, types: ["booking.reminder"] }).pipe(as(tenantA))).toHaveLength(1)
 
           yield* storage.eraseTenant.pipe(as(tenantA))
           expect(yield* jobs.listAcrossTenants({})).toEqual([])

@@ -81,12 +81,23 @@ const write: fc.Arbitrary<Write> = fc.oneof(
 /** Mostly values of the column's own type; now and then another type, or null. */
 const valueFor = (column: string): fc.Arbitrary<IndexValue> =>
   fc.oneof(
-    { weight: 6, arbitrary: column === "rank" ? fc.integer({ min: -8, max: 44 }) : column === "id" ? ids : fc.constantFrom("a", "b", "c", "x", "y", "z", "") },
+    {
+      weight: 6,
+      arbitrary: column === "rank"
+        ? fc.integer({ min: -8, max: 44 })
+        : column === "id"
+        ? ids
+        : fc.constantFrom("a", "b", "c", "x", "y", "z", "")
+    },
     { weight: 1, arbitrary: fc.constantFrom<IndexValue>(null, 3, "7") }
   )
 const condition: fc.Arbitrary<Condition> = fc.constantFrom(...COLUMNS).chain((column) =>
   fc.oneof(
-    fc.record({ column: fc.constant(column), op: fc.constantFrom("eq" as const, "ne" as const, "lt" as const, "lte" as const, "gt" as const, "gte" as const), value: valueFor(column) }),
+    fc.record({
+      column: fc.constant(column),
+      op: fc.constantFrom("eq" as const, "ne" as const, "lt" as const, "lte" as const, "gt" as const, "gte" as const),
+      value: valueFor(column)
+    }),
     fc.record({ column: fc.constant(column), op: fc.constant("in" as const), value: fc.array(valueFor(column), { maxLength: 4 }) })
   )
 )
@@ -171,7 +182,8 @@ describe("the in-memory storage's indexes", () => {
               const grouped = await run(tenant, items.listColumns({ groupBy: "kind", columns: ["id", "rank"], where }))
               const byKind = new Map<IndexValue, Array<string>>()
               for (const i of rows.values()) if (meets(i, where)) byKind.set(i.kind, [...(byKind.get(i.kind) ?? []), `${i.id}:${i.rank}`])
-              const pairs = (columns: ReadonlyArray<ReadonlyArray<IndexValue>>) => columns[0]!.map((id, n) => `${id}:${columns[1]![n]}`).sort()
+              const pairs = (columns: ReadonlyArray<ReadonlyArray<IndexValue>>) =>
+                columns[0]!.map((id, n) => `${id}:${columns[1]![n]}`).sort()
               expect(Exit.isSuccess(grouped) && new Map([...grouped.value].map(([kind, columns]) => [kind, pairs(columns)])))
                 .toEqual(new Map([...byKind].map(([kind, found]) => [kind, found.sort()])))
               const across = await Effect.runPromise(items.listAcrossTenants({ where }))

@@ -122,7 +122,11 @@ describe("sqlite group commit", () => {
   it.live("a failed write undoes only its own changes; the others of its group commit", () =>
     Effect.gen(function*() {
       const file = openFile({ reader: true })
-      const exits = yield* together(file, [file.insert("a"), Effect.zipRight(file.insert("b"), Effect.fail("refused" as const)), file.insert("c")])
+      const exits = yield* together(file, [
+        file.insert("a"),
+        Effect.zipRight(file.insert("b"), Effect.fail("refused" as const)),
+        file.insert("c")
+      ])
       expect(exits).toEqual([Exit.void, Exit.fail("refused"), Exit.void])
       expect(file.committed()).toEqual(["a", "c"])
       // One group: the refused write was undone to its savepoint, inside the others' transaction.
@@ -134,7 +138,11 @@ describe("sqlite group commit", () => {
     Effect.gen(function*() {
       const file = openFile({ reader: true })
       // A deferred foreign key is checked at COMMIT only: the orphan makes the group's COMMIT fail.
-      const exits = yield* together(file, [file.insert("a"), file.insert("orphan", "nobody"), Effect.zipRight(file.insert("c"), Effect.fail("refused" as const))])
+      const exits = yield* together(file, [
+        file.insert("a"),
+        file.insert("orphan", "nobody"),
+        Effect.zipRight(file.insert("c"), Effect.fail("refused" as const))
+      ])
       for (const exit of exits) {
         expect(Exit.isFailure(exit)).toBe(true)
         const failure = Exit.isFailure(exit) ? Exit.causeOption(exit) : undefined
@@ -177,7 +185,9 @@ describe("sqlite group commit", () => {
   it.live("with one connection every write commits on its own", () =>
     Effect.gen(function*() {
       const file = openFile({ reader: false })
-      const results = yield* Effect.forEach(["a", "b", "c"], (id) => Effect.either(file.tx.transaction(file.insert(id))), { concurrency: "unbounded" })
+      const results = yield* Effect.forEach(["a", "b", "c"], (id) => Effect.either(file.tx.transaction(file.insert(id))), {
+        concurrency: "unbounded"
+      })
       expect(results.every((result) => result._tag === "Right")).toBe(true)
       expect(file.commits).toEqual([1, 1, 1])
       file.close()
@@ -207,7 +217,7 @@ describe("sqlite group commit", () => {
         { concurrency: "unbounded" }
       )
       expect(exits.map((exit) => exit._tag)).toEqual(["Right", "Left", "Right"])
-      expect(((exits[1] as { left: StorageFailure }).left).detail).toContain("UNIQUE constraint failed")
+      expect((exits[1] as { left: StorageFailure }).left.detail).toContain("UNIQUE constraint failed")
       expect(file.committed()).toEqual(["a", "b"])
       expect(file.commits).toEqual([2])
       file.close()

@@ -34,8 +34,7 @@ const freshFile = () => path.join(dir, `store-${++files}.db`)
 storageContract("sqlite", () => SqliteStorageLive({ filename: freshFile() }))
 
 /** Runs `body` on a storage over `filename`, closing the database afterwards. */
-const withStorage = <A, E>(filename: string, body: Effect.Effect<A, E, Storage>) =>
-  Effect.provide(body, SqliteStorageLive({ filename }))
+const withStorage = <A, E>(filename: string, body: Effect.Effect<A, E, Storage>) => Effect.provide(body, SqliteStorageLive({ filename }))
 
 const inspect = <A>(filename: string, f: (db: Database.Database) => A): A => {
   const db = new Database(filename, { readonly: true })
@@ -88,9 +87,9 @@ describe("sqlite storage", () => {
           { name: string }
         >).map((t) => t.name)
         expect(tables).toEqual(expect.arrayContaining(["slotwise_migrations", "events", "c_bookings", "c_holds"]))
-        const columns = (db.prepare("SELECT name, type FROM pragma_table_info('c_bookings')").all() as Array<
+        const columns = db.prepare("SELECT name, type FROM pragma_table_info('c_bookings')").all() as Array<
           { name: string; type: string }
-        >)
+        >
         expect(columns.map((c) => c.name)).toEqual(
           expect.arrayContaining(["account_id", "environment", "id", "doc", ...Object.keys(BookingsCollection.indexes)])
         )
@@ -155,9 +154,12 @@ describe("sqlite storage", () => {
       yield* withStorage(
         filename,
         Effect.flatMap(Storage, (s) =>
-          Effect.forEach([thing("old", 1), { ...thing("given", 2), labels: ["kept"] }], (d) => s.collection(v1).insert(d))).pipe(as(tenantA))
+          Effect.forEach([thing("old", 1), { ...thing("given", 2), labels: ["kept"] }], (d) => s.collection(v1).insert(d))).pipe(
+            as(tenantA)
+          )
       )
-      const reopened = Effect.flatMap(Storage, (s) => s.collection(v2).list({})).pipe(as(tenantA))
+      const reopened = Effect.flatMap(Storage, (s) =>
+        s.collection(v2).list({})).pipe(as(tenantA))
       expect(yield* withStorage(filename, reopened)).toEqual([
         { ...thing("given", 2), labels: ["kept"] },
         { ...thing("old", 1), labels: [] }
@@ -183,8 +185,10 @@ describe("sqlite storage", () => {
       const filename = freshFile()
       yield* withStorage(
         filename,
-        Effect.flatMap(Storage, (s) =>
-          Effect.forEach([thing("old", 1, "seat"), { ...thing("given", 2), kinds: ["a", "b"] }], (d) => s.collection(v1).insert(d))).pipe(as(tenantA))
+        Effect.flatMap(
+          Storage,
+          (s) => Effect.forEach([thing("old", 1, "seat"), { ...thing("given", 2), kinds: ["a", "b"] }], (d) => s.collection(v1).insert(d))
+        ).pipe(as(tenantA))
       )
       expect(yield* withStorage(filename, Effect.flatMap(Storage, (s) => s.collection(v2).list({})).pipe(as(tenantA)))).toEqual([
         { ...thing("given", 2), kinds: ["a", "b"] },
@@ -218,7 +222,10 @@ describe("sqlite storage", () => {
         { ...thing("d-escaped", 4), note: "\\ud800" }
       ]
       const filename = freshFile()
-      yield* withStorage(filename, Effect.flatMap(Storage, (s) => Effect.forEach(stored, (d) => s.collection(v1).insert(d))).pipe(as(tenantA)))
+      yield* withStorage(
+        filename,
+        Effect.flatMap(Storage, (s) => Effect.forEach(stored, (d) => s.collection(v1).insert(d))).pipe(as(tenantA))
+      )
       const repaired = ["a\ufffdb", "\ufffd", "\ud83d\ude00", "\\ud800"]
       expect(yield* withStorage(filename, Effect.flatMap(Storage, (s) => s.collection(v2).list({})).pipe(as(tenantA)))).toEqual(
         stored.map((d, i) => ({ ...d, note: repaired[i], labels: [] }))
@@ -241,7 +248,10 @@ describe("sqlite storage", () => {
         inspect(filename, (db) =>
           (db.prepare("SELECT name FROM pragma_index_list('c_reindexed')").all() as Array<{ name: string }>)
             .map((i) => i.name).filter((n) => n.startsWith("ix_")).sort())
-      yield* withStorage(filename, Effect.flatMap(Storage, (s) => s.collection(v1).insert({ ...thing("r0", 0), size: 5 })).pipe(as(tenantA)))
+      yield* withStorage(
+        filename,
+        Effect.flatMap(Storage, (s) => s.collection(v1).insert({ ...thing("r0", 0), size: 5 })).pipe(as(tenantA))
+      )
       expect(names()).toEqual(["ix_c_reindexed_kind", "ix_c_reindexed_size"])
       yield* withStorage(
         filename,
@@ -266,7 +276,9 @@ describe("sqlite storage", () => {
       const partial = () =>
         inspect(filename, (db) =>
           (db.prepare("SELECT name, partial FROM pragma_index_list('c_tagged')").all() as Array<{ name: string; partial: number }>)
-            .filter((i) => i.name.startsWith("ix_")))
+            .filter((i) =>
+              i.name.startsWith("ix_")
+            ))
       const tagged = (spec: CollectionSpec<Tagged>) =>
         Effect.gen(function*() {
           const c = (yield* Storage).collection(spec)
@@ -275,7 +287,10 @@ describe("sqlite storage", () => {
       yield* withStorage(
         filename,
         Effect.flatMap(Storage, (s) =>
-          Effect.zipRight(s.collection(full).insert({ ...thing("t0", 0), tag: "a" }), s.collection(full).insert({ ...thing("t1", 1), tag: null })))
+          Effect.zipRight(
+            s.collection(full).insert({ ...thing("t0", 0), tag: "a" }),
+            s.collection(full).insert({ ...thing("t1", 1), tag: null })
+          ))
           .pipe(as(tenantA))
       )
       expect(partial()).toEqual([{ name: "ix_c_tagged_tag", partial: 0 }])
@@ -298,7 +313,9 @@ describe("sqlite storage", () => {
           return yield* c.listAcrossTenants({ where: [{ column: "rank", op: "gt", value: 1 }], limit: 1 })
         })
       )
-      expect(found.map((row) => row.doc.id)).toEqual(["t2"])
+      expect(found.map((row) =>
+        row.doc.id
+      )).toEqual(["t2"])
       const plan = planOf(
         filename,
         "SELECT account_id, environment, doc FROM c_due_things WHERE rank > ? ORDER BY rank, id, account_id, environment LIMIT 1",
@@ -330,8 +347,7 @@ describe("sqlite storage", () => {
       const filename = freshFile()
       const unknown = yield* Effect.flip(withStorage(
         filename,
-        Effect.flatMap(Storage, (s) =>
-          s.collection(Things).list({ where: [{ column: "nope", op: "eq", value: 1 }] })).pipe(as(tenantA))
+        Effect.flatMap(Storage, (s) => s.collection(Things).list({ where: [{ column: "nope", op: "eq", value: 1 }] })).pipe(as(tenantA))
       ))
       expect(unknown._tag).toBe("StorageFailure")
       const unknownGroup = yield* Effect.flip(withStorage(
@@ -343,7 +359,10 @@ describe("sqlite storage", () => {
       const retyped = yield* Effect.flip(withStorage(
         filename,
         Effect.flatMap(Storage, (s) =>
-          s.collection<Thing>({ ...Things, indexes: { ...Things.indexes, rank: { type: "text", get: (t) => `${t.rank}` } } })
+          s.collection<Thing>({
+            ...Things,
+            indexes: { ...Things.indexes, rank: { type: "text", get: (t) => `${t.rank}` } }
+          })
             .list({})).pipe(as(tenantA))
       ))
       expect(retyped._tag).toBe("StorageFailure")
@@ -442,8 +461,7 @@ describe("sqlite storage", () => {
       )
 
       inspect(filename, (db) => {
-        const sqlOf = (name: string) =>
-          (db.prepare("SELECT sql FROM sqlite_master WHERE name = ?").get(name) as { sql: string }).sql
+        const sqlOf = (name: string) => (db.prepare("SELECT sql FROM sqlite_master WHERE name = ?").get(name) as { sql: string }).sql
         expect(sqlOf("c_contract_things")).toMatch(/WITHOUT ROWID/)
         expect(sqlOf("events")).not.toMatch(/AUTOINCREMENT/)
         expect(sqlOf("c_bookings")).toMatch(/WITHOUT ROWID/)
@@ -581,7 +599,10 @@ describe("sqlite: the workers' scans across tenants", () => {
     it.live(`${scan.name}: reads its index across tenants, made on an existing table too`, () =>
       Effect.gen(function*() {
         const filename = freshFile()
-        yield* withStorage(filename, Effect.flatMap(Storage, (storage) => fillForScan(storage, withoutAcrossTenantIndexes(scan.spec), scan)))
+        yield* withStorage(
+          filename,
+          Effect.flatMap(Storage, (storage) => fillForScan(storage, withoutAcrossTenantIndexes(scan.spec), scan))
+        )
         yield* withStorage(filename, Effect.flatMap(Storage, (storage) => storage.collection(scan.spec).listAcrossTenants(scan.query)))
         const { params, text } = scanStatement(sqliteDialect, scan)
         const plan = planOf(filename, text, params)
@@ -638,14 +659,21 @@ describe("sqlite: a page of bookings by one filter", () => {
       where: [{ column, op: "eq", value: "x_1" }] as const,
       search: `USING INDEX ix_c_bookings_${column}__start_ms (account_id=? AND environment=? AND ${column}=?)`
     })),
-    { name: "ended by now", where: endedBy(1_800_000_000_000), search: "USING INDEX ix_c_bookings_start_ms (account_id=? AND environment=? AND start_ms<?)" }
+    {
+      name: "ended by now",
+      where: endedBy(1_800_000_000_000),
+      search: "USING INDEX ix_c_bookings_start_ms (account_id=? AND environment=? AND start_ms<?)"
+    }
   ]
   for (const { name, search, where } of cases) {
     it.live(`${name}: its index, in start order, bounded`, () =>
       Effect.gen(function*() {
         const filename = freshFile()
         const query: ListQuery = { where, limit: 21 }
-        yield* withStorage(filename, Effect.flatMap(Storage, (storage) => storage.collection(BookingsCollection).list(query)).pipe(as(tenantA)))
+        yield* withStorage(
+          filename,
+          Effect.flatMap(Storage, (storage) => storage.collection(BookingsCollection).list(query)).pipe(as(tenantA))
+        )
         const shape = shapeOf(BookingsCollection)
         const params: Array<unknown> = []
         const text = `SELECT doc FROM ${quote(tableOf(BookingsCollection))} ${whereSql(sqliteDialect, shape, query, tenantA, params)} ` +

@@ -46,7 +46,15 @@ export const failure = async (promise: Promise<unknown>) => {
     await promise
   } catch (error) {
     const e = error as Record<string, unknown>
-    return { code: e.code, status: e.status, errors: e.errors, alternatives: e.alternatives, reasons: e.reasons, name: e.name, detail: e.detail }
+    return {
+      code: e.code,
+      status: e.status,
+      errors: e.errors,
+      alternatives: e.alternatives,
+      reasons: e.reasons,
+      name: e.name,
+      detail: e.detail
+    }
   }
   throw new Error("expected the call to fail, it succeeded")
 }

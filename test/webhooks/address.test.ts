@@ -35,7 +35,21 @@ describe("parsing", () => {
     expect(bytes6("::ffff:127.0.0.1")).toBe(bytes6("::ffff:7f00:1"))
     expect(bytes6("1:2:3:4:5:6:1.2.3.4")).toBe(bytes6("1:2:3:4:5:6:102:304"))
     expect(bytes6("1:2:3:4:5:6:7::")).toBe(bytes6("1:2:3:4:5:6:7:0"))
-    for (const text of ["1::2::3", "1:2:3:4:5:6:7:8:9", "1:2:3:4:5:6:7", "12345::", "::ffff:1.2.3", "::ffff:256.0.0.1", "1:2:3:4:5:6:7:8::", "g::1", ":1", "127.0.0.1", ""]) {
+    for (
+      const text of [
+        "1::2::3",
+        "1:2:3:4:5:6:7:8:9",
+        "1:2:3:4:5:6:7",
+        "12345::",
+        "::ffff:1.2.3",
+        "::ffff:256.0.0.1",
+        "1:2:3:4:5:6:7:8::",
+        "g::1",
+        ":1",
+        "127.0.0.1",
+        ""
+      ]
+    ) {
       expect(parseIPv6(text), text).toBeUndefined()
     }
     expect(isIpLiteral("::1")).toBe(true)
@@ -114,7 +128,16 @@ describe("webhook URLs by their host", () => {
   const reason = (url: string) => literalHostBlockReason(new URL(url))
 
   it("odd notations the URL parser reads as loopback are refused", () => {
-    for (const url of ["http://0x7f.1/", "http://127.1/", "http://2130706433/", "http://0177.0.0.1/", "http://0x7f000001/", "http://127.0.0.1./"]) {
+    for (
+      const url of [
+        "http://0x7f.1/",
+        "http://127.1/",
+        "http://2130706433/",
+        "http://0177.0.0.1/",
+        "http://0x7f000001/",
+        "http://127.0.0.1./"
+      ]
+    ) {
       expect(reason(url), url).toBe("loopback")
     }
     expect(reason("http://[::ffff:127.0.0.1]/")).toBe("IPv4 loopback inside IPv6")
@@ -139,8 +162,7 @@ describe("connection-time lookup", () => {
   type Answer = { error: NodeJS.ErrnoException | null; address?: unknown; family?: number | undefined }
   const lookup = (resolver: Resolver, options: LookupOptions = {}, allowPrivate = false) =>
     new Promise<Answer>((resolve) => {
-      guardedLookup(resolver, allowPrivate)("hooks.example", options, (error, address, family) =>
-        resolve({ error, address, family }))
+      guardedLookup(resolver, allowPrivate)("hooks.example", options, (error, address, family) => resolve({ error, address, family }))
     })
   const resolving = (...addresses: Array<[string, number]>): Resolver => async () =>
     addresses.map(([address, family]) => ({ address, family }))

@@ -36,11 +36,15 @@ const deliveryWhen = async (
   what = "delivery state"
 ): Promise<WebhookDelivery> => {
   let found: WebhookDelivery | undefined
-  await waitFor(async () => {
-    const [first] = (await s.webhooks.listDeliveries(webhookId)).data
-    found = first
-    return first !== undefined && check(first)
-  }, 20_000, what)
+  await waitFor(
+    async () => {
+      const [first] = (await s.webhooks.listDeliveries(webhookId)).data
+      found = first
+      return first !== undefined && check(first)
+    },
+    20_000,
+    what
+  )
   return found!
 }
 
@@ -126,7 +130,11 @@ describe("retry schedule", () => {
     await s.clock.advance({ seconds: 6 })
     delivery = await deliveryWhen(s, endpoint.id, (d) => d.attempt_count === 2)
     expect(delivery.status).toBe("pending")
-    expect(await s.webhooks.get(endpoint.id)).toMatchObject({ status: "failing", active: true, last_error: { message: "connection refused", status_code: null } })
+    expect(await s.webhooks.get(endpoint.id)).toMatchObject({
+      status: "failing",
+      active: true,
+      last_error: { message: "connection refused", status_code: null }
+    })
   })
 
   it("410 Gone disables the endpoint: no further attempts or deliveries until re-enabled; missed events are recoverable", async () => {
@@ -148,7 +156,9 @@ describe("retry schedule", () => {
     expect(await s.webhooks.update(endpoint.id, { active: true })).toMatchObject({ active: true, status: "enabled" })
     const recovery = await s.webhooks.recover(endpoint.id, { since: "2000-01-01T00:00:00Z" })
     expect(recovery).toMatchObject({ object: "webhook_recovery", requeued: 1, created: 1 })
-    const [missedEvent] = (await s.events.list({ types: ["client.created"] })).data.filter((e) => (e.data.object as { id: string }).id === missed.id)
+    const [missedEvent] = (await s.events.list({ types: ["client.created"] })).data.filter((e) =>
+      (e.data.object as { id: string }).id === missed.id
+    )
     await waitFor(() => receiver.received.length === 3, 20_000, "recovered deliveries")
     expect(receiver.countOf(missedEvent!.id)).toBe(1)
     expect(receiver.countOf(delivery.event_id)).toBe(2)

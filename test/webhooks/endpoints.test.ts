@@ -8,15 +8,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { MemoryStorageLive } from "../../adapters/memory/storage.js"
 import { WebhookDispatcherLive } from "../../adapters/webhooks/dispatcher.js"
 import { WebhookPolicyLive } from "../../adapters/webhooks/guard.js"
-import {
-  addressBlockReason,
-  CoreLive,
-  createTestScheduling,
-  type Events,
-  Tenant,
-  type TenantId,
-  Webhooks
-} from "../../index.js"
+import { addressBlockReason, CoreLive, createTestScheduling, type Events, Tenant, type TenantId, Webhooks } from "../../index.js"
 import { failure } from "../support/fixtures.js"
 import { startMarker, startReceiver, waitFor } from "./receiver.js"
 
@@ -30,16 +22,54 @@ const tenant: TenantId = { account_id: `acc_${"1".repeat(26)}`, environment: "sa
 describe("address rules", () => {
   it("only public unicast addresses pass, in IPv4 and IPv6 (mapped, NAT64, 6to4 included)", () => {
     const blocked = [
-      "127.0.0.1", "127.255.255.254", "10.0.0.1", "172.16.5.4", "172.31.255.255", "192.168.1.1", "169.254.169.254",
-      "100.64.0.1", "0.0.0.0", "224.0.0.1", "239.255.255.250", "255.255.255.255", "240.0.0.1", "192.0.2.10",
-      "198.18.0.1", "::", "::1", "fe80::1", "fe80::1%eth0", "fc00::1", "fd12:3456::1", "ff02::1", "fec0::1",
-      "::ffff:127.0.0.1", "::ffff:7f00:1", "::ffff:10.0.0.1", "::ffff:192.168.0.1", "::127.0.0.1", "64:ff9b::a00:1",
-      "2002:7f00:1::", "2001:db8::1", "100::1", "[::1]", "::ffff:169.254.169.254"
+      "127.0.0.1",
+      "127.255.255.254",
+      "10.0.0.1",
+      "172.16.5.4",
+      "172.31.255.255",
+      "192.168.1.1",
+      "169.254.169.254",
+      "100.64.0.1",
+      "0.0.0.0",
+      "224.0.0.1",
+      "239.255.255.250",
+      "255.255.255.255",
+      "240.0.0.1",
+      "192.0.2.10",
+      "198.18.0.1",
+      "::",
+      "::1",
+      "fe80::1",
+      "fe80::1%eth0",
+      "fc00::1",
+      "fd12:3456::1",
+      "ff02::1",
+      "fec0::1",
+      "::ffff:127.0.0.1",
+      "::ffff:7f00:1",
+      "::ffff:10.0.0.1",
+      "::ffff:192.168.0.1",
+      "::127.0.0.1",
+      "64:ff9b::a00:1",
+      "2002:7f00:1::",
+      "2001:db8::1",
+      "100::1",
+      "[::1]",
+      "::ffff:169.254.169.254"
     ]
     for (const address of blocked) expect(addressBlockReason(address), address).toBeDefined()
     const allowed = [
-      "93.184.216.34", "8.8.8.8", "172.32.0.1", "172.15.255.255", "100.128.0.1", "192.169.0.1",
-      "2606:4700:4700::1111", "2a00:1450:4001:81b::200e", "::ffff:93.184.216.34", "64:ff9b::808:808", "2002:5db8:d822::"
+      "93.184.216.34",
+      "8.8.8.8",
+      "172.32.0.1",
+      "172.15.255.255",
+      "100.128.0.1",
+      "192.169.0.1",
+      "2606:4700:4700::1111",
+      "2a00:1450:4001:81b::200e",
+      "::ffff:93.184.216.34",
+      "64:ff9b::808:808",
+      "2002:5db8:d822::"
     ]
     for (const address of allowed) expect(addressBlockReason(address), address).toBeUndefined()
     expect(addressBlockReason("example.com")).toBe("not an IP address")
@@ -73,7 +103,10 @@ describe("endpoint URLs", () => {
       expect(error, url).toMatchObject({ status: 422, code: "validation_failed", errors: [{ path: "url" }] })
     }
     const endpoint = await s.webhooks.create({ url: "https://93.184.216.34/hooks", events: ["booking.created"] })
-    expect(await failure(s.webhooks.update(endpoint.id, { url: "http://192.168.0.10/x" }))).toMatchObject({ status: 422, errors: [{ path: "url" }] })
+    expect(await failure(s.webhooks.update(endpoint.id, { url: "http://192.168.0.10/x" }))).toMatchObject({
+      status: 422,
+      errors: [{ path: "url" }]
+    })
   })
 
   it("refuses a hostname that resolves to a private address when a resolver is available", async () => {
@@ -90,7 +123,10 @@ describe("endpoint URLs", () => {
     const run = <A, E>(effect: Effect.Effect<A, E, Webhooks | Tenant>) =>
       runtime.runPromise(Effect.either(Effect.provideService(effect, Tenant, tenant)))
     const refused = await run(Effect.flatMap(Webhooks, (w) => w.create({ url: "https://internal.example/hook", events: ["*"] })))
-    expect(refused).toMatchObject({ _tag: "Left", left: { _tag: "ValidationFailed", errors: [{ path: "url", message: "resolves to 10.0.0.5, a private address" }] } })
+    expect(refused).toMatchObject({
+      _tag: "Left",
+      left: { _tag: "ValidationFailed", errors: [{ path: "url", message: "resolves to 10.0.0.5, a private address" }] }
+    })
     const accepted = await run(Effect.flatMap(Webhooks, (w) => w.create({ url: "https://public.example/hook", events: ["*"] })))
     expect(accepted._tag).toBe("Right")
   })
@@ -122,7 +158,9 @@ describe("endpoint URLs", () => {
     cleanup.push(() => runtime.dispose())
     const run = <A, E>(effect: Effect.Effect<A, E, Webhooks | Events | Tenant>) =>
       runtime.runPromise(Effect.provideService(effect, Tenant, tenant))
-    const endpoint = await run(Effect.flatMap(Webhooks, (w) => w.create({ url: `http://rebind.example:${receiver.port}/hooks`, events: ["*"] })))
+    const endpoint = await run(
+      Effect.flatMap(Webhooks, (w) => w.create({ url: `http://rebind.example:${receiver.port}/hooks`, events: ["*"] }))
+    )
     await run(Effect.flatMap(Webhooks, (w) => w.sendTest(endpoint.id)))
     let attempts: ReadonlyArray<{ readonly error: string | null }> = []
     await waitFor(async () => {
@@ -139,10 +177,22 @@ describe("endpoints", () => {
   it("validates events, fields and defaults", async () => {
     const s = await createTestScheduling()
     cleanup.push(() => s.close())
-    expect(await failure(s.webhooks.create({ url: "https://93.184.216.34/h", events: [] }))).toMatchObject({ status: 422, errors: [{ path: "events" }] })
-    expect(await failure(s.webhooks.create({ url: "https://93.184.216.34/h", events: ["booking.exploded" as never] }))).toMatchObject({ status: 422, errors: [{ path: "events.0" }] })
-    expect(await failure(s.webhooks.create({ url: "https://93.184.216.34/h", events: ["*"], colour: "red" } as never))).toMatchObject({ status: 422, errors: [{ path: "colour" }] })
-    const endpoint = await s.webhooks.create({ url: "https://93.184.216.34/h", events: ["booking.created", "booking.created", "payment.received"] })
+    expect(await failure(s.webhooks.create({ url: "https://93.184.216.34/h", events: [] }))).toMatchObject({
+      status: 422,
+      errors: [{ path: "events" }]
+    })
+    expect(await failure(s.webhooks.create({ url: "https://93.184.216.34/h", events: ["booking.exploded" as never] }))).toMatchObject({
+      status: 422,
+      errors: [{ path: "events.0" }]
+    })
+    expect(await failure(s.webhooks.create({ url: "https://93.184.216.34/h", events: ["*"], colour: "red" } as never))).toMatchObject({
+      status: 422,
+      errors: [{ path: "colour" }]
+    })
+    const endpoint = await s.webhooks.create({
+      url: "https://93.184.216.34/h",
+      events: ["booking.created", "booking.created", "payment.received"]
+    })
     expect(endpoint).toMatchObject({
       object: "webhook_endpoint",
       url: "https://93.184.216.34/h",
@@ -207,7 +257,9 @@ describe("endpoints", () => {
     expect(await s.webhooks.getDelivery(endpoint.id, page.data[0]!.id)).toEqual(page.data[0])
     expect(page.data[0]).not.toHaveProperty("payload")
     expect(await failure(s.webhooks.listDeliveries(endpoint.id, { status: "exploded" as never }))).toMatchObject({ status: 422 })
-    expect(await failure(s.webhooks.listDeliveries(endpoint.id, { limit: 2, cursor: page.next_cursor!, status: "failed" }))).toMatchObject({ status: 400 })
+    expect(await failure(s.webhooks.listDeliveries(endpoint.id, { limit: 2, cursor: page.next_cursor!, status: "failed" }))).toMatchObject({
+      status: 400
+    })
     expect(await failure(s.webhooks.getDelivery(endpoint.id, "whd_01ARZ3NDEKTSV4RRFFQ69G5FAV"))).toMatchObject({ status: 404 })
   })
 
@@ -224,7 +276,12 @@ describe("endpoints", () => {
     await marker.caughtUp()
     expect(receiver.received).toHaveLength(1)
     const body = JSON.parse(receiver.received[0]!.body)
-    expect(body).toMatchObject({ id: delivery.event_id, object: "event", type: "webhook.test", data: { object: { id: endpoint.id, object: "webhook_endpoint" } } })
+    expect(body).toMatchObject({
+      id: delivery.event_id,
+      object: "event",
+      type: "webhook.test",
+      data: { object: { id: endpoint.id, object: "webhook_endpoint" } }
+    })
     expect(body.data.object).not.toHaveProperty("secrets")
     expect(receiver.received[0]!.path).toBe("/hooks")
     expect((await s.events.list()).data).toHaveLength(0)

@@ -37,7 +37,9 @@ const instance = () => {
         })
     }))
   ).pipe(Layer.provide(SqliteStorageLive({ filename: file })))
-  const runtime = ManagedRuntime.make(CoreLive.pipe(Layer.provide(Layer.succeed(WebhookPolicy, { allowPrivate: true })), Layer.provide(counted)))
+  const runtime = ManagedRuntime.make(
+    CoreLive.pipe(Layer.provide(Layer.succeed(WebhookPolicy, { allowPrivate: true })), Layer.provide(counted))
+  )
   runtimes.push(runtime)
   const fanOut = () => runtime.runPromise(Effect.flatMap(WebhookOutbox, (outbox) => outbox.fanOut()))
   return { runtime, counter, fanOut }

@@ -40,7 +40,8 @@ const dispatching = (idleRoundIntervalMs: number) => {
     WebhookDispatcherLive({ allowPrivate: true, idleRoundIntervalMs }).pipe(Layer.provide(recorded), Layer.provideMerge(core))
   )
   cleanup.push(() => runtime.dispose())
-  const run = <A, E>(effect: Effect.Effect<A, E, Clients | Webhooks | Tenant>) => runtime.runPromise(Effect.provideService(effect, Tenant, tenant))
+  const run = <A, E>(effect: Effect.Effect<A, E, Clients | Webhooks | Tenant>) =>
+    runtime.runPromise(Effect.provideService(effect, Tenant, tenant))
   let n = 0
   const commit = () => run(Effect.flatMap(Clients, (clients) => clients.create({ name: `Client ${++n}` })))
   return { rounds, run, commit }
@@ -50,10 +51,14 @@ describe("dispatch rounds while no endpoint is active", () => {
   it("start at least idleRoundIntervalMs apart however many commits wake them, and an endpoint created then still hears what follows", async () => {
     const { commit, rounds, run } = dispatching(300)
     // Commits keep waking the loop (one every few ms) until three rounds have found nobody listening.
-    await waitFor(async () => {
-      await commit()
-      return rounds.filter((r) => r.unheard).length >= 3
-    }, 20_000, "three rounds that found no endpoint")
+    await waitFor(
+      async () => {
+        await commit()
+        return rounds.filter((r) => r.unheard).length >= 3
+      },
+      20_000,
+      "three rounds that found no endpoint"
+    )
     const gaps = rounds.slice(1).flatMap((round, i) => (rounds[i]!.unheard ? [round.at - rounds[i]!.at] : []))
     expect(gaps.length).toBeGreaterThanOrEqual(2)
     for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(290)

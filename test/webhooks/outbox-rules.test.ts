@@ -57,7 +57,13 @@ describe("applying an attempt", () => {
     const outcome = apply(ok)
     expect(outcome.row).toBeNull()
     expect(outcome.health).toEqual({ _tag: "ok" })
-    expect(outcome.delivery).toMatchObject({ status: "succeeded", attempt_count: 1, next_attempt_at: null, last_error: null, updated_at: iso(NOW) })
+    expect(outcome.delivery).toMatchObject({
+      status: "succeeded",
+      attempt_count: 1,
+      next_attempt_at: null,
+      last_error: null,
+      updated_at: iso(NOW)
+    })
     expect(outcome.delivery.attempts).toEqual([
       { attempted_at: iso(NOW - 200), status_code: 200, latency_ms: 13, error: null, trigger: "automatic" }
     ])
@@ -66,7 +72,11 @@ describe("applying an attempt", () => {
   it("a failure on the schedule: pending, due after the delay, the lease released, the round counted", () => {
     const outcome = apply(error500, { row: { round_attempts: 2 } })
     expect(outcome.row).toEqual({ ...row, due_ms: NOW + RETRY_DELAYS_MS[2]!, lease: null, round_attempts: 3 })
-    expect(outcome.delivery).toMatchObject({ status: "pending", next_attempt_at: iso(NOW + RETRY_DELAYS_MS[2]!), last_error: "HTTP 500: boom" })
+    expect(outcome.delivery).toMatchObject({
+      status: "pending",
+      next_attempt_at: iso(NOW + RETRY_DELAYS_MS[2]!),
+      last_error: "HTTP 500: boom"
+    })
     expect(outcome.health).toEqual({
       _tag: "failing",
       error: { message: "HTTP 500: boom", status_code: 500, delivery_id: delivery.id, at: iso(NOW - 200) }

@@ -89,11 +89,19 @@ describe("kill and restart", () => {
       await second.ready
       await waitFor(() => events.every((e) => receiver.countOf(e.id) >= 1), 60_000, "every event delivered after restart")
       const endpoint = (await s.webhooks.list()).data[0]!
-      await waitFor(async () => (await s.webhooks.listDeliveries(endpoint.id, { status: "pending" })).data.length === 0, 60_000, "no pending deliveries")
+      await waitFor(
+        async () => (await s.webhooks.listDeliveries(endpoint.id, { status: "pending" })).data.length === 0,
+        60_000,
+        "no pending deliveries"
+      )
       let succeeded = 0
       cursor = undefined
       for (;;) {
-        const page = await s.webhooks.listDeliveries(endpoint.id, { status: "succeeded", limit: 100, ...(cursor !== undefined ? { cursor } : {}) })
+        const page = await s.webhooks.listDeliveries(endpoint.id, {
+          status: "succeeded",
+          limit: 100,
+          ...(cursor !== undefined ? { cursor } : {})
+        })
         succeeded += page.data.length
         cursor = page.next_cursor ?? undefined
         if (!page.has_more) break

@@ -108,15 +108,19 @@ describe("the schedule", () => {
 
   it("jitter stays within ±10 % of the delay for every attempt and draw", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: MAX_ATTEMPTS - 1 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (n, random) => {
-        const verdict = after(response(503), n, random)
-        const base = RETRY_DELAYS_MS[n - 1]!
-        expect(verdict._tag).toBe("Retry")
-        const delay = (verdict as { delay_ms: number }).delay_ms
-        expect(Number.isInteger(delay)).toBe(true)
-        expect(delay).toBeGreaterThanOrEqual(Math.floor(base * (1 - JITTER)))
-        expect(delay).toBeLessThanOrEqual(Math.ceil(base * (1 + JITTER)))
-      })
+      fc.property(
+        fc.integer({ min: 1, max: MAX_ATTEMPTS - 1 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (n, random) => {
+          const verdict = after(response(503), n, random)
+          const base = RETRY_DELAYS_MS[n - 1]!
+          expect(verdict._tag).toBe("Retry")
+          const delay = (verdict as { delay_ms: number }).delay_ms
+          expect(Number.isInteger(delay)).toBe(true)
+          expect(delay).toBeGreaterThanOrEqual(Math.floor(base * (1 - JITTER)))
+          expect(delay).toBeLessThanOrEqual(Math.ceil(base * (1 + JITTER)))
+        }
+      )
     )
   })
 })

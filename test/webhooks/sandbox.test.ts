@@ -5,16 +5,7 @@
  */
 import { Chunk, Effect, Fiber, Layer, ManagedRuntime, Schema, Stream } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
-import {
-  CoreLive,
-  createTestScheduling,
-  Event,
-  EVENT_TYPES,
-  Events,
-  MemoryStorageLive,
-  Sandbox,
-  Tenant
-} from "../../index.js"
+import { CoreLive, createTestScheduling, Event, EVENT_TYPES, Events, MemoryStorageLive, Sandbox, Tenant } from "../../index.js"
 import { failure, MONDAY_9, NOW, salon } from "../support/fixtures.js"
 import { startMarker, startReceiver, waitFor } from "./receiver.js"
 
@@ -76,9 +67,18 @@ describe("sandbox emit", () => {
     expect(replay.data).toEqual({ object: payment, booking: paid })
     expect((await s.sandbox.emit({ type: "booking.cancelled", object_id: booking.id })).data.object).toEqual(paid)
 
-    expect(await failure(s.sandbox.emit({ type: "booking.created", object_id: clientId }))).toMatchObject({ status: 422, errors: [{ path: "object_id", message: "must be an id starting with bkg_ for booking.created" }] })
-    expect(await failure(s.sandbox.emit({ type: "client.updated", object_id: "cli_01ARZ3NDEKTSV4RRFFQ69G5FAV" }))).toMatchObject({ status: 404, code: "not_found" })
-    expect(await failure(s.sandbox.emit({ type: "booking.exploded" as never }))).toMatchObject({ status: 422, errors: [{ path: "type", message: "must be an event type of the catalogue" }] })
+    expect(await failure(s.sandbox.emit({ type: "booking.created", object_id: clientId }))).toMatchObject({
+      status: 422,
+      errors: [{ path: "object_id", message: "must be an id starting with bkg_ for booking.created" }]
+    })
+    expect(await failure(s.sandbox.emit({ type: "client.updated", object_id: "cli_01ARZ3NDEKTSV4RRFFQ69G5FAV" }))).toMatchObject({
+      status: 404,
+      code: "not_found"
+    })
+    expect(await failure(s.sandbox.emit({ type: "booking.exploded" as never }))).toMatchObject({
+      status: 422,
+      errors: [{ path: "type", message: "must be an event type of the catalogue" }]
+    })
     // Another tenant's resource is unknown here.
     const other = s.tenant({ account_id: `acc_${"3".repeat(26)}`, environment: "sandbox" })
     expect(await failure(other.sandbox.emit({ type: "client.updated", object_id: clientId }))).toMatchObject({ status: 404 })
@@ -110,7 +110,11 @@ describe("sandbox reset", () => {
     cleanup.push(() => s.close())
     const production = s.tenant({ account_id: `acc_${"5".repeat(26)}`, environment: "production" })
     const client = await production.clients.create({ name: "Live customer" })
-    expect(await failure(production.sandbox.emit({ type: "booking.created" }))).toMatchObject({ status: 403, code: "forbidden", name: "PermissionError" })
+    expect(await failure(production.sandbox.emit({ type: "booking.created" }))).toMatchObject({
+      status: 403,
+      code: "forbidden",
+      name: "PermissionError"
+    })
     expect(await failure(production.sandbox.reset())).toMatchObject({ status: 403, code: "forbidden" })
     expect((await production.clients.list()).data).toEqual([client])
     expect((await production.events.list()).data.map((e) => e.type)).toEqual(["client.created"])
@@ -128,7 +132,10 @@ describe("payment.received reaches subscribers", () => {
     const heard: Array<Event> = []
     const off = s.events.subscribe((event) => heard.push(event))
     const booking = await s.bookings.create({ service_id: serviceId, staff_id: staffId, client_id: clientId, start: MONDAY_9 })
-    const { booking: paid, payment } = await s.bookings.recordPayment(booking.id, { amount: { amount: 1000, currency: "EUR" }, reference: "pi_42" })
+    const { booking: paid, payment } = await s.bookings.recordPayment(booking.id, {
+      amount: { amount: 1000, currency: "EUR" },
+      reference: "pi_42"
+    })
     off()
     const [event] = (await s.events.list({ types: ["payment.received"] })).data
     expect(event!.data).toEqual({ object: payment, booking: paid })

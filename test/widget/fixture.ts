@@ -20,7 +20,8 @@ import { type Receiver, startReceiver } from "../webhooks/receiver.js"
 export const NOW = "2027-03-26T08:00:00Z"
 
 /** Polls with a deadline that tolerates a loaded machine (vitest's default is one second). */
-export const poll = <T>(check: () => T | Promise<T>): ReturnType<typeof expect.poll<T>> => expect.poll(check, { timeout: 10_000, interval: 20 })
+export const poll = <T>(check: () => T | Promise<T>): ReturnType<typeof expect.poll<T>> =>
+  expect.poll(check, { timeout: 10_000, interval: 20 })
 
 export const launchBrowser: () => Promise<Browser> = launchChromium
 
@@ -44,7 +45,9 @@ export interface HostSite {
 
 /** The policy docs/widget.md gives host pages: the API's origin for scripts and connections, nothing else. */
 export const cspFor = (api: string, imgSrc?: string) =>
-  `default-src 'none'; script-src ${api}; connect-src ${api}; ${imgSrc === undefined ? "" : `img-src ${imgSrc}; `}base-uri 'none'; form-action 'none'`
+  `default-src 'none'; script-src ${api}; connect-src ${api}; ${
+    imgSrc === undefined ? "" : `img-src ${imgSrc}; `
+  }base-uri 'none'; form-action 'none'`
 
 export const startHost = async (api: string): Promise<HostSite> => {
   const pages = new Map<string, { body: string; csp: boolean; imgSrc: string | undefined }>()
@@ -59,9 +62,11 @@ export const startHost = async (api: string): Promise<HostSite> => {
       "cache-control": "no-store",
       ...(page.csp ? { "content-security-policy": cspFor(api, page.imgSrc) } : {})
     })
-    res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Host page</title></head>` +
-      `<body><main><h1>Book an appointment</h1>${page.body}</main>` +
-      `<script src="${api}/widget.js" async></script></body></html>`)
+    res.end(
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Host page</title></head>` +
+        `<body><main><h1>Book an appointment</h1>${page.body}</main>` +
+        `<script src="${api}/widget.js" async></script></body></html>`
+    )
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
@@ -73,10 +78,11 @@ export const startHost = async (api: string): Promise<HostSite> => {
       pages.set(path, { body, csp: options.csp ?? true, imgSrc: options.imgSrc })
       return origin + path
     },
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    })
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      })
   }
 }
 
@@ -115,7 +121,9 @@ export interface Bench {
   readonly sk: string
   readonly webhookSecret: string
   readonly ids: { readonly ana: string; readonly ben: string; readonly cut: string; readonly trim: string; readonly colour: string }
-  readonly context: (options?: { readonly colorScheme?: "light" | "dark"; readonly timezoneId?: string; readonly locale?: string }) => Promise<BrowserContext>
+  readonly context: (
+    options?: { readonly colorScheme?: "light" | "dark"; readonly timezoneId?: string; readonly locale?: string }
+  ) => Promise<BrowserContext>
   readonly open: (context: BrowserContext, url: string) => Promise<Page>
   readonly close: () => Promise<void>
 }
@@ -142,26 +150,44 @@ export const startBench = async (): Promise<Bench> => {
   const sk: string = created.keys.sandbox.secret
   const pk: string = created.keys.sandbox.publishable
   const admin = client(server.url, sk)
-  const staff = async (name: string) => expectStatus(await admin.post("/v1/staff", { name, email: `${name.toLowerCase()}@example.com`, time_zone: "Europe/Berlin" }), 201).id as string
+  const staff = async (name: string) =>
+    expectStatus(await admin.post("/v1/staff", { name, email: `${name.toLowerCase()}@example.com`, time_zone: "Europe/Berlin" }), 201)
+      .id as string
   const ana = await staff("Ana")
   const ben = await staff("Ben")
   for (const id of [ana, ben]) {
-    expectStatus(await admin.post("/v1/availability", { staff_id: id, type: "weekly", weekdays: [1, 2, 3, 4, 5], start_time: "09:00", end_time: "17:00" }), 201)
+    expectStatus(
+      await admin.post("/v1/availability", {
+        staff_id: id,
+        type: "weekly",
+        weekdays: [1, 2, 3, 4, 5],
+        start_time: "09:00",
+        end_time: "17:00"
+      }),
+      201
+    )
   }
-  const cut = expectStatus(await admin.post("/v1/services", {
-    name: "Haircut",
-    duration_minutes: 30,
-    staff_ids: [ana, ben],
-    price: { amount: 3500, currency: "EUR" }
-  }), 201).id as string
-  const trim = expectStatus(await admin.post("/v1/services", { name: "Beard trim", duration_minutes: 60, staff_ids: [ana] }), 201).id as string
-  const colour = expectStatus(await admin.post("/v1/services", {
-    name: "Colour consultation",
-    duration_minutes: 30,
-    staff_ids: [ana],
-    questions: COLOUR_QUESTIONS,
-    metadata: { internal_code: "colour-7" }
-  }), 201).id as string
+  const cut = expectStatus(
+    await admin.post("/v1/services", {
+      name: "Haircut",
+      duration_minutes: 30,
+      staff_ids: [ana, ben],
+      price: { amount: 3500, currency: "EUR" }
+    }),
+    201
+  ).id as string
+  const trim = expectStatus(await admin.post("/v1/services", { name: "Beard trim", duration_minutes: 60, staff_ids: [ana] }), 201)
+    .id as string
+  const colour = expectStatus(
+    await admin.post("/v1/services", {
+      name: "Colour consultation",
+      duration_minutes: 30,
+      staff_ids: [ana],
+      questions: COLOUR_QUESTIONS,
+      metadata: { internal_code: "colour-7" }
+    }),
+    201
+  ).id as string
   const hook = expectStatus(await admin.post("/v1/webhooks", { url: receiver.url, events: ["booking.created"] }), 201)
   return {
     server,

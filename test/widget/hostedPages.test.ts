@@ -86,8 +86,13 @@ describe("hosted pages in the browser", () => {
     expect(await manage.locator(`${W} dd[data-new-start]`).textContent()).toBe("Wednesday, March 31, 2027, 11:00 AM (Europe/Berlin)")
     await expectClean(manage, "move confirmation")
     await manage.locator(`${W} button[data-action="confirm-move"]`).click()
-    await poll(() => manage.locator(`${W} .notice`).textContent()).toBe("Your booking has been moved to Wednesday, March 31, 2027, 11:00 AM (Europe/Berlin).")
-    expect(expectStatus(await bench.admin.get(`/v1/bookings/${booking.id}`), 200)).toMatchObject({ start: "2027-03-31T09:00:00Z", status: "confirmed" })
+    await poll(() => manage.locator(`${W} .notice`).textContent()).toBe(
+      "Your booking has been moved to Wednesday, March 31, 2027, 11:00 AM (Europe/Berlin)."
+    )
+    expect(expectStatus(await bench.admin.get(`/v1/bookings/${booking.id}`), 200)).toMatchObject({
+      start: "2027-03-31T09:00:00Z",
+      status: "confirmed"
+    })
 
     // Cancel it with the keyboard alone: the action, the reason, the confirmation.
     await tabTo(manage, (a) => a.text === "Cancel booking")
@@ -126,12 +131,15 @@ describe("hosted pages in the browser", () => {
   it("says plainly when the notice period has passed, and offers neither action; a bad link is a page saying so", async () => {
     expectStatus(await bench.admin.patch(`/v1/services/${bench.ids.trim}`, { cancellation_notice_minutes: 10_080 }), 200)
     const clientId = expectStatus(await bench.admin.post("/v1/clients", { name: "Nia Notice", email: "nia@example.com" }), 201).id
-    const booking = expectStatus(await bench.admin.post("/v1/bookings", {
-      service_id: bench.ids.trim,
-      staff_id: bench.ids.ana,
-      client_id: clientId,
-      start: "2027-03-29T08:00:00Z"
-    }), 201)
+    const booking = expectStatus(
+      await bench.admin.post("/v1/bookings", {
+        service_id: bench.ids.trim,
+        staff_id: bench.ids.ana,
+        client_id: clientId,
+        start: "2027-03-29T08:00:00Z"
+      }),
+      201
+    )
     const context = await bench.context({ locale: "de-DE" })
     const manage = await bench.open(context, booking.manage_url)
     await poll(() => heading(manage).textContent()).toBe("Ihre Buchung")

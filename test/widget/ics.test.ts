@@ -79,8 +79,16 @@ describe(".ics of a series", () => {
     const calendar = new ICAL.Component(ICAL.parse(ics(occurrences)))
     const events = calendar.getAllSubcomponents("vevent")
     expect(events.map((e) => e.getFirstPropertyValue("uid"))).toEqual(["bkg_00@slotwise", "bkg_01@slotwise", "bkg_02@slotwise"])
-    expect(events.map((e) => e.getFirstPropertyValue("dtstart")?.toString())).toEqual(["2027-03-29T07:30:00Z", "2027-04-05T07:30:00Z", "2027-04-19T07:30:00Z"])
-    expect(events.map((e) => e.getFirstPropertyValue("dtend")?.toString())).toEqual(["2027-03-29T08:00:00Z", "2027-04-05T08:00:00Z", "2027-04-19T08:00:00Z"])
+    expect(events.map((e) => e.getFirstPropertyValue("dtstart")?.toString())).toEqual([
+      "2027-03-29T07:30:00Z",
+      "2027-04-05T07:30:00Z",
+      "2027-04-19T07:30:00Z"
+    ])
+    expect(events.map((e) => e.getFirstPropertyValue("dtend")?.toString())).toEqual([
+      "2027-03-29T08:00:00Z",
+      "2027-04-05T08:00:00Z",
+      "2027-04-19T08:00:00Z"
+    ])
     expect(calendar.getAllSubcomponents("vcalendar")).toHaveLength(0)
   })
 })

@@ -29,8 +29,10 @@ const slot = (start: string, staff_id = "stf_a"): Slot => ({
 
 const hold = (id: string): Hold => ({ id, start: "2031-05-06T09:00:00Z" } as unknown as Hold)
 
-const service = (assignment: Service["assignment"], staff_ids: ReadonlyArray<string>): Service =>
-  ({ id: "svc_1", name: "Haircut", duration_minutes: 30, staff_ids, assignment } as unknown as Service)
+const service = (
+  assignment: Service["assignment"],
+  staff_ids: ReadonlyArray<string>
+): Service => ({ id: "svc_1", name: "Haircut", duration_minutes: 30, staff_ids, assignment } as unknown as Service)
 
 const MAY = { year: 2031, month: 5 }
 const nine = slot("2031-05-06T09:00:00Z")
@@ -48,8 +50,7 @@ const onCalendar = (slots: ReadonlyArray<Slot> = [nine, ten, later]): State =>
   run(start(), { _tag: "ServiceChosen", service: service("chosen", ["stf_a"]) }, { _tag: "DateEntered", month: MAY, slots })
 
 /** The same visitor on the details step with `nine` held as `h1`. */
-const onDetails = (): State =>
-  run(onCalendar(), { _tag: "Holding", text: "Holding 9:00…" }, { _tag: "Held", slot: nine, hold: hold("h1") })
+const onDetails = (): State => run(onCalendar(), { _tag: "Holding", text: "Holding 9:00…" }, { _tag: "Held", slot: nine, hold: hold("h1") })
 
 describe("the widget's flow", () => {
   it("opens the calendar on the month's first free day, with the first time in focus", () => {
@@ -146,26 +147,45 @@ describe("the widget's flow", () => {
   it("another repeat choice or count clears a refused series' blocked dates", () => {
     const blocked = transition(onDetails(), { _tag: "SeriesBlocked", blocked: [{ start: later.start, reason: "held" }] })
     expect(blocked.busy).toBeUndefined()
-    expect(transition(blocked, { _tag: "RepeatChosen", weeks: 2, count: "4" }).form).toMatchObject({ repeatWeeks: 2, repeatCount: "4", blocked: [] })
+    expect(transition(blocked, { _tag: "RepeatChosen", weeks: 2, count: "4" }).form).toMatchObject({
+      repeatWeeks: 2,
+      repeatCount: "4",
+      blocked: []
+    })
     expect(transition(blocked, { _tag: "RepeatCountTyped", count: "3" }).form).toMatchObject({ repeatCount: "3", blocked: [] })
   })
 
   it("errors checked here replace the shown ones; the API's refusals are added to them", () => {
-    const checked = transition(onDetails(), { _tag: "Checked", fieldErrors: { email: "bad" }, answerErrors: { q1: "missing" }, repeatError: "count" })
+    const checked = transition(onDetails(), {
+      _tag: "Checked",
+      fieldErrors: { email: "bad" },
+      answerErrors: { q1: "missing" },
+      repeatError: "count"
+    })
     expect(checked.form).toMatchObject({ fieldErrors: { email: "bad" }, answerErrors: { q1: "missing" }, repeatError: "count" })
     const refused = transition(checked, { _tag: "Checked", fieldErrors: { phone: "refused" }, answerErrors: {}, merge: true })
     expect(refused.form.fieldErrors).toEqual({ email: "bad", phone: "refused" })
     expect(refused.form.answerErrors).toEqual({ q1: "missing" })
-    expect(transition(refused, { _tag: "Checked", fieldErrors: {}, answerErrors: {} }).form).toMatchObject({ fieldErrors: {}, answerErrors: {}, repeatError: undefined })
+    expect(transition(refused, { _tag: "Checked", fieldErrors: {}, answerErrors: {} }).form).toMatchObject({
+      fieldErrors: {},
+      answerErrors: {},
+      repeatError: undefined
+    })
   })
 
   it("prefill fills empty fields on a restart and overwrites only when asked", () => {
-    const typed = transition(initialState("UTC", "k", { email: "pre@example.com" }), { _tag: "FieldEdited", field: "email", value: "typed@example.com" })
+    const typed = transition(initialState("UTC", "k", { email: "pre@example.com" }), {
+      _tag: "FieldEdited",
+      field: "email",
+      value: "typed@example.com"
+    })
     expect(initialState("UTC", "k", { email: "pre@example.com" }).form.fields.email).toBe("pre@example.com")
     const restarted = transition(typed, { _tag: "Restarted", prefill: { email: "new@example.com", name: "Ada" } })
     expect(restarted.form.fields).toMatchObject({ email: "typed@example.com", name: "Ada" })
     expect(restarted.step).toEqual({ _tag: "loading" })
-    expect(transition(typed, { _tag: "Prefilled", prefill: { email: "new@example.com" }, overwrite: true }).form.fields.email).toBe("new@example.com")
+    expect(transition(typed, { _tag: "Prefilled", prefill: { email: "new@example.com" }, overwrite: true }).form.fields.email).toBe(
+      "new@example.com"
+    )
   })
 
   it("a restart starts over: no step data, no problem, no notice, no managed booking", () => {
@@ -176,7 +196,14 @@ describe("the widget's flow", () => {
       { _tag: "RepeatChosen", weeks: 1, count: "4" },
       { _tag: "Restarted", prefill: undefined }
     )
-    expect(s).toMatchObject({ step: { _tag: "loading" }, problem: undefined, notice: undefined, alternatives: [], config: undefined, managed: undefined })
+    expect(s).toMatchObject({
+      step: { _tag: "loading" },
+      problem: undefined,
+      notice: undefined,
+      alternatives: [],
+      config: undefined,
+      managed: undefined
+    })
     expect(s.form.repeatWeeks).toBe(0)
   })
 
@@ -185,7 +212,10 @@ describe("the widget's flow", () => {
     expect(transition(waiting, { _tag: "Busy", text: "Loading…", keep: true }).busy).toBe("Trying again in 2 s…")
     expect(transition(start(), { _tag: "Busy", text: "Loading…", keep: true }).busy).toBe("Loading…")
     expect(transition(waiting, { _tag: "MonthRequested", month: MAY, text: "Loading…" }).busy).toBe("Trying again in 2 s…")
-    expect(transition(waiting, { _tag: "Fatal", problem: { code: "invalid_key", message: "no" } })).toMatchObject({ step: { _tag: "fatal" }, busy: undefined })
+    expect(transition(waiting, { _tag: "Fatal", problem: { code: "invalid_key", message: "no" } })).toMatchObject({
+      step: { _tag: "fatal" },
+      busy: undefined
+    })
   })
 
   it("a time zone switch keeps the day while it has times there, else picks the new first free day", () => {
@@ -205,7 +235,10 @@ describe("the widget's flow", () => {
     expect(requested.monthSlots).toBeUndefined()
     const quiet = transition(requested, { _tag: "MonthShown", slots: junes, focusDay: "2031-06-01" })
     expect(quiet).toMatchObject({ focusDay: "2031-06-01", day: "2031-05-06", busy: undefined })
-    expect(transition(requested, { _tag: "MonthShown", slots: junes, focusDay: "2031-06-03" })).toMatchObject({ focusDay: "2031-06-03", day: "2031-06-03" })
+    expect(transition(requested, { _tag: "MonthShown", slots: junes, focusDay: "2031-06-03" })).toMatchObject({
+      focusDay: "2031-06-03",
+      day: "2031-06-03"
+    })
     // From the month buttons: the month's first free day.
     expect(transition(requested, { _tag: "MonthShown", slots: junes }).day).toBe("2031-06-03")
   })
@@ -246,7 +279,10 @@ describe("the widget's flow", () => {
     const managed = { id: "bkg_1", time_zone: "Europe/Berlin" } as never
     const shown = transition(start(), { _tag: "ManagedShown", managed, zone: "Europe/Berlin", note: "Moved" })
     expect(shown).toMatchObject({ step: { _tag: "manage" }, zone: "Europe/Berlin", manageNote: "Moved" })
-    const move = run(shown, { _tag: "NoteCleared" }, { _tag: "Failed", problem: { code: "x", message: "y" } }, { _tag: "MoveChosen", slot: ten })
+    const move = run(shown, { _tag: "NoteCleared" }, { _tag: "Failed", problem: { code: "x", message: "y" } }, {
+      _tag: "MoveChosen",
+      slot: ten
+    })
     expect(move).toMatchObject({ step: { _tag: "move", slot: ten }, problem: undefined, manageNote: undefined })
     expect(slotOf(move)).toBe(ten)
     expect(holdOf(move)).toBeUndefined()

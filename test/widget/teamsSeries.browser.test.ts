@@ -39,7 +39,8 @@ beforeEach(async () => {
 const service = async (body: Record<string, unknown>) => expectStatus(await bench.admin.post("/v1/services", body), 201).id as string
 
 const W = "#w"
-const widget = (service: string, extra = "") => `<div id="w" data-slotwise-widget data-key="${bench.pk}" data-service="${service}"${extra}></div>`
+const widget = (service: string, extra = "") =>
+  `<div id="w" data-slotwise-widget data-key="${bench.pk}" data-service="${service}"${extra}></div>`
 const heading = (page: Page) => page.locator(`${W} h2`)
 
 const expectClean = async (page: Page, where: string) => {
@@ -49,7 +50,8 @@ const expectClean = async (page: Page, where: string) => {
 
 /** A booking made by the account, to take a member's time. */
 const bookAs = async (staffId: string, serviceId: string, start: string) => {
-  const clientId = expectStatus(await bench.admin.post("/v1/clients", { name: "Walk In", email: `walk-${start.replace(/\W/g, "")}@example.com` }), 201).id
+  const clientId =
+    expectStatus(await bench.admin.post("/v1/clients", { name: "Walk In", email: `walk-${start.replace(/\W/g, "")}@example.com` }), 201).id
   return expectStatus(await bench.admin.post("/v1/bookings", { service_id: serviceId, staff_id: staffId, client_id: clientId, start }), 201)
 }
 
@@ -101,7 +103,12 @@ describe("team services in the widget", () => {
     await page.locator(`${W} button[type="submit"]`).click()
     await poll(() => heading(page).textContent()).toBe("Booking confirmed")
     const booking = await bookingShown(page)
-    expect(booking).toMatchObject({ service_id: team.roundRobin, staff_id: bench.ids.ben, assigned_by: "round_robin", start: "2027-03-29T08:00:00Z" })
+    expect(booking).toMatchObject({
+      service_id: team.roundRobin,
+      staff_id: bench.ids.ben,
+      assigned_by: "round_robin",
+      start: "2027-03-29T08:00:00Z"
+    })
     await poll(() => page.locator(`${W} [data-attendees]`).textContent()).toBe("With Ben.")
     await expectClean(page, "round robin confirmation")
     await context.close()
@@ -182,9 +189,18 @@ describe("repeat choice in the widget", () => {
     expect(first.series_id).toMatch(/^ser_/)
     const series = expectStatus(await bench.admin.get(`/v1/booking-series/${first.series_id}`), 200)
     const occurrences = series.occurrences as Array<{ id: string; start: string; series_id: string; staff_id: string }>
-    expect(occurrences.map((o) => o.start)).toEqual(["2027-03-29T07:30:00Z", "2027-04-05T07:30:00Z", "2027-04-12T07:30:00Z", "2027-04-19T07:30:00Z"])
+    expect(occurrences.map((o) => o.start)).toEqual([
+      "2027-03-29T07:30:00Z",
+      "2027-04-05T07:30:00Z",
+      "2027-04-12T07:30:00Z",
+      "2027-04-19T07:30:00Z"
+    ])
     for (const o of occurrences) {
-      expect(expectStatus(await bench.admin.get(`/v1/bookings/${o.id}`), 200)).toMatchObject({ series_id: first.series_id, staff_id: bench.ids.ana, status: "confirmed" })
+      expect(expectStatus(await bench.admin.get(`/v1/bookings/${o.id}`), 200)).toMatchObject({
+        series_id: first.series_id,
+        staff_id: bench.ids.ana,
+        status: "confirmed"
+      })
     }
     expect(await page.locator(`${W} [data-occurrence]`).allTextContents()).toEqual([
       "Monday, March 29, 2027, 9:30 AM",
@@ -192,7 +208,12 @@ describe("repeat choice in the widget", () => {
       "Monday, April 12, 2027, 9:30 AM",
       "Monday, April 19, 2027, 9:30 AM"
     ])
-    expect(await icsStarts(page)).toEqual(["DTSTART:20270329T073000Z", "DTSTART:20270405T073000Z", "DTSTART:20270412T073000Z", "DTSTART:20270419T073000Z"])
+    expect(await icsStarts(page)).toEqual([
+      "DTSTART:20270329T073000Z",
+      "DTSTART:20270405T073000Z",
+      "DTSTART:20270412T073000Z",
+      "DTSTART:20270419T073000Z"
+    ])
     expect(await page.locator(`${W} a[download]`).textContent()).toBe("Add all to calendar (.ics)")
     await expectClean(page, "series confirmation")
     await context.close()
@@ -202,7 +223,7 @@ describe("repeat choice in the widget", () => {
     // The third Wednesday is taken.
     await bookAs(bench.ids.ana, bench.ids.trim, "2027-04-14T08:00:00Z")
     const context = await bench.context({ locale: "de-DE", colorScheme: "dark" })
-    const page = await bench.open(context, bench.host.page(widget(weekly, ' data-theme="dark"')))
+    const page = await bench.open(context, bench.host.page(widget(weekly, " data-theme=\"dark\"")))
     await poll(() => heading(page).textContent()).toBe("Datum und Uhrzeit wählen")
     await pickTime(page, "2027-03-31", "2027-03-31T08:00:00Z")
     await poll(() => heading(page).textContent()).toBe("Ihre Angaben")
@@ -256,7 +277,9 @@ describe("repeat choice in the widget", () => {
     await poll(() => page.locator("[data-slotwise-widget] h2").textContent()).toBe("Your details")
     await page.locator(`[data-slotwise-widget] #r-every`).selectOption("2")
     await page.locator(`[data-slotwise-widget] #r-count`).fill("3")
-    await poll(() => page.locator(`[data-slotwise-widget] #r-summary`).textContent()).toBe("3 appointments, the last on Thursday, April 29, 2027.")
+    await poll(() => page.locator(`[data-slotwise-widget] #r-summary`).textContent()).toBe(
+      "3 appointments, the last on Thursday, April 29, 2027."
+    )
     await page.locator("[data-slotwise-widget]").screenshot({ path: join(shots, "widget-repeat-dark.png") })
     await page.locator(`[data-slotwise-widget] #f-name`).fill("Hanne Hosted")
     await page.locator(`[data-slotwise-widget] #f-email`).fill("hanne@example.com")

@@ -24,7 +24,6 @@ beforeEach(async () => {
   await bench.server.advance(61_000)
 })
 
-
 const widget = (attrs: Record<string, string>) =>
   `<div id="w" data-slotwise-widget ${Object.entries(attrs).map(([k, v]) => `data-${k}="${v}"`).join(" ")}></div>`
 
@@ -52,9 +51,9 @@ describe("booking widget", () => {
     await page.screenshot({ path: join(shots, "staff-light.png") })
     await page.locator(`#w button[data-staff="${bench.ids.ana}"]`).click()
     await poll(() => heading(page).textContent()).toBe("Pick a date and time")
-    await page.locator('#w button[data-day="2027-03-29"]').click()
+    await page.locator("#w button[data-day=\"2027-03-29\"]").click()
     // 10:00 in Berlin (summer time from 28 March) is 08:00Z.
-    const time = page.locator('#w button[data-start="2027-03-29T08:00:00Z"]')
+    const time = page.locator("#w button[data-start=\"2027-03-29T08:00:00Z\"]")
     await poll(() => time.textContent()).toBe("10:00 AM")
     await page.screenshot({ path: join(shots, "times-light.png") })
     await time.click()
@@ -63,12 +62,17 @@ describe("booking widget", () => {
     await page.locator("#w #f-email").fill("mia@example.com")
     await page.locator("#w #f-phone").fill("+49 30 1234567")
     await page.screenshot({ path: join(shots, "details-light.png") })
-    await page.locator('#w button[type="submit"]').click()
+    await page.locator("#w button[type=\"submit\"]").click()
     await poll(() => heading(page).textContent()).toBe("Booking confirmed")
     await page.screenshot({ path: join(shots, "done-light.png") })
 
     const { booking, client } = await readBack(page)
-    expect(booking).toMatchObject({ service_id: bench.ids.cut, staff_id: bench.ids.ana, start: "2027-03-29T08:00:00Z", status: "confirmed" })
+    expect(booking).toMatchObject({
+      service_id: bench.ids.cut,
+      staff_id: bench.ids.ana,
+      start: "2027-03-29T08:00:00Z",
+      status: "confirmed"
+    })
     expect(client).toMatchObject({ name: "Mia Maus", email: "mia@example.com", phone: "+49 30 1234567", time_zone: "Europe/Berlin" })
     await delivered(booking.id)
 
@@ -140,19 +144,22 @@ describe("booking widget", () => {
 
   it("prefill, appearance (colour, font, radius), dark theme, German, and a time-zone switch", async () => {
     const context = await bench.context()
-    const page = await bench.open(context, bench.host.page(widget({
-      key: bench.pk,
-      service: bench.ids.cut,
-      staff: "any",
-      theme: "dark",
-      locale: "de",
-      "primary-color": "#d946ef",
-      "font-family": "Georgia, serif",
-      radius: "2",
-      "prefill-name": "Lena Vogel",
-      "prefill-email": "lena@example.com",
-      "prefill-notes": "Bitte pünktlich"
-    })))
+    const page = await bench.open(
+      context,
+      bench.host.page(widget({
+        key: bench.pk,
+        service: bench.ids.cut,
+        staff: "any",
+        theme: "dark",
+        locale: "de",
+        "primary-color": "#d946ef",
+        "font-family": "Georgia, serif",
+        radius: "2",
+        "prefill-name": "Lena Vogel",
+        "prefill-email": "lena@example.com",
+        "prefill-notes": "Bitte pünktlich"
+      }))
+    )
     await poll(() => heading(page).textContent()).toBe("Datum und Uhrzeit wählen")
     expect(await page.locator("#w #month").textContent()).toBe("März 2027")
     const frame = await page.locator("#w .sw").evaluate((el) => {
@@ -160,14 +167,14 @@ describe("booking widget", () => {
       return { bg: s.backgroundColor, color: s.color, font: s.fontFamily }
     })
     expect(frame).toEqual({ bg: "rgb(17, 24, 39)", color: "rgb(249, 250, 251)", font: "Georgia, serif" })
-    await page.locator('#w button[data-day="2027-03-30"]').click()
-    const day = await page.locator('#w button[data-day="2027-03-30"]').evaluate((el) => {
+    await page.locator("#w button[data-day=\"2027-03-30\"]").click()
+    const day = await page.locator("#w button[data-day=\"2027-03-30\"]").evaluate((el) => {
       const s = getComputedStyle(el)
       return { bg: s.backgroundColor, color: s.color, radius: s.borderTopLeftRadius }
     })
     expect(day).toEqual({ bg: "rgb(217, 70, 239)", color: "rgb(17, 24, 39)", radius: "2px" })
     expect(await page.locator("#w h3").textContent()).toBe("Uhrzeiten am Dienstag, 30. März 2027")
-    const slot = page.locator('#w button[data-start="2027-03-30T08:00:00Z"]')
+    const slot = page.locator("#w button[data-start=\"2027-03-30T08:00:00Z\"]")
     expect(await slot.textContent()).toBe("10:00")
     await page.locator("#w #tz").selectOption("America/New_York")
     await poll(() => slot.textContent()).toBe("04:00")
@@ -182,7 +189,10 @@ describe("booking widget", () => {
     // Back releases the hold: the time is free again for everyone.
     await page.locator("#w button.link").click()
     await poll(async () => {
-      const slots = expectStatus(await bench.admin.get(`/v1/availability/slots?service_id=${bench.ids.cut}&start=2027-03-30T08:00:00Z&end=2027-03-30T08:30:00Z`), 200)
+      const slots = expectStatus(
+        await bench.admin.get(`/v1/availability/slots?service_id=${bench.ids.cut}&start=2027-03-30T08:00:00Z&end=2027-03-30T08:30:00Z`),
+        200
+      )
       return slots.data.length
     }).toBe(2)
     expect(await violations(page)).toEqual([])
@@ -191,21 +201,27 @@ describe("booking widget", () => {
 
   it("a time taken while the visitor types: the API's alternatives are offered and one of them books", async () => {
     const context = await bench.context()
-    const page = await bench.open(context, bench.host.page(widget({ key: bench.pk, service: bench.ids.trim, "prefill-email": "ola@example.com" })))
+    const page = await bench.open(
+      context,
+      bench.host.page(widget({ key: bench.pk, service: bench.ids.trim, "prefill-email": "ola@example.com" }))
+    )
     await poll(() => heading(page).textContent()).toBe("Pick a date and time")
-    await page.locator('#w button[data-day="2027-03-31"]').click()
-    await page.locator('#w button[data-start="2027-03-31T09:00:00Z"]').click()
+    await page.locator("#w button[data-day=\"2027-03-31\"]").click()
+    await page.locator("#w button[data-start=\"2027-03-31T09:00:00Z\"]").click()
     await poll(() => heading(page).textContent()).toBe("Your details")
     // The hold lapses (3 minutes on the server's clock) and someone else books the time.
     await bench.server.advance(11 * 60_000)
-    expectStatus(await bench.admin.post("/v1/bookings", {
-      service_id: bench.ids.trim,
-      staff_id: bench.ids.ana,
-      start: "2027-03-31T09:00:00Z",
-      client: { name: "Walk-in" }
-    }), 201)
+    expectStatus(
+      await bench.admin.post("/v1/bookings", {
+        service_id: bench.ids.trim,
+        staff_id: bench.ids.ana,
+        start: "2027-03-31T09:00:00Z",
+        client: { name: "Walk-in" }
+      }),
+      201
+    )
     await page.locator("#w #f-name").fill("Ola Late")
-    await page.locator('#w button[type="submit"]').click()
+    await page.locator("#w button[type=\"submit\"]").click()
     const alternatives = page.locator("#w button[data-alternative]")
     await poll(() => alternatives.count()).toBeGreaterThan(0)
     expect(await page.locator("#w .notice p").first().textContent()).toBe("That time has just been taken. Choose another time:")
@@ -217,7 +233,7 @@ describe("booking widget", () => {
     await alternatives.first().click()
     await poll(() => heading(page).textContent()).toBe("Your details")
     expect(await page.locator("#w #f-name").inputValue()).toBe("Ola Late")
-    await page.locator('#w button[type="submit"]').click()
+    await page.locator("#w button[type=\"submit\"]").click()
     await poll(() => heading(page).textContent()).toBe("Booking confirmed")
     const { booking } = await readBack(page)
     expect(booking).toMatchObject({ start: chosen, staff_id: bench.ids.ana })
@@ -242,18 +258,18 @@ describe("booking widget", () => {
       await check("staff")
       await page.locator(`#w button[data-staff="${bench.ids.ben}"]`).click()
       await poll(() => heading(page).textContent()).toBe("Pick a date and time")
-      await page.locator('#w button[data-day="2027-03-31"]').click()
+      await page.locator("#w button[data-day=\"2027-03-31\"]").click()
       const start = scheme === "light" ? "2027-03-31T10:00:00Z" : "2027-03-31T11:00:00Z"
       await page.locator(`#w button[data-start="${start}"]`).waitFor()
       await check("times")
       await page.locator(`#w button[data-start="${start}"]`).click()
       await poll(() => heading(page).textContent()).toBe("Your details")
-      await page.locator('#w button[type="submit"]').click()
+      await page.locator("#w button[type=\"submit\"]").click()
       await poll(() => page.locator("#w #f-email").getAttribute("aria-invalid")).toBe("true")
       await check("details-errors")
       await page.locator("#w #f-name").fill("Axel Axe")
       await page.locator("#w #f-email").fill(`axel-${scheme}@example.com`)
-      await page.locator('#w button[type="submit"]').click()
+      await page.locator("#w button[type=\"submit\"]").click()
       await poll(() => heading(page).textContent()).toBe("Booking confirmed")
       await check("done")
       await context.close()
@@ -271,13 +287,16 @@ describe("booking widget", () => {
     const context = await bench.context()
     const page = await bench.open(context, bench.host.page(widget({ key: bench.pk, service: bench.ids.colour })))
     await poll(() => heading(page).textContent()).toBe("Pick a date and time")
-    await page.locator('#w button[data-day="2027-03-30"]').click()
-    await page.locator('#w button[data-start="2027-03-30T08:00:00Z"]').click()
+    await page.locator("#w button[data-day=\"2027-03-30\"]").click()
+    await page.locator("#w button[data-start=\"2027-03-30T08:00:00Z\"]").click()
     await poll(() => heading(page).textContent()).toBe("Your details")
 
     const control = (id: string) => page.locator(`#w #q-${id}`)
-    const tags = await Promise.all(["shade", "history", "colourist", "mobile", "age", "code", "patch_test"].map((id) =>
-      control(id).evaluate((e) => `${e.tagName.toLowerCase()}${e.getAttribute("type") ? `[${e.getAttribute("type")}]` : ""}`)))
+    const tags = await Promise.all(
+      ["shade", "history", "colourist", "mobile", "age", "code", "patch_test"].map((id) =>
+        control(id).evaluate((e) => `${e.tagName.toLowerCase()}${e.getAttribute("type") ? `[${e.getAttribute("type")}]` : ""}`)
+      )
+    )
     expect(tags).toEqual(["select", "textarea", "input[email]", "input[tel]", "input[number]", "input[text]", "input[checkbox]"])
     // Every control is named by its label; the help is its description; required ones say so.
     expect(await page.getByLabel("Which shade?").getAttribute("id")).toBe("q-shade")
@@ -292,7 +311,7 @@ describe("booking widget", () => {
     // Checked here first: the unanswered required questions are marked, the first gets focus.
     await page.locator("#w #f-name").fill("Cora Colour")
     await page.locator("#w #f-email").fill("cora@example.com")
-    await page.locator('#w button[type="submit"]').click()
+    await page.locator("#w button[type=\"submit\"]").click()
     await poll(() => active(page)).toMatchObject({ id: "q-shade" })
     await poll(() => page.locator("#w [role=status].sr").textContent()).toBe("Please correct the marked fields.")
     expect(await control("shade").getAttribute("aria-invalid")).toBe("true")
@@ -314,7 +333,7 @@ describe("booking widget", () => {
     expectStatus(await bench.admin.patch(`/v1/services/${bench.ids.colour}`, { questions: withoutCopper }), 200)
     try {
       await page.locator("#w #f-name").focus()
-      await page.locator('#w button[type="submit"]').click()
+      await page.locator("#w button[type=\"submit\"]").click()
       await poll(() => page.locator("#w #eq-shade").textContent()).toBe("must be one of: Blonde, Black")
       await poll(() => active(page)).toMatchObject({ id: "q-shade" })
       expect(await control("shade").getAttribute("aria-invalid")).toBe("true")
@@ -323,7 +342,7 @@ describe("booking widget", () => {
       await page.screenshot({ path: join(shots, "questions-refused.png") })
 
       await control("shade").selectOption("Blonde")
-      await page.locator('#w button[type="submit"]').click()
+      await page.locator("#w button[type=\"submit\"]").click()
       await poll(() => heading(page).textContent()).toBe("Booking confirmed")
       const { booking } = await readBack(page)
       expect(booking.answers).toEqual([
@@ -364,15 +383,22 @@ describe("booking widget", () => {
       })
       const logged: Array<string> = []
       page.on("console", (m) => m.type() === "error" && logged.push(m.text()))
-      await page.addInitScript(`window.__events=[];addEventListener("message",(e)=>{if(e.data&&e.data.type==="slotwise:error")__events.push({via:"window",type:e.data.type,payload:e.data.payload})});document.addEventListener("slotwise:error",(e)=>__events.push({via:"element",type:e.type,payload:e.detail}),true);`)
+      await page.addInitScript(
+        `window.__events=[];addEventListener("message",(e)=>{if(e.data&&e.data.type==="slotwise:error")__events.push({via:"window",type:e.data.type,payload:e.data.payload})});document.addEventListener("slotwise:error",(e)=>__events.push({via:"element",type:e.type,payload:e.detail}),true);`
+      )
       await page.goto(bench.host.page(widget({ key: c.key, service: c.service ?? bench.ids.cut })))
       await poll(() => heading(page).textContent()).toBe("Booking unavailable")
       expect(await page.locator("#w [role=alert]").textContent()).toContain(c.text)
-      await poll(async () => (await events(page)).map((e) => `${e.via} ${e.payload.code}`).sort()).toEqual([`element ${c.code}`, `window ${c.code}`])
+      await poll(async () => (await events(page)).map((e) => `${e.via} ${e.payload.code}`).sort()).toEqual([
+        `element ${c.code}`,
+        `window ${c.code}`
+      ])
       if (c.code === "secret_key") expect(apiCalls).toEqual([])
       // The visitor reads a short message; the developer's console says how to allow the origin.
       if (c.code === "origin_not_allowed") {
-        expect(logged.find((line) => line.startsWith("Slotwise widget:"))).toContain(`accounts update acc_… --allowed-origin ${bench.host.origin}`)
+        expect(logged.find((line) => line.startsWith("Slotwise widget:"))).toContain(
+          `accounts update acc_… --allowed-origin ${bench.host.origin}`
+        )
       }
       await page.close()
     }
@@ -392,7 +418,10 @@ describe("booking widget", () => {
     }
     expect(await shown(free.keys.sandbox.publishable)).toBe(true)
     expect(await shown(bench.pk)).toBe(false)
-    const config = expectStatus(await client(bench.server.url, free.keys.sandbox.publishable).get("/v1/widget/config", { headers: { origin: bench.host.origin } }), 200)
+    const config = expectStatus(
+      await client(bench.server.url, free.keys.sandbox.publishable).get("/v1/widget/config", { headers: { origin: bench.host.origin } }),
+      200
+    )
     expect(config).toEqual({
       object: "widget_config",
       account_name: "Freebie",
@@ -410,13 +439,25 @@ describe("booking widget", () => {
     const LOGO = "https://logo.example/brand.png"
     const created = await newAccount(bench.server, { name: "Brand Salon", plan: "pro", allowed_origins: [bench.host.origin] })
     const api = client(bench.server.url, created.keys.sandbox.secret)
-    expectStatus(await api.patch("/v1/account", {
-      branding: { display_name: "Salon Lumière", logo_url: LOGO, primary_color: "#7c3aed", hide_powered_by: true }
-    }), 200)
+    expectStatus(
+      await api.patch("/v1/account", {
+        branding: { display_name: "Salon Lumière", logo_url: LOGO, primary_color: "#7c3aed", hide_powered_by: true }
+      }),
+      200
+    )
     const stylist = expectStatus(await api.post("/v1/staff", { name: "Lou", time_zone: "Europe/Berlin" }), 201).id
     expectStatus(await api.post("/v1/services", { name: "Blow-dry", duration_minutes: 30, staff_ids: [stylist] }), 201)
-    const config = expectStatus(await client(bench.server.url, created.keys.sandbox.publishable).get("/v1/widget/config", { headers: { origin: bench.host.origin } }), 200)
-    expect(config).toMatchObject({ display_name: "Salon Lumière", logo_url: LOGO, primary_color: "#7c3aed", powered_by: false, branding_required: false })
+    const config = expectStatus(
+      await client(bench.server.url, created.keys.sandbox.publishable).get("/v1/widget/config", { headers: { origin: bench.host.origin } }),
+      200
+    )
+    expect(config).toMatchObject({
+      display_name: "Salon Lumière",
+      logo_url: LOGO,
+      primary_color: "#7c3aed",
+      powered_by: false,
+      branding_required: false
+    })
 
     const context = await bench.context()
     const logoRequests: Array<Record<string, string>> = []
@@ -430,7 +471,10 @@ describe("booking widget", () => {
       })
     })
     const open = async (attrs: Record<string, string>) => {
-      const page = await bench.open(context, bench.host.page(widget({ key: created.keys.sandbox.publishable, ...attrs }), { imgSrc: "https://logo.example" }))
+      const page = await bench.open(
+        context,
+        bench.host.page(widget({ key: created.keys.sandbox.publishable, ...attrs }), { imgSrc: "https://logo.example" })
+      )
       await poll(() => heading(page).textContent()).toBe("Choose a service")
       return page
     }
@@ -508,8 +552,8 @@ describe("booking widget", () => {
     })
     await page.goto(bench.host.page(widget({ key: bench.pk, service: bench.ids.trim })))
     await poll(() => heading(page).textContent()).toBe("Pick a date and time")
-    await page.locator('#w button[data-day="2027-03-31"]').click()
-    await page.locator('#w button[data-start="2027-03-31T13:00:00Z"]').click()
+    await page.locator("#w button[data-day=\"2027-03-31\"]").click()
+    await page.locator("#w button[data-start=\"2027-03-31T13:00:00Z\"]").click()
     await poll(() => heading(page).textContent()).toBe("Your details")
     expect(await page.locator("#w .summary").textContent()).toContain("We hold this time for you for 3 minutes.")
     await page.clock.runFor(149_000)
@@ -519,7 +563,7 @@ describe("booking widget", () => {
     await page.locator("#w #f-name").fill("Rey Renewed")
     await page.locator("#w #f-email").fill("rey@example.com")
     const booked = page.waitForRequest((r) => r.url().endsWith("/v1/bookings") && r.method() === "POST")
-    await page.locator('#w button[type="submit"]').click()
+    await page.locator("#w button[type=\"submit\"]").click()
     await poll(() => heading(page).textContent()).toBe("Booking confirmed")
     // The booking converted the renewed hold: one request, no fallback without it.
     expect(JSON.parse((await booked).postData() ?? "{}").hold_id).toMatch(/^hld_/)
@@ -534,16 +578,25 @@ describe("booking widget", () => {
       route.request().method() !== "POST" ? route.continue() : route.fulfill({
         status: 429,
         headers: { "content-type": "application/problem+json", "access-control-allow-origin": bench.host.origin },
-        body: JSON.stringify({ type: "https://slotwise.dev/errors/hold_limit_reached", title: "Hold limit reached", status: 429, code: "hold_limit_reached", detail: "holds enough" })
+        body: JSON.stringify({
+          type: "https://slotwise.dev/errors/hold_limit_reached",
+          title: "Hold limit reached",
+          status: 429,
+          code: "hold_limit_reached",
+          detail: "holds enough"
+        })
       }))
-    const page = await bench.open(context, bench.host.page(widget({ key: bench.pk, service: bench.ids.trim, "prefill-name": "Una Held", "prefill-email": "una@example.com" })))
+    const page = await bench.open(
+      context,
+      bench.host.page(widget({ key: bench.pk, service: bench.ids.trim, "prefill-name": "Una Held", "prefill-email": "una@example.com" }))
+    )
     await poll(() => heading(page).textContent()).toBe("Pick a date and time")
-    await page.locator('#w button[data-day="2027-03-31"]').click()
-    await page.locator('#w button[data-start="2027-03-31T11:00:00Z"]').click()
+    await page.locator("#w button[data-day=\"2027-03-31\"]").click()
+    await page.locator("#w button[data-start=\"2027-03-31T11:00:00Z\"]").click()
     await poll(() => heading(page).textContent()).toBe("Your details")
     expect(await page.locator("#w .summary").textContent()).not.toContain("We hold this time")
     expect(await page.locator("#w [role=status].muted").count()).toBe(0)
-    await page.locator('#w button[type="submit"]').click()
+    await page.locator("#w button[type=\"submit\"]").click()
     await poll(() => heading(page).textContent()).toBe("Booking confirmed")
     expect((await readBack(page)).booking).toMatchObject({ start: "2027-03-31T11:00:00Z" })
     await context.close()
@@ -568,7 +621,13 @@ describe("booking widget", () => {
             "access-control-allow-origin": bench.host.origin,
             "access-control-expose-headers": "retry-after"
           },
-          body: JSON.stringify({ type: "https://slotwise.dev/errors/rate_limited", title: "Too many requests", status: 429, code: "rate_limited", detail: "slow down" })
+          body: JSON.stringify({
+            type: "https://slotwise.dev/errors/rate_limited",
+            title: "Too many requests",
+            status: 429,
+            code: "rate_limited",
+            detail: "slow down"
+          })
         })
       }
       return route.continue()
@@ -577,19 +636,29 @@ describe("booking widget", () => {
     const alert = page.locator("#w [role=alert]")
     await poll(() => alert.textContent()).toContain("We could not reach the booking service.")
     failing = false
-    await page.locator('#w button[data-focus="retry"]').click()
+    await page.locator("#w button[data-focus=\"retry\"]").click()
     // Shown while the widget waits out Retry-After (1 s): polled without waiting for the element.
     await poll(() => page.locator("#w [role=status].muted").allTextContents()).toEqual(["Many requests right now. Trying again in 1 s…"])
     await poll(() => heading(page).textContent()).toBe("Pick a date and time")
     expect(limited).toBe(2)
     // Someone books 14:00Z on the 30th after the calendar was shown: picking it is refused (409).
-    await page.locator('#w button[data-day="2027-03-30"]').click()
-    await page.locator('#w button[data-start="2027-03-30T12:00:00Z"]').waitFor()
-    expectStatus(await bench.admin.post("/v1/bookings", { service_id: bench.ids.trim, staff_id: bench.ids.ana, start: "2027-03-30T12:00:00Z", client: { name: "Phone call" } }), 201)
-    await page.locator('#w button[data-start="2027-03-30T12:00:00Z"]').click()
+    await page.locator("#w button[data-day=\"2027-03-30\"]").click()
+    await page.locator("#w button[data-start=\"2027-03-30T12:00:00Z\"]").waitFor()
+    expectStatus(
+      await bench.admin.post("/v1/bookings", {
+        service_id: bench.ids.trim,
+        staff_id: bench.ids.ana,
+        start: "2027-03-30T12:00:00Z",
+        client: { name: "Phone call" }
+      }),
+      201
+    )
+    await page.locator("#w button[data-start=\"2027-03-30T12:00:00Z\"]").click()
     await poll(() => page.locator("#w button[data-alternative]").count()).toBeGreaterThan(0)
-    expect(await page.locator('#w button[data-start="2027-03-30T12:00:00Z"]').count()).toBe(0)
-    const alternatives = await page.locator("#w button[data-alternative]").evaluateAll((els) => els.map((e) => e.getAttribute("data-alternative")))
+    expect(await page.locator("#w button[data-start=\"2027-03-30T12:00:00Z\"]").count()).toBe(0)
+    const alternatives = await page.locator("#w button[data-alternative]").evaluateAll((els) =>
+      els.map((e) => e.getAttribute("data-alternative"))
+    )
     expect(alternatives).not.toContain("2027-03-30T12:00:00Z")
     await context.close()
   })

@@ -31,7 +31,10 @@ export const AccountGroup = HttpApiGroup.make("account")
   )
   .pipe(authenticated)
   .annotate(OpenApi.Title, "Account")
-  .annotate(OpenApi.Description, "The account the credential belongs to, with its plan and limits; its name, handle, branding and allowed origins.")
+  .annotate(
+    OpenApi.Description,
+    "The account the credential belongs to, with its plan and limits; its name, handle, branding and allowed origins."
+  )
 
 export const ApiKeysGroup = HttpApiGroup.make("apiKeys")
   .add(
@@ -73,4 +76,7 @@ export const ApiKeysGroup = HttpApiGroup.make("apiKeys")
   )
   .pipe(authenticated)
   .annotate(OpenApi.Title, "API keys")
-  .annotate(OpenApi.Description, "Secret and publishable keys per environment: create, rotate, revoke, and exchange a sandbox key for production.")
+  .annotate(
+    OpenApi.Description,
+    "Secret and publishable keys per environment: create, rotate, revoke, and exchange a sandbox key for production."
+  )

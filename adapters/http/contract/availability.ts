@@ -94,4 +94,7 @@ export const AvailabilityGroup = HttpApiGroup.make("availability")
   .addError(HoldExpiredProblem)
   .pipe(authenticated)
   .annotate(OpenApi.Title, "Availability")
-  .annotate(OpenApi.Description, "Working hours, dated exceptions and blocked time per staff member; bookable slots, why a start is not bookable, and short holds on a slot.")
+  .annotate(
+    OpenApi.Description,
+    "Working hours, dated exceptions and blocked time per staff member; bookable slots, why a start is not bookable, and short holds on a slot."
+  )

@@ -133,4 +133,7 @@ export const BookingsGroup = HttpApiGroup.make("bookings")
   .addError(SeriesUnavailableProblem)
   .pipe(authenticated)
   .annotate(OpenApi.Title, "Bookings")
-  .annotate(OpenApi.Description, "Appointments of a client with a staff member for a service: booking, status changes, rescheduling and payments.")
+  .annotate(
+    OpenApi.Description,
+    "Appointments of a client with a staff member for a service: booking, status changes, rescheduling and payments."
+  )

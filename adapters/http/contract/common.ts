@@ -21,7 +21,8 @@ export const decodedAs = <A, I>(
 ): Schema.Schema<A, I> => {
   const decode = inputDecoder(schema)
   const encode = ParseResult.encodeUnknownEither(schema)
-  const check = (input: unknown): Either.Either<A, ReadonlyArray<FieldIssue>> => Either.mapLeft(decode(prepare(input)), (issues) => reword(input, issues))
+  const check = (input: unknown): Either.Either<A, ReadonlyArray<FieldIssue>> =>
+    Either.mapLeft(decode(prepare(input)), (issues) => reword(input, issues))
   const declared = Schema.declare([], {
     decode: () => (input, _, ast) => {
       const before = decodedBefore(input, check)
@@ -38,7 +39,9 @@ const reported = (ast: AST.AST, input: unknown, fields: ReadonlyArray<FieldIssue
     const issue = new ParseResult.Type(ast, undefined, field.message)
     return field.path.length === 0 ? issue : new ParseResult.Pointer(field.path as [PropertyKey, ...Array<PropertyKey>], input, issue)
   })
-  return issues.length === 1 ? issues[0]! : new ParseResult.Composite(ast, input, issues as [ParseResult.ParseIssue, ...Array<ParseResult.ParseIssue>])
+  return issues.length === 1
+    ? issues[0]!
+    : new ParseResult.Composite(ast, input, issues as [ParseResult.ParseIssue, ...Array<ParseResult.ParseIssue>])
 }
 
 /** A request body decoded with the core's rules and messages. */
@@ -67,5 +70,4 @@ export const NoFields: Schema.Schema<{}> = Schema.declare([], {
   jsonSchema: { type: "object", additionalProperties: false, properties: {} }
 })
 
-export const pageOf = <S extends Schema.Schema.AnyNoContext>(item: S, identifier: string) =>
-  PageSchema(item).annotations({ identifier })
+export const pageOf = <S extends Schema.Schema.AnyNoContext>(item: S, identifier: string) => PageSchema(item).annotations({ identifier })

@@ -9,12 +9,7 @@ import { Booking } from "../../../src/bookings/booking.js"
 import { ManageCancel, ManagedBooking, ManageReschedule, ManageSlotQuery } from "../../../src/manage/manageLink.js"
 import { doc, key, publicAccess } from "./access.js"
 import { body, IdPath, NoFields } from "./common.js"
-import {
-  InvalidTransitionProblem,
-  NoticePeriodPassedProblem,
-  OutsideAvailabilityProblem,
-  SlotUnavailableProblem
-} from "./problems.js"
+import { InvalidTransitionProblem, NoticePeriodPassedProblem, OutsideAvailabilityProblem, SlotUnavailableProblem } from "./problems.js"
 import { strictQuery } from "./query.js"
 import { authenticated } from "./security.js"
 

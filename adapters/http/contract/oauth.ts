@@ -51,7 +51,10 @@ export const OAuthClientsGroup = HttpApiGroup.make("oauthClients")
   )
   .pipe(authenticated)
   .annotate(OpenApi.Title, "OAuth clients")
-  .annotate(OpenApi.Description, "Third-party applications that act on an account through OAuth 2: registration, redirect URIs, scopes and secrets.")
+  .annotate(
+    OpenApi.Description,
+    "Third-party applications that act on an account through OAuth 2: registration, redirect URIs, scopes and secrets."
+  )
 
 export const OAuthGrantsGroup = HttpApiGroup.make("oauthGrants")
   .add(
@@ -75,4 +78,3 @@ export const OAuthGrantsGroup = HttpApiGroup.make("oauthGrants")
   .pipe(authenticated)
   .annotate(OpenApi.Title, "OAuth grants")
   .annotate(OpenApi.Description, "What account users authorized each OAuth client to do, and revoking it.")
-

@@ -17,8 +17,9 @@ const IntegerText = Schema.transformOrFail(Schema.String, Schema.Number, {
 const BooleanText = Schema.transformOrFail(Schema.String, Schema.Boolean, {
   strict: true,
   decode: (s, _, ast) =>
-    s === "true" ? ParseResult.succeed(true) : s === "false" ? ParseResult.succeed(false) :
-    ParseResult.fail(new ParseResult.Type(ast, s, "must be true or false")),
+    s === "true" ? ParseResult.succeed(true) : s === "false" ?
+      ParseResult.succeed(false) :
+      ParseResult.fail(new ParseResult.Type(ast, s, "must be true or false")),
   encode: (b) => ParseResult.succeed(b ? "true" : "false")
 })
 

@@ -118,4 +118,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
   .addError(InvalidTransitionProblem)
   .pipe(authenticated)
   .annotate(OpenApi.Title, "Webhooks")
-  .annotate(OpenApi.Description, "Endpoints that receive signed events (Standard Webhooks), their deliveries and attempts, retries and recovery.")
+  .annotate(
+    OpenApi.Description,
+    "Endpoints that receive signed events (Standard Webhooks), their deliveries and attempts, retries and recovery."
+  )

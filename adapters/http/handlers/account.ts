@@ -13,7 +13,8 @@ export const AccountLive = handlerGroup(SlotwiseApi, "account", (handlers) =>
     const accounts = yield* Accounts
     return handlers
       .handle("get", () => Effect.flatMap(CurrentPrincipal, ({ principal }) => accounts.get(principal.account.id)))
-      .handle("update", ({ payload }) => Effect.flatMap(CurrentPrincipal, ({ principal }) => accounts.updateSettings(principal.account.id, payload)), write)
+      .handle("update", ({ payload }) =>
+        Effect.flatMap(CurrentPrincipal, ({ principal }) => accounts.updateSettings(principal.account.id, payload)), write)
   }))
 
 export const ApiKeysLive = handlerGroup(SlotwiseApi, "apiKeys", (handlers) =>

@@ -12,7 +12,11 @@ export const AvailabilityLive = handlerGroup(SlotwiseApi, "availability", (handl
     return handlers
       .handle("slots", ({ urlParams }) => availability.slots(urlParams))
       .handle("explain", ({ urlParams }) => availability.explain(urlParams))
-      .handle("createHold", ({ payload }) => asAudience(availability.hold(payload), (visitor) => availability.hold(payload, visitor)), write)
+      .handle(
+        "createHold",
+        ({ payload }) => asAudience(availability.hold(payload), (visitor) => availability.hold(payload, visitor)),
+        write
+      )
       .handle("getHold", ({ path }) => availability.getHold(path.id))
       .handle("releaseHold", ({ path }) => availability.releaseHold(path.id), write)
       .handle("list", ({ urlParams }) => availability.list(urlParams))

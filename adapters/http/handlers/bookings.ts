@@ -66,10 +66,12 @@ export const BookingsLive = handlerGroup(SlotwiseApi, "bookings", (handlers) =>
       .handle(
         "recordPayment",
         ({ path, payload }) =>
-          linked(bookings.recordPayment(path.id, payload), (r) => Effect.map(manage.withManageUrl(r.booking), (booking) => ({ ...r, booking }))),
+          linked(bookings.recordPayment(path.id, payload), (r) =>
+            Effect.map(manage.withManageUrl(r.booking), (booking) => ({ ...r, booking }))),
         write
       )
-      .handle("listPayments", ({ path }) => bookings.listPayments(path.id))
+      .handle("listPayments", ({ path }) =>
+        bookings.listPayments(path.id))
   }))
 
 export const BookingSeriesLive = handlerGroup(SlotwiseApi, "bookingSeries", (handlers) =>
@@ -81,7 +83,9 @@ export const BookingSeriesLive = handlerGroup(SlotwiseApi, "bookingSeries", (han
     return handlers
       .handle("create", ({ payload }) => createSeries(payload), write)
       .handle("list", ({ urlParams }) =>
-        linked(series.list(urlParams), (page) => Effect.map(Effect.forEach(page.data, withLinks), (data) => ({ ...page, data }))))
-      .handle("get", ({ path }) => linked(series.get(path.id), withLinks))
+        linked(series.list(urlParams), (page) =>
+          Effect.map(Effect.forEach(page.data, withLinks), (data) => ({ ...page, data }))))
+      .handle("get", ({ path }) =>
+        linked(series.get(path.id), withLinks))
       .handle("cancel", ({ path, payload }) => linked(series.cancel(path.id, payload), withLinks), write)
   }))

@@ -48,7 +48,9 @@ export const transforms = (ast: SchemaAST.AST): boolean => {
 export const encodedAs = <A, I>(member: Schema.Schema<A, I>) => {
   let encoder: ((value: A) => Either.Either<I, ParseResult.ParseError>) | undefined
   const encode = (value: A) =>
-    (encoder ??= Schema.encodeEither(transforms(member.ast) ? member : Schema.encodedSchema(member) as unknown as Schema.Schema<A, I>))(value)
+    (encoder ??= Schema.encodeEither(transforms(member.ast) ? member : Schema.encodedSchema(member) as unknown as Schema.Schema<A, I>))(
+      value
+    )
   const status = HttpApiSchema.getStatusSuccess(member)
   const { contentType, kind } = HttpApiSchema.getEncoding(member.ast)
   if (kind !== "Json") throw new Error(`encodedAs answers JSON only, not ${kind}`)

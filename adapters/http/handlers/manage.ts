@@ -13,8 +13,11 @@ import { admitted } from "../middleware/gate.js"
 
 const write = { uninterruptible: true } as const
 
-export const ManageLinksLive = handlerGroup(SlotwiseApi, "manageLinks", (handlers) =>
-  Effect.map(Manage, (manage) => handlers.handle("rotate", ({ path }) => manage.rotate(path.id), write)))
+export const ManageLinksLive = handlerGroup(
+  SlotwiseApi,
+  "manageLinks",
+  (handlers) => Effect.map(Manage, (manage) => handlers.handle("rotate", ({ path }) => manage.rotate(path.id), write))
+)
 
 export const ManageLive = handlerGroup(SlotwiseApi, "manage", (handlers) =>
   Effect.gen(function*() {
@@ -32,7 +35,8 @@ export const ManageLive = handlerGroup(SlotwiseApi, "manage", (handlers) =>
       .handle("slots", ({ path, urlParams }) => Effect.zipRight(perAddress, manage.slots(path.token, urlParams)))
       .handle(
         "cancel",
-        ({ path, payload }) => perAddress.pipe(Effect.zipRight(perBooking(path.token)), Effect.zipRight(manage.cancel(path.token, payload))),
+        ({ path, payload }) =>
+          perAddress.pipe(Effect.zipRight(perBooking(path.token)), Effect.zipRight(manage.cancel(path.token, payload))),
         write
       )
       .handle(

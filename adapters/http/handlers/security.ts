@@ -48,5 +48,7 @@ export const asAudience = <A, E, B, F>(
   forAccount: Effect.Effect<A, E, Tenant>,
   forVisitor: (visitor: Visitor) => Effect.Effect<B, F, Tenant>
 ): Effect.Effect<A | B, E | F, Tenant | CurrentPrincipal> =>
-  Effect.flatMap(CurrentPrincipal, ({ visitor }): Effect.Effect<A | B, E | F, Tenant> =>
-    visitor === undefined ? forAccount : forVisitor(visitor))
+  Effect.flatMap(
+    CurrentPrincipal,
+    ({ visitor }): Effect.Effect<A | B, E | F, Tenant> => visitor === undefined ? forAccount : forVisitor(visitor)
+  )

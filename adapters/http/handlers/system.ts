@@ -12,8 +12,7 @@ export const SystemLive = handlerGroup(SlotwiseApi, "system", (handlers) =>
         Effect.timeout("2 seconds"),
         Effect.match({
           onSuccess: () => HttpServerResponse.unsafeJson({ status: "ok", storage: "ok", version: VERSION }),
-          onFailure: () =>
-            HttpServerResponse.unsafeJson({ status: "degraded", storage: "unavailable", version: VERSION }, { status: 503 })
+          onFailure: () => HttpServerResponse.unsafeJson({ status: "degraded", storage: "unavailable", version: VERSION }, { status: 503 })
         })
       ))
   }))

@@ -27,8 +27,23 @@ export const parseAuthorization = (header: string): { readonly scheme: string; r
  * `Bearer `, and a response never repeats a credential.
  */
 const KNOWN_SCHEMES = new Set([
-  "basic", "bearer", "concealed", "digest", "dpop", "gnap", "hoba", "mutual", "negotiate", "ntlm", "oauth",
-  "privatetoken", "scram-sha-1", "scram-sha-256", "token", "vapid", "aws4-hmac-sha256"
+  "basic",
+  "bearer",
+  "concealed",
+  "digest",
+  "dpop",
+  "gnap",
+  "hoba",
+  "mutual",
+  "negotiate",
+  "ntlm",
+  "oauth",
+  "privatetoken",
+  "scram-sha-1",
+  "scram-sha-256",
+  "token",
+  "vapid",
+  "aws4-hmac-sha256"
 ])
 
 /** The scheme of a header that is not a usable bearer, as a 401 may name it: "" when it is not a scheme. */
@@ -43,12 +58,15 @@ const bearerOf = (header: string): string | undefined => {
   return scheme.length === 6 && scheme.toLowerCase() === "bearer" && token !== "" ? token : undefined
 }
 
-export const makeAuthenticate = (authenticator: AuthenticatorService, adminToken: string | undefined) =>
+export const makeAuthenticate =
+  (authenticator: AuthenticatorService, adminToken: string | undefined) =>
   (authorization: string | undefined, rule: AccessRequirement | undefined): Effect.Effect<Caller, StorageFailure> => {
     if (authorization === undefined) return Effect.succeed(ANONYMOUS)
     const token = bearerOf(authorization)
     if (rule?.auth === "admin") {
-      return Effect.succeed(adminToken !== undefined && token !== undefined && constantTimeEqual(token, adminToken) ? OPERATOR : NOT_OPERATOR)
+      return Effect.succeed(
+        adminToken !== undefined && token !== undefined && constantTimeEqual(token, adminToken) ? OPERATOR : NOT_OPERATOR
+      )
     }
     if (token === undefined) return Effect.succeed({ _tag: "Malformed", scheme: nameableScheme(authorization) })
     return authenticator.authenticate(token).pipe(

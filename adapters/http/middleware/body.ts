@@ -186,9 +186,11 @@ export const readJsonBody = (
     }
     if (!hasBody(request)) return Effect.succeed(empty())
     if (!isJsonContentType(headers["content-type"])) {
-      return Effect.fail(new UnsupportedMediaType({
-        detail: `a request body must be application/json, not ${headers["content-type"] ?? "(no Content-Type)"}`
-      }))
+      return Effect.fail(
+        new UnsupportedMediaType({
+          detail: `a request body must be application/json, not ${headers["content-type"] ?? "(no Content-Type)"}`
+        })
+      )
     }
     const charset = foreignCharset(headers["content-type"])
     if (charset !== undefined) return Effect.fail(charset)
@@ -215,10 +217,12 @@ export const withParsedBody = (
 /** A JSON body on GET /v1/bookings becomes query parameters; the query string wins. */
 const foldIntoQuery = (request: HttpServerRequest.HttpServerRequest, value: unknown) => {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    return Effect.fail(new BadRequest({
-      detail: "a JSON body on GET /v1/bookings must be an object of filters",
-      errors: [{ path: "", message: "must be an object" }]
-    }))
+    return Effect.fail(
+      new BadRequest({
+        detail: "a JSON body on GET /v1/bookings must be an object of filters",
+        errors: [{ path: "", message: "must be an object" }]
+      })
+    )
   }
   const [path, search = ""] = request.url.split("?", 2) as [string, string?]
   const params = new URLSearchParams(search)

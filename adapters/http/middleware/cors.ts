@@ -52,9 +52,11 @@ export const preflight = (
             vary: "Origin"
           }
         }))
-        : Effect.fail(new Forbidden({
-          detail: origin === undefined
-            ? "a preflight request needs an Origin header"
-            : `${origin} is not an allowed origin of any account: ${howToAllowOrigin(origin)}`
-        }))
+        : Effect.fail(
+          new Forbidden({
+            detail: origin === undefined
+              ? "a preflight request needs an Origin header"
+              : `${origin} is not an allowed origin of any account: ${howToAllowOrigin(origin)}`
+          })
+        )
   )

@@ -67,8 +67,10 @@ export const makeGate = (authenticator: AuthenticatorService, adminToken: string
     address: () => string,
     originOf: OriginOf
   ): Effect.Effect<Passage, StorageFailure> =>
-    Effect.flatMap(authenticate(authorization, rule), (caller) =>
-      Effect.map(originOf(caller), (from) => passageOf(rule, caller, address, from)))
+    Effect.flatMap(
+      authenticate(authorization, rule),
+      (caller) => Effect.map(originOf(caller), (from) => passageOf(rule, caller, address, from))
+    )
 }
 
 /**
@@ -103,4 +105,5 @@ export const handOver = <A, E, R>(
 
 /** The passage the pipeline handed over with the request being served; undefined when it did not come through the gate. */
 export const admitted: Effect.Effect<Passage | undefined> = Effect.contextWith((context: Context.Context<never>) =>
-  context.unsafeMap.get(RequestPassage.key) as Passage | undefined)
+  context.unsafeMap.get(RequestPassage.key) as Passage | undefined
+)

@@ -71,8 +71,8 @@ export interface IdempotentRequest {
 }
 
 /** Runs `run` at most once per key and request; repeats get its kept response. */
-export const makeIdempotent = (idempotency: Idempotency) =>
-  <E, R>(request: IdempotentRequest, run: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+export const makeIdempotent =
+  (idempotency: Idempotency) => <E, R>(request: IdempotentRequest, run: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
     // The caller's tenant once around the whole step (claim, run, keep): each provide copies the context.
     Effect.provideService(
       Effect.gen(function*() {

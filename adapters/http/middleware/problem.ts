@@ -51,7 +51,10 @@ const fieldErrors = (issues: HttpApiError.HttpApiDecodeError["issues"]): Array<F
     const path = issue.path.map(String).join(".")
     if (seen.has(path)) continue
     seen.add(path)
-    errors.push({ path, message: issue._tag === "Unexpected" ? "is not a known field" : issue._tag === "Missing" ? "is required" : issue.message })
+    errors.push({
+      path,
+      message: issue._tag === "Unexpected" ? "is not a known field" : issue._tag === "Missing" ? "is required" : issue.message
+    })
   }
   return errors
 }
@@ -132,8 +135,8 @@ export const responseOfCause = (
       if (error._tag === "RateLimited") headers["retry-after"] = String(error.retry_after_seconds)
       if (error._tag === "Unauthorized") {
         headers["www-authenticate"] = presentedCredential
-          ? 'Bearer realm="slotwise", error="invalid_token"'
-          : 'Bearer realm="slotwise"'
+          ? "Bearer realm=\"slotwise\", error=\"invalid_token\""
+          : "Bearer realm=\"slotwise\""
       }
       return Effect.succeed(problemResponse(toProblem(error), headers))
     }

@@ -39,7 +39,8 @@ const STRINGS = {
     not_found_title: "Seite nicht gefunden",
     not_found: "Unter dieser Adresse gibt es keine Buchungsseite.",
     link_invalid_title: "Dieser Link ist nicht mehr gültig",
-    link_invalid: "Dieser Link ist nicht mehr gültig. Bitte verwenden Sie den neuesten Link, den Sie erhalten haben, oder wenden Sie sich an das Unternehmen.",
+    link_invalid:
+      "Dieser Link ist nicht mehr gültig. Bitte verwenden Sie den neuesten Link, den Sie erhalten haben, oder wenden Sie sich an das Unternehmen.",
     too_many: "Zu viele Anfragen",
     unavailable: "Diese Seite ist gerade nicht verfügbar. Bitte versuchen Sie es gleich noch einmal.",
     too_many_detail: "Bitte warten Sie einen Moment und versuchen Sie es erneut.",
@@ -105,12 +106,20 @@ ${meta("og:description", page.description)}
 ${meta("og:url", page.url)}
 ${meta("og:type", "website")}
 ${page.account === undefined ? "" : meta("og:site_name", page.account)}
-${page.noindex ? `<meta name="robots" content="noindex, nofollow">\n` : ""}<meta name="color-scheme" content="${page.theme ?? "light dark"}">
+${page.noindex ? `<meta name="robots" content="noindex, nofollow">\n` : ""}<meta name="color-scheme" content="${
+    page.theme ?? "light dark"
+  }">
 <link rel="stylesheet" href="${page.prefix}/pages.css">
 ${page.widget ? `<script src="${page.prefix}/widget.js" defer></script>\n` : ""}</head>
 <body>
 <a class="skip" href="#main">${t("skip")}</a>
-${page.account === undefined ? "" : `<header>${page.logoUrl === undefined ? "" : `<img src="${escapeHtml(page.logoUrl)}" alt="">`}<p class="account">${escapeHtml(page.account)}</p></header>\n`}<main id="main">
+${
+    page.account === undefined
+      ? ""
+      : `<header>${page.logoUrl === undefined ? "" : `<img src="${escapeHtml(page.logoUrl)}" alt="">`}<p class="account">${
+        escapeHtml(page.account)
+      }</p></header>\n`
+  }<main id="main">
 ${page.body}
 </main>
 ${page.poweredBy ? `<footer><a href="https://slotwise.dev" rel="noopener">${t("powered")}</a></footer>\n` : ""}</body>
@@ -121,5 +130,7 @@ ${page.poweredBy ? `<footer><a href="https://slotwise.dev" rel="noopener">${t("p
 /** The widget's element: the page's key, and the flow's or manage link's settings. */
 export const widgetElement = (attributes: Record<string, string | undefined>): string =>
   `<div data-slotwise-widget${
-    Object.entries(attributes).filter((e): e is [string, string] => e[1] !== undefined).map(([name, value]) => ` data-${name}="${escapeHtml(value)}"`).join("")
+    Object.entries(attributes).filter((e): e is [string, string] => e[1] !== undefined).map(([name, value]) =>
+      ` data-${name}="${escapeHtml(value)}"`
+    ).join("")
   }></div>`

@@ -136,9 +136,13 @@ export const makePages = (options: PagesOptions = {}) =>
     const notFound = (req: PageRequest, url: string, invalidLink = false) => {
       const title = pageText(req.lang, invalidLink ? "link_invalid_title" : "not_found_title")
       const detail = pageText(req.lang, invalidLink ? "link_invalid" : "not_found")
-      return page(404, plainShell(req, { title, description: detail, url, body: `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(detail)}</p>` }), {
-        "cache-control": "no-store"
-      })
+      return page(
+        404,
+        plainShell(req, { title, description: detail, url, body: `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(detail)}</p>` }),
+        {
+          "cache-control": "no-store"
+        }
+      )
     }
 
     const displayName = (account: Account): string => account.branding.display_name ?? account.name
@@ -173,21 +177,28 @@ export const makePages = (options: PagesOptions = {}) =>
         const title = pageText(req.lang, "book_title", { account: name })
         const items = list.map((s) => {
           const meta = [pageText(req.lang, "minutes", { n: s.duration_minutes }), priceOf(req.lang, s.price)].filter(Boolean).join(" · ")
-          return `<li><a href="${escapeHtml(bookPath(account, tenant, s.id))}" data-service="${escapeHtml(s.id)}"><span><span class="name">${
-            escapeHtml(s.name)
-          }</span>${s.description ? `<span class="description">${escapeHtml(s.description)}</span>` : ""}</span><span class="meta">${escapeHtml(meta)}</span></a></li>`
+          return `<li><a href="${escapeHtml(bookPath(account, tenant, s.id))}" data-service="${
+            escapeHtml(s.id)
+          }"><span><span class="name">${escapeHtml(s.name)}</span>${
+            s.description ? `<span class="description">${escapeHtml(s.description)}</span>` : ""
+          }</span><span class="meta">${escapeHtml(meta)}</span></a></li>`
         })
         const badge = tenant.environment === "sandbox" ? ` <span class="badge">${escapeHtml(pageText(req.lang, "test_mode"))}</span>` : ""
         const body = `<h1>${escapeHtml(title)}${badge}</h1>\n<p class="lead">${escapeHtml(pageText(req.lang, "book_lead"))}</p>\n` +
-          (items.length === 0 ? `<p class="card">${escapeHtml(pageText(req.lang, "no_services"))}</p>` : `<ul class="services">${items.join("")}</ul>`)
-        return page(200, plainShell(req, {
-          title,
-          description: list.map((s) => s.name).join(", ") || pageText(req.lang, "no_services"),
-          url,
-          ...brandingOf(account),
-          noindex: tenant.environment === "sandbox",
-          body
-        }))
+          (items.length === 0
+            ? `<p class="card">${escapeHtml(pageText(req.lang, "no_services"))}</p>`
+            : `<ul class="services">${items.join("")}</ul>`)
+        return page(
+          200,
+          plainShell(req, {
+            title,
+            description: list.map((s) => s.name).join(", ") || pageText(req.lang, "no_services"),
+            url,
+            ...brandingOf(account),
+            noindex: tenant.environment === "sandbox",
+            body
+          })
+        )
       })
 
     const servicePage = (req: PageRequest, account: Account, tenant: TenantId, serviceId: string, url: string) =>
@@ -198,29 +209,32 @@ export const makePages = (options: PagesOptions = {}) =>
         const name = displayName(account)
         const title = pageText(req.lang, "book_service", { service: service.name, account: name })
         const back = `<p><a href="${escapeHtml(bookPath(account, tenant))}">← ${escapeHtml(pageText(req.lang, "all_services"))}</a></p>`
-        return page(200, shell({
-          lang: req.lang,
-          theme: req.theme,
-          prefix: req.prefix,
-          title,
-          description: service.description ?? `${service.name} · ${pageText(req.lang, "minutes", { n: service.duration_minutes })}`,
-          url,
-          ...brandingOf(account),
-          // The widget says "Powered by" itself.
-          poweredBy: false,
-          noindex: tenant.environment === "sandbox",
-          widget: true,
-          body: `${back}\n<h1>${escapeHtml(title)}</h1>\n${
-            widgetElement({
-              key,
-              service: service.id,
-              theme: req.theme ?? "auto",
-              locale: req.lang,
-              "base-url": req.prefix || undefined,
-              ...widgetBranding(account)
-            })
-          }`
-        }))
+        return page(
+          200,
+          shell({
+            lang: req.lang,
+            theme: req.theme,
+            prefix: req.prefix,
+            title,
+            description: service.description ?? `${service.name} · ${pageText(req.lang, "minutes", { n: service.duration_minutes })}`,
+            url,
+            ...brandingOf(account),
+            // The widget says "Powered by" itself.
+            poweredBy: false,
+            noindex: tenant.environment === "sandbox",
+            widget: true,
+            body: `${back}\n<h1>${escapeHtml(title)}</h1>\n${
+              widgetElement({
+                key,
+                service: service.id,
+                theme: req.theme ?? "auto",
+                locale: req.lang,
+                "base-url": req.prefix || undefined,
+                ...widgetBranding(account)
+              })
+            }`
+          })
+        )
       })
 
     const managePage = (req: PageRequest, token: string, url: string) =>
@@ -231,27 +245,31 @@ export const makePages = (options: PagesOptions = {}) =>
         const account = yield* accounts.get(opened.value.tenant.account_id)
         const name = displayName(account)
         const title = `${view.service.name} · ${pageText(req.lang, "manage_title", { account: name })}`
-        return page(200, shell({
-          lang: req.lang,
-          theme: req.theme,
-          prefix: req.prefix,
-          title,
-          description: pageText(req.lang, "manage_description", { account: name }),
-          url,
-          ...brandingOf(account),
-          poweredBy: false,
-          noindex: true,
-          widget: true,
-          body: `<h1>${escapeHtml(pageText(req.lang, "manage_title", { account: name }))}</h1>\n${
-            widgetElement({
-              "manage-token": token,
-              theme: req.theme ?? "auto",
-              locale: req.lang,
-              "base-url": req.prefix || undefined,
-              ...widgetBranding(account)
-            })
-          }`
-        }), { "cache-control": "no-store" })
+        return page(
+          200,
+          shell({
+            lang: req.lang,
+            theme: req.theme,
+            prefix: req.prefix,
+            title,
+            description: pageText(req.lang, "manage_description", { account: name }),
+            url,
+            ...brandingOf(account),
+            poweredBy: false,
+            noindex: true,
+            widget: true,
+            body: `<h1>${escapeHtml(pageText(req.lang, "manage_title", { account: name }))}</h1>\n${
+              widgetElement({
+                "manage-token": token,
+                theme: req.theme ?? "auto",
+                locale: req.lang,
+                "base-url": req.prefix || undefined,
+                ...widgetBranding(account)
+              })
+            }`
+          }),
+          { "cache-control": "no-store" }
+        )
       })
 
     /**
@@ -288,12 +306,16 @@ export const makePages = (options: PagesOptions = {}) =>
       Effect.map(limiter.count(policyForAddress(clientAddress(request, trustProxy))), (counted) => counted.refusal)
 
     const tooMany = (req: PageRequest, url: string, seconds: number) =>
-      page(429, plainShell(req, {
-        title: pageText(req.lang, "too_many"),
-        description: pageText(req.lang, "too_many_detail"),
-        url,
-        body: `<h1>${escapeHtml(pageText(req.lang, "too_many"))}</h1>\n<p>${escapeHtml(pageText(req.lang, "too_many_detail"))}</p>`
-      }), { "retry-after": String(seconds), "cache-control": "no-store" })
+      page(
+        429,
+        plainShell(req, {
+          title: pageText(req.lang, "too_many"),
+          description: pageText(req.lang, "too_many_detail"),
+          url,
+          body: `<h1>${escapeHtml(pageText(req.lang, "too_many"))}</h1>\n<p>${escapeHtml(pageText(req.lang, "too_many_detail"))}</p>`
+        }),
+        { "retry-after": String(seconds), "cache-control": "no-store" }
+      )
 
     /** The page a request asks for, or none (the API answers it). */
     const answer = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse> | undefined => {
@@ -309,7 +331,11 @@ export const makePages = (options: PagesOptions = {}) =>
       if (path !== "/" && route === undefined) return undefined
       if (path === "/" && prefix !== "") return undefined
       const params = new URLSearchParams(query)
-      const req: PageRequest = { lang: langOfAcceptLanguage(request.headers["accept-language"]), theme: themeOf(params.get("theme")), prefix }
+      const req: PageRequest = {
+        lang: langOfAcceptLanguage(request.headers["accept-language"]),
+        theme: themeOf(params.get("theme")),
+        prefix
+      }
       const unavailable = (): HttpServerResponse.HttpServerResponse => {
         const title = pageText(req.lang, "unavailable")
         return page(503, plainShell(req, { title, description: title, url: rawPath, body: `<h1>${escapeHtml(title)}</h1>` }), {
