@@ -32,12 +32,19 @@ import { clientAddressOf } from "../http/clientAddress.js"
 import { makeAdapterFactory } from "./adapter.js"
 import { consentPage, contentSecurityPolicy, errorPage, SECURITY_HEADERS, sendHtml, signInPage } from "./pages.js"
 import { basicCredentials, INTERACTION, peekForm, PROTOCOL_ENDPOINTS, readForm, refusalOf } from "./requests.js"
-import { cookieKeys, importProvider, PROVIDER_FEATURES } from "./provider.js"
+import {
+  compareHashedClientSecrets,
+  cookieKeys,
+  importProvider,
+  PROVIDER_FEATURES,
+  PROVIDER_ROUTES,
+  PROVIDER_TTL,
+  secureCookies,
+  serverMetadata
+} from "./provider.js"
 
 export const METADATA_PATH = "/.well-known/oauth-authorization-server"
-export const ACCESS_TOKEN_TTL_SECONDS = 3600
-export const CODE_TTL_SECONDS = 600
-export const REFRESH_TOKEN_TTL_SECONDS = 30 * 86_400
+export { ACCESS_TOKEN_TTL_SECONDS, CODE_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS } from "./provider.js"
 /** How long a just-rotated refresh token still works (two refreshes racing; see adapter.ts). */
 export const DEFAULT_REFRESH_GRACE_SECONDS = 15
 /** Sign-in attempts per minute (the figures and counters are rate-limit policy, in the core). */
@@ -118,11 +125,13 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
       return tenant === undefined ? undefined : { accountId: sub, claims: () => ({ sub }) }
     }
     const policy = interactionPolicy.base()
-    policy.get("login")!.checks.add(new interactionPolicy.Check(
-      "account_boundary",
-      "the signed-in user belongs to another account than the client",
-      (ctx: any) => ctx.oidc.session.accountId !== undefined && ctx.oidc.account === undefined
-    ))
+    policy.get("login")!.checks.add(
+      new interactionPolicy.Check(
+        "account_boundary",
+        "the signed-in user belongs to another account than the client",
+        (ctx: any) => ctx.oidc.session.accountId !== undefined && ctx.oidc.account === undefined
+      )
+    )
 
     const provider = new Provider(issuer, {
       adapter: Adapter,
@@ -132,21 +141,8 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
       responseTypes: ["code"],
       pkce: { required: () => true },
       features: PROVIDER_FEATURES,
-      routes: {
-        authorization: "/oauth/authorize",
-        token: "/oauth/token",
-        revocation: "/oauth/revoke",
-        introspection: "/oauth/introspect",
-        jwks: "/oauth/jwks"
-      },
-      ttl: {
-        AccessToken: ACCESS_TOKEN_TTL_SECONDS,
-        AuthorizationCode: CODE_TTL_SECONDS,
-        RefreshToken: REFRESH_TOKEN_TTL_SECONDS,
-        Interaction: 3600,
-        Session: 14 * 86_400,
-        Grant: 365 * 86_400
-      },
+      routes: PROVIDER_ROUTES,
+      ttl: PROVIDER_TTL,
       jwks: { keys: [signingKey] },
       cookies: { keys: [...keys] },
       rotateRefreshToken: true,
@@ -169,73 +165,57 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
       }
     })
     provider.proxy = options.trustProxy === true
-    // With an https issuer the cookies are Secure even when TLS ends at a proxy that is not
-    // trusted for X-Forwarded-Proto: every context's cookie jar is marked secure.
-    if (new URL(issuer).protocol === "https:") {
-      const createContext = provider.createContext.bind(provider)
-      provider.createContext = (req, res) => {
-        const ctx = createContext(req, res)
-        ctx.cookies.secure = true
-        return ctx
-      }
-    }
-    // Client secrets are stored as SHA-256: hash what is presented and compare the hashes.
-    provider.Client.prototype.compareClientSecret = async function(this: { clientSecret?: string }, actual: string) {
-      const stored = this.clientSecret
-      return typeof stored === "string" && typeof actual === "string" && constantTimeEqual(await run(sha256Hex(actual)), stored)
-    }
+    if (new URL(issuer).protocol === "https:") secureCookies(provider)
+    compareHashedClientSecrets(provider, (presented) => run(sha256Hex(presented)))
     const callback = provider.callback()
 
-    const metadata = JSON.stringify({
-      issuer,
-      authorization_endpoint: `${issuer}/oauth/authorize`,
-      token_endpoint: `${issuer}/oauth/token`,
-      revocation_endpoint: `${issuer}/oauth/revoke`,
-      introspection_endpoint: `${issuer}/oauth/introspect`,
-      scopes_supported: SCOPES,
-      response_types_supported: ["code"],
-      response_modes_supported: ["query"],
-      grant_types_supported: ["authorization_code", "refresh_token"],
-      code_challenge_methods_supported: ["S256"],
-      token_endpoint_auth_methods_supported: ["client_secret_basic", "none"],
-      revocation_endpoint_auth_methods_supported: ["client_secret_basic", "none"],
-      introspection_endpoint_auth_methods_supported: ["client_secret_basic"],
-      authorization_response_iss_parameter_supported: true
-    })
+    const metadata = JSON.stringify(serverMetadata(issuer))
 
     const csrfOf = (uid: string) => createHmac("sha256", keys[0]!).update(`csrf:${uid}`).digest("base64url")
-    const addressOf = (req: IncomingMessage) =>
-      clientAddressOf(req.headers, req.socket.remoteAddress, options.trustProxy === true)
+    const addressOf = (req: IncomingMessage) => clientAddressOf(req.headers, req.socket.remoteAddress, options.trustProxy === true)
 
-    const clientOf = (details: InteractionDetails) =>
-      run(clients.resolve(String(details.params.client_id ?? "")))
+    const clientOf = (details: InteractionDetails) => run(clients.resolve(String(details.params.client_id ?? "")))
 
-    const showPage = async (res: ServerResponse, details: InteractionDetails, error?: { status: number; message: string; email?: string }) => {
+    const showPage = async (
+      res: ServerResponse,
+      details: InteractionDetails,
+      error?: { status: number; message: string; email?: string }
+    ) => {
       const found = await clientOf(details)
       if (found === undefined) return sendHtml(res, 400, errorPage("Unknown application", "This application is no longer registered."))
       const base = `${mountPath}/oauth/interaction/${details.uid}`
       const csp = { "content-security-policy": contentSecurityPolicy(String(details.params.redirect_uri ?? "")) }
       if (details.prompt.name === "login") {
-        return sendHtml(res, error?.status ?? 200, signInPage({
-          action: `${base}/login`,
-          csrf: csrfOf(details.uid),
-          clientName: found.client.name,
-          email: error?.email,
-          error: error?.message
-        }), csp)
+        return sendHtml(
+          res,
+          error?.status ?? 200,
+          signInPage({
+            action: `${base}/login`,
+            csrf: csrfOf(details.uid),
+            clientName: found.client.name,
+            email: error?.email,
+            error: error?.message
+          }),
+          csp
+        )
       }
       const missing = (details.prompt.details.missingOIDCScope as ReadonlyArray<string> | undefined) ?? []
       const scopes = missing.filter((s): s is Scope => s in SCOPE_DESCRIPTIONS)
       const user = await run(users.lookup(details.session?.accountId ?? ""))
-      return sendHtml(res, 200, consentPage({
-        action: `${base}/confirm`,
-        abort: `${base}/abort`,
-        csrf: csrfOf(details.uid),
-        clientName: found.client.name,
-        environment: found.client.environment,
-        userEmail: Option.match(user, { onNone: () => "", onSome: (u) => u.email }),
-        scopes: scopes.map((scope) => ({ scope, description: SCOPE_DESCRIPTIONS[scope] }))
-      }), csp)
+      return sendHtml(
+        res,
+        200,
+        consentPage({
+          action: `${base}/confirm`,
+          abort: `${base}/abort`,
+          csrf: csrfOf(details.uid),
+          clientName: found.client.name,
+          environment: found.client.environment,
+          userEmail: Option.match(user, { onNone: () => "", onSome: (u) => u.email }),
+          scopes: scopes.map((scope) => ({ scope, description: SCOPE_DESCRIPTIONS[scope] }))
+        }),
+        csp
+      )
     }
 
     /**
@@ -257,7 +237,10 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
       const found = await clientOf(details)
       if (found === undefined) return sendHtml(res, 400, errorPage("Unknown application", "This application is no longer registered."))
       if (containsNulOrLoneSurrogate(email) || containsNulOrLoneSurrogate(password)) {
-        return showPage(res, details, { status: 400, message: "The email or password contains a character that is not allowed (NUL or an unpaired surrogate)." })
+        return showPage(res, details, {
+          status: 400,
+          message: "The email or password contains a character that is not allowed (NUL or an unpaired surrogate)."
+        })
       }
       const accountId = found.tenant.account_id
       const [emailPolicy, addressPolicy] = signInPolicies(accountId, emailKey(email), addressOf(req), signInLimits)
@@ -279,7 +262,14 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
       const clientId = String(details.params.client_id ?? "")
       if (accountId === undefined) return sendHtml(res, 400, errorPage("Sign in first", "This request has no signed-in user."))
       if ((await run(grants.tenantOfPair(accountId, clientId))) === undefined) {
-        return sendHtml(res, 403, errorPage("Sign in again", "You are signed in to another account than this application's. Go back to the application and start again."))
+        return sendHtml(
+          res,
+          403,
+          errorPage(
+            "Sign in again",
+            "You are signed in to another account than this application's. Go back to the application and start again."
+          )
+        )
       }
       const existing = details.grantId !== undefined ? await provider.Grant.find(details.grantId) : undefined
       const grant = existing ?? new provider.Grant({ jti: makeId("grant", Date.now()), accountId, clientId })
@@ -293,7 +283,8 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
     const trustedRedirect = async (params: URLSearchParams) => {
       const clientId = params.get("client_id") ?? ""
       const redirectUri = params.get("redirect_uri") ?? ""
-      if (clientId === "" || redirectUri === "" || containsNulOrLoneSurrogate(clientId) || containsNulOrLoneSurrogate(redirectUri)) return undefined
+      if (clientId === "" || redirectUri === "" || containsNulOrLoneSurrogate(clientId) || containsNulOrLoneSurrogate(redirectUri))
+        return undefined
       const found = await run(clients.resolve(clientId))
       return found?.client.redirect_uris.includes(redirectUri) === true ? redirectUri : undefined
     }
@@ -334,16 +325,23 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
       } catch {
         return sendHtml(res, 400, errorPage("This sign-in has expired", "Go back to the application and start again."))
       }
-      if (details.uid !== uid) return sendHtml(res, 400, errorPage("This sign-in has expired", "Go back to the application and start again."))
+      if (details.uid !== uid)
+        return sendHtml(res, 400, errorPage("This sign-in has expired", "Go back to the application and start again."))
       if (action === undefined) {
-        if (req.method !== "GET") return sendHtml(res, 405, errorPage("Method not allowed", "Use the form."), { allow: "GET" })
+        if (req.method !== "GET")
+          return sendHtml(res, 405, errorPage("Method not allowed", "Use the form."), { allow: "GET" })
         return showPage(res, details)
       }
-      if (req.method !== "POST") return sendHtml(res, 405, errorPage("Method not allowed", "Use the form."), { allow: "POST" })
+      if (req.method !== "POST")
+        return sendHtml(res, 405, errorPage("Method not allowed", "Use the form."), { allow: "POST" })
       const form = await readForm(req)
       const csrf = form?.get("csrf") ?? ""
       if (form === undefined || !constantTimeEqual(csrf, csrfOf(uid))) {
-        return sendHtml(res, 403, errorPage("Request refused", "The form was not sent from this page (CSRF token missing or wrong). Reload the page and try again."))
+        return sendHtml(
+          res,
+          403,
+          errorPage("Request refused", "The form was not sent from this page (CSRF token missing or wrong). Reload the page and try again.")
+        )
       }
       if (action === "abort") {
         return provider.interactionFinished(req, res, {
@@ -352,7 +350,8 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
         }, { mergeWithLastSubmission: false })
       }
       if (action === "login") {
-        if (details.prompt.name !== "login") return showPage(res, details)
+        if (details.prompt.name !== "login")
+          return showPage(res, details)
         return signIn(req, res, details, form)
       }
       if (details.prompt.name !== "consent") return showPage(res, details)
@@ -367,7 +366,11 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
           res.end(JSON.stringify({ error: "invalid_request", error_description: "use GET" }))
           return
         }
-        res.writeHead(200, { "content-type": "application/json", "cache-control": "public, max-age=3600", "access-control-allow-origin": "*" })
+        res.writeHead(200, {
+          "content-type": "application/json",
+          "cache-control": "public, max-age=3600",
+          "access-control-allow-origin": "*"
+        })
         res.end(req.method === "HEAD" ? undefined : metadata)
         return
       }
@@ -394,4 +397,3 @@ const buildOAuthHandler = (options: OAuthServerOptions) =>
 
     return { serves, node } satisfies OAuthHandler
   })
-

@@ -28,24 +28,26 @@ import {
   MAX_CALENDARS_PER_STAFF,
   MAX_HORIZON_DAYS,
   redactedUrl,
-  type BusyChunk,
   type StoredCalendar,
   toCalendar
 } from "./calendar.js"
 import { formatInstant } from "../domain/common.js"
 import { NotFound, ValidationFailed } from "../domain/errors.js"
-import { BusyRangesCollection, CalendarsCollection } from "./collections.js"
+import { CalendarsCollection } from "./collections.js"
 import { FairQueue } from "./fairQueue.js"
 import { makeSyncQueue, type SyncJob } from "./syncQueue.js"
+import { removeCalendar, replaceBusyRanges } from "./stored.js"
 import { Events } from "../events/Events.js"
 import { FeedFailed, FeedReader, type FeedResult } from "../ports/feedReader.js"
-import { type ChangeRecorder, currentStamp, findOr404, listPage, newResource, PageParams } from "../internal/resources.js"
+import { currentStamp, findOr404, listPage, newResource, PageParams } from "../internal/resources.js"
 import { decodeInput } from "../domain/validation.js"
 import { ServicesCollection } from "../services/collections.js"
 import { StaffCollection } from "../staff/collections.js"
 import { Storage } from "../ports/storage.js"
 import { Tenant, type TenantId } from "../ports/tenant.js"
 import { mergeIntervals } from "../scheduling/windows.js"
+
+export { removeCalendarsOfStaff } from "./stored.js"
 import { inTenant } from "../webhooks/claims.js"
 import { checkOutboundUrl, WebhookPolicy } from "../webhooks/policy.js"
 import { newLease } from "../webhooks/secret.js"
@@ -91,48 +93,6 @@ const CANDIDATES_PER_CLAIM = 4
 const tenantKey = (tenant: TenantId) => tenant.account_id
 
 const noReader = { read: () => Effect.fail(new FeedFailed({ message: "this instance does not read calendar feeds" })) }
-
-/** Replaces a calendar's busy ranges with `chunks`, writing only those that changed; inside a transaction. */
-const replaceBusyRanges = (storage: Storage["Type"]) => {
-  const busy = storage.collection(BusyRangesCollection)
-  return (calendarId: string, chunks: ReadonlyArray<BusyChunk> = []) =>
-    Effect.gen(function*() {
-      const stored = yield* busy.list({ where: [{ column: "calendar_id", op: "eq", value: calendarId }] })
-      const wanted = new Map(chunks.map((c) => [c.id, c]))
-      for (const old of stored) {
-        const next = wanted.get(old.id)
-        wanted.delete(old.id)
-        if (next === undefined) yield* busy.remove(old.id)
-        else if (JSON.stringify(next) !== JSON.stringify(old)) yield* busy.update(next)
-      }
-      for (const chunk of wanted.values()) yield* busy.insert(chunk)
-    })
-}
-
-/** Removes a calendar with its busy ranges and records `calendar.deleted`; inside a transaction. */
-const removeCalendar = (storage: Storage["Type"], events: ChangeRecorder) => {
-  const calendars = storage.collection(CalendarsCollection)
-  const replaceRanges = replaceBusyRanges(storage)
-  return (calendar: StoredCalendar) =>
-    Effect.gen(function*() {
-      yield* calendars.remove(calendar.id)
-      yield* replaceRanges(calendar.id)
-      const shown = toCalendar(calendar)
-      yield* events.record("calendar.deleted", shown)
-      return shown
-    })
-}
-
-/**
- * Removes every external calendar of a staff member with their busy ranges, recording
- * `calendar.deleted` for each; inside the transaction that deletes the staff member.
- */
-export const removeCalendarsOfStaff = (storage: Storage["Type"], events: ChangeRecorder, staffId: string) =>
-  Effect.gen(function*() {
-    const removeOne = removeCalendar(storage, events)
-    const owned = yield* storage.collection(CalendarsCollection).list({ where: [{ column: "staff_id", op: "eq", value: staffId }] })
-    for (const calendar of owned) yield* removeOne(calendar)
-  })
 
 export class Calendars extends Effect.Service<Calendars>()("slotwise/Calendars", {
   scoped: Effect.gen(function*() {
@@ -269,7 +229,13 @@ export class Calendars extends Effect.Service<Calendars>()("slotwise/Calendars",
         if (Option.isNone(found) || found.value.lease !== claim.calendar.lease) return found
         const current = found.value
         const now = yield* currentStamp
-        const due = (ms: number) => ({ due_ms: ms, next_sync_at: formatInstant(ms), lease: null, sync_state: "idle" as const, updated_at: now.iso })
+        const due = (ms: number) => ({
+          due_ms: ms,
+          next_sync_at: formatInstant(ms),
+          lease: null,
+          sync_state: "idle" as const,
+          updated_at: now.iso
+        })
         let next: StoredCalendar
         if (outcome._tag === "FeedFailed") {
           const failures = current.failures + 1
@@ -301,10 +267,13 @@ export class Calendars extends Effect.Service<Calendars>()("slotwise/Calendars",
         const member = yield* inTenant(claim.tenant)(staff.get(calendar.staff_id))
         if (Option.isNone(member)) {
           // Deleting a staff member removes their calendars; this catches rows written before that rule.
-          yield* inTenant(claim.tenant)(storage.transaction(Effect.flatMap(calendars.get(calendar.id), Option.match({
-            onNone: () => Effect.void,
-            onSome: removeOne
-          }))))
+          yield* inTenant(claim.tenant)(storage.transaction(Effect.flatMap(
+            calendars.get(calendar.id),
+            Option.match({
+              onNone: () => Effect.void,
+              onSome: removeOne
+            })
+          )))
           return Option.none<StoredCalendar>()
         }
         const now = yield* currentStamp
@@ -323,14 +292,19 @@ export class Calendars extends Effect.Service<Calendars>()("slotwise/Calendars",
           Effect.raceFirst(Effect.as(Effect.catchAll(whileLeased(claim), () => Effect.never), Option.none()))
         )
         // Written whole or not at all, even if the sync is interrupted meanwhile.
-        return Option.isSome(outcome) ? yield* Effect.uninterruptible(record(claim, outcome.value, intervalMs)) : Option.none<StoredCalendar>()
+        return Option.isSome(outcome)
+          ? yield* Effect.uninterruptible(record(claim, outcome.value, intervalMs))
+          : Option.none<StoredCalendar>()
       })
 
     /** The claim's calendar, still leased to it, read every `SYNC_CHECK_MS`; ends when it is not (deleted, or its lease taken). */
     const whileLeased = (claim: Claim) =>
       Effect.repeat(
         inTenant(claim.tenant)(calendars.get(claim.calendar.id)),
-        { until: (found) => Option.isNone(found) || found.value.lease !== claim.calendar.lease, schedule: Schedule.spaced(Duration.millis(SYNC_CHECK_MS)) }
+        {
+          until: (found) => Option.isNone(found) || found.value.lease !== claim.calendar.lease,
+          schedule: Schedule.spaced(Duration.millis(SYNC_CHECK_MS))
+        }
       )
 
     /** Marks a claim's sync as running and renews its lease, unless the calendar is gone or leased to another since; whether to go on. */
