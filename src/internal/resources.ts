@@ -88,6 +88,10 @@ export const PageParams = {
   )
 }
 
+/** A list's `active` filter, as services and staff have it. */
+export const activeFilter = (things: string) =>
+  Schema.optionalWith(Schema.Boolean.annotations({ description: `only active (true) or inactive (false) ${things}` }), { exact: true })
+
 /** One page of `collection` after the cursor, under `where`, bound to `filters`. */
 export const listPage = <A extends { readonly id: string }>(
   collection: Collection<A>,

@@ -4,7 +4,16 @@ import { assignmentErrors } from "../domain/assignment.js"
 import { InvalidReference, ResourceInUse, ValidationFailed } from "../domain/errors.js"
 import { MAX_DURATION_MINUTES, publicService, Service, ServiceCreate, serviceDefaults, ServiceUpdate } from "./service.js"
 import { Events } from "../events/Events.js"
-import { currentStamp, findOr404, listPage, newResource, PageParams, patchResource, visitorReads } from "../internal/resources.js"
+import {
+  activeFilter,
+  currentStamp,
+  findOr404,
+  listPage,
+  newResource,
+  PageParams,
+  patchResource,
+  visitorReads
+} from "../internal/resources.js"
 import { decodeInput } from "../domain/validation.js"
 import { BookingsCollection } from "../bookings/collections.js"
 import { ServicesCollection } from "./collections.js"
@@ -14,9 +23,7 @@ import { ACTIVE_STATUSES, type Booking } from "../bookings/booking.js"
 
 export const ServiceListParams = Schema.Struct({
   ...PageParams,
-  active: Schema.optionalWith(Schema.Boolean.annotations({ description: "only active (true) or inactive (false) services" }), {
-    exact: true
-  })
+  active: activeFilter("services")
 })
 export type ServiceListParams = typeof ServiceListParams.Encoded
 

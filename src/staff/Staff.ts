@@ -5,7 +5,16 @@ import { publicStaff, Staff as StaffMember, StaffCreate, staffDefaults, StaffUpd
 import { removeFeedOfStaff } from "../calendarFeeds/CalendarFeeds.js"
 import { removeCalendarsOfStaff } from "../calendars/Calendars.js"
 import { Events } from "../events/Events.js"
-import { currentStamp, findOr404, listPage, newResource, PageParams, patchResource, visitorReads } from "../internal/resources.js"
+import {
+  activeFilter,
+  currentStamp,
+  findOr404,
+  listPage,
+  newResource,
+  PageParams,
+  patchResource,
+  visitorReads
+} from "../internal/resources.js"
 import { decodeInput } from "../domain/validation.js"
 import { AvailabilityCollection } from "../availability/collections.js"
 import { BookingsCollection } from "../bookings/collections.js"
@@ -17,9 +26,7 @@ import { refuseIfBooked } from "../services/Services.js"
 
 export const StaffListParams = Schema.Struct({
   ...PageParams,
-  active: Schema.optionalWith(Schema.Boolean.annotations({ description: "only active (true) or inactive (false) staff members" }), {
-    exact: true
-  })
+  active: activeFilter("staff members")
 })
 export type StaffListParams = typeof StaffListParams.Encoded
 

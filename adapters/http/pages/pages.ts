@@ -160,6 +160,37 @@ export const makePages = (options: PagesOptions = {}) =>
       "hide-branding": showsPoweredBy(account) ? undefined : "true"
     })
 
+    /** A page around the widget in the account's branding; the widget says "Powered by" itself. */
+    const widgetShell = (
+      req: PageRequest,
+      account: Account,
+      fields: Pick<Shell, "title" | "description" | "url" | "noindex"> & {
+        readonly heading: string
+        readonly widget: Record<string, string>
+      }
+    ) =>
+      shell({
+        lang: req.lang,
+        theme: req.theme,
+        prefix: req.prefix,
+        title: fields.title,
+        description: fields.description,
+        url: fields.url,
+        ...brandingOf(account),
+        poweredBy: false,
+        noindex: fields.noindex,
+        widget: true,
+        body: `${fields.heading}\n${
+          widgetElement({
+            ...fields.widget,
+            theme: req.theme ?? "auto",
+            locale: req.lang,
+            "base-url": req.prefix || undefined,
+            ...widgetBranding(account)
+          })
+        }`
+      })
+
     const bookPath = (account: Account, tenant: TenantId, serviceId?: string) =>
       `${prefix}/book/${encodeURIComponent(account.handle)}${tenant.environment === "sandbox" ? "/sandbox" : ""}${
         serviceId === undefined ? "" : `/${encodeURIComponent(serviceId)}`
@@ -211,28 +242,13 @@ export const makePages = (options: PagesOptions = {}) =>
         const back = `<p><a href="${escapeHtml(bookPath(account, tenant))}">← ${escapeHtml(pageText(req.lang, "all_services"))}</a></p>`
         return page(
           200,
-          shell({
-            lang: req.lang,
-            theme: req.theme,
-            prefix: req.prefix,
+          widgetShell(req, account, {
             title,
             description: service.description ?? `${service.name} · ${pageText(req.lang, "minutes", { n: service.duration_minutes })}`,
             url,
-            ...brandingOf(account),
-            // The widget says "Powered by" itself.
-            poweredBy: false,
             noindex: tenant.environment === "sandbox",
-            widget: true,
-            body: `${back}\n<h1>${escapeHtml(title)}</h1>\n${
-              widgetElement({
-                key,
-                service: service.id,
-                theme: req.theme ?? "auto",
-                locale: req.lang,
-                "base-url": req.prefix || undefined,
-                ...widgetBranding(account)
-              })
-            }`
+            heading: `${back}\n<h1>${escapeHtml(title)}</h1>`,
+            widget: { key, service: service.id }
           })
         )
       })
@@ -247,26 +263,13 @@ export const makePages = (options: PagesOptions = {}) =>
         const title = `${view.service.name} · ${pageText(req.lang, "manage_title", { account: name })}`
         return page(
           200,
-          shell({
-            lang: req.lang,
-            theme: req.theme,
-            prefix: req.prefix,
+          widgetShell(req, account, {
             title,
             description: pageText(req.lang, "manage_description", { account: name }),
             url,
-            ...brandingOf(account),
-            poweredBy: false,
             noindex: true,
-            widget: true,
-            body: `<h1>${escapeHtml(pageText(req.lang, "manage_title", { account: name }))}</h1>\n${
-              widgetElement({
-                "manage-token": token,
-                theme: req.theme ?? "auto",
-                locale: req.lang,
-                "base-url": req.prefix || undefined,
-                ...widgetBranding(account)
-              })
-            }`
+            heading: `<h1>${escapeHtml(pageText(req.lang, "manage_title", { account: name }))}</h1>`,
+            widget: { "manage-token": token }
           }),
           { "cache-control": "no-store" }
         )
