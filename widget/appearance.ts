@@ -1,10 +1,10 @@
 /** The widget's language, locale and look (theme, colour, font, radius) from its options. */
 import { langOf } from "./strings.js"
 import { appearanceCss, contrast, luminance, safeColor, safeFont, safeRadius } from "./styles.js"
-import type { Widget } from "./widget.js"
+import type { WidgetHost } from "./host.js"
 
 /** What this module reads of the widget, and how it reports back. */
-type Host = Pick<Widget, "frame" | "instanceSheet" | "intl" | "lang" | "media" | "options" | "probe" | "state">
+type Host = Pick<WidgetHost, "frame" | "instanceSheet" | "intl" | "lang" | "media" | "options" | "probe" | "state">
 
 const DEFAULT_PRIMARY = { light: "#2563eb", dark: "#93c5fd" }
 

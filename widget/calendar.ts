@@ -6,11 +6,11 @@ import { h } from "./dom.js"
 import { fmt, formatDay, monthLabel, today } from "./format.js"
 import { daysWithSlots, slotsOn } from "./state.js"
 import { addDays, addMonths, addMonthsToDay, civil, daysInMonth, monthIndex, monthOf, weekday } from "./time.js"
-import type { Widget } from "./widget.js"
+import type { WidgetHost } from "./host.js"
 
 /** What this module reads of the widget, and how it reports back. */
 type Host = Pick<
-  Widget,
+  WidgetHost,
   "announce" | "apply" | "focusAfter" | "formats" | "intl" | "lang" | "render" | "showMonth" | "state" | "t" | "zone"
 >
 

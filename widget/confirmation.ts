@@ -11,11 +11,11 @@ import { header } from "./header.js"
 import { blockedList, datesList } from "./repeat.js"
 import { attendees } from "./team.js"
 import { ics } from "./time.js"
-import type { Widget } from "./widget.js"
+import type { WidgetHost } from "./host.js"
 
 /** What this module reads of the widget, and how it reports back. */
 type Host = Pick<
-  Widget,
+  WidgetHost,
   "apply" | "blobUrl" | "enterDate" | "formats" | "intl" | "options" | "run" | "slotCache" | "staffNames" | "state" | "t" | "zone"
 >
 

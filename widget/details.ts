@@ -13,11 +13,11 @@ import { type Field, FIELDS } from "./options.js"
 import { answersBody, controlId, questionControls, questionsOf, validateAnswers } from "./questions.js"
 import { blockedOf, blockedView, bookedOf, repeatControls, repeatCount, repeating, rrule, validateRepeat } from "./repeat.js"
 import { type Blocked, holdOf, slotOf, teamBooking } from "./state.js"
-import type { Widget } from "./widget.js"
+import type { WidgetHost } from "./host.js"
 
 /** What this module reads of the widget, and how it reports back. */
 type Host = Pick<
-  Widget,
+  WidgetHost,
   | "announce"
   | "apply"
   | "baseUrl"

@@ -4,10 +4,10 @@
  */
 import { h } from "./dom.js"
 import type { Problem, StepName } from "./state.js"
-import type { Widget } from "./widget.js"
+import type { WidgetHost } from "./host.js"
 
 /** What this module reads of the widget, and how it reports back. */
-type Host = Pick<Widget, "apply" | "options" | "state" | "t">
+type Host = Pick<WidgetHost, "apply" | "options" | "state" | "t">
 
 /** The steps this configuration shows, in order: a preset service or staff member skips its step. */
 export const stepsShown = (w: Host): Array<StepName> => {

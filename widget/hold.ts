@@ -9,12 +9,12 @@ import { emit } from "./events.js"
 import { formatTime } from "./format.js"
 import { chooseNewTime } from "./manage.js"
 import { holdOf, slotOf, teamBooking } from "./state.js"
-import type { Widget } from "./widget.js"
+import type { WidgetHost } from "./host.js"
 import { VISITOR_HOLD_MAX_TTL_SECONDS } from "../src/domain/holdLifetime.js"
 
 /** What this module reads of the widget, and how it reports back. */
 type Host = Pick<
-  Widget,
+  WidgetHost,
   | "announce"
   | "apply"
   | "baseUrl"
@@ -113,7 +113,7 @@ export const taken = async (w: Host, error: ApiError): Promise<void> => {
 }
 
 export const releaseHold = (
-  w: Pick<Widget, "apply" | "baseUrl" | "client" | "options" | "renewal" | "state">,
+  w: Pick<WidgetHost, "apply" | "baseUrl" | "client" | "options" | "renewal" | "state">,
   hold: Hold | undefined = holdOf(w.state)
 ): void => {
   if (hold === undefined || w.client === undefined) return

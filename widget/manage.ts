@@ -11,11 +11,11 @@ import { header } from "./header.js"
 import type { StringKey } from "./strings.js"
 import type { Step } from "./state.js"
 import { isTimeZone, monthRange, type YearMonth } from "./time.js"
-import type { Widget } from "./widget.js"
+import type { WidgetHost } from "./host.js"
 
 /** What this module reads of the widget, and how it reports back. */
 type Host = Pick<
-  Widget,
+  WidgetHost,
   | "apply"
   | "body"
   | "client"
@@ -34,7 +34,7 @@ type Host = Pick<
   | "zone"
 >
 
-const token = (w: Pick<Widget, "options">): string => w.options.manage_token ?? ""
+const token = (w: Pick<WidgetHost, "options">): string => w.options.manage_token ?? ""
 
 /** Reads the booking again and shows it, with `note` (what just happened) announced. */
 export const loadManaged = async (w: Host, note?: string): Promise<void> => {
@@ -60,7 +60,7 @@ const failAction = (w: Host, error: unknown, retry: () => void): Promise<void> =
   return w.fail(error, retry)
 }
 
-export const manageSlots = (w: Pick<Widget, "client" | "options">, month: YearMonth): Promise<ReadonlyArray<Slot>> =>
+export const manageSlots = (w: Pick<WidgetHost, "client" | "options">, month: YearMonth): Promise<ReadonlyArray<Slot>> =>
   w.client.manageSlots(token(w), monthRange(month))
 
 const STATUS_KEYS: Record<string, StringKey> = {
@@ -174,7 +174,7 @@ export const cancelView = (w: Host): Array<Node> => {
 }
 
 /** A time picked on the calendar in manage mode: confirm the move first. */
-export const chooseNewTime = (w: Pick<Widget, "go">, slot: Slot): void => {
+export const chooseNewTime = (w: Pick<WidgetHost, "go">, slot: Slot): void => {
   w.go({ _tag: "MoveChosen", slot })
 }
 

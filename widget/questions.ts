@@ -7,10 +7,10 @@
 import type { Question } from "./api.js"
 import { h, type Props } from "./dom.js"
 import type { AnswerValue } from "./state.js"
-import type { Widget } from "./widget.js"
+import type { WidgetHost } from "./host.js"
 
 /** What this module reads of the widget, and how it reports back. */
-type Host = Pick<Widget, "apply" | "state" | "t">
+type Host = Pick<WidgetHost, "apply" | "state" | "t">
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 const PHONE = /^\+?[0-9 ()\-.]{3,32}$/
@@ -18,7 +18,7 @@ const MAX_LENGTH = 2000
 
 const INPUT_TYPES: Partial<Record<Question["type"], string>> = { text: "text", email: "email", phone: "tel", number: "number" }
 
-export const questionsOf = (w: Pick<Widget, "state">): ReadonlyArray<Question> => w.state.service?.questions ?? []
+export const questionsOf = (w: Pick<WidgetHost, "state">): ReadonlyArray<Question> => w.state.service?.questions ?? []
 
 /** The id of a question's control (its first box, for a group): where focus goes when it is invalid. */
 export const controlId = (q: Question): string => (q.type === "multi_select" ? `q-${q.id}-0` : `q-${q.id}`)

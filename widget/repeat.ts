@@ -9,24 +9,24 @@ import { dayIn, formatDay, formatTime, type Formatting } from "./format.js"
 import { type Blocked, slotOf } from "./state.js"
 import type { StringKey } from "./strings.js"
 import { addDays } from "./time.js"
-import type { Widget } from "./widget.js"
+import type { WidgetHost } from "./host.js"
 
 /** What writing dates and reasons in the visitor's words takes. */
-type Words = Formatting & Pick<Widget, "t">
+type Words = Formatting & Pick<WidgetHost, "t">
 
 /** What this module reads of the widget, and how it reports back. */
-type Host = Pick<Widget, "apply" | "body" | "focusAfter" | "formats" | "intl" | "render" | "state" | "t" | "zone">
+type Host = Pick<WidgetHost, "apply" | "body" | "focusAfter" | "formats" | "intl" | "render" | "state" | "t" | "zone">
 
 /** The weekly intervals offered: every week up to every 4 weeks. */
 const INTERVALS = [1, 2, 3, 4]
 const MIN_COUNT = 2
 
-export const maxOccurrences = (w: Pick<Widget, "state">): number => Math.max(0, Math.floor(w.state.service?.max_occurrences ?? 0))
+export const maxOccurrences = (w: Pick<WidgetHost, "state">): number => Math.max(0, Math.floor(w.state.service?.max_occurrences ?? 0))
 
 /** Whether the visitor chose to repeat (and the service allows it). */
-export const repeating = (w: Pick<Widget, "state">): boolean => w.state.form.repeatWeeks > 0 && maxOccurrences(w) >= MIN_COUNT
+export const repeating = (w: Pick<WidgetHost, "state">): boolean => w.state.form.repeatWeeks > 0 && maxOccurrences(w) >= MIN_COUNT
 
-export const repeatCount = (w: Pick<Widget, "state">): number | undefined => {
+export const repeatCount = (w: Pick<WidgetHost, "state">): number | undefined => {
   const n = Number(w.state.form.repeatCount)
   return Number.isInteger(n) && n >= MIN_COUNT && n <= maxOccurrences(w) ? n : undefined
 }
@@ -145,7 +145,7 @@ const summaryText = (w: Host): string => {
 }
 
 /** What is wrong with the count, if anything: the message shown at the field, as other fields' are. */
-export const validateRepeat = (w: Pick<Widget, "state" | "t">): string | undefined =>
+export const validateRepeat = (w: Pick<WidgetHost, "state" | "t">): string | undefined =>
   repeating(w) && repeatCount(w) === undefined ? w.t("repeat_count_invalid", { max: maxOccurrences(w) }) : undefined
 
 /** The refused series: each blocked date and why, and a button that books only the free ones. */

@@ -10,11 +10,11 @@ import { cancelView, manageView, moveView } from "./manage.js"
 import { ANY } from "./options.js"
 import { isTimeZone, timeZones } from "./time.js"
 import { timesView } from "./times.js"
-import type { Widget } from "./widget.js"
+import type { WidgetHost } from "./host.js"
 
 /** What this module reads of the widget, and how it reports back. */
 type Host = Pick<
-  Widget,
+  WidgetHost,
   | "afterService"
   | "announce"
   | "apply"

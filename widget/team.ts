@@ -4,10 +4,10 @@
  * nothing for a particular member, sends no `staff_id`, and names who attends afterwards.
  */
 import type { Booking } from "./api.js"
-import type { Widget } from "./widget.js"
+import type { WidgetHost } from "./host.js"
 
 /** What this module reads of the widget, and how it reports back. */
-type Host = Pick<Widget, "client" | "intl" | "render" | "staffNames" | "state">
+type Host = Pick<WidgetHost, "client" | "intl" | "render" | "staffNames" | "state">
 
 /** Staff names for the confirmation, read once per service; a failure only leaves them unnamed. */
 export const loadStaffNames = (w: Host): void => {
@@ -19,7 +19,7 @@ export const loadStaffNames = (w: Host): void => {
 }
 
 /** "Ana" or "Ana and Ben": the booking's attendees by name, when their names are known. */
-export const attendees = (w: Pick<Widget, "intl" | "staffNames" | "state">, booking: Booking): string | undefined => {
+export const attendees = (w: Pick<WidgetHost, "intl" | "staffNames" | "state">, booking: Booking): string | undefined => {
   const ids = booking.staff_ids !== undefined && booking.staff_ids.length > 0 ? booking.staff_ids : [booking.staff_id]
   const names = ids.map((id) => w.staffNames.get(id) ?? w.state.staffList.find((s) => s.id === id)?.name)
   if (names.length === 0 || names.some((n) => n === undefined)) return undefined

@@ -3,11 +3,11 @@ import { slotsOn } from "./state.js"
 import { h } from "./dom.js"
 import { formatDay, formatTime } from "./format.js"
 import { pickSlot } from "./hold.js"
-import type { Widget } from "./widget.js"
+import type { WidgetHost } from "./host.js"
 
 /** What this module reads of the widget, and how it reports back. */
 type Host = Pick<
-  Widget,
+  WidgetHost,
   | "announce"
   | "apply"
   | "baseUrl"

@@ -7,8 +7,9 @@
  * This module runs the flow between steps: the flow's data is one immutable `state`, changed
  * only through `apply` by the pure `transition` (state.ts). The look, the views and their key
  * handling live beside it (appearance, steps, calendar, times, hold, details, confirmation),
- * each reading only the members it names (its `Host`) and reporting what happened as actions;
- * the members below are public to those modules, not to the page (index.ts hands out a `WidgetHandle`).
+ * each reading only the members it names of `WidgetHost` (host.ts, which `Widget` implements:
+ * they import that, never this module) and reporting what happened as actions; the members
+ * below are public to those modules, not to the page (index.ts hands out a `WidgetHandle`).
  */
 import { applyAppearance } from "./appearance.js"
 import { ApiError, type Client, makeClient, type Slot } from "./api.js"
@@ -19,6 +20,7 @@ import { h } from "./dom.js"
 import { emit } from "./events.js"
 import { monthLabel, today } from "./format.js"
 import { progress } from "./header.js"
+import type { WidgetHost } from "./host.js"
 import { releaseHold } from "./hold.js"
 import { loadManaged, manageSlots } from "./manage.js"
 import { ANY, RESTART_OPTIONS, type WidgetHandle, type WidgetOptions } from "./options.js"
@@ -31,7 +33,7 @@ import { addMonths, detectTimeZone, monthOf, monthRange, type YearMonth } from "
 
 export type { Prefill, WidgetHandle, WidgetOptions } from "./options.js"
 
-export class Widget implements WidgetHandle {
+export class Widget implements WidgetHandle, WidgetHost {
   options: WidgetOptions
   readonly root: ShadowRoot
   readonly frame: HTMLDivElement
