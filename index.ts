@@ -11,8 +11,25 @@ import { ReminderDefaults } from "./src/reminders/Reminders.js"
 import { DEFAULT_TENANT, makeFacade, type SchedulingClient, startCore } from "./library.js"
 import { TestClockAt } from "./src/testing/testClock.js"
 
+// The Effect surface's namespaces (`slotwise/core`), and the Promise facade's names flat.
 export * from "./src/index.js"
-export * from "./library.js"
+export {
+  AuthenticationError,
+  ConflictError,
+  DEFAULT_TENANT,
+  InternalError,
+  InvalidTransitionError,
+  NotFoundError,
+  OutsideAvailabilityError,
+  PermissionError,
+  RateLimitError,
+  ResourceInUseError,
+  type SchedulingClient,
+  SeriesUnavailableError,
+  SlotUnavailableError,
+  SlotwiseError,
+  ValidationError
+} from "./library.js"
 export {
   createHttpHandler,
   type HttpHandlerOptions,

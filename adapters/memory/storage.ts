@@ -5,7 +5,7 @@
  */
 import { Effect, FiberRef, Layer, Option } from "effect"
 import { StorageFailure } from "../../src/domain/errors.js"
-import { deepFreeze } from "../../src/internal/frozen.js"
+import { deepFreeze } from "../../src/ports/frozen.js"
 import type { Event } from "../../src/events/catalogue.js"
 import {
   type Collection,

@@ -79,7 +79,7 @@ export const makeAdapterFactory = (options: AdapterOptions) =>
           return undefined
         }
         // The provider changes what it loads in place; stored documents are read-only and
-        // shared (src/internal/frozen.ts), so it gets a copy of its own.
+        // shared (src/ports/frozen.ts), so it gets a copy of its own.
         const payload = structuredClone(record.payload)
         if (record.consumed_ms === null) return payload
         if (model === "RefreshToken" && now - record.consumed_ms < options.refreshGraceSeconds * 1000) return payload

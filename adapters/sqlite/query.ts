@@ -5,7 +5,7 @@
  */
 import type Database from "better-sqlite3"
 import { StorageFailure } from "../../src/domain/errors.js"
-import { deepFreeze } from "../../src/internal/frozen.js"
+import { deepFreeze } from "../../src/ports/frozen.js"
 
 export { limitSql, requireKnown, shapeOf, type TableShape } from "../sql/query.js"
 
@@ -79,7 +79,7 @@ export const parsed = <A>(what: string, parse: () => A): A => {
  * Documents by their stored text. A document read again (the service, staff member, hours
  * and client of every create; a page polled) is the same text, so it is parsed once: parsing
  * cost a create ~2–6 % of its CPU. The values are shared by every reader, as the memory
- * storage shares its documents, so they are frozen (src/internal/frozen.ts). Bounded by
+ * storage shares its documents, so they are frozen (src/ports/frozen.ts). Bounded by
  * count (it starts over when full) and by size (longer texts are parsed each time).
  */
 const documents = new Map<string, unknown>()

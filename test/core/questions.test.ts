@@ -1,7 +1,7 @@
 /** Booking questions: their definitions on a service, the answer rule, and answers on bookings. */
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
-import { checkAnswers, type Question } from "../../index.js"
+import { checkAnswers, type Question } from "../../src/services/index.js"
 import { at, failure, MONDAY_9, salon } from "../support/fixtures.js"
 
 const QUESTIONS: ReadonlyArray<Question> = [

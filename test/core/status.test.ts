@@ -4,7 +4,7 @@
  * event and refused ones giving `invalid_transition` with nothing changed.
  */
 import { describe, expect, it } from "vitest"
-import type { BookingStatus } from "../../index.js"
+import type { BookingStatus } from "../../src/bookings/index.js"
 import { failure, MONDAY_9, salon } from "../support/fixtures.js"
 
 type Action = "confirm" | "cancel" | "reschedule" | "complete" | "noShow"

@@ -6,7 +6,7 @@
  */
 import { Webhook } from "standardwebhooks"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import { EVENT_TYPES } from "../../index.js"
+import { EVENT_TYPES } from "../../src/events/index.js"
 import { startReceiver, waitFor } from "../webhooks/receiver.js"
 import {
   client,

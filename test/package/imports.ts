@@ -15,9 +15,14 @@ export const sourcesUnder = (dir: string): Array<string> =>
     .map((file) => path.relative(root, path.join(dir, file)).split(path.sep).join("/"))
     .sort()
 
+/** `export * as Name from "…"`, which `ts.preProcessFile` does not report. */
+const namespaceExports = /^export \* as \w+ from "([^"]+)"/gm
+
 /** What a file imports, as written (`import`, `import type`, `export … from`, `import()`). */
-export const specifiersOf = (text: string): Array<string> =>
-  ts.preProcessFile(text, true, true).importedFiles.map(({ fileName }) => fileName)
+export const specifiersOf = (text: string): Array<string> => [
+  ...ts.preProcessFile(text, true, true).importedFiles.map(({ fileName }) => fileName),
+  ...Array.from(text.matchAll(namespaceExports), (match) => match[1]!)
+]
 
 /** The project file a relative specifier of `from` names (`./x.js` is `./x.ts`), if it is one. */
 export const resolve = (from: string, specifier: string, files: ReadonlySet<string>): string | undefined => {

@@ -130,17 +130,21 @@ console.log("booked", booking.id, booking.start, booking.status)
 await s.close()
 `
     )
-    // The README's Effect example, type-checked with the repository's TypeScript against
+    // docs/library.md's Effect example, type-checked with the repository's TypeScript against
     // the project's own node_modules (the package's types and the installed effect).
     fs.writeFileSync(
       path.join(project, "effect-example.ts"),
-      `import { Bookings, CoreLive, SqliteStorageLive, Tenant } from "slotwise"
+      `import { Bookings, Layers, Storage } from "slotwise/core"
+import { SqliteStorageLive } from "slotwise"
+import * as Modules from "slotwise/modules"
 import { Effect, Layer } from "effect"
 
-const program = Effect.flatMap(Bookings, (bookings) => bookings.list({ status: "confirmed", limit: 10 }))
+const program = Effect.flatMap(Bookings.Bookings, (bookings) => bookings.list({ status: "confirmed", limit: 10 }))
+export type Create = typeof Bookings.BookingCreate.Encoded
+export const sameBookings: typeof Bookings = Modules.Bookings
 export const run: Promise<{ readonly data: ReadonlyArray<{ readonly id: string }> }> = program.pipe(
-  Effect.provide(CoreLive.pipe(Layer.provide(SqliteStorageLive({ filename: "app.db" })))),
-  Effect.provideService(Tenant, { account_id: "acc_…", environment: "sandbox" }),
+  Effect.provide(Layers.CoreLive.pipe(Layer.provide(SqliteStorageLive({ filename: "app.db" })))),
+  Effect.provideService(Storage.Tenant, { account_id: "acc_…", environment: "sandbox" }),
   Effect.runPromise
 )
 `

@@ -12,7 +12,8 @@
  * the subject.
  */
 import { afterEach, describe, expect, it } from "vitest"
-import { createTestScheduling, RETRY_DELAYS_MS, type TestScheduling, type WebhookDelivery } from "../../index.js"
+import { createTestScheduling, type TestScheduling } from "../../index.js"
+import { RETRY_DELAYS_MS, type WebhookDelivery } from "../../src/webhooks/index.js"
 import { closedPort, ok, type Receiver, startMarker, startReceiver, status, waitFor } from "./receiver.js"
 
 const cleanup: Array<() => Promise<void>> = []

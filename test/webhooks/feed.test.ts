@@ -9,7 +9,8 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
-import { createScheduling, type Event, type SchedulingClient } from "../../index.js"
+import { createScheduling, type SchedulingClient } from "../../index.js"
+import type { Event } from "../../src/events/index.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const root = path.resolve(here, "../..")

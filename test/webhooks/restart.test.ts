@@ -11,7 +11,8 @@ import * as path from "node:path"
 import * as readline from "node:readline"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
-import { createScheduling, type Event } from "../../index.js"
+import { createScheduling } from "../../index.js"
+import type { Event } from "../../src/events/index.js"
 import { startReceiver, waitFor } from "./receiver.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))

@@ -5,7 +5,11 @@
  */
 import { Chunk, Effect, Fiber, Layer, ManagedRuntime, Schema, Stream } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
-import { CoreLive, createTestScheduling, Event, EVENT_TYPES, Events, MemoryStorageLive, Sandbox, Tenant } from "../../index.js"
+import { createTestScheduling, MemoryStorageLive } from "../../index.js"
+import { Event, EVENT_TYPES, Events } from "../../src/events/index.js"
+import { CoreLive } from "../../src/layers.js"
+import { Tenant } from "../../src/ports/index.js"
+import { Sandbox } from "../../src/sandbox/index.js"
 import { failure, MONDAY_9, NOW, salon } from "../support/fixtures.js"
 import { startMarker, startReceiver, waitFor } from "./receiver.js"
 

@@ -1,0 +1,13 @@
+/** The ports an adapter implements: storage, tenant, collections, and the outside services the core calls. */
+export { type LocalDateTime, RecurrenceExpander, type RecurrenceExpanderService, type RecurrenceExpansion } from "./recurrence.js"
+export { CalendarRenderer, type CalendarRendererService } from "./calendar.js"
+export { FeedFailed, FeedReader, type FeedReaderService, type FeedRequest, type FeedResult } from "./feedReader.js"
+export { DnsLookupFailed, DnsResolver, type DnsResolverService } from "./dns.js"
+export * from "./manageLinks.js"
+export * from "./publicUrl.js"
+export * from "./collections.js"
+export * from "./storage.js"
+export * from "./tenant.js"
+export { PasswordHasher, type PasswordHasherService } from "./passwordHasher.js"
+export { deepFreeze } from "./frozen.js"
+export * from "./rateLimitStore.js"

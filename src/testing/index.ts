@@ -1,0 +1,2 @@
+/** For tests: a `TestClock` that starts at a given instant. */
+export { TestClockAt } from "./testClock.js"
