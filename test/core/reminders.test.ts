@@ -1,14 +1,12 @@
 /** Booking reminders on the test clock: when they fire, how often, and what disarms them. */
-import { Effect, Layer } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
 import { createTestScheduling, type TestScheduling } from "../../index.js"
-import { MemoryStorageLive } from "../../adapters/memory/storage.js"
 import type { Booking } from "../../src/bookings/booking.js"
 import { Events } from "../../src/events/Events.js"
 import type { Event } from "../../src/events/catalogue.js"
 import { BookingsCollection } from "../../src/ports/collections.js"
 import { Storage } from "../../src/ports/storage.js"
-import { Tenant } from "../../src/ports/tenant.js"
 import {
   makeReminderArming,
   makeReminderFiring,
@@ -17,7 +15,7 @@ import {
   tenantKeyOf
 } from "../../src/reminders/Reminders.js"
 import type { Service } from "../../src/services/service.js"
-import { TestClockAt } from "../../src/testing/testClock.js"
+import { coreTestLayer } from "../support/coreTest.js"
 import { at, failure, MONDAY_9, NOW, salon } from "../support/fixtures.js"
 
 const ACCOUNT_REMINDERS = [{ offset_minutes: 1440 }, { offset_minutes: 60 }]
@@ -139,7 +137,7 @@ describe("firing due reminders", () => {
   const booking = (startMs: number, status: Booking["status"] = "confirmed") =>
     ({ id: "bkg_01J0000000000000000000000A", service_id: "svc_x", start: new Date(startMs).toISOString(), status }) as unknown as Booking
 
-  /** Stores `stored` with one job due `dueAgoMs` ago, fires, and answers the reminders emitted. */
+  /** Stores `stored` with one job due `dueAgoMs` ago in a store of its own, fires, and answers the reminders emitted. */
   const fire = (stored: Booking, dueAgoMs: number) =>
     Effect.gen(function*() {
       const storage = yield* Storage
@@ -159,28 +157,26 @@ describe("firing due reminders", () => {
       const left = yield* storage.collection(ReminderJobsCollection).list({})
       const emitted = (yield* events.list({ types: ["booking.reminder"] })).data
       return { next, left, emitted }
-    }).pipe(
-      Effect.provideService(Tenant, tenant),
-      Effect.provide(Events.Default.pipe(Layer.provideMerge(MemoryStorageLive), Layer.provideMerge(TestClockAt(NOW_MS)))),
-      Effect.runPromise
-    )
+    }).pipe(Effect.provide(coreTestLayer(NOW_MS, tenant)))
 
-  it("marks a reminder sent more than five minutes after its time as late", async () => {
-    const late = await fire(booking(NOW_MS + 3_600_000), 6 * 60_000)
-    expect(late.emitted.map((e) => e.data)).toMatchObject([{ offset_minutes: 60, late: true }])
-    expect(late.left).toEqual([])
-    const onTime = await fire(booking(NOW_MS + 3_600_000), 4 * 60_000)
-    expect(onTime.emitted.map((e) => e.data)).toMatchObject([{ offset_minutes: 60, late: false }])
-  })
+  it.effect("marks a reminder sent more than five minutes after its time as late", () =>
+    Effect.gen(function*() {
+      const late = yield* fire(booking(NOW_MS + 3_600_000), 6 * 60_000)
+      expect(late.emitted.map((e) => e.data)).toMatchObject([{ offset_minutes: 60, late: true }])
+      expect(late.left).toEqual([])
+      const onTime = yield* fire(booking(NOW_MS + 3_600_000), 4 * 60_000)
+      expect(onTime.emitted.map((e) => e.data)).toMatchObject([{ offset_minutes: 60, late: false }])
+    }))
 
-  it("drops a missed reminder once the booking has started, and one whose booking moved or was cancelled", async () => {
-    for (const stored of [booking(NOW_MS - 60_000), booking(NOW_MS + 3_600_000, "cancelled")]) {
-      const outcome = await fire(stored, 3_600_000)
-      expect(outcome.emitted).toEqual([])
-      expect(outcome.left).toEqual([])
-      expect(outcome.next).toBeNull()
-    }
-  })
+  it.effect("drops a missed reminder once the booking has started, and one whose booking moved or was cancelled", () =>
+    Effect.gen(function*() {
+      for (const stored of [booking(NOW_MS - 60_000), booking(NOW_MS + 3_600_000, "cancelled")]) {
+        const outcome = yield* fire(stored, 3_600_000)
+        expect(outcome.emitted).toEqual([])
+        expect(outcome.left).toEqual([])
+        expect(outcome.next).toBeNull()
+      }
+    }))
 })
 
 describe("waking the worker", () => {
@@ -190,8 +186,8 @@ describe("waking the worker", () => {
   const booking = (startMs: number, status: Booking["status"] = "confirmed") =>
     ({ id: "bkg_01J0000000000000000000000B", service_id: "svc_x", start: new Date(startMs).toISOString(), status }) as unknown as Booking
 
-  it("tells the listener once per commit that armed a job, after the commit, and never for one that armed none", async () => {
-    const heard = await Effect.gen(function*() {
+  it.effect("tells the listener once per commit that armed a job, after the commit, and never for one that armed none", () =>
+    Effect.gen(function*() {
       const storage = yield* Storage
       const arming = yield* makeReminderArming(storage)
       let wakes = 0
@@ -212,22 +208,16 @@ describe("waking the worker", () => {
       seen.push(["rolled back", wakes])
       off()
       yield* arm("after unsubscribing", booking(NOW_MS + 3_600_000 * 6))
-      return seen
-    }).pipe(
-      Effect.provideService(Tenant, tenant),
-      Effect.provide(MemoryStorageLive.pipe(Layer.provideMerge(TestClockAt(NOW_MS)))),
-      Effect.runPromise
-    )
-    expect(heard).toEqual([
-      ["confirmed, due later, inside", 0],
-      ["confirmed, due later", 1],
-      ["cancelled, inside", 1],
-      ["cancelled", 1],
-      ["its moment passed, inside", 1],
-      ["its moment passed", 1],
-      ["rolled back", 1],
-      ["after unsubscribing, inside", 1],
-      ["after unsubscribing", 1]
-    ])
-  })
+      expect(seen).toEqual([
+        ["confirmed, due later, inside", 0],
+        ["confirmed, due later", 1],
+        ["cancelled, inside", 1],
+        ["cancelled", 1],
+        ["its moment passed, inside", 1],
+        ["its moment passed", 1],
+        ["rolled back", 1],
+        ["after unsubscribing, inside", 1],
+        ["after unsubscribing", 1]
+      ])
+    }).pipe(Effect.provide(coreTestLayer(NOW_MS, tenant))))
 })
