@@ -12,12 +12,15 @@ import { Effect, Layer } from "effect"
 import { MemoryStorageLive } from "../../adapters/memory/storage.js"
 import { DEFAULT_TENANT } from "../../library.js"
 import { Availability } from "../../src/availability/Availability.js"
+import { Bookings } from "../../src/bookings/Bookings.js"
 import { Clients } from "../../src/clients/Clients.js"
+import { Events } from "../../src/events/Events.js"
 import { CoreLive } from "../../src/layers.js"
 import { Tenant, type TenantId } from "../../src/ports/tenant.js"
 import { Services } from "../../src/services/Services.js"
 import { Staff } from "../../src/staff/Staff.js"
 import { TestClockAt } from "../../src/testing/testClock.js"
+import { type SlotwiseFailure, toProblem } from "../../src/domain/errors.js"
 import { NOW } from "./fixtures.js"
 
 /** The core over a fresh in-memory store for `tenant`, its clock reading `startMs`; `Storage` and `Tenant` stay reachable. */
@@ -33,6 +36,16 @@ export const CoreTest = coreTestLayer(Date.parse(NOW))
 
 /** The services `CoreTest` provides, for helpers that run inside it. */
 export type CoreTestServices = Layer.Layer.Success<typeof CoreTest>
+
+/** The use cases by the names the library gives them (`s.bookings.create(...)`), to read in a test as `const s = yield* core`. */
+export const core = Effect.all({
+  services: Services,
+  staff: Staff,
+  clients: Clients,
+  availability: Availability,
+  bookings: Bookings,
+  events: Events
+})
 
 /** A salon in the current store: a stylist working weekdays 09:00–17:00 in Berlin, a 30-minute haircut at 40 EUR, a client. */
 export const salonIn = (service: Record<string, unknown> = {}) =>
@@ -55,3 +68,7 @@ export const salonIn = (service: Record<string, unknown> = {}) =>
     const client = yield* (yield* Clients).create({ name: "Bo", email: "bo@example.com" })
     return { staffId: staff.id, serviceId: haircut.id, clientId: client.id }
   })
+
+/** How `effect` is refused, as the problem the HTTP API and the library report (`code`, `status`, `errors`, …); fails the test if it succeeds. */
+export const refusal = <A, E extends SlotwiseFailure, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.map(Effect.flip(effect), (failure) => toProblem(failure))
