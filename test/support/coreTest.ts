@@ -10,7 +10,7 @@
  */
 import { Effect, Layer } from "effect"
 import { MemoryStorageLive } from "../../adapters/memory/storage.js"
-import { DEFAULT_TENANT } from "../../library.js"
+import { DEFAULT_TENANT, toSlotwiseError } from "../../library.js"
 import { Availability } from "../../src/availability/Availability.js"
 import { Bookings } from "../../src/bookings/Bookings.js"
 import { Clients } from "../../src/clients/Clients.js"
@@ -20,8 +20,8 @@ import { Tenant, type TenantId } from "../../src/ports/tenant.js"
 import { Services } from "../../src/services/Services.js"
 import { Staff } from "../../src/staff/Staff.js"
 import { TestClockAt } from "../../src/testing/testClock.js"
-import { type SlotwiseFailure, toProblem } from "../../src/domain/errors.js"
-import { NOW } from "./fixtures.js"
+import type { SlotwiseFailure } from "../../src/domain/errors.js"
+import { fieldsOf, NOW } from "./fixtures.js"
 
 /** The core over a fresh in-memory store for `tenant`, its clock reading `startMs`; `Storage` and `Tenant` stay reachable. */
 export const coreTestLayer = (startMs: number, tenant: TenantId = DEFAULT_TENANT) =>
@@ -69,6 +69,6 @@ export const salonIn = (service: Record<string, unknown> = {}) =>
     return { staffId: staff.id, serviceId: haircut.id, clientId: client.id }
   })
 
-/** How `effect` is refused, as the problem the HTTP API and the library report (`code`, `status`, `errors`, …); fails the test if it succeeds. */
+/** How `effect` is refused, as the library reports it (the fields `failure` gives: `code`, `status`, `errors`, `name`, …); fails the test if it succeeds. */
 export const refusal = <A, E extends SlotwiseFailure, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.map(Effect.flip(effect), (failure) => toProblem(failure))
+  Effect.map(Effect.flip(effect), (refused) => fieldsOf(toSlotwiseError(refused)))
