@@ -1,14 +1,15 @@
 /** Manage links through the library: the token, rotation, the client's view and actions, and who acted. */
+import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { describe, expect, it, vi } from "vitest"
+import { vi } from "vitest"
 import { makeNodeManageLinkMac } from "../../adapters/crypto/manageLinkMac.js"
 import { createTestScheduling } from "../../index.js"
-import { MemoryStorageLive } from "../../adapters/memory/storage.js"
 import type { Booking } from "../../src/bookings/booking.js"
 import { parseToken } from "../../src/manage/manageLink.js"
 import { makeManageLinks } from "../../src/manage/ManageLinks.js"
 import { ManageLinkMac, webCryptoManageLinkMac } from "../../src/ports/manageLinks.js"
 import type { TenantId } from "../../src/ports/tenant.js"
+import { CoreTest } from "../support/coreTest.js"
 import { at, failure, MONDAY_9, NOW, salon } from "../support/fixtures.js"
 
 const PUBLIC = "https://book.example.com"
@@ -177,46 +178,47 @@ describe("manage links", () => {
 describe("manage-link MACs", () => {
   const key = new Uint8Array(32).fill(7)
 
-  it("Node's verifier compares equal-length MACs with timingSafeEqual and refuses a wrong one", async () => {
-    const { timingSafeEqual } = await import("node:crypto")
-    const equal = vi.fn(timingSafeEqual)
-    const mac = makeNodeManageLinkMac(equal)
-    const right = await Effect.runPromise(mac.sign(key, "message", 24))
-    const wrong = tampered(right)
-    expect(wrong).toHaveLength(right.length)
-    expect(await Effect.runPromise(mac.verify(key, "message", wrong, 24))).toBe(false)
-    expect(equal).toHaveBeenCalledTimes(1)
-    expect(await Effect.runPromise(mac.verify(key, "message", right, 24))).toBe(true)
-    expect(equal).toHaveBeenCalledTimes(2)
-    // Another message under the same key, and the same message under another key, do not verify.
-    expect(await Effect.runPromise(mac.verify(key, "message2", right, 24))).toBe(false)
-    expect(await Effect.runPromise(mac.verify(new Uint8Array(32), "message", right, 24))).toBe(false)
-  })
+  it.effect("Node's verifier compares equal-length MACs with timingSafeEqual and refuses a wrong one", () =>
+    Effect.gen(function*() {
+      const { timingSafeEqual } = yield* Effect.promise(() => import("node:crypto"))
+      const equal = vi.fn(timingSafeEqual)
+      const mac = makeNodeManageLinkMac(equal)
+      const right = yield* mac.sign(key, "message", 24)
+      const wrong = tampered(right)
+      expect(wrong).toHaveLength(right.length)
+      expect(yield* mac.verify(key, "message", wrong, 24)).toBe(false)
+      expect(equal).toHaveBeenCalledTimes(1)
+      expect(yield* mac.verify(key, "message", right, 24)).toBe(true)
+      expect(equal).toHaveBeenCalledTimes(2)
+      // Another message under the same key, and the same message under another key, do not verify.
+      expect(yield* mac.verify(key, "message2", right, 24)).toBe(false)
+      expect(yield* mac.verify(new Uint8Array(32), "message", right, 24)).toBe(false)
+    }))
 
-  it("the WebCrypto default and Node's adapter compute the same MAC", async () => {
-    const node = makeNodeManageLinkMac()
-    const fromNode = await Effect.runPromise(node.sign(key, "slotwise", 24))
-    expect(await Effect.runPromise(webCryptoManageLinkMac.sign(key, "slotwise", 24))).toBe(fromNode)
-    expect(await Effect.runPromise(webCryptoManageLinkMac.verify(key, "slotwise", tampered(fromNode), 24))).toBe(false)
-  })
+  it.effect("the WebCrypto default and Node's adapter compute the same MAC", () =>
+    Effect.gen(function*() {
+      const node = makeNodeManageLinkMac()
+      const fromNode = yield* node.sign(key, "slotwise", 24)
+      expect(yield* webCryptoManageLinkMac.sign(key, "slotwise", 24)).toBe(fromNode)
+      expect(yield* webCryptoManageLinkMac.verify(key, "slotwise", tampered(fromNode), 24)).toBe(false)
+    }))
 
-  it("signs a booking's link once: read again it is the same link, unsigned; rotated, it is signed anew", async () => {
-    const node = makeNodeManageLinkMac()
-    const sign = vi.fn(node.sign)
-    const links = await Effect.runPromise(
-      makeManageLinks().pipe(Effect.provideService(ManageLinkMac, { ...node, sign }), Effect.provide(MemoryStorageLive))
-    )
-    const tenant: TenantId = { account_id: "acc_01M84X9MJPREH7HYNSVRASAFDA", environment: "sandbox" }
-    const booking = { id: "bkg_01M84X9MJPREH7HYNSVRASAFDA", manage_version: 1 } as Booking
-    const first = await Effect.runPromise(links.linkIn(tenant, booking))
-    expect(await Effect.runPromise(links.linkIn(tenant, booking))).toEqual(first)
-    expect(sign).toHaveBeenCalledTimes(1)
-    const rotated = await Effect.runPromise(links.linkIn(tenant, { ...booking, manage_version: 2 }))
-    expect(rotated.token).not.toBe(first.token)
-    expect(sign).toHaveBeenCalledTimes(2)
-    // Each MAC still verifies against its own version only.
-    const mac = parseToken(first.token)!.mac
-    expect(await Effect.runPromise(links.verify(tenant, booking, mac))).toBe(true)
-    expect(await Effect.runPromise(links.verify(tenant, { ...booking, manage_version: 2 }, mac))).toBe(false)
-  })
+  it.effect("signs a booking's link once: read again it is the same link, unsigned; rotated, it is signed anew", () =>
+    Effect.gen(function*() {
+      const node = makeNodeManageLinkMac()
+      const sign = vi.fn(node.sign)
+      const links = yield* makeManageLinks().pipe(Effect.provideService(ManageLinkMac, { ...node, sign }))
+      const tenant: TenantId = { account_id: "acc_01M84X9MJPREH7HYNSVRASAFDA", environment: "sandbox" }
+      const booking = { id: "bkg_01M84X9MJPREH7HYNSVRASAFDA", manage_version: 1 } as Booking
+      const first = yield* links.linkIn(tenant, booking)
+      expect(yield* links.linkIn(tenant, booking)).toEqual(first)
+      expect(sign).toHaveBeenCalledTimes(1)
+      const rotated = yield* links.linkIn(tenant, { ...booking, manage_version: 2 })
+      expect(rotated.token).not.toBe(first.token)
+      expect(sign).toHaveBeenCalledTimes(2)
+      // Each MAC still verifies against its own version only.
+      const mac = parseToken(first.token)!.mac
+      expect(yield* links.verify(tenant, booking, mac)).toBe(true)
+      expect(yield* links.verify(tenant, { ...booking, manage_version: 2 }, mac)).toBe(false)
+    }).pipe(Effect.provide(CoreTest)))
 })

@@ -1,8 +1,9 @@
 /** Booking questions: their definitions on a service, the answer rule, and answers on bookings. */
-import { Either } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Either } from "effect"
 import { checkAnswers, type Question } from "../../src/services/index.js"
-import { at, failure, MONDAY_9, salon } from "../support/fixtures.js"
+import { core, CoreTest, refusal, salonIn } from "../support/coreTest.js"
+import { at, MONDAY_9 } from "../support/fixtures.js"
 
 const QUESTIONS: ReadonlyArray<Question> = [
   { id: "topic", label: "What is it about?", type: "text", required: true, help: "A few words" },
@@ -102,130 +103,142 @@ describe("the answer rule", () => {
 })
 
 describe("question definitions", () => {
-  it("are kept on the service and default to none", async () => {
-    const { s, serviceId } = await salon()
-    expect((await s.services.get(serviceId)).questions).toEqual([])
-    const updated = await s.services.update(serviceId, { questions: QUESTIONS })
-    expect(updated.questions).toEqual(QUESTIONS)
-  })
+  it.effect("are kept on the service and default to none", () =>
+    Effect.gen(function*() {
+      const s = yield* core
+      const { serviceId } = yield* salonIn()
+      expect((yield* s.services.get(serviceId)).questions).toEqual([])
+      const updated = yield* s.services.update(serviceId, { questions: QUESTIONS })
+      expect(updated.questions).toEqual(QUESTIONS)
+    }).pipe(Effect.provide(CoreTest)))
 
-  it("name the offending field and what is allowed", async () => {
-    const { s, serviceId } = await salon()
-    const error = await failure(s.services.update(serviceId, {
-      questions: [
-        { id: "Topic!", label: " ", type: "text", required: true },
-        { id: "size", label: "Size", type: "select", required: false },
-        { id: "note", label: "Note", type: "text", required: false, options: ["a"] },
-        { id: "pick", label: "Pick", type: "multi_select", required: false, options: ["a", "b", "a"] },
-        { id: "pick", label: "Again", type: "date", required: false } as any,
-        { id: "many", label: "Many", type: "select", required: false, options: [] }
-      ]
-    }))
-    expect(error.code).toBe("validation_failed")
-    expect(error.errors).toEqual(expect.arrayContaining([
-      { path: "questions.0.id", message: "must be 1 to 40 lower-case letters, digits or _" },
-      { path: "questions.0.label", message: "must not be empty" },
-      { path: "questions.1.options", message: "is required for a select question: 1 to 50 distinct strings" },
-      { path: "questions.2.options", message: "is allowed only for select and multi_select questions" },
-      { path: "questions.3.options.2", message: "repeats an earlier option" },
-      {
-        path: "questions.4.type",
-        message: expect.stringContaining("one of text, long_text, email, phone, number, select, multi_select, checkbox")
-      },
-      { path: "questions.5.options", message: "must not be empty" }
-    ]))
-    const repeated = await failure(s.services.update(serviceId, {
-      questions: [QUESTIONS[0]!, { ...QUESTIONS[1]!, id: "topic" }]
-    }))
-    expect(repeated.errors).toEqual([{ path: "questions.1.id", message: "repeats the question id topic" }])
-    const tooMany = await failure(s.services.update(serviceId, {
-      questions: Array.from({ length: 21 }, (_, i) => ({ id: `q${i}`, label: `Q${i}`, type: "text" as const, required: false }))
-    }))
-    expect(tooMany.errors).toEqual([{ path: "questions", message: "must have at most 20 items" }])
-    expect((await s.services.get(serviceId)).questions).toEqual([])
-  })
+  it.effect("name the offending field and what is allowed", () =>
+    Effect.gen(function*() {
+      const s = yield* core
+      const { serviceId } = yield* salonIn()
+      const error = yield* refusal(s.services.update(serviceId, {
+        questions: [
+          { id: "Topic!", label: " ", type: "text", required: true },
+          { id: "size", label: "Size", type: "select", required: false },
+          { id: "note", label: "Note", type: "text", required: false, options: ["a"] },
+          { id: "pick", label: "Pick", type: "multi_select", required: false, options: ["a", "b", "a"] },
+          { id: "pick", label: "Again", type: "date", required: false } as any,
+          { id: "many", label: "Many", type: "select", required: false, options: [] }
+        ]
+      }))
+      expect(error.code).toBe("validation_failed")
+      expect(error.errors).toEqual(expect.arrayContaining([
+        { path: "questions.0.id", message: "must be 1 to 40 lower-case letters, digits or _" },
+        { path: "questions.0.label", message: "must not be empty" },
+        { path: "questions.1.options", message: "is required for a select question: 1 to 50 distinct strings" },
+        { path: "questions.2.options", message: "is allowed only for select and multi_select questions" },
+        { path: "questions.3.options.2", message: "repeats an earlier option" },
+        {
+          path: "questions.4.type",
+          message: expect.stringContaining("one of text, long_text, email, phone, number, select, multi_select, checkbox")
+        },
+        { path: "questions.5.options", message: "must not be empty" }
+      ]))
+      const repeated = yield* refusal(s.services.update(serviceId, {
+        questions: [QUESTIONS[0]!, { ...QUESTIONS[1]!, id: "topic" }]
+      }))
+      expect(repeated.errors).toEqual([{ path: "questions.1.id", message: "repeats the question id topic" }])
+      const tooMany = yield* refusal(s.services.update(serviceId, {
+        questions: Array.from({ length: 21 }, (_, i) => ({ id: `q${i}`, label: `Q${i}`, type: "text" as const, required: false }))
+      }))
+      expect(tooMany.errors).toEqual([{ path: "questions", message: "must have at most 20 items" }])
+      expect((yield* s.services.get(serviceId)).questions).toEqual([])
+    }).pipe(Effect.provide(CoreTest)))
 })
 
 describe("answers on bookings", () => {
-  it("are stored as a snapshot that later edits of the questions do not change, and carried in the event", async () => {
-    const { s, serviceId, staffId, clientId } = await salon({ questions: QUESTIONS })
-    const booking = await s.bookings.create({
-      service_id: serviceId,
-      staff_id: staffId,
-      client_id: clientId,
-      start: MONDAY_9,
-      answers: valid
-    })
-    const expected = [
-      { question_id: "topic", label: "What is it about?", type: "text", value: "Trim" },
-      { question_id: "length", label: "Hair length", type: "select", value: "Long" },
-      { question_id: "terms", label: "I accept the terms", type: "checkbox", value: true }
-    ]
-    expect(booking.answers).toEqual(expected)
-    await s.services.update(serviceId, { questions: [{ ...QUESTIONS[0]!, label: "Topic" }] })
-    expect((await s.bookings.get(booking.id)).answers).toEqual(expected)
-    expect((await s.bookings.list({ service_id: serviceId })).data[0]!.answers).toEqual(expected)
-    const [created] = (await s.events.list({ types: ["booking.created"] })).data
-    expect((created!.data.object as typeof booking).answers).toEqual(expected)
-  })
-
-  it("are empty for a service without questions, which refuses any answer", async () => {
-    const { s, serviceId, staffId, clientId } = await salon()
-    const booking = await s.bookings.create({ service_id: serviceId, staff_id: staffId, client_id: clientId, start: MONDAY_9 })
-    expect(booking.answers).toEqual([])
-    expect(
-      await failure(s.bookings.create({
+  it.effect("are stored as a snapshot that later edits of the questions do not change, and carried in the event", () =>
+    Effect.gen(function*() {
+      const s = yield* core
+      const { serviceId, staffId, clientId } = yield* salonIn({ questions: QUESTIONS })
+      const booking = yield* s.bookings.create({
         service_id: serviceId,
         staff_id: staffId,
         client_id: clientId,
-        start: at(MONDAY_9, 60),
-        answers: [{ question_id: "topic", value: "x" }]
+        start: MONDAY_9,
+        answers: valid
+      })
+      const expected = [
+        { question_id: "topic", label: "What is it about?", type: "text", value: "Trim" },
+        { question_id: "length", label: "Hair length", type: "select", value: "Long" },
+        { question_id: "terms", label: "I accept the terms", type: "checkbox", value: true }
+      ]
+      expect(booking.answers).toEqual(expected)
+      yield* s.services.update(serviceId, { questions: [{ ...QUESTIONS[0]!, label: "Topic" }] })
+      expect((yield* s.bookings.get(booking.id)).answers).toEqual(expected)
+      expect((yield* s.bookings.list({ service_id: serviceId })).data[0]!.answers).toEqual(expected)
+      const [created] = (yield* s.events.list({ types: ["booking.created"] })).data
+      expect((created!.data.object as typeof booking).answers).toEqual(expected)
+    }).pipe(Effect.provide(CoreTest)))
+
+  it.effect("are empty for a service without questions, which refuses any answer", () =>
+    Effect.gen(function*() {
+      const s = yield* core
+      const { serviceId, staffId, clientId } = yield* salonIn()
+      const booking = yield* s.bookings.create({ service_id: serviceId, staff_id: staffId, client_id: clientId, start: MONDAY_9 })
+      expect(booking.answers).toEqual([])
+      expect(
+        yield* refusal(s.bookings.create({
+          service_id: serviceId,
+          staff_id: staffId,
+          client_id: clientId,
+          start: at(MONDAY_9, 60),
+          answers: [{ question_id: "topic", value: "x" }]
+        }))
+      ).toMatchObject({ code: "validation_failed", errors: [{ path: "answers.topic", message: "is not a question of this service" }] })
+    }).pipe(Effect.provide(CoreTest)))
+
+  it.effect("that are refused leave no client, no booking, no converted hold and no event behind", () =>
+    Effect.gen(function*() {
+      const s = yield* core
+      const { serviceId, staffId } = yield* salonIn({ questions: QUESTIONS })
+      const hold = yield* s.availability.hold({ service_id: serviceId, staff_id: staffId, start: MONDAY_9 })
+      const eventsBefore = (yield* s.events.list({ limit: 100 })).data.length
+      const clientsBefore = (yield* s.clients.list()).data.length
+      const error = yield* refusal(s.bookings.create({
+        service_id: serviceId,
+        start: MONDAY_9,
+        hold_id: hold.id,
+        client: { name: "Cy", email: "cy@example.com" },
+        answers: [{ question_id: "length", value: "Medium" }]
       }))
-    ).toMatchObject({ code: "validation_failed", errors: [{ path: "answers.topic", message: "is not a question of this service" }] })
-  })
+      expect(error).toMatchObject({ code: "validation_failed", status: 422 })
+      expect(error.errors).toEqual([
+        { path: "answers.topic", message: "is required" },
+        { path: "answers.length", message: "must be one of: Short, Long" },
+        { path: "answers.terms", message: "must be checked" }
+      ])
+      expect((yield* s.clients.list()).data.length).toBe(clientsBefore)
+      expect((yield* s.bookings.list()).data).toEqual([])
+      expect(yield* s.availability.getHold(hold.id)).toMatchObject({ id: hold.id })
+      expect((yield* s.events.list({ limit: 100 })).data.length).toBe(eventsBefore)
+    }).pipe(Effect.provide(CoreTest)))
 
-  it("that are refused leave no client, no booking, no converted hold and no event behind", async () => {
-    const { s, serviceId, staffId } = await salon({ questions: QUESTIONS })
-    const hold = await s.availability.hold({ service_id: serviceId, staff_id: staffId, start: MONDAY_9 })
-    const eventsBefore = (await s.events.list({ limit: 100 })).data.length
-    const clientsBefore = (await s.clients.list()).data.length
-    const error = await failure(s.bookings.create({
-      service_id: serviceId,
-      start: MONDAY_9,
-      hold_id: hold.id,
-      client: { name: "Cy", email: "cy@example.com" },
-      answers: [{ question_id: "length", value: "Medium" }]
-    }))
-    expect(error).toMatchObject({ code: "validation_failed", status: 422 })
-    expect(error.errors).toEqual([
-      { path: "answers.topic", message: "is required" },
-      { path: "answers.length", message: "must be one of: Short, Long" },
-      { path: "answers.terms", message: "must be checked" }
-    ])
-    expect((await s.clients.list()).data.length).toBe(clientsBefore)
-    expect((await s.bookings.list()).data).toEqual([])
-    expect(await s.availability.getHold(hold.id)).toMatchObject({ id: hold.id })
-    expect((await s.events.list({ limit: 100 })).data.length).toBe(eventsBefore)
-  })
-
-  it("can be replaced by PATCH with the same checks against the current questions, and survive a reschedule", async () => {
-    const { s, serviceId, staffId, clientId } = await salon({ questions: QUESTIONS })
-    const booking = await s.bookings.create({
-      service_id: serviceId,
-      staff_id: staffId,
-      client_id: clientId,
-      start: MONDAY_9,
-      answers: valid
-    })
-    expect(await failure(s.bookings.update(booking.id, { answers: [{ question_id: "topic", value: "Colour" }] }))).toMatchObject({
-      code: "validation_failed",
-      errors: [{ path: "answers.length", message: "is required" }, { path: "answers.terms", message: "must be checked" }]
-    })
-    const changed = await s.bookings.update(booking.id, { answers: [{ question_id: "topic", value: "Colour" }, ...valid.slice(1)] })
-    expect(changed.answers[0]).toEqual({ question_id: "topic", label: "What is it about?", type: "text", value: "Colour" })
-    const updated = (await s.events.list({ types: ["booking.updated"] })).data
-    expect(updated.map((e) => (e.data.object as typeof booking).answers[0]!.value)).toEqual(["Colour"])
-    const moved = await s.bookings.reschedule(booking.id, { start: at(MONDAY_9, 60) })
-    expect(moved.answers).toEqual(changed.answers)
-  })
+  it.effect("can be replaced by PATCH with the same checks against the current questions, and survive a reschedule", () =>
+    Effect.gen(function*() {
+      const s = yield* core
+      const { serviceId, staffId, clientId } = yield* salonIn({ questions: QUESTIONS })
+      const booking = yield* s.bookings.create({
+        service_id: serviceId,
+        staff_id: staffId,
+        client_id: clientId,
+        start: MONDAY_9,
+        answers: valid
+      })
+      expect(yield* refusal(s.bookings.update(booking.id, { answers: [{ question_id: "topic", value: "Colour" }] }))).toMatchObject({
+        code: "validation_failed",
+        errors: [{ path: "answers.length", message: "is required" }, { path: "answers.terms", message: "must be checked" }]
+      })
+      const changed = yield* s.bookings.update(booking.id, { answers: [{ question_id: "topic", value: "Colour" }, ...valid.slice(1)] })
+      expect(changed.answers[0]).toEqual({ question_id: "topic", label: "What is it about?", type: "text", value: "Colour" })
+      const updated = (yield* s.events.list({ types: ["booking.updated"] })).data
+      expect(updated.map((e) => (e.data.object as typeof booking).answers[0]!.value)).toEqual(["Colour"])
+      const moved = yield* s.bookings.reschedule(booking.id, { start: at(MONDAY_9, 60) })
+      expect(moved.answers).toEqual(changed.answers)
+    }).pipe(Effect.provide(CoreTest)))
 })

@@ -1,33 +1,25 @@
 /**
  * The core's use cases as an Effect user runs them: services from context over the
  * in-memory storage, the tenant as a service, time from TestClock, failures as typed values
- * (`Effect.flip`). Each test gets its own store (`fresh`); `layer(...)` shares one across a
- * block where the tests only read what the block set up.
+ * (`Effect.flip`). Each test gets its own store (`Effect.provide(CoreTest)`); `layer(...)`
+ * shares one across a block where the tests only read what the block set up.
  */
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
-import { MemoryStorageLive } from "../../adapters/memory/storage.js"
+import { Effect, TestClock } from "effect"
 import { Availability } from "../../src/availability/Availability.js"
 import { Bookings } from "../../src/bookings/Bookings.js"
 import { Clients } from "../../src/clients/Clients.js"
-import { CoreLive } from "../../src/layers.js"
-import { Tenant } from "../../src/ports/tenant.js"
 import { Services } from "../../src/services/Services.js"
 import { Staff } from "../../src/staff/Staff.js"
+import { CoreTest, type CoreTestServices } from "../support/coreTest.js"
 
 /** Friday 2027-03-26 09:00 Berlin; Monday 2027-03-29 09:00 Berlin (after the DST change) is MONDAY_9. */
 const NOW = Date.parse("2027-03-26T08:00:00Z")
 const MONDAY_9 = "2027-03-29T07:00:00Z"
 const MONDAY_9_30 = "2027-03-29T07:30:00Z"
 
-const Core = CoreLive.pipe(
-  Layer.provide(MemoryStorageLive),
-  Layer.provideMerge(Layer.succeed(Tenant, { account_id: "acc_01J00000000000000000000000", environment: "sandbox" }))
-)
-
 /** The effect over a store of its own, at NOW on the test's clock. */
-const fresh = <A, E>(effect: Effect.Effect<A, E, Layer.Layer.Success<typeof Core>>) =>
-  Effect.zipRight(TestClock.setTime(NOW), Effect.provide(effect, Core))
+const fresh = <A, E>(effect: Effect.Effect<A, E, CoreTestServices>) => Effect.provide(effect, CoreTest)
 
 /** A salon: a stylist working weekdays 09:00–17:00 in Berlin, a 30-minute haircut, a client. */
 const salon = (service: { readonly requires_confirmation?: boolean; readonly capacity?: number } = {}) =>
@@ -160,7 +152,7 @@ describe("Availability.slots", () => {
 })
 
 describe("Clients", () => {
-  layer(Core)((it) => {
+  layer(CoreTest)((it) => {
     it.effect("create, read, update and list within the tenant; an unknown id is NotFound", () =>
       Effect.gen(function*() {
         const clients = yield* Clients

@@ -40,21 +40,26 @@ export const salon = async (
   return { s: sched, staffId: staff.id, serviceId: created.id, clientId: client.id }
 }
 
+/** A library error as a plain object of the fields tests look at. */
+export const fieldsOf = (error: unknown) => {
+  const e = error as Record<string, unknown>
+  return {
+    code: e.code,
+    status: e.status,
+    errors: e.errors,
+    alternatives: e.alternatives,
+    reasons: e.reasons,
+    name: e.name,
+    detail: e.detail
+  }
+}
+
 /** Rejection of `promise` as a plain object of the fields tests look at. */
 export const failure = async (promise: Promise<unknown>) => {
   try {
     await promise
   } catch (error) {
-    const e = error as Record<string, unknown>
-    return {
-      code: e.code,
-      status: e.status,
-      errors: e.errors,
-      alternatives: e.alternatives,
-      reasons: e.reasons,
-      name: e.name,
-      detail: e.detail
-    }
+    return fieldsOf(error)
   }
   throw new Error("expected the call to fail, it succeeded")
 }
